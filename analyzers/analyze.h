@@ -1,0 +1,46 @@
+#pragma once
+// The one entry point every front end uses: a capture file in, an
+// AnalysisResult out, in one streaming pass.
+#include "analyzers/model.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace stallscope {
+
+struct AnalysisOptions {
+    // Keep every call's segments in the result (GUI, diagrams). Off for the
+    // CLI report so memory stays bounded by the open connections.
+    bool keep_segments = false;
+    // Keep segments only for this call / connection id (export).
+    std::optional<uint64_t> keep_segments_for_call;
+    std::optional<uint64_t> keep_segments_for_connection;
+    // Caps (documented in docs/limits.md); hitting one adds a warning.
+    size_t max_open_connections = 100000;
+    size_t max_out_of_order_bytes = 4 * 1024 * 1024;   // per direction
+    size_t max_soap_body_bytes = 1 * 1024 * 1024;      // body kept for SOAP decoding
+    size_t max_decompressed_bytes = 8 * 1024 * 1024;   // gzip/deflate output per body
+    size_t max_header_bytes = 64 * 1024;
+};
+
+struct Progress {
+    uint64_t bytes_read = 0, bytes_total = 0, packets = 0;
+};
+
+// Called now and then (about every 64k packets); return false to cancel.
+using ProgressFn = std::function<bool(const Progress&)>;
+
+struct AnalyzeOutcome {
+    bool ok = false;            // false: not analysable; error says why
+    std::string error;          // "<file>: <reason> (offset N)"
+    bool cancelled = false;
+    AnalysisResult result;      // partial when cancelled or truncated
+};
+
+AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
+                            const ProgressFn& progress = {});
+
+} // namespace stallscope

@@ -1,0 +1,35 @@
+#pragma once
+// Reads pcap and pcapng files frame by frame (streaming, one frame in
+// memory). The only file-reading code that includes <pcap.h>.
+#include "capture/frame.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+class PcapFileReader {
+public:
+    enum class Status { Ok, End, Error };
+
+    // nullptr on failure; error then reads "<path>: <reason> (offset N)".
+    static std::unique_ptr<PcapFileReader> open(const std::string& path, std::string& error);
+    virtual ~PcapFileReader() = default;
+
+    // Next frame; bytes valid until the next call. After Error, error()
+    // names the file, the reason and the byte offset; frames already read
+    // stay valid results (a truncated file is analysed up to the damage).
+    virtual Status next(Frame& out) = 0;
+    virtual const std::string& error() const = 0;
+    virtual uint64_t error_offset() const = 0;
+
+    virtual uint64_t file_size() const = 0;   // for progress
+    virtual uint64_t position() const = 0;    // bytes consumed so far
+    virtual std::string format() const = 0;   // "pcap", "pcap-ns", "pcapng"
+    // Warnings that do not stop reading (e.g. timestamps going backwards).
+    virtual std::vector<std::string> take_warnings() { return {}; }
+};
+
+} // namespace stallscope

@@ -1,0 +1,22 @@
+#pragma once
+// What we learn from a SOAP envelope. Plain data; no libxml2 here.
+#include <cstdint>
+#include <string>
+
+namespace stallscope {
+
+struct SoapInfo {
+    bool is_soap = false;        // a SOAP Envelope was found
+    std::string version;         // "1.1" or "1.2"
+    std::string operation;       // local name of the first child of Body
+    std::string operation_ns;    // its namespace URI
+    bool fault = false;
+    std::string fault_code;      // 1.1 faultcode / 1.2 Code/Value
+    std::string fault_string;    // 1.1 faultstring / 1.2 Reason/Text
+    uint32_t element_count = 0;  // elements in the whole document
+    uint32_t max_depth = 0;
+    uint64_t bytes = 0;          // envelope bytes parsed
+    std::string error;           // non-empty: not decoded, and why (DOCTYPE, malformed, too deep...)
+};
+
+} // namespace stallscope
