@@ -1,0 +1,65 @@
+#pragma once
+// Layout of an event-trace diagram (the seed's Figures 2 and 3): client and
+// server as two vertical lanes, time going down, one arrow per segment,
+// stalls marked. Pure geometry in abstract pixels: the cairo exporter
+// (SVG/PDF/PNG) and the Qt view both draw exactly this, so what a user sees
+// on screen is what they export.
+#include "analyzers/model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct TraceArrow {
+    uint64_t frame = 0;
+    int64_t ts_ns = 0;
+    Side from = Side::Client;
+    double y_from = 0, y_to = 0;   // the arrow leaves the sender's lane at y_from and lands at y_to
+    uint8_t flags = 0;
+    uint32_t len = 0;
+    uint16_t carries = 0;
+    bool retransmission = false;
+    bool evidence = false;          // frame is evidence of a finding
+    std::string label;              // e.g. "#12 [P.] 312 B headers"
+    std::string time_label;         // e.g. "+0.512 ms"
+};
+
+struct TraceStall {
+    double y_start = 0, y_end = 0;
+    Side side = Side::Client;       // lane that waited
+    std::string kind;               // finding kind
+    std::string label;              // e.g. "Nagle / delayed ACK 40.2 ms"
+};
+
+struct TraceBreak {                 // an idle stretch of time cut out of the axis
+    double y = 0;
+    std::string label;              // e.g. "… 1.2 s idle …"
+};
+
+struct EventTraceLayout {
+    double width = 0, height = 0;
+    double client_x = 0, server_x = 0;
+    double top = 0;                 // y of time zero
+    std::string title;
+    std::string client_name, server_name;  // endpoint strings
+    std::vector<TraceArrow> arrows;
+    std::vector<TraceStall> stalls;
+    std::vector<TraceBreak> breaks;
+};
+
+struct EventTraceOptions {
+    double width = 960;
+};
+
+// Segments are those of one call or one connection (Call::segments);
+// findings are drawn where their [start_ns, end_ns] overlaps the segments.
+EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
+                                    const std::vector<Finding>& findings,
+                                    const std::string& title,
+                                    const std::string& client_name,
+                                    const std::string& server_name,
+                                    const EventTraceOptions& options = {});
+
+} // namespace stallscope
