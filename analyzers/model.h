@@ -61,8 +61,8 @@ struct Phase {
 
 // How one HTTP message travelled.
 struct MessageInfo {
-    uint64_t first_frame = 0, headers_end_frame = 0, last_frame = 0;
-    int64_t first_ns = 0, headers_end_ns = 0, last_ns = 0;
+    uint64_t first_frame = 0, headers_end_frame = 0, body_first_frame = 0, last_frame = 0;
+    int64_t first_ns = 0, headers_end_ns = 0, body_first_ns = 0, last_ns = 0;  // body_first = 0: no body
     uint64_t header_bytes = 0;
     uint64_t body_bytes = 0;            // on the wire (chunk framing included)
     std::vector<uint32_t> write_sizes;  // payload bytes of each segment that carried it, in order

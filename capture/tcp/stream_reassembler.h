@@ -1,0 +1,74 @@
+#pragma once
+// Reassembles one direction of a TCP connection into an in-order byte
+// stream. Bytes are handed on exactly once, attributed to the segment that
+// carried them (its tag); retransmitted and overlapping bytes are dropped
+// (first copy wins, as most receivers do); segments that arrive early are
+// held up to a byte cap; holes that can no longer be filled are reported as
+// gaps so the consumer can resynchronise. Memory: the held segments only.
+#include "capture/tcp/seq_unwrapper.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <vector>
+
+namespace stallscope {
+
+class StreamReassembler {
+public:
+    // `tag` identifies the segment (the caller's index); `offset` is the
+    // stream offset (0 = first data byte after the SYN, or the first byte
+    // seen when the capture began mid-connection).
+    struct Sink {
+        virtual ~Sink() = default;
+        virtual void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) = 0;
+        virtual void on_stream_gap(uint64_t offset, uint64_t len) = 0;
+    };
+
+    enum class SegmentKind { New, InOrder, OutOfOrder, Retransmission, PartialOverlap, Empty };
+
+    struct Stats {
+        uint64_t gap_bytes = 0, retransmitted_bytes = 0, out_of_order_segments = 0;
+        bool cap_hit = false;
+    };
+
+    StreamReassembler(Sink& sink, size_t max_buffered_bytes) : sink_(sink), cap_(max_buffered_bytes) {}
+
+    // A SYN fixes the initial sequence number.
+    void on_syn(uint32_t isn);
+    // A segment with payload (captured bytes may be fewer than `wire_len`;
+    // the missing tail becomes a gap). Returns how it was classified.
+    SegmentKind on_segment(uint32_t seq, std::span<const uint8_t> captured, uint32_t wire_len, uint64_t tag);
+    // The peer acknowledged up to `ack`: bytes below it that we never saw
+    // will never come, so held segments beyond a hole are released.
+    void on_peer_ack(uint32_t ack);
+    // End of stream or of the capture: release everything held, with gaps.
+    void flush();
+
+    // Stream offset of a sequence number (for ACK mapping); nullopt-like -1
+    // when the stream has no reference point yet.
+    int64_t offset_of(uint32_t seq) const;
+    uint64_t delivered() const { return next_; }
+    bool has_origin() const { return origin_set_; }
+    const Stats& stats() const { return stats_; }
+
+private:
+    struct Held { std::vector<uint8_t> bytes; uint32_t missing_tail; uint64_t tag; };
+    void set_origin(int64_t pos);
+    void deliver(uint64_t offset, std::span<const uint8_t> data, uint32_t missing_tail, uint64_t tag);
+    void drain();
+    void release_until(uint64_t offset);
+
+    Sink& sink_;
+    size_t cap_;
+    SeqUnwrapper unwrap_;
+    int64_t origin_ = 0;        // unwrapped position of stream offset 0
+    bool origin_set_ = false;
+    uint64_t next_ = 0;         // next stream offset to deliver
+    std::map<uint64_t, Held> held_;
+    size_t held_bytes_ = 0;
+    Stats stats_;
+};
+
+} // namespace stallscope
