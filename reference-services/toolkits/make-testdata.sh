@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Captures every real-toolkit scenario (default and --fixed) with tcpdump on loopback and writes
+#   testdata/toolkit-<scenario>[-fixed].pcap  and  testdata/toolkit-<scenario>[-fixed].label.json
+# The label's pathology counts are read from the capture by label-capture.py (not assumed).
+# usage: make-testdata.sh [--calls N] [--out DIR] [NAME ...]   (NAME e.g. toolkit-gsoap-fixed; default all)
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+OUT="$REPO/testdata"
+CALLS=5
+ONLY=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --calls) CALLS="$2"; shift ;;
+    --out) OUT="$2"; shift ;;
+    -h|--help) sed -n 2,6p "$0"; exit 0 ;;
+    -*) echo "make-testdata.sh: unknown option $1" >&2; exit 2 ;;
+    *) ONLY+=("$1") ;;
+  esac
+  shift
+done
+[ "$(id -u)" -eq 0 ] || { echo "make-testdata.sh: tcpdump on lo needs root" >&2; exit 1; }
+mkdir -p "$OUT"
+WORK="$(mktemp -d /tmp/toolkit-testdata.XXXXXX)"
+TCPDUMP=""
+cleanup() { [ -n "$TCPDUMP" ] && kill -TERM "$TCPDUMP" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+# capture NAME SCRIPT FIXED(0/1) PORT CLIENT SERVER DESCRIPTION
+capture() {
+  local name=$1 script=$2 fixed=$3 port=$4 client=$5 server=$6 desc=$7
+  if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx "$name"; then return 0; fi
+  local pcap="$OUT/$name.pcap" label="$OUT/$name.label.json" i
+  local args=(--port "$port" --calls "$CALLS"); [ "$fixed" = 1 ] && args=(--fixed "${args[@]}")
+  local cmd="reference-services/toolkits/$script ${args[*]}"
+  echo "== $name: $cmd" >&2
+  if ss -Hltn "sport = :$port" | grep -q .; then echo "make-testdata.sh: port $port busy" >&2; return 1; fi
+  rm -f "$pcap"
+  tcpdump -i lo -U -Z root -s 0 -w "$pcap" "tcp port $port" 2>"$WORK/tcpdump.err" &
+  TCPDUMP=$!
+  for i in $(seq 1 100); do grep -q "listening on" "$WORK/tcpdump.err" && break; sleep 0.1; done
+  grep -q "listening on" "$WORK/tcpdump.err" || { echo "make-testdata.sh: tcpdump did not start" >&2; cat "$WORK/tcpdump.err" >&2; return 1; }
+  sleep 0.5  # "listening on" can come a moment before packets are really delivered
+  local rc=0
+  "$HERE/$script" "${args[@]}" >"$WORK/latencies.jsonl" 2>"$WORK/scenario.err" || rc=$?
+  sleep 1   # let the last FIN/ACKs reach the file before stopping tcpdump
+  kill -TERM "$TCPDUMP"; wait "$TCPDUMP" 2>/dev/null || true; TCPDUMP=""
+  grep -E "captured|dropped" "$WORK/tcpdump.err" | sed 's/^/   tcpdump: /' >&2
+  # tcpdump's ring holds few packets with -s 0 in --immediate-mode, hence no --immediate-mode above
+  if ! grep -q "^0 packets dropped by kernel" "$WORK/tcpdump.err"; then
+    echo "make-testdata.sh: $name: tcpdump dropped packets; rerun" >&2; return 1
+  fi
+  if [ $rc -ne 0 ]; then echo "make-testdata.sh: $name failed (rc $rc):" >&2; cat "$WORK/scenario.err" >&2; return 1; fi
+  "$HERE/label-capture.py" --pcap "$pcap" --port "$port" --latencies "$WORK/latencies.jsonl" \
+    --name "$name" --made-by "$cmd" --description "$desc" --client "$client" --server "$server" --out "$label"
+  echo "   $(stat -c %s "$pcap") bytes -> $pcap" >&2
+}
+
+GSOAP_V="gSOAP $(dpkg-query -W -f='${Version}' gsoap 2>/dev/null)"
+capture toolkit-gsoap toolkit-gsoap.sh 0 18101 "$GSOAP_V C++ client (soap_new(), defaults)" "$GSOAP_V C++ server (soap_new(), defaults)" \
+  "gSOAP client and server with their defaults, echoString of a 200-char string: gSOAP sends Connection: close, so every call opens its own TCP connection; each message leaves in one segment (TCP_NODELAY, one buffer)."
+capture toolkit-gsoap-fixed toolkit-gsoap.sh 1 18102 "$GSOAP_V C++ client (SOAP_IO_KEEPALIVE)" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \
+  "gSOAP client and server with SOAP_IO_KEEPALIVE: all calls on one kept-alive HTTP/1.1 connection, each message in one segment; the clean baseline."
