@@ -7,9 +7,9 @@ messages (Content-Length / chunked / 1xx), paired into calls, and each call is c
   nagle_delayed_ack  a data segment A, the peer's pure ACK of A >= 15 ms later with no peer
                      data in between, and the sender's next segment B of the same call
                      <= 2 ms after that ACK (B waited for the ACK);
-  split_write        headers and body of a message in separate segments although the whole
-                     message fits in one MSS (boundary exactly at the end of the headers),
-                     or a message in 2+ more segments than ceil(size/MSS);
+  split_write        a message that fits in one MSS but left in 2+ segments (headers and
+                     body apart, or many small writes, possibly coalesced by Nagle), or a
+                     bigger message in 2+ more segments than ceil(size/MSS);
                      a request with Expect: 100-continue is judged on its body only;
   expect_100_wait    a request with Expect: 100-continue whose body left in a later
                      segment than its headers (the client waited for 100 or its timer);
@@ -174,8 +174,7 @@ def analyze(frames, port):
             if not segs or size <= 0:
                 continue
             need = math.ceil(size / c["mss"])
-            boundary = any(s["off"] + s["len"] == m["hdr_end"] for s in segs) and m["end"] > m["hdr_end"]
-            if (boundary and size <= c["mss"] and not (m is rq and expect)) or len(segs) >= need + 2:
+            if (size <= c["mss"] and len(segs) > 1) or len(segs) >= need + 2:
                 split = True
                 evidence.append("call %d: %s of %d bytes in %d segments (frames %s; sizes %s)"
                                 % (n, who, size, len(segs), ",".join(str(s["no"]) for s in segs[:8]),

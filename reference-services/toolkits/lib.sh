@@ -8,16 +8,17 @@ TK_MAX_CALLS=1000
 TK_TIMEOUT_S=${TK_TIMEOUT_S:-120}   # hard bound for one client run
 
 tk_usage() {
-  echo "usage: $(basename "$0") [--fixed] --port P --calls N" >&2
+  echo "usage: $(basename "$0") [--fixed${TK_EXTRA_USAGE:-}] --port P --calls N" >&2
   exit 2
 }
 
 # Sets FIXED (0/1), PORT, CALLS from the command line.
 tk_parse_args() {
-  FIXED=0; PORT=""; CALLS=""
+  FIXED=0; KEEPALIVE=0; PORT=""; CALLS=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --fixed) FIXED=1 ;;
+      --keepalive) KEEPALIVE=1 ;;   # only scenarios whose usage names it
       --port) PORT="${2:-}"; shift ;;
       --calls) CALLS="${2:-}"; shift ;;
       -h|--help) tk_usage ;;

@@ -26,12 +26,12 @@ TCPDUMP=""
 cleanup() { [ -n "$TCPDUMP" ] && kill -TERM "$TCPDUMP" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-# capture NAME SCRIPT FIXED(0/1) PORT CLIENT SERVER DESCRIPTION
+# capture NAME SCRIPT MODE-FLAG("" or --fixed ...) PORT CLIENT SERVER DESCRIPTION
 capture() {
-  local name=$1 script=$2 fixed=$3 port=$4 client=$5 server=$6 desc=$7
+  local name=$1 script=$2 mode=$3 port=$4 client=$5 server=$6 desc=$7
   if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx "$name"; then return 0; fi
   local pcap="$OUT/$name.pcap" label="$OUT/$name.label.json" i
-  local args=(--port "$port" --calls "$CALLS"); [ "$fixed" = 1 ] && args=(--fixed "${args[@]}")
+  local args=(--port "$port" --calls "$CALLS"); [ -n "$mode" ] && args=("$mode" "${args[@]}")
   local cmd="reference-services/toolkits/$script ${args[*]}"
   echo "== $name: $cmd" >&2
   if ss -Hltn "sport = :$port" | grep -q .; then echo "make-testdata.sh: port $port busy" >&2; return 1; fi
@@ -57,7 +57,15 @@ capture() {
 }
 
 GSOAP_V="gSOAP $(dpkg-query -W -f='${Version}' gsoap 2>/dev/null)"
-capture toolkit-gsoap toolkit-gsoap.sh 0 18101 "$GSOAP_V C++ client (soap_new(), defaults)" "$GSOAP_V C++ server (soap_new(), defaults)" \
+capture toolkit-gsoap toolkit-gsoap.sh "" 18101 "$GSOAP_V C++ client (soap_new(), defaults)" "$GSOAP_V C++ server (soap_new(), defaults)" \
   "gSOAP client and server with their defaults, echoString of a 200-char string: gSOAP sends Connection: close, so every call opens its own TCP connection; each message leaves in one segment (TCP_NODELAY, one buffer)."
-capture toolkit-gsoap-fixed toolkit-gsoap.sh 1 18102 "$GSOAP_V C++ client (SOAP_IO_KEEPALIVE)" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \
+capture toolkit-gsoap-fixed toolkit-gsoap.sh --fixed 18102 "$GSOAP_V C++ client (SOAP_IO_KEEPALIVE)" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \
   "gSOAP client and server with SOAP_IO_KEEPALIVE: all calls on one kept-alive HTTP/1.1 connection, each message in one segment; the clean baseline."
+
+SL_V="SOAP::Lite $(perl -MSOAP::Lite -e 'print $SOAP::Lite::VERSION')"
+capture toolkit-soaplite toolkit-soaplite.sh "" 18111 "$SL_V client (LWP, defaults)" "$SL_V SOAP::Transport::HTTP::Daemon (HTTP::Daemon)" \
+  "SOAP::Lite client and daemon with their defaults, echoString of 200 chars: the client sends Connection: TE, close, so every call opens its own connection; the daemon writes each response in 6 writes (17-byte status line, headers, blank line, body), which on a fresh connection does not stall because Linux quick-ACKs."
+capture toolkit-soaplite-keepalive toolkit-soaplite.sh --keepalive 18112 "$SL_V client (proxy keep_alive => 1)" "$SL_V SOAP::Transport::HTTP::Daemon (HTTP::Daemon)" \
+  "SOAP::Lite client with keep_alive => 1 against the default daemon: one connection; from call 2 on, the daemon's status line (17 bytes) goes out alone and Nagle holds the rest of the response until the client's delayed ACK (~40 ms)."
+capture toolkit-soaplite-fixed toolkit-soaplite.sh --fixed 18113 "$SL_V client (proxy keep_alive => 1)" "$SL_V SOAP::Transport::HTTP::Daemon with TCP_NODELAY on accepted sockets" \
+  "SOAP::Lite client with keep_alive => 1, daemon with TCP_NODELAY: one connection and no Nagle stall; the response still leaves in several small writes."
