@@ -14,6 +14,8 @@ messages (Content-Length / chunked / 1xx), paired into calls, and each call is c
   expect_100_wait    a request with Expect: 100-continue whose body left in a later
                      segment than its headers (the client waited for 100 or its timer);
   connection_setup   calls whose TCP connection carried only that call (when calls > 1).
+Calls are POST requests with their responses; other requests (a WSDL GET) are left out, and
+"connections" counts the connections that carried at least one call.
 Evidence (frame numbers, gaps) goes to stderr and into the description.
 """
 import argparse
@@ -143,6 +145,8 @@ def analyze(frames, port):
         for c in calls:
             if c["stream"] == sid:
                 c["frames"] = fr
+    # SOAP calls are POSTs; a WSDL fetch (GET ?wsdl) before the timed calls is not a call
+    calls = [c for c in calls if c["req"]["line"].startswith("POST ")]
     calls.sort(key=lambda c: c["req"]["segs"][0]["no"] if c["req"]["segs"] else 0)
     per_stream = {}
     for c in calls:
@@ -206,7 +210,7 @@ def analyze(frames, port):
             counts["connection_setup"] += 1
     versions = sorted({c["req"]["line"].rsplit(" ", 1)[-1] for c in calls})
     resp_versions = sorted({c["resp"]["line"].split(" ", 1)[0] for c in calls if c["resp"]})
-    connections = len({f["stream"] for f in frames if f["flags"] & 0x02} | {c["stream"] for c in calls})
+    connections = len({c["stream"] for c in calls})  # connections that carried a call
     return calls, counts, evidence, versions, resp_versions, connections
 
 

@@ -56,6 +56,7 @@ capture() {
   echo "   $(stat -c %s "$pcap") bytes -> $pcap" >&2
 }
 
+PY_SYS=/usr/bin/python3
 GSOAP_V="gSOAP $(dpkg-query -W -f='${Version}' gsoap 2>/dev/null)"
 capture toolkit-gsoap toolkit-gsoap.sh "" 18101 "$GSOAP_V C++ client (soap_new(), defaults)" "$GSOAP_V C++ server (soap_new(), defaults)" \
   "gSOAP client and server with their defaults, echoString of a 200-char string: gSOAP sends Connection: close, so every call opens its own TCP connection; each message leaves in one segment (TCP_NODELAY, one buffer)."
@@ -69,3 +70,12 @@ capture toolkit-soaplite-keepalive toolkit-soaplite.sh --keepalive 18112 "$SL_V 
   "SOAP::Lite client with keep_alive => 1 against the default daemon: one connection; from call 2 on, the daemon's status line (17 bytes) goes out alone and Nagle holds the rest of the response until the client's delayed ACK (~40 ms)."
 capture toolkit-soaplite-fixed toolkit-soaplite.sh --fixed 18113 "$SL_V client (proxy keep_alive => 1)" "$SL_V SOAP::Transport::HTTP::Daemon with TCP_NODELAY on accepted sockets" \
   "SOAP::Lite client with keep_alive => 1, daemon with TCP_NODELAY: one connection and no Nagle stall; the response still leaves in several small writes."
+
+ZS_V="zeep $($PY_SYS -c 'import zeep; print(zeep.__version__)') (requests $($PY_SYS -c 'import requests; print(requests.__version__)'))"
+SP_V="spyne $($PY_SYS -c 'import spyne; print(spyne.__version__)')"
+capture toolkit-zeep-spyne toolkit-zeep-spyne.sh "" 18121 "$ZS_V client, default Transport" "$SP_V WsgiApplication on wsgiref.simple_server (Python $($PY_SYS -c 'import platform; print(platform.python_version())'))" \
+  "zeep client against spyne served by wsgiref.simple_server as in spyne's examples: wsgiref answers HTTP/1.0 and closes, so every call opens its own connection (the WSDL GET before the calls has its own connection too); zeep writes request headers and body separately (TCP_NODELAY, no stall) and wsgiref writes each response in 5 writes (status line, headers, body); a fresh connection is quick-ACKed so nothing stalls."
+capture toolkit-zeep-spyne-keepalive toolkit-zeep-spyne.sh --keepalive 18122 "$ZS_V client, default Transport" "$SP_V WsgiApplication behind http.server BaseHTTPRequestHandler, protocol_version HTTP/1.1" \
+  "zeep client against spyne behind Python's http.server with HTTP/1.1: the WSDL GET and all calls share one connection; the server writes the response headers and body in two writes and Nagle holds the body until the client's delayed ACK of the headers (~40 ms) on every call."
+capture toolkit-zeep-spyne-fixed toolkit-zeep-spyne.sh --fixed 18123 "$ZS_V client, default Transport" "$SP_V WsgiApplication behind http.server HTTP/1.1 with TCP_NODELAY on accepted sockets" \
+  "As toolkit-zeep-spyne-keepalive with TCP_NODELAY on the server socket: one connection, no Nagle stall; headers and body still leave in two segments on both sides."
