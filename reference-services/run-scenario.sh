@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Runs one reference scenario with capture on: tcpdump, stallscope-refserver, stallscope-refclient.
+# Writes OUT.pcap, OUT.client.jsonl and OUT.label.json.
+#
+#   run-scenario.sh --profile NAME --op OP --calls N [--size S] --out DIR/NAME
+#                   [--server-args "..."] [--client-args "..."] [--netns]
+#                   [--description TEXT] [--pathologies JSON] [--build DIR] [--timeout-s S]
+#
+# --netns: server and client in two fresh network namespaces joined by a veth pair (MTU 1500,
+# 10.213.x.{1,2}/24 inside the namespaces only), captured on the server's veth; the namespaces are
+# always deleted on exit. Falls back to loopback (with a message) when namespaces are not allowed.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+MADE_BY="$(printf '%q ' "$0" "$@")"; MADE_BY="${MADE_BY% }"
+
+profile="" op="" calls="" size=10 out="" server_args="" client_args="" netns=0
+description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
+die() { echo "run-scenario: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile="${2:?}"; shift 2 ;;
+    --server-profile) server_profile="${2:?}"; shift 2 ;;
+    --client-profile) client_profile="${2:?}"; shift 2 ;;
+    --op) op="${2:?}"; shift 2 ;;
+    --calls) calls="${2:?}"; shift 2 ;;
+    --size) size="${2:?}"; shift 2 ;;
+    --out) out="${2:?}"; shift 2 ;;
+    --server-args) server_args="${2?}"; shift 2 ;;
+    --client-args) client_args="${2?}"; shift 2 ;;
+    --netns) netns=1; shift ;;
+    --description) description="${2?}"; shift 2 ;;
+    --pathologies) pathologies="${2?}"; shift 2 ;;
+    --build) build="${2:?}"; shift 2 ;;
+    --timeout-s) timeout_s="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+[ -n "$profile" ] || die "--profile is required"
+[ -n "$op" ] || die "--op is required"
+[ -n "$calls" ] || die "--calls is required"
+[ -n "$out" ] || die "--out is required"
+server_profile="${server_profile:-$profile}"
+client_profile="${client_profile:-$profile}"
+SERVER_BIN="$build/reference-services/stallscope-refserver"
+CLIENT_BIN="$build/reference-services/stallscope-refclient"
+[ -x "$SERVER_BIN" ] && [ -x "$CLIENT_BIN" ] || die "binaries not found under $build/reference-services (set STALLSCOPE_BUILD or --build)"
+command -v tcpdump >/dev/null || die "tcpdump not installed"
+mkdir -p "$(dirname "$out")"
+out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+work="$(mktemp -d /tmp/stallscope-scenario.XXXXXX)"
+
+tcpdump_pid="" server_pid="" ns_srv="" ns_cli=""
+cleanup() {
+  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null || true
+  [ -n "$tcpdump_pid" ] && kill -INT "$tcpdump_pid" 2>/dev/null || true
+  [ -n "$server_pid" ] && wait "$server_pid" 2>/dev/null || true
+  [ -n "$tcpdump_pid" ] && wait "$tcpdump_pid" 2>/dev/null || true
+  [ -n "$ns_srv" ] && ip netns del "$ns_srv" 2>/dev/null || true
+  [ -n "$ns_cli" ] && ip netns del "$ns_cli" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A port in 20000-29999 nobody listens on (bounded number of tries).
+pick_port() {
+  python3 - <<'PY'
+import random, socket, sys
+for _ in range(200):
+    p = random.randint(20000, 29999)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); print(p); sys.exit(0)
+    except OSError:
+        pass
+    finally:
+        s.close()
+sys.exit("no free port in 20000-29999")
+PY
+}
+
+# Waits (bounded) until file $1 contains text $2.
+wait_for_text() {
+  local i
+  for i in $(seq 1 100); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+transport="loopback"
+srv_exec=() cli_exec=() iface="lo" host="127.0.0.1" bind="127.0.0.1"
+if [ "$netns" = 1 ]; then
+  id=$$
+  x=$(( id % 250 + 1 ))
+  ns_srv="stallscope-srv-$id" ns_cli="stallscope-cli-$id"
+  vs="ssvs$id" vc="ssvc$id"
+  if ip netns add "$ns_srv" 2>/dev/null && ip netns add "$ns_cli" 2>/dev/null &&
+     ip link add "$vs" type veth peer name "$vc" 2>/dev/null &&
+     ip link set "$vs" netns "$ns_srv" && ip link set "$vc" netns "$ns_cli" &&
+     ip -n "$ns_srv" link set "$vs" mtu 1500 up && ip -n "$ns_cli" link set "$vc" mtu 1500 up &&
+     ip -n "$ns_srv" link set lo up && ip -n "$ns_cli" link set lo up &&
+     ip -n "$ns_srv" addr add "10.213.$x.1/24" dev "$vs" && ip -n "$ns_cli" addr add "10.213.$x.2/24" dev "$vc"; then
+    transport="netns-veth-mtu1500"
+    srv_exec=(ip netns exec "$ns_srv") cli_exec=(ip netns exec "$ns_cli")
+    iface="$vs" host="10.213.$x.1" bind="10.213.$x.1"
+    # Let the veth carrier come up before the first SYN.
+    for i in $(seq 1 50); do
+      ip netns exec "$ns_cli" ping -c1 -W1 "$host" >/dev/null 2>&1 && break
+      sleep 0.1
+    done
+  else
+    echo "run-scenario: network namespaces not allowed here; falling back to loopback" >&2
+    ip netns del "$ns_srv" 2>/dev/null || true; ip netns del "$ns_cli" 2>/dev/null || true
+    ns_srv="" ns_cli=""
+  fi
+fi
+
+port="$(pick_port)"
+pcap="$out.pcap"
+rm -f "$pcap"
+# --immediate-mode: without it libpcap hands packets over per 1 s block and a short run loses them all on SIGINT.
+"${srv_exec[@]}" tcpdump -i "$iface" --immediate-mode -U -Z root -s 0 -w "$pcap" "tcp port $port" 2>"$work/tcpdump.err" &
+tcpdump_pid=$!
+wait_for_text "$work/tcpdump.err" "listening on" || die "tcpdump did not start: $(cat "$work/tcpdump.err")"
+
+# shellcheck disable=SC2206
+server_cmd=("$SERVER_BIN" --profile "$server_profile" --port "$port" --bind "$bind" --max-seconds 120 $server_args)
+"${srv_exec[@]}" "${server_cmd[@]}" >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+wait_for_text "$work/server.out" "listening on" || die "server did not start: $(cat "$work/server.err")"
+
+# shellcheck disable=SC2206
+client_cmd=("$CLIENT_BIN" --profile "$client_profile" --url "http://$host:$port/soap" --op "$op" --calls "$calls"
+            --size "$size" --timeout-s "$timeout_s" $client_args)
+client_rc=0
+"${cli_exec[@]}" "${client_cmd[@]}" >"$out.client.jsonl" 2>"$work/client.err" || client_rc=$?
+
+sleep 0.2   # let the last FIN/ACKs reach the capture
+kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
+kill -INT "$tcpdump_pid" 2>/dev/null || true; wait "$tcpdump_pid" 2>/dev/null || true; tcpdump_pid=""
+
+name="$(basename "$out")"
+NAME="$name" MADE_BY="$MADE_BY" DESCRIPTION="$description" TRANSPORT="$transport" PATHOLOGIES="$pathologies" \
+CLIENT_CMD="${client_cmd[*]}" SERVER_CMD="${server_cmd[*]}" CLIENT_ERR="$work/client.err" \
+SERVER_ERR="$work/server.err" JSONL="$out.client.jsonl" CALLS="$calls" REPO="$REPO" \
+python3 - >"$out.label.json" <<'PY'
+import json, os, re
+rows = [json.loads(l) for l in open(os.environ["JSONL"]) if l.strip()]
+cerr = open(os.environ["CLIENT_ERR"]).read()
+m = re.search(r"http=(1\.[01])", cerr)
+def rel(cmd):  # paths relative to the repo so labels do not depend on the checkout
+    return cmd.replace(os.environ["REPO"] + "/", "")
+label = {
+    "name": os.environ["NAME"],
+    "made_by": rel(os.environ["MADE_BY"]),
+    "description": os.environ["DESCRIPTION"],
+    "transport": os.environ["TRANSPORT"],
+    "client": rel(os.environ["CLIENT_CMD"]),
+    "server": rel(os.environ["SERVER_CMD"]),
+    "client_knobs": cerr.splitlines()[0].split(": ", 2)[-1] if cerr else "",
+    "server_knobs": open(os.environ["SERVER_ERR"]).read().splitlines()[0].split(": ", 2)[-1],
+    "calls": int(os.environ["CALLS"]),
+    "calls_ok": sum(1 for r in rows if r.get("ok")),
+    "connections": max((r.get("connection", 0) for r in rows), default=0),
+    "http_version": m.group(1) if m else "",
+    "client_latencies_ms": [r["latency_ms"] for r in rows],
+    "pathologies": json.loads(os.environ["PATHOLOGIES"]),
+}
+print(json.dumps(label, indent=2))
+PY
+cat "$work/client.err" >&2
+echo "run-scenario: $transport, wrote $pcap ($(stat -c %s "$pcap") bytes), $out.client.jsonl, $out.label.json" >&2
+exit "$client_rc"
