@@ -1,0 +1,343 @@
+#include "dissectors/soap/soap_decoder.h"
+
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <mutex>
+
+namespace stallscope {
+
+namespace {
+
+constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
+constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
+constexpr const char* kDoctypeError = "DOCTYPE not allowed in SOAP";
+constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
+
+void silent_generic(void*, const char*, ...) {}
+void silent_structured(void*, xmlErrorPtr) {}
+
+// libxml2 keeps its error callbacks per thread, so every thread that decodes
+// must silence its own copy; the ThrDef defaults cover threads created later.
+void init_libxml_for_this_thread() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        xmlInitParser();
+        xmlThrDefSetGenericErrorFunc(nullptr, silent_generic);
+        xmlThrDefSetStructuredErrorFunc(nullptr, silent_structured);
+    });
+    thread_local bool silenced = false;
+    if (!silenced) {
+        xmlSetGenericErrorFunc(nullptr, silent_generic);
+        xmlSetStructuredErrorFunc(nullptr, silent_structured);
+        silenced = true;
+    }
+}
+
+// ---- Prolog scan: reject a DOCTYPE before libxml2 ever parses its internal subset.
+
+// Reads the document as ASCII code units whatever its (supported) encoding:
+// 1 byte per unit, or 2 for UTF-16. Non-ASCII units read as 0xFFFF.
+struct UnitReader {
+    std::string_view bytes;
+    size_t start = 0;
+    int width = 1;
+    bool big_endian = false;
+
+    size_t size() const { return (bytes.size() - start) / size_t(width); }
+    unsigned at(size_t i) const {
+        size_t b = start + i * size_t(width);
+        unsigned u = uint8_t(bytes[b]);
+        if (width == 2) {
+            unsigned hi = big_endian ? uint8_t(bytes[b]) : uint8_t(bytes[b + 1]);
+            unsigned lo = big_endian ? uint8_t(bytes[b + 1]) : uint8_t(bytes[b]);
+            u = hi ? 0xFFFF : lo;
+        }
+        return u < 0x80 ? u : 0xFFFF;
+    }
+    bool starts_with(size_t i, std::string_view s) const {
+        if (i + s.size() > size()) return false;
+        for (size_t j = 0; j < s.size(); ++j)
+            if (at(i + j) != unsigned(uint8_t(s[j]))) return false;
+        return true;
+    }
+    size_t find(size_t i, std::string_view s) const {
+        for (; i + s.size() <= size(); ++i)
+            if (starts_with(i, s)) return i;
+        return SIZE_MAX;
+    }
+};
+
+bool is_xml_space(unsigned c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string upper_ascii(std::string s) {
+    for (char& c : s)
+        if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+    return s;
+}
+
+// Encodings whose bytes (or UTF-16 units) spell "<!DOCTYPE" as ASCII, so the scan is sound.
+bool encoding_allowed(const std::string& declared) {
+    static const char* const kAllowed[] = {"UTF-8",      "UTF8",        "US-ASCII",     "ASCII",   "ISO-8859-1",
+                                           "ISO-LATIN-1", "LATIN1",     "ISO-8859-15",  "WINDOWS-1252",
+                                           "CP1252",     "UTF-16",      "UTF-16LE",     "UTF-16BE"};
+    std::string u = upper_ascii(declared);
+    return std::any_of(std::begin(kAllowed), std::end(kAllowed), [&](const char* a) { return u == a; });
+}
+
+// Extracts encoding="..." from an XML declaration's units [b, e).
+std::string declared_encoding(const UnitReader& r, size_t b, size_t e) {
+    size_t k = r.find(b, "encoding");
+    if (k == SIZE_MAX || k >= e) return {};
+    k += 8;
+    while (k < e && is_xml_space(r.at(k))) ++k;
+    if (k >= e || r.at(k) != '=') return {};
+    ++k;
+    while (k < e && is_xml_space(r.at(k))) ++k;
+    if (k >= e || (r.at(k) != '"' && r.at(k) != '\'')) return {};
+    unsigned quote = r.at(k++);
+    std::string name;
+    for (; k < e && r.at(k) != quote && name.size() < 64; ++k) name += r.at(k) == 0xFFFF ? '?' : char(r.at(k));
+    return name;
+}
+
+// Empty when the prolog is acceptable (or so broken that libxml2 will reject
+// it before any content); otherwise the reason to refuse the document.
+std::string check_prolog(std::string_view xml) {
+    auto b = [&](size_t i) { return i < xml.size() ? unsigned(uint8_t(xml[i])) : 0x100u; };
+    UnitReader r{xml};
+    if (b(0) == 0x00 && b(1) == 0x00) return "unsupported document encoding (UCS-4)";
+    if (b(0) == 0xFF && b(1) == 0xFE && b(2) == 0x00 && b(3) == 0x00) return "unsupported document encoding (UCS-4)";
+    if (b(0) == 0x3C && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x00) return "unsupported document encoding (UCS-4)";
+    if (b(0) == 0x4C && b(1) == 0x6F && b(2) == 0xA7 && b(3) == 0x94) return "unsupported document encoding (EBCDIC)";
+    if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) {
+        r.start = 3;
+    } else if (b(0) == 0xFE && b(1) == 0xFF) {
+        r = {xml, 2, 2, true};
+    } else if (b(0) == 0xFF && b(1) == 0xFE) {
+        r = {xml, 2, 2, false};
+    } else if (b(0) == 0x00 && b(1) == 0x3C) {
+        r = {xml, 0, 2, true};
+    } else if (b(0) == 0x3C && b(1) == 0x00) {
+        r = {xml, 0, 2, false};
+    }
+    size_t i = 0;
+    const size_t n = r.size();
+    for (;;) {
+        while (i < n && is_xml_space(r.at(i))) ++i;
+        if (i >= n) return {};
+        if (r.starts_with(i, "<?")) {
+            size_t end = r.find(i + 2, "?>");
+            if (end == SIZE_MAX) return {};
+            if (r.starts_with(i, "<?xml") && i + 5 < n && is_xml_space(r.at(i + 5))) {
+                std::string enc = declared_encoding(r, i + 5, end);
+                if (!enc.empty() && !encoding_allowed(enc)) return "unsupported document encoding " + enc;
+            }
+            i = end + 2;
+        } else if (r.starts_with(i, "<!--")) {
+            size_t end = r.find(i + 4, "-->");
+            if (end == SIZE_MAX) return {};
+            i = end + 3;
+        } else if (r.starts_with(i, "<!DOCTYPE")) {
+            return kDoctypeError;
+        } else {
+            return {};  // the root element (or garbage libxml2 will reject)
+        }
+    }
+}
+
+// ---- Pull-parse the envelope.
+
+struct ErrorSink {
+    std::string first_fatal;
+};
+
+void capture_error(void* arg, xmlErrorPtr err) {
+    auto* sink = static_cast<ErrorSink*>(arg);
+    if (!err || err->level < XML_ERR_FATAL || !sink->first_fatal.empty()) return;
+    std::string msg = err->message ? err->message : "malformed XML";
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    sink->first_fatal = "malformed XML (line " + std::to_string(err->line) + "): " + msg;
+}
+
+std::string_view sv(const xmlChar* s) { return s ? std::string_view(reinterpret_cast<const char*>(s)) : std::string_view(); }
+
+void trim(std::string& s) {
+    size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) { s.clear(); return; }
+    s.erase(s.find_last_not_of(" \t\r\n") + 1);
+    s.erase(0, b);
+}
+
+class EnvelopeWalker {
+public:
+    EnvelopeWalker(SoapInfo& info, const SoapLimits& limits) : info_(info), limits_(limits) {}
+
+    // Returns false (with info_.error set) to stop reading.
+    bool on_node(xmlTextReaderPtr r) {
+        int type = xmlTextReaderNodeType(r);
+        int depth = xmlTextReaderDepth(r);
+        switch (type) {
+        case XML_READER_TYPE_DOCUMENT_TYPE:
+            info_.error = kDoctypeError;
+            return false;
+        case XML_READER_TYPE_ENTITY_REFERENCE:
+        case XML_READER_TYPE_ENTITY:
+            info_.error = "entity reference not allowed in SOAP";
+            return false;
+        case XML_READER_TYPE_ELEMENT:
+            return on_element(r, depth);
+        case XML_READER_TYPE_END_ELEMENT:
+            if (capture_ && depth == capture_depth_) capture_ = nullptr;
+            return true;
+        case XML_READER_TYPE_TEXT:
+        case XML_READER_TYPE_CDATA:
+        case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
+            if (capture_ && depth == capture_depth_ + 1 && capture_->size() < kMaxFaultText) {
+                std::string_view v = sv(xmlTextReaderConstValue(r));
+                capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
+            }
+            return true;
+        default:
+            return true;
+        }
+    }
+
+private:
+    bool on_element(xmlTextReaderPtr r, int depth) {
+        if (depth < 0) return true;
+        ++info_.element_count;
+        uint32_t level = uint32_t(depth) + 1;
+        info_.max_depth = std::max(info_.max_depth, level);
+        if (level > limits_.max_depth) {
+            info_.error = "too deeply nested (more than " + std::to_string(limits_.max_depth) + " levels)";
+            return false;
+        }
+        if (capture_ && depth <= capture_depth_) capture_ = nullptr;
+        std::string_view name = sv(xmlTextReaderConstLocalName(r));
+        std::string_view ns = sv(xmlTextReaderConstNamespaceUri(r));
+        bool empty = xmlTextReaderIsEmptyElement(r) == 1;
+        bool in_env_ns = info_.is_soap && ns == env_ns_;
+
+        if (depth == 0) {
+            if (name == "Envelope" && (ns == kSoap11Ns || ns == kSoap12Ns)) {
+                info_.is_soap = true;
+                env_ns_ = ns == kSoap11Ns ? kSoap11Ns : kSoap12Ns;
+                info_.version = ns == kSoap11Ns ? "1.1" : "1.2";
+            }
+            return true;
+        }
+        if (!info_.is_soap) return true;
+        if (depth == 1) {
+            top_is_body_ = name == "Body" && in_env_ns;
+            return true;
+        }
+        if (depth == 2) {
+            in_fault_ = false;
+            if (top_is_body_ && !seen_operation_) {
+                seen_operation_ = true;
+                info_.operation = std::string(name);
+                info_.operation_ns = std::string(ns);
+                if (name == "Fault" && in_env_ns) info_.fault = in_fault_ = true;
+            }
+            return true;
+        }
+        if (!in_fault_) return true;
+        if (depth == 3) {
+            fault_part_ = FaultPart::None;
+            if (info_.version == "1.1") {
+                // SOAP 1.1 fault children are unqualified; tolerate the envelope namespace too.
+                bool local = ns.empty() || in_env_ns;
+                if (local && name == "faultcode" && info_.fault_code.empty()) start_capture(info_.fault_code, depth, empty);
+                if (local && name == "faultstring" && info_.fault_string.empty())
+                    start_capture(info_.fault_string, depth, empty);
+            } else if (in_env_ns) {
+                if (name == "Code") fault_part_ = FaultPart::Code;
+                if (name == "Reason") fault_part_ = FaultPart::Reason;
+            }
+            return true;
+        }
+        if (depth == 4 && in_env_ns) {
+            if (fault_part_ == FaultPart::Code && name == "Value" && info_.fault_code.empty())
+                start_capture(info_.fault_code, depth, empty);
+            if (fault_part_ == FaultPart::Reason && name == "Text" && info_.fault_string.empty())
+                start_capture(info_.fault_string, depth, empty);
+        }
+        return true;
+    }
+
+    void start_capture(std::string& target, int depth, bool empty) {
+        if (empty) return;
+        capture_ = &target;
+        capture_depth_ = depth;
+    }
+
+    enum class FaultPart { None, Code, Reason };
+    SoapInfo& info_;
+    const SoapLimits& limits_;
+    std::string_view env_ns_;
+    bool top_is_body_ = false;
+    bool seen_operation_ = false;
+    bool in_fault_ = false;
+    FaultPart fault_part_ = FaultPart::None;
+    std::string* capture_ = nullptr;
+    int capture_depth_ = -1;
+};
+
+} // namespace
+
+SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
+    SoapInfo info;
+    if (xml.empty()) {
+        info.error = "empty document";
+        return info;
+    }
+    if (xml.size() > limits.max_bytes || xml.size() > size_t(INT_MAX)) {
+        info.error = "document larger than " + std::to_string(limits.max_bytes) + " bytes";
+        return info;
+    }
+    if (std::string why = check_prolog(xml); !why.empty()) {
+        info.error = why;
+        return info;
+    }
+    init_libxml_for_this_thread();
+
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+    xmlTextReaderPtr reader = xmlReaderForMemory(xml.data(), int(xml.size()), nullptr, nullptr, options);
+    if (!reader) {
+        info.error = "cannot create XML reader";
+        return info;
+    }
+    ErrorSink sink;
+    xmlTextReaderSetStructuredErrorHandler(reader, capture_error, &sink);
+
+    EnvelopeWalker walker(info, limits);
+    int rc = 0;
+    while ((rc = xmlTextReaderRead(reader)) == 1) {
+        if (!walker.on_node(reader)) break;
+    }
+    xmlFreeTextReader(reader);
+
+    if (info.error == kDoctypeError || info.error.rfind("entity", 0) == 0) {
+        SoapInfo rejected;  // decode nothing from a document with a DTD
+        rejected.error = info.error;
+        return rejected;
+    }
+    if (info.error.empty() && (rc < 0 || !sink.first_fatal.empty())) {
+        // libxml2 stops at 256 levels by itself (no XML_PARSE_HUGE).
+        if (sink.first_fatal.find("depth") != std::string::npos)
+            info.error = "too deeply nested (libxml2 depth limit)";
+        else
+            info.error = sink.first_fatal.empty() ? "malformed XML" : sink.first_fatal;
+    }
+    trim(info.fault_code);
+    trim(info.fault_string);
+    info.bytes = xml.size();
+    return info;
+}
+
+} // namespace stallscope

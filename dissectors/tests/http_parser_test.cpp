@@ -1,0 +1,491 @@
+// HTTP/1.x stream parser: framing, splitting, gaps, limits.
+#include "dissectors/http/http_stream_parser.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+using Role = HttpStreamParser::Role;
+
+namespace {
+
+std::span<const uint8_t> bytes(std::string_view s) {
+    return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+// Records events as comparable strings; adjacent contiguous body pieces are
+// merged so that the same body split differently records the same events.
+struct Recorder : HttpStreamListener {
+    std::vector<std::string> events;
+    std::vector<HttpMessageHead> heads;
+    std::vector<std::string> bodies;  // one per message that had headers_complete
+    uint64_t next_body_pos = UINT64_MAX;
+    int fatal_errors = 0;
+    int warnings = 0;
+
+    void on_message_begin(uint64_t offset) override { events.push_back("begin@" + std::to_string(offset)); }
+    void on_headers_complete(const HttpMessageHead& h, uint64_t end) override {
+        heads.push_back(h);
+        bodies.emplace_back();
+        std::string s = "head@" + std::to_string(end) + " ";
+        s += h.is_request ? h.method + " " + h.uri : std::to_string(h.status) + " " + h.reason;
+        s += " " + h.version + " hb=" + std::to_string(h.header_bytes);
+        if (h.content_length) s += " cl=" + std::to_string(*h.content_length);
+        if (h.chunked) s += " chunked";
+        if (h.connection_close) s += " close";
+        if (h.expect_continue) s += " expect";
+        s += " n=" + std::to_string(h.headers.size());
+        events.push_back(s);
+        next_body_pos = UINT64_MAX;
+    }
+    void on_body(std::span<const uint8_t> d, uint64_t pos) override {
+        std::string piece(reinterpret_cast<const char*>(d.data()), d.size());
+        if (!bodies.empty()) bodies.back() += piece;
+        if (pos == next_body_pos && !events.empty() && events.back().rfind("body@", 0) == 0) {
+            events.back() += piece;
+        } else {
+            events.push_back("body@" + std::to_string(pos) + ":" + piece);
+        }
+        next_body_pos = pos + d.size();
+    }
+    void on_message_complete(uint64_t end) override {
+        events.push_back("complete@" + std::to_string(end));
+        next_body_pos = UINT64_MAX;
+    }
+    void on_error(const std::string& m, uint64_t off, bool fatal) override {
+        (fatal ? fatal_errors : warnings)++;
+        events.push_back(std::string(fatal ? "fatal@" : "warn@") + std::to_string(off) + ":" + m);
+    }
+};
+
+std::vector<std::string> run_whole(Role role, std::string_view s, std::vector<std::string> methods = {},
+                                   bool eos = true) {
+    Recorder r;
+    HttpStreamParser p(role, r);
+    for (auto& m : methods) p.push_request_method(m);
+    p.feed(bytes(s));
+    if (eos) p.end_of_stream();
+    return r.events;
+}
+
+// Feeds `s` cut at the given positions (sorted).
+std::vector<std::string> run_cut(Role role, std::string_view s, const std::vector<size_t>& cuts,
+                                 std::vector<std::string> methods = {}, bool eos = true) {
+    Recorder r;
+    HttpStreamParser p(role, r);
+    for (auto& m : methods) p.push_request_method(m);
+    size_t prev = 0;
+    for (size_t c : cuts) {
+        p.feed(bytes(s.substr(prev, c - prev)));
+        prev = c;
+    }
+    p.feed(bytes(s.substr(prev)));
+    if (eos) p.end_of_stream();
+    REQUIRE(p.offset() == s.size());
+    return r.events;
+}
+
+// Every single cut, every pair of cuts, and byte-at-a-time must match one feed.
+void check_split_invariance(Role role, std::string_view s, std::vector<std::string> methods = {}) {
+    const auto whole = run_whole(role, s, methods);
+    for (size_t i = 0; i <= s.size(); ++i) {
+        INFO("cut at " << i);
+        REQUIRE(run_cut(role, s, {i}, methods) == whole);
+    }
+    for (size_t i = 0; i <= s.size(); ++i)
+        for (size_t j = i; j <= s.size(); ++j) {
+            INFO("cuts at " << i << "," << j);
+            REQUIRE(run_cut(role, s, {i, j}, methods) == whole);
+        }
+    std::vector<size_t> every;
+    for (size_t i = 1; i < s.size(); ++i) every.push_back(i);
+    REQUIRE(run_cut(role, s, every, methods) == whole);
+}
+
+} // namespace
+
+TEST_CASE("request without body and with Content-Length body") {
+    std::string s = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                    "POST /svc HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello";
+    auto ev = run_whole(Role::Request, s);
+    const std::string get_len = std::to_string(s.find("POST"));
+    const std::string post_head_len = std::to_string(s.find("hello") - s.find("POST"));
+    std::vector<std::string> want = {
+        "begin@0",
+        "head@" + get_len + " GET /a HTTP/1.1 hb=" + get_len + " n=1",
+        "complete@" + get_len,
+        "begin@" + get_len,
+        "head@" + std::to_string(s.find("hello")) + " POST /svc HTTP/1.1 hb=" + post_head_len + " cl=5 n=2",
+        "body@0:hello",
+        "complete@" + std::to_string(s.size()),
+    };
+    CHECK(ev == want);
+}
+
+TEST_CASE("header lookup is case-insensitive and returns the first occurrence") {
+    Recorder r;
+    HttpStreamParser p(Role::Request, r);
+    p.feed(bytes("GET / HTTP/1.1\r\nX-A:  one \r\nx-a: two\r\nSOAPAction: \"urn:op\"\r\n\r\n"));
+    REQUIRE(r.heads.size() == 1);
+    const auto& h = r.heads[0];
+    REQUIRE(h.header("x-A") != nullptr);
+    CHECK(*h.header("x-A") == "one");
+    CHECK(*h.header("soapaction") == "\"urn:op\"");
+    CHECK(h.header("missing") == nullptr);
+    CHECK(h.headers[0].name == "X-A");
+}
+
+TEST_CASE("chunked response with extensions and trailers, split at every byte boundary") {
+    std::string s = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    "5;name=val\r\nhello\r\n"
+                    "7\r\n, world\r\n"
+                    "0\r\nX-Trailer: t\r\n\r\n"
+                    "HTTP/1.1 204 No Content\r\n\r\n";
+    auto ev = run_whole(Role::Response, s);
+    REQUIRE(ev.size() == 7);
+    CHECK(ev[1].find(" chunked") != std::string::npos);
+    CHECK(ev[2] == "body@0:hello, world");
+    CHECK(ev[3] == "complete@" + std::to_string(s.size() - 27));
+    CHECK(ev[6] == "complete@" + std::to_string(s.size()));
+    check_split_invariance(Role::Response, s);
+}
+
+TEST_CASE("Content-Length request split at every byte boundary") {
+    std::string s = "POST /x HTTP/1.1\r\nContent-Length: 4\r\nFolded: a\r\n  b\r\n\r\nabcd"
+                    "GET / HTTP/1.0\r\n\r\n";
+    auto ev = run_whole(Role::Request, s);
+    REQUIRE(ev.size() == 7);
+    CHECK(ev[3] == "complete@" + std::to_string(s.size() - 18));
+    check_split_invariance(Role::Request, s);
+}
+
+TEST_CASE("obs-fold continues the previous header value") {
+    Recorder r;
+    HttpStreamParser p(Role::Request, r);
+    p.feed(bytes("GET / HTTP/1.1\r\nX-Long: part1\r\n\tpart2\r\n   part3\r\n\r\n"));
+    REQUIRE(r.heads.size() == 1);
+    CHECK(*r.heads[0].header("x-long") == "part1 part2 part3");
+    CHECK(r.fatal_errors == 0);
+}
+
+TEST_CASE("100 Continue is its own message and does not consume the pushed method") {
+    SECTION("request side flags Expect") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes("POST /s HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 2\r\n\r\nok"));
+        REQUIRE(r.heads.size() == 1);
+        CHECK(r.heads[0].expect_continue);
+        CHECK(r.bodies[0] == "ok");
+    }
+    SECTION("response side: 100 then the final response to a HEAD") {
+        std::string s = "HTTP/1.1 100 Continue\r\n\r\n"
+                        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+                        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
+        Recorder r;
+        HttpStreamParser p(Role::Response, r);
+        p.push_request_method("HEAD");
+        p.push_request_method("GET");
+        p.feed(bytes(s));
+        REQUIRE(r.heads.size() == 3);
+        CHECK(r.heads[0].status == 100);
+        CHECK(r.heads[1].status == 200);
+        CHECK(r.bodies[1].empty());  // HEAD: Content-Length is not a body
+        CHECK(r.bodies[2] == "abc");
+        CHECK(r.events[2] == "complete@25");
+        CHECK(r.events.back() == "complete@" + std::to_string(s.size()));
+        CHECK(r.fatal_errors == 0);
+        check_split_invariance(Role::Response, s, {"HEAD", "GET"});
+    }
+}
+
+TEST_CASE("pipelined requests and responses in one feed") {
+    std::string reqs = "GET /1 HTTP/1.1\r\n\r\nPOST /2 HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz"
+                       "HEAD /3 HTTP/1.1\r\n\r\n";
+    Recorder rq;
+    HttpStreamParser pq(Role::Request, rq);
+    pq.feed(bytes(reqs));
+    REQUIRE(rq.heads.size() == 3);
+    CHECK(rq.heads[1].method == "POST");
+    CHECK(rq.bodies[1] == "xyz");
+    CHECK(rq.heads[2].method == "HEAD");
+    CHECK(rq.events.back() == "complete@" + std::to_string(reqs.size()));
+
+    std::string resps = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nAB"
+                        "HTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nC"
+                        "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n"
+                        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nD";
+    Recorder rs;
+    HttpStreamParser ps(Role::Response, rs);
+    for (const char* m : {"GET", "POST", "HEAD", "GET"}) ps.push_request_method(m);
+    ps.feed(bytes(resps));
+    REQUIRE(rs.heads.size() == 4);
+    CHECK(rs.bodies == std::vector<std::string>{"AB", "C", "", "D"});
+    CHECK(rs.events.back() == "complete@" + std::to_string(resps.size()));
+    CHECK(rs.fatal_errors == 0);
+}
+
+TEST_CASE("204 and 304 have no body even with Content-Length") {
+    std::string s = "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n"
+                    "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"
+                    "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.feed(bytes(s));
+    REQUIRE(r.heads.size() == 3);
+    CHECK(r.bodies == std::vector<std::string>{"", "", "ok"});
+    CHECK(r.fatal_errors == 0);
+}
+
+TEST_CASE("close-delimited response body ends at end_of_stream") {
+    std::string s = "HTTP/1.0 200 OK\r\nContent-Type: text/xml\r\n\r\n<a>body";
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.feed(bytes(s));
+    p.feed(bytes(" more"));
+    REQUIRE(r.heads.size() == 1);
+    CHECK(r.heads[0].connection_close);
+    CHECK_FALSE(r.heads[0].content_length.has_value());
+    CHECK(r.events.back().rfind("body@", 0) == 0);  // not complete yet
+    p.end_of_stream();
+    CHECK(r.events.back() == "complete@" + std::to_string(s.size() + 5));
+    CHECK(r.bodies[0] == "<a>body more");
+    check_split_invariance(Role::Response, s);
+}
+
+TEST_CASE("connection_close from version and Connection header") {
+    auto head_of = [](std::string s) {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes(s));
+        REQUIRE(r.heads.size() == 1);
+        return r.heads[0];
+    };
+    CHECK(head_of("GET / HTTP/1.0\r\n\r\n").connection_close);
+    CHECK_FALSE(head_of("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").connection_close);
+    CHECK_FALSE(head_of("GET / HTTP/1.1\r\n\r\n").connection_close);
+    CHECK(head_of("GET / HTTP/1.1\r\nConnection: foo, close\r\n\r\n").connection_close);
+    CHECK(head_of("GET / HTTP/1.0\r\n\r\n").version == "HTTP/1.0");
+}
+
+TEST_CASE("gap inside a body of known length is skipped") {
+    Recorder r;
+    HttpStreamParser p(Role::Request, r);
+    p.feed(bytes("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"));
+    p.gap(4);
+    p.feed(bytes("hij"));
+    p.feed(bytes("GET /next HTTP/1.1\r\n\r\n"));
+    CHECK(r.fatal_errors == 0);
+    CHECK(r.warnings == 0);
+    REQUIRE(r.heads.size() == 2);
+    CHECK(r.bodies[0] == "abchij");
+    const size_t head_len = std::string_view("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n").size();
+    std::vector<std::string> want = {"body@0:abc", "body@7:hij", "complete@" + std::to_string(head_len + 10),
+                                     "begin@" + std::to_string(head_len + 10)};
+    CHECK(std::vector<std::string>(r.events.begin() + 2, r.events.begin() + 6) == want);
+    CHECK(p.offset() == head_len + 10 + 22);
+}
+
+TEST_CASE("gap inside a chunk is skipped, gap over the chunk framing resyncs") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.feed(bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n01"));
+    p.gap(3);
+    p.feed(bytes("56789\r\n0\r\n\r\n"));
+    REQUIRE(r.events.back().rfind("complete@", 0) == 0);
+    CHECK(r.bodies[0] == "0156789");
+    CHECK(r.warnings == 0);
+}
+
+TEST_CASE("gap in headers reports an error and resyncs at the next message start") {
+    Recorder r;
+    HttpStreamParser p(Role::Request, r);
+    p.feed(bytes("POST /svc HTTP/1.1\r\nHo"));
+    p.gap(100);
+    p.feed(bytes("st: x\r\nContent-Length: 3\r\n\r\nabc"));  // tail of the lost message: skipped
+    uint64_t resync_at = p.offset();
+    p.feed(bytes("GET /after HTTP/1.1\r\n\r\n"));
+    CHECK(r.fatal_errors == 0);
+    CHECK(r.warnings == 1);
+    REQUIRE(r.heads.size() == 1);
+    CHECK(r.heads[0].uri == "/after");
+    std::vector<std::string> want = {"begin@0", "warn@22:gap of 100 bytes outside a body of known length; resynchronising",
+                                     "begin@" + std::to_string(resync_at)};
+    CHECK(std::vector<std::string>(r.events.begin(), r.events.begin() + 3) == want);
+    CHECK(r.events.back() == "complete@" + std::to_string(resync_at + 23));
+}
+
+TEST_CASE("gap past the end of a known-length body completes it, then resyncs") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.push_request_method("POST");
+    p.push_request_method("POST");
+    p.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab"));
+    p.gap(10);
+    CHECK(r.events.back().rfind("warn@", 0) == 0);
+    CHECK(r.events[r.events.size() - 2] == "complete@42");
+    p.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz"));
+    CHECK(r.heads.size() == 2);
+    CHECK(r.bodies[1] == "z");
+}
+
+TEST_CASE("header bomb: header count and size caps are fatal with offset") {
+    SECTION("too many header fields") {
+        std::string s = "GET / HTTP/1.1\r\n";
+        for (int i = 0; i < 300; ++i) s += "X-" + std::to_string(i) + ": v\r\n";
+        s += "\r\n";
+        Recorder r;
+        HttpStreamParser p(Role::Request, r, HttpParserLimits{64 * 1024, 100});
+        p.feed(bytes(s));
+        p.feed(bytes("GET /ignored HTTP/1.1\r\n\r\n"));
+        CHECK(r.heads.empty());
+        REQUIRE(r.fatal_errors == 1);
+        CHECK(r.events.back().find("more than 100 header fields") != std::string::npos);
+        // Offset is the start of header line 101.
+        size_t line101 = s.find("X-100:");
+        CHECK(r.events.back().rfind("fatal@" + std::to_string(line101) + ":", 0) == 0);
+    }
+    SECTION("header section too large, fed in pieces") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r, HttpParserLimits{1024, 200});
+        p.feed(bytes("GET / HTTP/1.1\r\nX-Big: "));
+        std::string filler(100, 'a');
+        for (int i = 0; i < 50; ++i) p.feed(bytes(filler));
+        CHECK(r.heads.empty());
+        REQUIRE(r.fatal_errors == 1);
+        CHECK(r.events.back() == "fatal@1024:header section exceeds 1024 bytes");
+        CHECK(p.offset() == 23 + 5000);
+    }
+}
+
+TEST_CASE("Content-Length validation") {
+    SECTION("conflicting duplicates are fatal") {
+        auto ev = run_whole(Role::Request, "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!");
+        REQUIRE(ev.size() == 2);
+        CHECK(ev[1] == "fatal@0:conflicting Content-Length values");
+    }
+    SECTION("identical duplicates are accepted") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes("POST / HTTP/1.1\r\nContent-Length: 3, 3\r\nContent-Length: 3\r\n\r\nabc"));
+        CHECK(r.fatal_errors == 0);
+        CHECK(r.bodies.at(0) == "abc");
+    }
+    SECTION("invalid values are fatal") {
+        for (const char* v : {"abc", "-1", "", "1 2", "99999999999999999999999"}) {
+            INFO(v);
+            auto ev = run_whole(Role::Request, std::string("POST / HTTP/1.1\r\nContent-Length: ") + v + "\r\n\r\n");
+            REQUIRE(ev.size() == 2);
+            CHECK(ev[1] == "fatal@0:invalid Content-Length");
+        }
+    }
+    SECTION("with chunked, chunked wins and a warning is reported") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes("POST / HTTP/1.1\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"));
+        CHECK(r.fatal_errors == 0);
+        CHECK(r.warnings == 1);
+        REQUIRE(r.heads.size() == 1);
+        CHECK(r.heads[0].chunked);
+        CHECK_FALSE(r.heads[0].content_length.has_value());
+        CHECK(r.bodies[0] == "abc");
+        CHECK(r.events.back().rfind("complete@", 0) == 0);
+    }
+}
+
+TEST_CASE("bogus and overflowing chunk sizes are fatal") {
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (const char* body : {"zz\r\n", "\r\n", "-1\r\n", "5x\r\n", "10000000000000000\r\n", "3\r\nabcX"}) {
+        INFO(body);
+        Recorder r;
+        HttpStreamParser p(Role::Response, r);
+        p.feed(bytes(head + body));
+        CHECK(r.fatal_errors == 1);
+        CHECK(r.events.back().rfind("fatal@", 0) == 0);
+    }
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.feed(bytes(head + "fffffffffffffffff\r\n"));
+    CHECK(r.events.back() == "fatal@" + std::to_string(head.size() + 16) + ":chunk size overflows 64 bits");
+}
+
+TEST_CASE("non-HTTP bytes fail early, truncated messages fail at end of stream") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.feed(bytes("SSH-2.0-OpenSSH_9.2\r\n"));
+    CHECK(r.events == std::vector<std::string>{"begin@0", "fatal@0:not an HTTP status line"});
+
+    Recorder r2;
+    HttpStreamParser p2(Role::Request, r2);
+    p2.feed(bytes("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"));
+    p2.end_of_stream();
+    CHECK(r2.events.back() == "fatal@42:stream ended inside a message");  // 39 head + 3 body
+
+    Recorder r3;
+    HttpStreamParser p3(Role::Request, r3);
+    p3.feed(bytes("GET / HTTP/2.0\r\n\r\n"));
+    CHECK(r3.fatal_errors == 1);
+}
+
+TEST_CASE("101 Switching Protocols turns the rest of the stream into a tunnel") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.push_request_method("GET");
+    const std::string head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+    p.feed(bytes(head + "\x81\x05hello"));
+    CHECK(r.heads.size() == 1);
+    CHECK(r.fatal_errors == 0);
+    CHECK(r.events.back() == "complete@" + std::to_string(head.size()));
+    CHECK(p.offset() == head.size() + 7);
+}
+
+TEST_CASE("looks_like_request and looks_like_response") {
+    CHECK(HttpStreamParser::looks_like_request(bytes("POST /x HTTP/1.1")));
+    CHECK(HttpStreamParser::looks_like_request(bytes("GET ")));
+    CHECK(HttpStreamParser::looks_like_request(bytes("OPTIONS * HTTP/1.1")));
+    CHECK(HttpStreamParser::looks_like_request(bytes("PROPFIND / HTTP/1.1")));
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("GE / HTTP/1.1")));     // too short
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("ABCDEFGHIJK / x")));   // 11 letters
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("get / HTTP/1.1")));    // lowercase
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("GET")));               // no space yet
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("")));
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("HTTP/1.1 200 OK")));
+    CHECK(HttpStreamParser::looks_like_response(bytes("HTTP/1.1 200 OK")));
+    CHECK(HttpStreamParser::looks_like_response(bytes("HTTP/1.0 500")));
+    CHECK_FALSE(HttpStreamParser::looks_like_response(bytes("HTTP/2 200")));
+    CHECK_FALSE(HttpStreamParser::looks_like_response(bytes("HTTP/1")));
+    CHECK_FALSE(HttpStreamParser::looks_like_response(bytes("POST / HTTP/1.1")));
+}
+
+TEST_CASE("random garbage and random splits never break offset accounting") {
+    std::mt19937 rng(12345);
+    const std::string seeds[] = {
+        "POST /s HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x\r\nabcd\r\n0\r\nT: 1\r\n\r\n",
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 500 Oops\r\nContent-Length: 2\r\n\r\nno",
+    };
+    for (int iter = 0; iter < 3000; ++iter) {
+        std::string s = seeds[iter % 3] + seeds[(iter + 1) % 3];
+        int mutations = int(rng() % 4);
+        for (int m = 0; m < mutations; ++m) s[rng() % s.size()] = char(rng() % 256);
+        Recorder r;
+        HttpStreamParser p(iter % 2 ? Role::Response : Role::Request, r, HttpParserLimits{256, 8});
+        uint64_t total = 0;
+        size_t pos = 0;
+        while (pos < s.size()) {
+            size_t k = std::min<size_t>(s.size() - pos, 1 + rng() % 20);
+            if (rng() % 10 == 0) {
+                p.gap(k);
+            } else {
+                p.feed(bytes(std::string_view(s).substr(pos, k)));
+            }
+            pos += k;
+            total += k;
+            REQUIRE(p.offset() == total);
+        }
+        p.end_of_stream();
+        REQUIRE(r.fatal_errors <= 1);
+    }
+}

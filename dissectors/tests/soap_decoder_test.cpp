@@ -1,0 +1,263 @@
+// SOAP decoding: versions, faults, hostile XML.
+#include "dissectors/soap/soap_decoder.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace stallscope;
+
+namespace {
+
+const std::string kSoap11Request =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:q=\"urn:quotes\">\n"
+    "  <soapenv:Header><q:Auth>t</q:Auth></soapenv:Header>\n"
+    "  <soapenv:Body>\n"
+    "    <q:GetQuote><q:symbol>ACME</q:symbol></q:GetQuote>\n"
+    "  </soapenv:Body>\n"
+    "</soapenv:Envelope>\n";
+
+const std::string kSoap12Request =
+    "<env:Envelope xmlns:env=\"http://www.w3.org/2003/05/soap-envelope\">"
+    "<env:Body><m:Reserve xmlns:m=\"http://travel.example/res\"><m:a/><m:b><m:c>1</m:c></m:b></m:Reserve>"
+    "<m:Other xmlns:m=\"urn:x\"/></env:Body></env:Envelope>";
+
+std::string nested(size_t levels) {
+    std::string s;
+    s.reserve(levels * 7);
+    for (size_t i = 0; i < levels; ++i) s += "<a>";
+    for (size_t i = 0; i < levels; ++i) s += "</a>";
+    return s;
+}
+
+std::string soap11_body(const std::string& inner) {
+    return "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + inner +
+           "</s:Body></s:Envelope>";
+}
+
+void check_nothing_decoded(const SoapInfo& i) {
+    CHECK_FALSE(i.is_soap);
+    CHECK(i.operation.empty());
+    CHECK(i.fault_code.empty());
+    CHECK(i.fault_string.empty());
+}
+
+} // namespace
+
+TEST_CASE("SOAP 1.1 request") {
+    SoapInfo i = decode_soap(kSoap11Request);
+    CHECK(i.error.empty());
+    CHECK(i.is_soap);
+    CHECK(i.version == "1.1");
+    CHECK(i.operation == "GetQuote");
+    CHECK(i.operation_ns == "urn:quotes");
+    CHECK_FALSE(i.fault);
+    CHECK(i.element_count == 6);
+    CHECK(i.max_depth == 4);
+    CHECK(i.bytes == kSoap11Request.size());
+}
+
+TEST_CASE("SOAP 1.2 request: operation is the first Body child") {
+    SoapInfo i = decode_soap(kSoap12Request);
+    CHECK(i.error.empty());
+    CHECK(i.is_soap);
+    CHECK(i.version == "1.2");
+    CHECK(i.operation == "Reserve");
+    CHECK(i.operation_ns == "http://travel.example/res");
+    CHECK(i.element_count == 7);
+    CHECK(i.max_depth == 5);
+}
+
+TEST_CASE("SOAP 1.1 fault") {
+    std::string x = soap11_body(
+        "<s:Fault><faultcode>s:Server</faultcode><faultstring xml:lang=\"en\">  Database &amp; cache down \n"
+        "</faultstring><detail><e>x</e></detail></s:Fault>");
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error.empty());
+    CHECK(i.fault);
+    CHECK(i.operation == "Fault");
+    CHECK(i.operation_ns == "http://schemas.xmlsoap.org/soap/envelope/");
+    CHECK(i.fault_code == "s:Server");
+    CHECK(i.fault_string == "Database & cache down");
+}
+
+TEST_CASE("SOAP 1.2 fault") {
+    std::string x =
+        "<env:Envelope xmlns:env=\"http://www.w3.org/2003/05/soap-envelope\"><env:Body><env:Fault>"
+        "<env:Code><env:Value>env:Sender</env:Value><env:Subcode><env:Value>m:Bad</env:Value></env:Subcode></env:Code>"
+        "<env:Reason><env:Text xml:lang=\"en\"><![CDATA[Bad <input>]]></env:Text><env:Text xml:lang=\"de\">Schlecht</env:Text>"
+        "</env:Reason></env:Fault></env:Body></env:Envelope>";
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error.empty());
+    CHECK(i.version == "1.2");
+    CHECK(i.fault);
+    CHECK(i.fault_code == "env:Sender");
+    CHECK(i.fault_string == "Bad <input>");
+}
+
+TEST_CASE("Fault elements in the wrong namespace are not a fault") {
+    SoapInfo i = decode_soap(soap11_body("<x:Fault xmlns:x=\"urn:app\"><faultcode>c</faultcode></x:Fault>"));
+    CHECK(i.error.empty());
+    CHECK_FALSE(i.fault);
+    CHECK(i.operation == "Fault");
+    CHECK(i.fault_code.empty());
+}
+
+TEST_CASE("DOCTYPE is rejected: billion laughs") {
+    std::string x = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n";
+    x += " <!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n";
+    for (int k = 2; k <= 9; ++k) {
+        std::string prev = "&lol" + std::to_string(k - 1) + ";";
+        x += " <!ENTITY lol" + std::to_string(k) + " \"";
+        for (int j = 0; j < 10; ++j) x += prev;
+        x += "\">\n";
+    }
+    x += "]>\n" + soap11_body("<op>&lol9;</op>");
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error == "DOCTYPE not allowed in SOAP");
+    check_nothing_decoded(i);
+}
+
+TEST_CASE("DOCTYPE is rejected: external entity to /etc/passwd") {
+    std::ifstream f("/etc/passwd");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string passwd = ss.str();
+    REQUIRE(passwd.size() > 10);
+    std::string first_line = passwd.substr(0, passwd.find('\n'));
+
+    std::string x = "<!DOCTYPE s:Envelope [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>" +
+                    soap11_body("<s:Fault><faultcode>&xxe;</faultcode><faultstring>&xxe;</faultstring></s:Fault>");
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error == "DOCTYPE not allowed in SOAP");
+    check_nothing_decoded(i);
+    for (const std::string* s : {&i.fault_code, &i.fault_string, &i.operation, &i.operation_ns, &i.error})
+        CHECK(s->find(first_line) == std::string::npos);
+}
+
+TEST_CASE("DOCTYPE is found after BOM, declaration, comments and PIs, and in UTF-16") {
+    std::string tail = "<!DOCTYPE x [<!ENTITY e \"v\">]>" + soap11_body("<op>&e;</op>");
+    for (std::string prefix : {std::string("\xEF\xBB\xBF"), std::string("<?xml version='1.0' encoding='utf-8'?>"),
+                               std::string("<!-- <root> -->\n<?pi data?>\n  ")}) {
+        SoapInfo i = decode_soap(prefix + tail);
+        CHECK(i.error == "DOCTYPE not allowed in SOAP");
+        check_nothing_decoded(i);
+    }
+    std::string utf16le = "\xFF\xFE";
+    for (char c : tail) {
+        utf16le += c;
+        utf16le += '\0';
+    }
+    SoapInfo i = decode_soap(utf16le);
+    CHECK(i.error == "DOCTYPE not allowed in SOAP");
+    check_nothing_decoded(i);
+}
+
+TEST_CASE("encodings that could hide a DOCTYPE from the byte scan are refused") {
+    std::string x = "<?xml version=\"1.0\" encoding=\"UTF-7\"?>+ADw-!DOCTYPE x+AD4-" + soap11_body("<op/>");
+    SoapInfo i = decode_soap(x);
+    CHECK_FALSE(i.error.empty());
+    check_nothing_decoded(i);
+}
+
+TEST_CASE("DOCTYPE text inside CDATA in the body is just data") {
+    SoapInfo i = decode_soap(soap11_body("<op><![CDATA[<!DOCTYPE html><html/>]]></op>"));
+    CHECK(i.error.empty());
+    CHECK(i.is_soap);
+    CHECK(i.operation == "op");
+}
+
+TEST_CASE("100000 levels of nesting: error, no crash") {
+    SoapInfo i = decode_soap(nested(100000));
+    CHECK(i.error.find("too deeply nested") != std::string::npos);
+    CHECK_FALSE(i.is_soap);
+}
+
+TEST_CASE("depth limit is configurable") {
+    SoapLimits lim;
+    lim.max_depth = 10;
+    SoapInfo ok = decode_soap(nested(10), lim);
+    CHECK(ok.error.empty());
+    CHECK(ok.max_depth == 10);
+    CHECK(ok.element_count == 10);
+    SoapInfo deep = decode_soap(nested(11), lim);
+    CHECK(deep.error.find("too deeply nested") != std::string::npos);
+}
+
+TEST_CASE("size limit") {
+    SoapLimits lim;
+    lim.max_bytes = 100;
+    SoapInfo i = decode_soap(kSoap11Request, lim);
+    CHECK(i.error.find("larger than") != std::string::npos);
+    CHECK_FALSE(i.is_soap);
+}
+
+TEST_CASE("non-SOAP XML is not SOAP and not an error") {
+    SoapInfo i = decode_soap("<?xml version=\"1.0\"?><Envelope><Body><op/></Body></Envelope>");
+    CHECK(i.error.empty());
+    CHECK_FALSE(i.is_soap);
+    CHECK(i.operation.empty());
+    CHECK(i.element_count == 3);
+}
+
+TEST_CASE("malformed input: invalid UTF-8, truncated, empty, not XML") {
+    SoapInfo bad_utf8 = decode_soap(soap11_body("<op>\xC3\x28\xFF\xFE</op>"));
+    CHECK_FALSE(bad_utf8.error.empty());
+
+    SoapInfo truncated = decode_soap(kSoap11Request.substr(0, kSoap11Request.size() / 2));
+    CHECK_FALSE(truncated.error.empty());
+
+    SoapInfo empty = decode_soap("");
+    CHECK(empty.error == "empty document");
+    CHECK_FALSE(empty.is_soap);
+
+    SoapInfo text = decode_soap("HTTP/1.1 200 OK\r\n\r\nnot xml");
+    CHECK_FALSE(text.error.empty());
+
+    SoapInfo unbound = decode_soap("<x:Envelope><x:Body/></x:Envelope>");  // undeclared prefix
+    CHECK_FALSE(unbound.is_soap);
+}
+
+TEST_CASE("mutated envelopes never crash") {
+    std::mt19937 rng(777);
+    const std::string seeds[] = {kSoap11Request, kSoap12Request};
+    for (int iter = 0; iter < 2000; ++iter) {
+        std::string s = seeds[iter % 2];
+        int mutations = 1 + int(rng() % 6);
+        for (int m = 0; m < mutations; ++m) {
+            size_t pos = rng() % s.size();
+            switch (rng() % 3) {
+            case 0: s[pos] = char(rng() % 256); break;
+            case 1: s.erase(pos, 1 + rng() % 10); break;
+            default: s.insert(pos, s.substr(rng() % s.size(), 1 + rng() % 20)); break;
+            }
+            if (s.empty()) s = "<";
+        }
+        SoapInfo i = decode_soap(s);
+        REQUIRE(i.max_depth <= 256);
+        if (i.error.empty()) REQUIRE(i.bytes == s.size());
+    }
+}
+
+TEST_CASE("concurrent decoding from several threads gives the same answers") {
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(4, 0);
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([t, &wrong] {
+            for (int k = 0; k < 300; ++k) {
+                SoapInfo a = decode_soap(kSoap11Request);
+                SoapInfo b = decode_soap(kSoap12Request);
+                SoapInfo c = decode_soap(nested(1000));
+                if (a.operation != "GetQuote" || b.operation != "Reserve" || c.error.empty()) ++wrong[size_t(t)];
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(wrong == std::vector<int>(4, 0));
+}
