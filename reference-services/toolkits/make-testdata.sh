@@ -79,3 +79,9 @@ capture toolkit-zeep-spyne-keepalive toolkit-zeep-spyne.sh --keepalive 18122 "$Z
   "zeep client against spyne behind Python's http.server with HTTP/1.1: the WSDL GET and all calls share one connection; the server writes the response headers and body in two writes and Nagle holds the body until the client's delayed ACK of the headers (~40 ms) on every call."
 capture toolkit-zeep-spyne-fixed toolkit-zeep-spyne.sh --fixed 18123 "$ZS_V client, default Transport" "$SP_V WsgiApplication behind http.server HTTP/1.1 with TCP_NODELAY on accepted sockets" \
   "As toolkit-zeep-spyne-keepalive with TCP_NODELAY on the server socket: one connection, no Nagle stall; headers and body still leave in two segments on both sides."
+
+CURL_V="$(curl --version | head -1 | cut -d' ' -f1-2)"
+capture toolkit-curl-expect toolkit-curl-expect.sh "" 18131 "$CURL_V with -H 'Expect: 100-continue' (one process per call)" "$SP_V WsgiApplication on wsgiref.simple_server (never sends 100 Continue)" \
+  "curl POSTs a 1.5 KB SOAP envelope with Expect: 100-continue to spyne on wsgiref, which never answers 100: curl sends the headers, waits its 1 s expect timer, then sends the body; every call also opens its own connection (one curl process per call, HTTP/1.0 server)."
+capture toolkit-curl-expect-fixed toolkit-curl-expect.sh --fixed 18132 "$CURL_V with -H 'Expect:' (one process per call)" "$SP_V WsgiApplication on wsgiref.simple_server" \
+  "curl -H 'Expect:' POSTs the same 1.5 KB envelope: headers and body leave in one segment and nothing waits; still one connection per call."
