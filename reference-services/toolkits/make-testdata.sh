@@ -85,3 +85,9 @@ capture toolkit-curl-expect toolkit-curl-expect.sh "" 18131 "$CURL_V with -H 'Ex
   "curl POSTs a 1.5 KB SOAP envelope with Expect: 100-continue to spyne on wsgiref, which never answers 100: curl sends the headers, waits its 1 s expect timer, then sends the body; every call also opens its own connection (one curl process per call, HTTP/1.0 server)."
 capture toolkit-curl-expect-fixed toolkit-curl-expect.sh --fixed 18132 "$CURL_V with -H 'Expect:' (one process per call)" "$SP_V WsgiApplication on wsgiref.simple_server" \
   "curl -H 'Expect:' POSTs the same 1.5 KB envelope: headers and body leave in one segment and nothing waits; still one connection per call."
+
+AXIS_V="Apache Axis $(dpkg-query -W -f='${Version}' libaxis-java 2>/dev/null) on $(java -version 2>&1 | head -1 | tr -d '"')"
+capture toolkit-axis toolkit-axis.sh "" 18141 "$AXIS_V, Call with default client config (HTTPSender)" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \
+  "Axis 1.4 Call with its default HTTPSender against a keep-alive gSOAP server: Axis sends POST ... HTTP/1.0 with Content-Length (headers and body in one segment here) and the server closes after each response, so every call opens its own connection. Call 1 includes JVM class loading."
+capture toolkit-axis-fixed toolkit-axis.sh --fixed 18142 "$AXIS_V, Call with CommonsHTTPSender (commons-httpclient 3.1) and HTTP/1.1" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \
+  "Axis 1.4 Call with CommonsHTTPSender and HTTP_TRANSPORT_VERSION=HTTP/1.1: one kept-alive connection, chunked request bodies in one segment each. Call 1 includes JVM class loading."
