@@ -1,0 +1,185 @@
+// Opening a capture file: sniff the magic, then classic pcap goes through
+// libpcap and pcapng through our own block reader (pcapng_reader.h says why).
+#include "capture/pcap/pcap_file_reader.h"
+
+#include "capture/byte_reader.h"
+#include "capture/packet_decoder.h"
+#include "capture/pcap/pcapng_reader.h"
+#include "capture/pcap/reader_support.h"
+
+#include <pcap/pcap.h>
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace stallscope {
+
+namespace {
+
+using capture_detail::file_error;
+
+constexpr uint32_t kPcapUs = 0xa1b2c3d4;
+constexpr uint32_t kPcapNs = 0xa1b23c4d;
+constexpr uint32_t kPcapModified = 0xa1b2cd34;  // Kuznetzov's patched pcap (µs)
+constexpr uint32_t kPcapngShb = 0x0a0d0d0a;
+
+uint32_t swap32(uint32_t v) {
+    return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
+}
+
+// libpcap hands out DLT_* values; the decoder speaks LINKTYPE_*. They differ
+// only for a few types, of which we decode DLT_RAW.
+int dlt_to_linktype(int dlt) {
+    if (dlt == DLT_RAW) return linktype::kRaw;
+    return dlt;
+}
+
+// Turns libpcap's read error text into our reason wording.
+std::string classify_read_error(const std::string& msg, uint64_t bytes_left) {
+    const std::string left = ", " + std::to_string(bytes_left) + " bytes left in the file";
+    if (msg.find("header bytes") != std::string::npos)
+        return "truncated record header" + left + " [libpcap: " + msg + "]";
+    if (msg.find("captured bytes") != std::string::npos)
+        return "truncated record body" + left + " [libpcap: " + msg + "]";
+    if (msg.find("capture length") != std::string::npos)
+        return "absurd record length [libpcap: " + msg + "]";
+    return "read error [libpcap: " + msg + "]";
+}
+
+class LibpcapFileReader final : public PcapFileReader {
+public:
+    LibpcapFileReader(pcap_t* p, std::string path, uint64_t size, std::string format)
+        : p_(p), path_(std::move(path)), size_(size), format_(std::move(format)),
+          linktype_(dlt_to_linktype(pcap_datalink(p))) {
+        pos_ = current_offset();
+    }
+    ~LibpcapFileReader() override { pcap_close(p_); }
+
+    Status next(Frame& out) override {
+        if (state_ != Status::Ok) return state_;
+        const uint64_t record_offset = current_offset();
+        pcap_pkthdr* hdr = nullptr;
+        const u_char* data = nullptr;
+        const int rc = pcap_next_ex(p_, &hdr, &data);
+        pos_ = current_offset();
+        if (rc == PCAP_ERROR_BREAK) return state_ = Status::End;  // clean end of file
+        if (rc != 1) {
+            const uint64_t left = size_ > record_offset ? size_ - record_offset : 0;
+            error_offset_ = record_offset;
+            error_ = file_error(path_, classify_read_error(pcap_geterr(p_), left), record_offset);
+            return state_ = Status::Error;
+        }
+        ++number_;
+        out = Frame{};
+        out.number = number_;
+        // Classic pcap seconds are unsigned 32-bit; libpcap stores them in a
+        // signed field. With NANO precision tv_usec holds nanoseconds.
+        out.ts_ns = int64_t(uint32_t(hdr->ts.tv_sec)) * 1000000000 + int64_t(hdr->ts.tv_usec);
+        out.linktype = linktype_;
+        out.interface_id = 0;
+        out.origlen = hdr->len;
+        out.file_offset = record_offset;
+        out.data = std::span<const uint8_t>(data, hdr->caplen);
+        order_.observe(path_, number_, out.ts_ns);
+        return Status::Ok;
+    }
+    const std::string& error() const override { return error_; }
+    uint64_t error_offset() const override { return error_offset_; }
+    uint64_t file_size() const override { return size_; }
+    uint64_t position() const override { return pos_; }
+    std::string format() const override { return format_; }
+    std::vector<std::string> take_warnings() override { return order_.take(); }
+
+private:
+    uint64_t current_offset() const {
+        long off = std::ftell(pcap_file(p_));
+        return off < 0 ? pos_ : uint64_t(off);
+    }
+
+    pcap_t* p_;
+    std::string path_;
+    uint64_t size_;
+    std::string format_;
+    int linktype_;
+    uint64_t pos_ = 0;
+    uint64_t number_ = 0;
+    Status state_ = Status::Ok;
+    std::string error_;
+    uint64_t error_offset_ = 0;
+    capture_detail::TimestampOrderCheck order_;
+};
+
+} // namespace
+
+std::unique_ptr<PcapFileReader> PcapFileReader::open(const std::string& path, std::string& error) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = file_error(path, std::string("cannot open: ") + std::strerror(errno), 0);
+        return nullptr;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        error = file_error(path, "is a directory, not a capture file", 0);
+        return nullptr;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = file_error(path, "not a regular file", 0);
+        return nullptr;
+    }
+    const uint64_t size = uint64_t(st.st_size);
+    if (size == 0) {
+        error = file_error(path, "empty file, not a capture", 0);
+        return nullptr;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        error = file_error(path, std::string("cannot open: ") + std::strerror(errno), 0);
+        return nullptr;
+    }
+    std::array<uint8_t, 4> magic_bytes{};
+    const size_t got = std::fread(magic_bytes.data(), 1, magic_bytes.size(), f);
+    if (got < magic_bytes.size()) {
+        std::fclose(f);
+        error = file_error(path, "file too short to be a capture (" + std::to_string(got) + " bytes)", 0);
+        return nullptr;
+    }
+    std::rewind(f);
+    const uint32_t magic = *ByteReader(magic_bytes).be32();
+
+    if (magic == kPcapngShb) {
+        auto r = PcapngReader::open(f, path, size, error);  // owns f from here
+        return r;
+    }
+
+    std::string format;
+    if (magic == kPcapUs || swap32(magic) == kPcapUs || magic == kPcapModified || swap32(magic) == kPcapModified)
+        format = "pcap";
+    else if (magic == kPcapNs || swap32(magic) == kPcapNs)
+        format = "pcap-ns";
+    else {
+        std::fclose(f);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "not a capture file (unknown magic 0x%08x)", magic);
+        error = file_error(path, buf, 0);
+        return nullptr;
+    }
+
+    char errbuf[PCAP_ERRBUF_SIZE] = {};
+    // On failure libpcap does not close f; on success pcap_close() will.
+    pcap_t* p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!p) {
+        std::fclose(f);
+        std::string msg = errbuf;
+        std::string reason = msg.find("truncated") != std::string::npos
+                                 ? "truncated pcap file header [libpcap: " + msg + "]"
+                                 : "unusable pcap file header [libpcap: " + msg + "]";
+        error = file_error(path, reason, 0);
+        return nullptr;
+    }
+    return std::make_unique<LibpcapFileReader>(p, path, size, format);
+}
+
+} // namespace stallscope

@@ -1,0 +1,49 @@
+#include "capture/ip_address.h"
+
+#include <catch2/catch.hpp>
+
+#include <unordered_set>
+
+using namespace stallscope;
+
+namespace {
+IpAddress v6(std::initializer_list<uint16_t> groups) {
+    uint8_t b[16] = {};
+    int i = 0;
+    for (uint16_t g : groups) {
+        b[i++] = uint8_t(g >> 8);
+        b[i++] = uint8_t(g);
+    }
+    return IpAddress::v6(b);
+}
+} // namespace
+
+TEST_CASE("IPv4 dotted quad") {
+    const uint8_t a[4] = {192, 0, 2, 255};
+    CHECK(IpAddress::v4(a).to_string() == "192.0.2.255");
+}
+
+TEST_CASE("IPv6 per RFC 5952") {
+    CHECK(v6({0, 0, 0, 0, 0, 0, 0, 1}).to_string() == "::1");
+    CHECK(v6({0, 0, 0, 0, 0, 0, 0, 0}).to_string() == "::");
+    CHECK(v6({0x2001, 0xdb8, 0, 0, 0, 0, 0, 1}).to_string() == "2001:db8::1");
+    // a single zero group is not compressed (4.2.2)
+    CHECK(v6({0x2001, 0xdb8, 0, 1, 1, 1, 1, 1}).to_string() == "2001:db8:0:1:1:1:1:1");
+    // the longest run is compressed; on a tie the first (4.2.3)
+    CHECK(v6({0x2001, 0, 0, 1, 0, 0, 0, 1}).to_string() == "2001:0:0:1::1");
+    CHECK(v6({0x2001, 0xdb8, 0, 0, 1, 0, 0, 1}).to_string() == "2001:db8::1:0:0:1");
+    // lower case hex, no leading zeros (4.3, 4.1)
+    CHECK(v6({0x2001, 0xDB8, 0xABCD, 0x0012, 0, 0, 0, 0x00ff}).to_string() == "2001:db8:abcd:12::ff");
+}
+
+TEST_CASE("Endpoint text, equality and hash") {
+    const uint8_t a[4] = {127, 0, 0, 1};
+    Endpoint e4{IpAddress::v4(a), 8080};
+    Endpoint e6{v6({0, 0, 0, 0, 0, 0, 0, 1}), 80};
+    CHECK(e4.to_string() == "127.0.0.1:8080");
+    CHECK(e6.to_string() == "[::1]:80");
+    CHECK(IpAddress{}.to_string() == "?");
+    std::unordered_set<Endpoint, EndpointHash> set{e4, e6, e4};
+    CHECK(set.size() == 2);
+    CHECK(e4 != e6);
+}
