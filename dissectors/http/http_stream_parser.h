@@ -49,6 +49,12 @@ public:
     // `len` bytes of the stream were never captured. The current message is
     // abandoned (error reported) unless the gap lies inside a body of known
     // length, where it is skipped and the message still completes.
+    // Details: inside a Content-Length body, a chunk's data or a close-delimited
+    // body the bytes are skipped silently (no on_body for them; body_pos jumps).
+    // Anywhere else on_error(..., fatal=false) is reported, the message in
+    // progress never completes, and the parser resynchronises: the next feed()
+    // whose data starts like a message (looks_like_request/_response for this
+    // role) begins a new message; feeds before it are skipped whole.
     void gap(uint64_t len);
     // The sender closed the stream (FIN/RST): completes a close-delimited body.
     void end_of_stream();
