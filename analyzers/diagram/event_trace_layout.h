@@ -4,6 +4,7 @@
 // stalls marked. Pure geometry in abstract pixels: the cairo exporter
 // (SVG/PDF/PNG) and the Qt view both draw exactly this, so what a user sees
 // on screen is what they export.
+#include "analyzers/diagram/time_axis.h"
 #include "analyzers/model.h"
 
 #include <cstdint>
@@ -24,6 +25,9 @@ struct TraceArrow {
     bool evidence = false;          // frame is evidence of a finding
     std::string label;              // e.g. "#12 [P.] 312 B headers"
     std::string time_label;         // e.g. "+0.512 ms"
+    // Additive fields:
+    double x_from = 0, x_to = 0;    // lane x of sender and receiver
+    bool pure_ack = false;          // no payload and no SYN/FIN/RST
 };
 
 struct TraceStall {
@@ -31,11 +35,21 @@ struct TraceStall {
     Side side = Side::Client;       // lane that waited
     std::string kind;               // finding kind
     std::string label;              // e.g. "Nagle / delayed ACK 40.2 ms"
+    // Additive fields:
+    int64_t start_ns = 0, end_ns = 0;
+    double cost_ms = 0;
+    int column = 0;                 // 0 = next to the lane; overlapping stalls step outwards
+    double x = 0;                   // x of the bracket's spine
+    double label_y = 0;             // vertical centre of the label (kept apart from other labels)
 };
 
 struct TraceBreak {                 // an idle stretch of time cut out of the axis
     double y = 0;
     std::string label;              // e.g. "… 1.2 s idle …"
+    // Additive fields:
+    double y_end = 0;               // the cut spans [y, y_end]
+    int64_t from_ns = 0, to_ns = 0;
+    bool idle = true;               // false: a stall covers it (time was compressed, not idle)
 };
 
 struct EventTraceLayout {
@@ -47,10 +61,23 @@ struct EventTraceLayout {
     std::vector<TraceArrow> arrows;
     std::vector<TraceStall> stalls;
     std::vector<TraceBreak> breaks;
+    // Additive fields:
+    TimeAxis axis;                  // capture time <-> y (for hover, highlighting)
+    double lanes_top = 0;           // lanes start here (below title, legend, headers)
+    double lanes_bottom = 0;        // and end here
+    double time_label_x = 0;        // right edge of the time-label column
+    double label_zone = 0;          // width beside each lane for stall labels
+    int64_t t0_ns = 0;              // time of the first segment (time labels are relative to it)
 };
 
 struct EventTraceOptions {
     double width = 960;
+    // Additive fields (tuning the time axis; defaults read well from 1 to
+    // thousands of segments):
+    double row_height = 26;         // minimum vertical distance between two segments
+    double transit = 9;             // visual slope of an arrow (one capture point: no real transit)
+    int64_t break_after_ns = 1'000'000'000;  // idle longer than this is cut out of the axis
+    double break_height = 44;
 };
 
 // Segments are those of one call or one connection (Call::segments);

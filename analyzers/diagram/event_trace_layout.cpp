@@ -1,0 +1,206 @@
+#include "analyzers/diagram/event_trace_layout.h"
+
+#include "analyzers/diagram/diagram_text.h"
+#include "capture/packet_decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+namespace stallscope {
+namespace {
+
+// Vertical space a silence of dt gets on top of the minimum row: square-root
+// growth up to 100 ms (a 40 ms stall clearly dwarfs sub-millisecond gaps),
+// logarithmic beyond, so a single long wait cannot swallow the page.
+double gap_extra(int64_t dt_ns) {
+    if (dt_ns <= 0) return 0;
+    double ms = double(dt_ns) / 1e6;
+    if (ms <= 100) return 30 * std::sqrt(ms);
+    return 300 + 60 * std::log2(ms / 100);
+}
+
+bool is_pure_ack(const SegmentInfo& s) {
+    return s.len == 0 && !(s.flags & (tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst));
+}
+
+std::string arrow_label(const SegmentInfo& s) {
+    std::string label = "#" + std::to_string(s.frame) + " " + tcp_flags_text(s.flags);
+    if (s.len > 0) {
+        label += " " + std::to_string(s.len) + " B";
+        if (s.carries) label += " " + carries_label(s.carries);
+    } else if (is_pure_ack(s)) {
+        label += " " + carries_label(0);
+    }
+    if (s.retransmission) label += " (retransmission)";
+    else if (s.out_of_order) label += " (out of order)";
+    return label;
+}
+
+// The lane that waited through a stall: whoever sends the first data after
+// it ended had that data held back (the client's body in the seed's Fig. 2,
+// the server's response in Fig. 3). Falls back to the side the finding blames.
+Side waiting_side(const std::vector<const SegmentInfo*>& segs, const Finding& f) {
+    for (const SegmentInfo* s : segs)
+        if (s->ts_ns >= f.end_ns && s->len > 0) return s->from;
+    return f.side;
+}
+
+std::string idle_text(int64_t dt_ns, bool idle) {
+    std::string d = format_ms(double(dt_ns) / 1e6);
+    return idle ? "\u2026 " + d + " idle \u2026" : "\u2026 " + d + " \u2026";
+}
+
+} // namespace
+
+EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
+                                    const std::vector<Finding>& findings,
+                                    const std::string& title,
+                                    const std::string& client_name,
+                                    const std::string& server_name,
+                                    const EventTraceOptions& opt) {
+    EventTraceLayout L;
+    L.title = title;
+    L.client_name = client_name;
+    L.server_name = server_name;
+    L.width = std::max(480.0, opt.width);
+    const double row = std::max(12.0, opt.row_height);
+    const double transit = std::clamp(opt.transit, 0.0, row * 0.6);
+
+    // Horizontal: time labels | client stall labels | client lane ... server lane | server stall labels
+    L.time_label_x = 92;
+    L.label_zone = std::clamp(L.width * 0.17, 120.0, 220.0);
+    L.client_x = L.time_label_x + 12 + L.label_zone + 36;
+    L.server_x = L.width - L.label_zone - 48;
+    // Vertical: title, legend, lane headers, then the lanes.
+    L.lanes_top = 112;
+    L.top = L.lanes_top + 28;
+
+    // Segments in time order, each frame once (a connection's calls may share
+    // the handshake or a segment carrying the end of one and start of the next).
+    std::vector<const SegmentInfo*> segs;
+    segs.reserve(segments.size());
+    {
+        std::unordered_set<uint64_t> seen;
+        for (const auto& s : segments)
+            if (s.frame == 0 || seen.insert(s.frame).second) segs.push_back(&s);
+    }
+    std::stable_sort(segs.begin(), segs.end(), [](const SegmentInfo* a, const SegmentInfo* b) {
+        return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->frame < b->frame;
+    });
+
+    if (segs.empty()) {
+        L.lanes_bottom = L.top + row;
+        L.height = L.lanes_bottom + 24;
+        return L;
+    }
+    L.t0_ns = segs.front()->ts_ns;
+    const int64_t t_last = segs.back()->ts_ns;
+
+    // Findings that touch these segments, and the time they cover.
+    std::vector<const Finding*> stalls;
+    std::unordered_set<uint64_t> evidence;
+    std::unordered_set<uint64_t> present;
+    for (const SegmentInfo* s : segs) present.insert(s->frame);
+    for (const auto& f : findings) {
+        for (uint64_t fr : f.frames)
+            if (present.count(fr)) evidence.insert(fr);
+        // Zero-length findings (a split write, a connection per call) mark
+        // their evidence frames only; intervals get a bracket.
+        if (f.end_ns > f.start_ns && f.start_ns <= t_last && f.end_ns >= L.t0_ns) stalls.push_back(&f);
+    }
+    auto covered_by_stall = [&](int64_t a, int64_t b) {
+        for (const Finding* f : stalls)
+            if (f->start_ns <= a && f->end_ns >= b) return true;
+        return false;
+    };
+
+    // The time axis: one knot per segment; silences grow the gap, long idle
+    // stretches become a fixed-height break.
+    const double cap = gap_extra(opt.break_after_ns);
+    double y = L.top;
+    L.axis.add_knot(segs.front()->ts_ns, y);
+    for (size_t i = 1; i < segs.size(); ++i) {
+        int64_t a = segs[i - 1]->ts_ns, b = segs[i]->ts_ns;
+        int64_t dt = b - a;
+        double y_prev = y;
+        if (dt > opt.break_after_ns) {
+            bool idle = !covered_by_stall(a, b);
+            double h = idle ? std::max(opt.break_height, row) : row + cap;
+            y += row + h;
+            TraceBreak br;
+            br.y = y_prev + row * 0.5 + transit;
+            br.y_end = y - row * 0.5;
+            br.from_ns = a;
+            br.to_ns = b;
+            br.idle = idle;
+            br.label = idle_text(dt, idle);
+            L.breaks.push_back(br);
+        } else {
+            y += row + gap_extra(dt);
+        }
+        L.axis.add_knot(b, y);
+    }
+    L.lanes_bottom = y + row + transit;
+
+    // Arrows.
+    L.arrows.reserve(segs.size());
+    const auto& knots = L.axis.knots();
+    for (size_t i = 0; i < segs.size(); ++i) {
+        const SegmentInfo& s = *segs[i];
+        TraceArrow a;
+        a.frame = s.frame;
+        a.ts_ns = s.ts_ns;
+        a.from = s.from;
+        a.y_from = knots[i].second;
+        a.y_to = a.y_from + transit;
+        a.x_from = s.from == Side::Client ? L.client_x : L.server_x;
+        a.x_to = s.from == Side::Client ? L.server_x : L.client_x;
+        a.flags = s.flags;
+        a.len = s.len;
+        a.carries = s.carries;
+        a.retransmission = s.retransmission;
+        a.pure_ack = is_pure_ack(s);
+        a.evidence = evidence.count(s.frame) > 0;
+        a.label = arrow_label(s);
+        a.time_label = format_offset_ms(s.ts_ns - L.t0_ns);
+        L.arrows.push_back(std::move(a));
+    }
+
+    // Stall brackets on the waiting lane; overlapping ones step outwards and
+    // their labels are pushed apart so they never print over each other.
+    std::vector<double> col_end[2];       // per side: y where each column frees up
+    double last_label_y[2] = {-1e18, -1e18};
+    std::sort(stalls.begin(), stalls.end(),
+              [](const Finding* a, const Finding* b) { return a->start_ns < b->start_ns; });
+    for (const Finding* f : stalls) {
+        TraceStall st;
+        st.side = waiting_side(segs, *f);
+        st.kind = f->kind;
+        st.start_ns = f->start_ns;
+        st.end_ns = f->end_ns;
+        st.cost_ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
+        st.label = finding_kind_title(f->kind) + ": " + format_ms(st.cost_ms);
+        st.y_start = L.axis.px_of(f->start_ns);
+        st.y_end = std::max(L.axis.px_of(f->end_ns), st.y_start + 4);
+        int side = st.side == Side::Client ? 0 : 1;
+        auto& cols = col_end[side];
+        size_t c = 0;
+        while (c < cols.size() && cols[c] > st.y_start) ++c;
+        if (c == cols.size()) cols.push_back(0);
+        cols[c] = st.y_end + 2;
+        st.column = int(c);
+        double off = 14 + 9 * double(c);
+        st.x = side == 0 ? L.client_x - off : L.server_x + off;
+        // Two label lines (kind, duration) need about 30 px.
+        st.label_y = std::max((st.y_start + st.y_end) / 2, last_label_y[side] + 32);
+        last_label_y[side] = st.label_y;
+        L.stalls.push_back(std::move(st));
+    }
+    for (const auto& st : L.stalls) L.lanes_bottom = std::max(L.lanes_bottom, st.label_y + 20);
+
+    L.height = L.lanes_bottom + 24;
+    return L;
+}
+
+} // namespace stallscope

@@ -1,0 +1,219 @@
+#include "analyzers/diagram/paged_output.h"
+
+#include "analyzers/diagram/diagram_style.h"
+#include "analyzers/diagram/diagram_text.h"
+#include "analyzers/diagram/png_stream.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope::detail {
+namespace {
+
+void paint_white(cairo_t* cr) {
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_restore(cr);
+}
+
+// One page: header at the top, then body range r right below it.
+void draw_page(cairo_t* cr, const PagedDrawing& d, const PageRange& r, int page, int pages,
+               double vis_top = -1e300, double vis_bottom = 1e300) {
+    if (vis_top < d.header) {
+        cairo_save(cr);
+        cairo_rectangle(cr, 0, 0, d.width, d.header);
+        cairo_clip(cr);
+        d.draw_header(cr, page, pages);
+        cairo_restore(cr);
+    }
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, d.header, d.width, r.y1 - r.y0);
+    cairo_clip(cr);
+    cairo_translate(cr, 0, d.header - r.y0);
+    double v0 = std::max(r.y0, r.y0 + (vis_top - d.header));
+    double v1 = std::min(r.y1, r.y0 + (vis_bottom - d.header));
+    if (v1 >= v0) d.draw_body(cr, v0, v1);
+    cairo_restore(cr);
+}
+
+bool check(cairo_surface_t* s, const std::string& what, std::string& error) {
+    cairo_status_t st = cairo_surface_status(s);
+    if (st == CAIRO_STATUS_SUCCESS) return true;
+    error = what + ": " + cairo_status_to_string(st);
+    return false;
+}
+
+cairo_status_t append_to_string(void* closure, const unsigned char* data, unsigned int len) {
+    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), len);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+bool write_svg(const PagedDrawing& d, cairo_surface_t* s, const std::string& what, std::string& error) {
+    if (!check(s, what, error)) { cairo_surface_destroy(s); return false; }
+    cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+    cairo_t* cr = cairo_create(s);
+    paint_white(cr);
+    draw_page(cr, d, {d.header, d.height}, 0, 1);
+    cairo_destroy(cr);
+    cairo_surface_finish(s);
+    bool ok = check(s, what, error);
+    cairo_surface_destroy(s);
+    return ok;
+}
+
+} // namespace
+
+std::vector<PageRange> paginate(const PagedDrawing& d, double max_body) {
+    std::vector<PageRange> pages;
+    double end = std::max(d.height, d.header + 1);
+    double s = d.header;
+    max_body = std::max(max_body, 50.0);
+    while (end - s > max_body) {
+        double limit = s + max_body;
+        // The last cut that fits, if it leaves the page at least a third full.
+        auto it = std::upper_bound(d.cuts.begin(), d.cuts.end(), limit);
+        double e = limit;
+        if (it != d.cuts.begin() && *std::prev(it) > s + max_body / 3) e = *std::prev(it);
+        pages.push_back({s, e});
+        s = e;
+    }
+    pages.push_back({s, end});
+    return pages;
+}
+
+bool write_svg_file(const PagedDrawing& d, const std::string& path, std::string& error) {
+    return write_svg(d, cairo_svg_surface_create(path.c_str(), d.width, d.height), path, error);
+}
+
+bool write_svg_string(const PagedDrawing& d, std::string& out, std::string& error) {
+    out.clear();
+    return write_svg(d, cairo_svg_surface_create_for_stream(append_to_string, &out, d.width, d.height),
+                     "SVG", error);
+}
+
+bool write_pdf_file(const PagedDrawing& d, const std::string& path, double page_height, std::string& error) {
+    auto pages = paginate(d, page_height - d.header);
+    cairo_surface_t* s = cairo_pdf_surface_create(path.c_str(), d.width, d.header + (pages[0].y1 - pages[0].y0));
+    if (!check(s, path, error)) { cairo_surface_destroy(s); return false; }
+    cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "StallScope");
+    cairo_t* cr = cairo_create(s);
+    for (size_t i = 0; i < pages.size(); ++i) {
+        cairo_pdf_surface_set_size(s, d.width, d.header + (pages[i].y1 - pages[i].y0));
+        paint_white(cr);
+        draw_page(cr, d, pages[i], int(i), int(pages.size()));
+        cairo_show_page(cr);
+    }
+    cairo_destroy(cr);
+    cairo_surface_finish(s);
+    bool ok = check(s, path, error);
+    cairo_surface_destroy(s);
+    return ok;
+}
+
+bool write_png_file(const PagedDrawing& d, const std::string& path, std::string& error, double max_side) {
+    // Too tall: tile the body into columns placed side by side, each with the
+    // header; if even that is too wide, scale the whole image down.
+    const double gap = 24;
+    double body = std::max(1.0, d.height - d.header);
+    double max_body = max_side - d.header;
+    size_t ncols = size_t(std::ceil(body / max_body));
+    std::vector<PageRange> cols;
+    if (ncols <= 1) {
+        cols.push_back({d.header, d.height});
+    } else {
+        // Balance the columns; cuts may shorten a column a little, so allow slack.
+        cols = paginate(d, std::min(max_body, body / double(ncols) + 400));
+    }
+    double col_h = 0;
+    for (const auto& c : cols) col_h = std::max(col_h, d.header + (c.y1 - c.y0));
+    double full_w = double(cols.size()) * d.width + double(cols.size() - 1) * gap;
+    double scale = std::min({1.0, max_side / full_w, max_side / col_h});
+    auto img_w = uint32_t(std::max(1.0, std::ceil(full_w * scale)));
+    auto img_h = uint32_t(std::max(1.0, std::ceil(col_h * scale)));
+
+    PngStream png;
+    if (!png.open(path, img_w, img_h, error)) return false;
+    const uint32_t strip = 1024;
+    cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, int(img_w), int(std::min(strip, img_h)));
+    if (!check(s, path, error)) { cairo_surface_destroy(s); return false; }
+    for (uint32_t r0 = 0; r0 < img_h; r0 += strip) {
+        uint32_t rows = std::min(strip, img_h - r0);
+        cairo_t* cr = cairo_create(s);
+        paint_white(cr);
+        cairo_translate(cr, 0, -double(r0));
+        cairo_scale(cr, scale, scale);
+        double vis_top = double(r0) / scale - 2, vis_bottom = double(r0 + rows) / scale + 2;
+        for (size_t c = 0; c < cols.size(); ++c) {
+            double h = d.header + (cols[c].y1 - cols[c].y0);
+            if (vis_top > h) continue;
+            cairo_save(cr);
+            cairo_translate(cr, double(c) * (d.width + gap), 0);
+            cairo_rectangle(cr, 0, 0, d.width, h);
+            cairo_clip(cr);
+            draw_page(cr, d, cols[c], int(c), int(cols.size()), vis_top, vis_bottom);
+            cairo_restore(cr);
+            if (c + 1 < cols.size()) {   // a thin divider between columns
+                cairo_save(cr);
+                cairo_set_source_rgb(cr, style::kGrid.r, style::kGrid.g, style::kGrid.b);
+                cairo_rectangle(cr, double(c + 1) * (d.width + gap) - gap / 2 - 1, 0, 2, col_h);
+                cairo_fill(cr);
+                cairo_restore(cr);
+            }
+        }
+        cairo_destroy(cr);
+        cairo_surface_flush(s);
+        if (!png.write_rows(cairo_image_surface_get_data(s), cairo_image_surface_get_stride(s), int(rows), error)) {
+            cairo_surface_destroy(s);
+            return false;
+        }
+    }
+    cairo_surface_destroy(s);
+    return png.finish(error);
+}
+
+void set_font(cairo_t* cr, double size, bool bold, bool mono, bool italic) {
+    cairo_select_font_face(cr, mono ? style::kMonoFont : style::kFont,
+                           italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+}
+
+double text_width(cairo_t* cr, const std::string& s) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, clean_text(s).c_str(), &e);
+    return e.x_advance;
+}
+
+double draw_text(cairo_t* cr, const std::string& s, double x, double y, Align a) {
+    double w = text_width(cr, s);
+    double x0 = a == Align::Left ? x : a == Align::Centre ? x - w / 2 : x - w;
+    cairo_move_to(cr, x0, y);
+    cairo_show_text(cr, clean_text(s).c_str());
+    cairo_new_path(cr);
+    return w;
+}
+
+std::string elide(cairo_t* cr, const std::string& s, double max_w) {
+    if (text_width(cr, s) <= max_w) return s;
+    std::string t = clean_text(s);
+    // Hostile input can be megabytes long: start from a bounded prefix.
+    if (t.size() > 400) {
+        t.resize(400);
+        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
+        if (!t.empty() && static_cast<unsigned char>(t.back()) >= 0xC0) t.pop_back();
+    }
+    while (!t.empty()) {
+        t.pop_back();
+        // Do not cut a UTF-8 sequence in half.
+        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
+        if (!t.empty() && static_cast<unsigned char>(t.back()) >= 0xC0) t.pop_back();
+        if (text_width(cr, t + "\u2026") <= max_w) return t + "\u2026";
+    }
+    return "";
+}
+
+} // namespace stallscope::detail

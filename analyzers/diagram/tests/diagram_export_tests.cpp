@@ -1,0 +1,109 @@
+#include "analyzers/diagram/diagram_export.h"
+#include "analyzers/diagram/event_trace_layout.h"
+#include "diagram_fixtures.h"
+#include "export_check.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+// cairo writes each stroke as its own <path>; the request-data colour
+// (style::kClientData = rgb(12%,38%,75%)) marks request arrows: one stroked
+// shaft per arrow (heads and dots are fills), plus one in the legend.
+const std::string kClientDataStroke = "stroke:rgb(12%,38%,75%)";
+
+EventTraceLayout fig2_layout() {
+    return layout_event_trace(fig2_segments(), {fig2_nagle_finding(), fig2_split_finding()},
+                              "Call 1: POST /soap doNothing \xE2\x80\x94 41.4 ms", "10.0.0.1:40000", "10.0.0.2:8080");
+}
+} // namespace
+
+TEST_CASE("Event trace exports as SVG with every arrow", "[export]") {
+    std::string dir = temp_dir();
+    auto L = fig2_layout();
+    std::string err;
+    REQUIRE(export_event_trace(L, dir + "/t.svg", "svg", err));
+    std::string svg = read_file(dir + "/t.svg");
+    REQUIRE(svg.rfind("<?xml", 0) == 0);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    // Request data arrows: frames 4 and 6 -> one stroked shaft each.
+    CHECK(count(svg, kClientDataStroke) == 2 + 1);
+    if (have_tool("rsvg-convert"))
+        CHECK(run("rsvg-convert -o '" + dir + "/t-check.png' '" + dir + "/t.svg' 2>/dev/null") == 0);
+
+    // 5000 segments: all of them in one SVG.
+    auto many = many_segments(5000);
+    auto big = layout_event_trace(many, {}, "big", "c", "s");
+    REQUIRE(export_event_trace(big, dir + "/big.svg", "svg", err));
+    std::string bsvg = read_file(dir + "/big.svg");
+    size_t client_data = 0;
+    for (const auto& s : many) client_data += s.from == Side::Client && s.len > 0;
+    CHECK(count(bsvg, kClientDataStroke) == client_data + 1);
+    // Server data arrows use their own colour; count them too.
+    size_t server_data = 0;
+    for (const auto& s : many) server_data += s.from == Side::Server && s.len > 0;
+    CHECK(count(bsvg, "stroke:rgb(5%,52%,38%)") == server_data + 1);
+}
+
+TEST_CASE("Event trace exports as PDF, over several pages when long", "[export]") {
+    std::string dir = temp_dir();
+    std::string err;
+    REQUIRE(export_event_trace(fig2_layout(), dir + "/t.pdf", "pdf", err));
+    CHECK(read_file(dir + "/t.pdf").rfind("%PDF", 0) == 0);
+    int pages = pdf_pages(dir + "/t.pdf");
+    if (pages >= 0) CHECK(pages == 1);
+
+    auto big = layout_event_trace(many_segments(2000), {}, "big", "c", "s");
+    REQUIRE(export_event_trace(big, dir + "/big.pdf", "pdf", err));
+    CHECK(read_file(dir + "/big.pdf").rfind("%PDF", 0) == 0);
+    pages = pdf_pages(dir + "/big.pdf");
+    if (pages >= 0) {
+        CHECK(pages >= int(big.height / 1400));
+        CHECK(pages <= int(big.height / 1400 * 1.6) + 2);
+    }
+}
+
+TEST_CASE("Event trace exports as PNG, tiled into columns beyond 32767 px", "[export]") {
+    std::string dir = temp_dir();
+    std::string err;
+    auto L = fig2_layout();
+    REQUIRE(export_event_trace(L, dir + "/t.png", "png", err));
+    uint32_t w = 0, h = 0;
+    REQUIRE(png_size(dir + "/t.png", w, h));
+    CHECK(w == uint32_t(std::ceil(L.width)));
+    CHECK(h == uint32_t(std::ceil(L.height)));
+    CHECK(png_decodes(dir + "/t.png"));
+
+    auto big = layout_event_trace(many_segments(5000), {}, "big", "c", "s");
+    REQUIRE(big.height > 32767);
+    REQUIRE(export_event_trace(big, dir + "/big.png", "png", err));
+    REQUIRE(png_size(dir + "/big.png", w, h));
+    CHECK(h <= 32767);
+    CHECK(w <= 32767);
+    CHECK(w > big.width * 2);          // several columns, not a squashed single one
+    CHECK(w % 1 == 0);
+}
+
+TEST_CASE("Export reports bad formats, bad paths and survives hostile text", "[export]") {
+    std::string dir = temp_dir();
+    std::string err;
+    auto L = fig2_layout();
+    CHECK_FALSE(export_event_trace(L, dir + "/t.gif", "gif", err));
+    CHECK(err.find("gif") != std::string::npos);
+    for (const char* fmt : {"svg", "pdf", "png"}) {
+        err.clear();
+        CHECK_FALSE(export_event_trace(L, dir + "/no/such/dir/t", fmt, err));
+        CHECK_FALSE(err.empty());
+    }
+    // Invalid UTF-8 and control bytes in names from the capture.
+    L.title = std::string("bad \xff\xfe title \x01\x02 ") + std::string(5000, 'x');
+    L.client_name = "\xc3";
+    L.arrows[3].label = "\xed\xa0\x80 surrogate";
+    REQUIRE(export_event_trace(L, dir + "/h.png", "png", err));
+    CHECK(png_decodes(dir + "/h.png"));
+    REQUIRE(export_event_trace(L, dir + "/h.svg", "svg", err));
+}
