@@ -62,9 +62,9 @@ struct Recorder : HttpStreamListener {
 };
 
 std::vector<std::string> run_whole(Role role, std::string_view s, std::vector<std::string> methods = {},
-                                   bool eos = true) {
+                                   bool eos = true, HttpParserLimits limits = {}) {
     Recorder r;
-    HttpStreamParser p(role, r);
+    HttpStreamParser p(role, r, limits);
     for (auto& m : methods) p.push_request_method(m);
     p.feed(bytes(s));
     if (eos) p.end_of_stream();
@@ -73,9 +73,9 @@ std::vector<std::string> run_whole(Role role, std::string_view s, std::vector<st
 
 // Feeds `s` cut at the given positions (sorted).
 std::vector<std::string> run_cut(Role role, std::string_view s, const std::vector<size_t>& cuts,
-                                 std::vector<std::string> methods = {}, bool eos = true) {
+                                 std::vector<std::string> methods = {}, bool eos = true, HttpParserLimits limits = {}) {
     Recorder r;
-    HttpStreamParser p(role, r);
+    HttpStreamParser p(role, r, limits);
     for (auto& m : methods) p.push_request_method(m);
     size_t prev = 0;
     for (size_t c : cuts) {
@@ -89,20 +89,21 @@ std::vector<std::string> run_cut(Role role, std::string_view s, const std::vecto
 }
 
 // Every single cut, every pair of cuts, and byte-at-a-time must match one feed.
-void check_split_invariance(Role role, std::string_view s, std::vector<std::string> methods = {}) {
-    const auto whole = run_whole(role, s, methods);
+void check_split_invariance(Role role, std::string_view s, std::vector<std::string> methods = {},
+                            HttpParserLimits limits = {}) {
+    const auto whole = run_whole(role, s, methods, true, limits);
     for (size_t i = 0; i <= s.size(); ++i) {
         INFO("cut at " << i);
-        REQUIRE(run_cut(role, s, {i}, methods) == whole);
+        REQUIRE(run_cut(role, s, {i}, methods, true, limits) == whole);
     }
     for (size_t i = 0; i <= s.size(); ++i)
         for (size_t j = i; j <= s.size(); ++j) {
             INFO("cuts at " << i << "," << j);
-            REQUIRE(run_cut(role, s, {i, j}, methods) == whole);
+            REQUIRE(run_cut(role, s, {i, j}, methods, true, limits) == whole);
         }
     std::vector<size_t> every;
     for (size_t i = 1; i < s.size(); ++i) every.push_back(i);
-    REQUIRE(run_cut(role, s, every, methods) == whole);
+    REQUIRE(run_cut(role, s, every, methods, true, limits) == whole);
 }
 
 } // namespace
@@ -439,6 +440,27 @@ TEST_CASE("101 Switching Protocols turns the rest of the stream into a tunnel") 
     CHECK(r.fatal_errors == 0);
     CHECK(r.events.back() == "complete@" + std::to_string(head.size()));
     CHECK(p.offset() == head.size() + 7);
+}
+
+TEST_CASE("error events are the same however the stream is split") {
+    const HttpParserLimits small{120, 4};
+    const std::pair<Role, std::string> cases[] = {
+        {Role::Response, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n"},
+        {Role::Response, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n"},
+        {Role::Request, "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"},
+        {Role::Request, "GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n"},
+        {Role::Request, "GET / HTTP/1.1\r\nX: " + std::string(150, 'x') + "\r\n\r\n"},
+        {Role::Request, "GET\r\n\r\n"},
+        {Role::Request, "POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n"},
+    };
+    for (const auto& [role, s] : cases) {
+        INFO(s);
+        auto whole = run_whole(role, s, {}, true, small);
+        bool any_error = false;
+        for (auto& e : whole) any_error |= e.rfind("fatal@", 0) == 0 || e.rfind("warn@", 0) == 0;
+        CHECK(any_error);
+        check_split_invariance(role, s, {}, small);
+    }
 }
 
 TEST_CASE("looks_like_request and looks_like_response") {
