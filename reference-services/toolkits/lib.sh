@@ -30,6 +30,9 @@ tk_parse_args() {
     || { echo "$(basename "$0"): --port must be 1024..65535" >&2; tk_usage; }
   [[ "$CALLS" =~ ^[0-9]+$ ]] && [ "$CALLS" -ge 1 ] && [ "$CALLS" -le $TK_MAX_CALLS ] \
     || { echo "$(basename "$0"): --calls must be 1..$TK_MAX_CALLS" >&2; tk_usage; }
+  if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
+    echo "$(basename "$0"): port $PORT is already in use" >&2; exit 1
+  fi
 }
 
 # Waits (up to ~10 s) until something listens on 127.0.0.1:$1; fails if pid $2 died.

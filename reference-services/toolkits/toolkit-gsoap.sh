@@ -6,6 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 tk_parse_args "$@"
+[ "$KEEPALIVE" = 0 ] || tk_usage
 BUILD="${STALLSCOPE_TOOLKIT_BUILD:-/work/build-toolkits}/gsoap"
 "$TK_DIR/gsoap/build.sh" "$BUILD" >&2
 MODE=""; [ "$FIXED" = 1 ] && MODE=keepalive
