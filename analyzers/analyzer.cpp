@@ -1,0 +1,146 @@
+#include "analyzers/analyzer.h"
+
+#include "analyzers/summary.h"
+#include "capture/packet_decoder.h"
+
+#include <algorithm>
+
+namespace stallscope {
+
+namespace {
+constexpr size_t kMaxWarnings = 500;
+constexpr int64_t kClosedLingerNs = 1'000'000'000;  // late ACKs of a closed connection still count
+}
+
+Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name) : opt_(options), detectors_(make_detectors()) {
+    result_.capture.file = std::move(file_name);
+}
+
+Analyzer::~Analyzer() = default;
+
+void Analyzer::warn(const std::string& message, uint64_t frame, uint64_t connection_id) {
+    Warning w;
+    w.message = message;
+    w.frame = frame;
+    w.connection_id = connection_id;
+    add_warning(std::move(w));
+}
+
+void Analyzer::add_warning(Warning w) {
+    if (result_.capture.warnings.size() >= kMaxWarnings) { ++warnings_suppressed_; return; }
+    result_.capture.warnings.push_back(std::move(w));
+}
+
+bool Analyzer::keep_segments(const Call& c) const {
+    return opt_.keep_segments || (opt_.keep_segments_for_call && *opt_.keep_segments_for_call == c.id) ||
+           (opt_.keep_segments_for_connection && *opt_.keep_segments_for_connection == c.connection_id);
+}
+
+void Analyzer::call_ready(Call&& call, const Connection& conn) {
+    for (auto& d : detectors_) d->on_call(call, conn, result_.findings);
+    if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
+    result_.calls.push_back(std::move(call));
+}
+
+void Analyzer::close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it) {
+    it->second->finish();
+    result_.connections.push_back(it->second->info());
+    flows_.erase(it);
+}
+
+void Analyzer::sweep(int64_t now_ns) {
+    for (auto it = flows_.begin(); it != flows_.end();) {
+        auto next = std::next(it);
+        if (it->second->closed() && now_ns - it->second->last_ns() > kClosedLingerNs) close_flow(it);
+        it = next;
+    }
+}
+
+void Analyzer::on_frame(const Frame& f) {
+    CaptureInfo& cap = result_.capture;
+    ++cap.packets;
+    if (cap.first_ns == 0 || f.ts_ns < cap.first_ns) cap.first_ns = f.ts_ns;
+    cap.last_ns = std::max(cap.last_ns, f.ts_ns);
+    if (link_types_.insert(f.linktype).second) cap.link_types.push_back(linktype_name(f.linktype));
+
+    DecodeResult d = decode_packet(f.linktype, f.data);
+    switch (d.status) {
+    case DecodeStatus::Tcp: break;
+    case DecodeStatus::NotTcp: ++cap.non_tcp_packets; return;
+    case DecodeStatus::UnsupportedLink:
+        ++cap.undecodable_packets;
+        if (unsupported_links_warned_.insert(f.linktype).second)
+            add_warning({"frame " + std::to_string(f.number) + ": unsupported link type " + linktype_name(f.linktype) +
+                             " (packets of this link type are skipped)",
+                         f.number, f.file_offset, 0});
+        return;
+    case DecodeStatus::Fragment:
+    case DecodeStatus::Malformed:
+        ++cap.undecodable_packets;
+        add_warning({"frame " + std::to_string(f.number) + ": " + d.detail + " (packet skipped)", f.number,
+                     f.file_offset, 0});
+        return;
+    }
+    const TcpPacket& p = d.tcp;
+    FlowKey key = p.src < p.dst ? FlowKey{p.src, p.dst} : FlowKey{p.dst, p.src};
+    auto it = flows_.find(key);
+    if (it != flows_.end() && !it->second->accepts(p)) {
+        close_flow(it);  // the address pair is reused by a new connection
+        it = flows_.end();
+    }
+    if (it == flows_.end()) {
+        if (flows_.size() >= opt_.max_open_connections) {
+            // Over the cap: the least recently active connection is finished early.
+            auto oldest = std::min_element(flows_.begin(), flows_.end(), [](auto& a, auto& b) {
+                return a.second->last_ns() < b.second->last_ns();
+            });
+            if (!cap_warned_) {
+                cap_warned_ = true;
+                add_warning({"open-connection cap (" + std::to_string(opt_.max_open_connections) +
+                                 ") hit at frame " + std::to_string(f.number) +
+                                 ": least recently active connections are finished early",
+                             f.number, f.file_offset, 0});
+            }
+            close_flow(oldest);
+        }
+        it = flows_.emplace(key, std::make_unique<ConnectionAnalyzer>(++last_conn_id_, p, opt_, static_cast<ConnectionHost&>(*this))).first;
+    }
+    it->second->on_packet(f, p);
+    if (f.ts_ns - last_sweep_ns_ > kClosedLingerNs) {
+        sweep(f.ts_ns);
+        last_sweep_ns_ = f.ts_ns;
+    }
+}
+
+AnalysisResult Analyzer::snapshot() const {
+    AnalysisResult r = result_;
+    for (auto& [key, conn] : flows_) {
+        r.connections.push_back(conn->info());
+        for (Call& c : conn->provisional_calls()) r.calls.push_back(std::move(c));
+    }
+    std::sort(r.connections.begin(), r.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    std::sort(r.calls.begin(), r.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    r.summary = summarize(r.calls, r.findings);
+    return r;
+}
+
+AnalysisResult Analyzer::finish() {
+    // Close in connection order so results do not depend on hash order.
+    std::vector<std::pair<uint64_t, FlowKey>> order;
+    for (auto& [key, conn] : flows_) order.push_back({conn->info().id, key});
+    std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& [id, key] : order) close_flow(flows_.find(key));
+    std::sort(result_.connections.begin(), result_.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    std::sort(result_.calls.begin(), result_.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    for (auto& d : detectors_) d->finish(result_.calls, result_.connections, result_.findings);
+    std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
+        uint64_t ca = a.calls.empty() ? 0 : a.calls.front(), cb = b.calls.empty() ? 0 : b.calls.front();
+        return ca != cb ? ca < cb : a.kind < b.kind;
+    });
+    if (warnings_suppressed_)
+        result_.capture.warnings.push_back({std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
+    result_.summary = summarize(result_.calls, result_.findings);
+    return std::move(result_);
+}
+
+} // namespace stallscope

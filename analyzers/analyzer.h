@@ -1,0 +1,60 @@
+#pragma once
+// The streaming analysis: frames in (from a file or a live interface), an
+// AnalysisResult out. Holds only the open connections; finished calls are
+// run through the detectors as soon as they are known and kept as values.
+#include "analyzers/analyze.h"
+#include "analyzers/connection_analyzer.h"
+#include "analyzers/detector.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+namespace stallscope {
+
+class Analyzer : private ConnectionHost {
+public:
+    Analyzer(const AnalysisOptions& options, std::string file_name);
+    ~Analyzer() override;
+
+    void on_frame(const Frame& f);
+    // A problem found outside the packet flow (reader warnings...).
+    void add_warning(Warning w);
+    CaptureInfo& capture() { return result_.capture; }
+
+    // Everything known so far, with open calls as provisional entries
+    // (live view). Cheap enough to call a few times a second.
+    AnalysisResult snapshot() const;
+    // Close every connection, run the whole-capture detectors, summarise.
+    AnalysisResult finish();
+
+private:
+    struct FlowKey {
+        Endpoint a, b;  // a < b
+        friend bool operator==(const FlowKey&, const FlowKey&) = default;
+    };
+    struct FlowKeyHash {
+        size_t operator()(const FlowKey& k) const noexcept { return EndpointHash{}(k.a) * 31 + EndpointHash{}(k.b); }
+    };
+
+    uint64_t new_call_id() override { return ++last_call_id_; }
+    void warn(const std::string& message, uint64_t frame, uint64_t connection_id) override;
+    void call_ready(Call&& call, const Connection& conn) override;
+    void close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it);
+    void sweep(int64_t now_ns);
+    bool keep_segments(const Call& c) const;
+
+    AnalysisOptions opt_;
+    AnalysisResult result_;
+    std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash> flows_;
+    std::vector<std::unique_ptr<Detector>> detectors_;
+    uint64_t last_call_id_ = 0, last_conn_id_ = 0;
+    int64_t last_sweep_ns_ = 0;
+    uint64_t warnings_suppressed_ = 0;
+    std::set<int> unsupported_links_warned_;
+    std::set<int> link_types_;
+    bool cap_warned_ = false;
+};
+
+} // namespace stallscope

@@ -1,0 +1,382 @@
+#include "analyzers/exchange_tracker.h"
+
+#include "dissectors/http/content_decoder.h"
+#include "dissectors/soap/soap_decoder.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace stallscope {
+
+namespace {
+
+bool icontains(const std::string& hay, const char* needle) {
+    std::string h = hay;
+    for (char& ch : h) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return h.find(needle) != std::string::npos;
+}
+
+// SOAP 1.2 carries the action as a media-type parameter.
+std::string action_param(const std::string& content_type) {
+    std::string lower = content_type;
+    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    auto p = lower.find("action=");
+    if (p == std::string::npos) return {};
+    std::string v = content_type.substr(p + 7);
+    if (!v.empty() && v[0] == '"') { v.erase(0, 1); auto q = v.find('"'); if (q != std::string::npos) v.resize(q); }
+    else { auto q = v.find(';'); if (q != std::string::npos) v.resize(q); }
+    return v;
+}
+
+std::string unquote(std::string v) {
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    return v;
+}
+
+} // namespace
+
+// One call being assembled.
+struct CallState {
+    Call call;
+    uint64_t seg_first = 0, seg_last = 0;
+    bool have_request_head = false;
+    bool done = false;            // final response complete (or given up)
+    std::string req_body, resp_body;
+    bool req_body_capped = false, resp_body_capped = false;
+};
+
+// Where the bytes of the message being parsed in one direction go.
+struct MsgTrack {
+    CallState* call = nullptr;    // nullptr: bytes of no known message
+    MessageInfo* info = nullptr;
+    uint16_t head_bit = carries::kOther, body_bit = carries::kOther;
+    bool in_body = false;
+    bool interim = false;
+    uint64_t begin_frame = 0;
+    int64_t begin_ns = 0;
+    uint64_t last_seg = UINT64_MAX;
+};
+
+class ExchangeTracker::Listener : public HttpStreamListener {
+public:
+    Listener(ExchangeTracker& t, int dir) : t_(t), dir_(dir) {}
+    void on_message_begin(uint64_t offset) override;
+    void on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) override;
+    void on_body(std::span<const uint8_t> data, uint64_t body_pos) override;
+    void on_message_complete(uint64_t end_offset) override;
+    void on_error(const std::string& message, uint64_t offset, bool fatal) override;
+private:
+    ExchangeTracker& t_;
+    int dir_;
+};
+
+struct ExchangeTracker::Dir {
+    int http = -1;                 // -1 not sniffed yet, 0 not HTTP, 1 HTTP
+    uint64_t base = 0;             // stream offset where the parser started
+    std::unique_ptr<Listener> listener;
+    std::unique_ptr<HttpStreamParser> parser;
+    uint64_t cur_seg = 0;
+    uint64_t cursor = 0;           // stream offset attributed so far
+    MsgTrack active;
+    bool have_active = false;
+    MessageInfo scratch;           // interim responses and orphans
+    std::vector<std::string> pending_methods;  // requests seen before this parser existed
+    uint32_t errors = 0;
+};
+
+ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host,
+                                 const AnalysisOptions& options)
+    : conn_id_(connection_id), segs_(segments), host_(host), opt_(options) {
+    for (auto& d : dirs_) d = std::make_unique<Dir>();
+}
+
+ExchangeTracker::~ExchangeTracker() = default;
+
+int ExchangeTracker::http_state(int dir) const { return dirs_[dir]->http; }
+
+// Attribute stream bytes [cursor, upto) of direction `dir` to the active
+// message (or to "other"), marking what the current segment carries.
+void ExchangeTracker::attribute(int dir, uint64_t upto) {
+    Dir& d = *dirs_[dir];
+    if (upto <= d.cursor) return;
+    uint64_t n = upto - d.cursor;
+    d.cursor = upto;
+    SegmentInfo* seg = segs_.at(d.cur_seg);
+    if (!d.have_active || !d.active.info) {
+        if (seg) seg->carries |= carries::kOther;
+        return;
+    }
+    MsgTrack& m = d.active;
+    MessageInfo& info = *m.info;
+    uint64_t frame = seg ? seg->frame : 0;
+    int64_t ts = seg ? seg->ts_ns : 0;
+    if (seg) seg->carries |= m.in_body ? m.body_bit : m.head_bit;
+    if (m.last_seg != d.cur_seg) {
+        info.write_sizes.push_back(uint32_t(std::min<uint64_t>(n, UINT32_MAX)));
+        info.frames.push_back(frame);
+        m.last_seg = d.cur_seg;
+    } else if (!info.write_sizes.empty()) {
+        info.write_sizes.back() += uint32_t(std::min<uint64_t>(n, UINT32_MAX));
+    }
+    if (m.in_body) {
+        if (info.body_first_frame == 0) { info.body_first_frame = frame; info.body_first_ns = ts; }
+        info.body_bytes += n;
+    }
+    info.last_frame = frame;
+    info.last_ns = ts;
+    if (m.call) m.call->seg_last = std::max(m.call->seg_last, d.cur_seg);
+}
+
+void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
+    Dir& d = *t_.dirs_[dir_];
+    uint64_t off = d.base + offset;
+    t_.attribute(dir_, off);
+    SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+    d.active = MsgTrack{};
+    d.have_active = true;
+    d.active.begin_frame = seg ? seg->frame : 0;
+    d.active.begin_ns = seg ? seg->ts_ns : 0;
+    if (dir_ == 0) {
+        auto cs = std::make_unique<CallState>();
+        cs->call.id = t_.host_.new_call_id();
+        cs->call.connection_id = t_.conn_id_;
+        cs->call.index_on_connection = t_.calls_started_++;
+        // The first call also owns the handshake and anything before it.
+        cs->seg_first = t_.calls_.empty() && cs->call.index_on_connection == 0 ? t_.segs_.begin_index() : d.cur_seg;
+        cs->seg_last = d.cur_seg;
+        cs->call.request.first_frame = d.active.begin_frame;
+        cs->call.request.first_ns = d.active.begin_ns;
+        cs->call.request_first_frame = d.active.begin_frame;
+        cs->call.start_ns = d.active.begin_ns;
+        d.active.call = cs.get();
+        d.active.info = &cs->call.request;
+        d.active.head_bit = carries::kRequestHeaders;
+        d.active.body_bit = carries::kRequestBody;
+        t_.calls_.push_back(std::move(cs));
+    } else {
+        // A response answers the oldest request still waiting for one.
+        for (auto& cs : t_.calls_) {
+            if (!cs->done && cs->have_request_head) { d.active.call = cs.get(); break; }
+        }
+        d.scratch = MessageInfo{};
+        d.active.info = &d.scratch;  // until the status line says interim or final
+        d.active.head_bit = carries::kResponseHeaders;
+        d.active.body_bit = carries::kResponseBody;
+        if (!d.active.call) {
+            d.active.info = nullptr;
+            t_.host_.warn("response without a request (stream offset " + std::to_string(off) + ")",
+                          seg ? seg->frame : 0);
+        }
+    }
+    if (d.active.info) { d.active.info->first_frame = d.active.begin_frame; d.active.info->first_ns = d.active.begin_ns; }
+}
+
+void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) {
+    Dir& d = *t_.dirs_[dir_];
+    if (!d.have_active) return;
+    MsgTrack& m = d.active;
+    CallState* cs = m.call;
+    if (dir_ == 1 && cs) {
+        if (head.status >= 100 && head.status < 200) {
+            m.interim = true;
+            m.head_bit = m.body_bit = carries::kContinue;
+            if (head.status == 100 && !cs->call.got_continue) {
+                cs->call.got_continue = true;
+                cs->call.continue_frame = m.begin_frame;
+                cs->call.continue_ns = m.begin_ns;
+            }
+        } else {
+            // The final response: move what was tracked so far into the call.
+            cs->call.response = d.scratch;
+            m.info = &cs->call.response;
+            cs->call.status = head.status;
+            cs->call.reason = head.reason;
+            if (auto* v = head.header("Server")) cs->call.server = *v;
+            cs->call.response_chunked = head.chunked;
+            if (head.connection_close) cs->call.connection_close = true;
+            if (auto* v = head.header("Content-Encoding"); v && cs->call.content_encoding.empty()) cs->call.content_encoding = *v;
+        }
+    }
+    if (dir_ == 0 && cs) {
+        Call& c = cs->call;
+        cs->have_request_head = true;
+        c.method = head.method;
+        c.uri = head.uri;
+        c.http_version = head.version;
+        if (auto* v = head.header("User-Agent")) c.user_agent = *v;
+        if (auto* v = head.header("Content-Type")) c.content_type = *v;
+        if (auto* v = head.header("SOAPAction")) c.soap_action = unquote(*v);
+        if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
+        if (auto* v = head.header("Content-Encoding")) c.content_encoding = *v;
+        c.expect_continue = head.expect_continue;
+        c.request_chunked = head.chunked;
+        c.connection_close = head.connection_close;
+        // The response parser needs each request's method (HEAD has no body).
+        Dir& resp = *t_.dirs_[1];
+        if (resp.parser) resp.parser->push_request_method(head.method);
+        else resp.pending_methods.push_back(head.method);
+    }
+    t_.attribute(dir_, d.base + end_offset);
+    if (m.info) {
+        SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+        m.info->header_bytes = head.header_bytes;
+        m.info->headers_end_frame = seg ? seg->frame : 0;
+        m.info->headers_end_ns = seg ? seg->ts_ns : 0;
+    }
+    m.in_body = true;
+}
+
+void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {
+    Dir& d = *t_.dirs_[dir_];
+    if (!d.have_active || !d.active.call || d.active.interim) return;
+    CallState& cs = *d.active.call;
+    std::string& buf = dir_ == 0 ? cs.req_body : cs.resp_body;
+    bool& capped = dir_ == 0 ? cs.req_body_capped : cs.resp_body_capped;
+    size_t room = t_.opt_.max_soap_body_bytes > buf.size() ? t_.opt_.max_soap_body_bytes - buf.size() : 0;
+    if (data.size() > room) capped = true;
+    buf.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+}
+
+void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
+    Dir& d = *t_.dirs_[dir_];
+    t_.attribute(dir_, d.base + end_offset);
+    if (!d.have_active) return;
+    MsgTrack m = d.active;
+    d.have_active = false;
+    d.active = MsgTrack{};
+    if (!m.call || m.interim) return;
+    CallState& cs = *m.call;
+    if (dir_ == 0) {
+        cs.call.request.complete = true;
+        t_.finish_soap(cs, false);
+        return;
+    }
+    Call& c = cs.call;
+    c.response.complete = true;
+    c.complete = true;
+    c.response_last_frame = c.response.last_frame;
+    c.end_ns = c.response.last_ns;
+    c.latency_ms = double(c.end_ns - c.start_ns) / 1e6;
+    cs.done = true;
+    t_.finish_soap(cs, true);
+}
+
+void ExchangeTracker::Listener::on_error(const std::string& message, uint64_t offset, bool fatal) {
+    Dir& d = *t_.dirs_[dir_];
+    SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+    if (++d.errors <= 20) {
+        t_.host_.warn(std::string(dir_ == 0 ? "request" : "response") + " stream: " + message + " (stream offset " +
+                          std::to_string(d.base + offset) + (fatal ? ", rest of this direction not parsed)" : ")"),
+                      seg ? seg->frame : 0);
+    }
+    if (fatal && d.have_active) {
+        d.have_active = false;
+        d.active = MsgTrack{};
+    }
+}
+
+void ExchangeTracker::finish_soap(CallState& cs, bool response) {
+    std::string& body = response ? cs.resp_body : cs.req_body;
+    bool capped = response ? cs.resp_body_capped : cs.req_body_capped;
+    SoapInfo& out = response ? cs.call.soap_response : cs.call.soap;
+    if (body.empty()) return;
+    std::string decoded;
+    std::string_view xml = body;
+    const std::string& enc = cs.call.content_encoding;
+    if (!enc.empty() && !icontains(enc, "identity")) {
+        std::string err;
+        if (!decode_content(enc, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
+                            opt_.max_decompressed_bytes, decoded, err)) {
+            out.error = "content-encoding " + enc + ": " + err;
+            body.clear();
+            return;
+        }
+        xml = decoded;
+    }
+    size_t i = 0;
+    while (i < xml.size() && std::isspace(static_cast<unsigned char>(xml[i]))) ++i;
+    if (i < xml.size() && (xml[i] == '<' || uint8_t(xml[i]) == 0xEF)) {
+        if (capped) out.error = "body larger than " + std::to_string(opt_.max_soap_body_bytes) + " bytes: not decoded";
+        else out = decode_soap(xml);
+    }
+    body.clear();
+    body.shrink_to_fit();
+}
+
+void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+    Dir& d = *dirs_[dir];
+    if (d.http == 0) return;
+    d.cur_seg = seg;
+    if (!d.parser) {
+        // Find HTTP by content: a direction is HTTP when a segment starts like
+        // a request (client) or a status line (server). Until then (capture
+        // began mid-message) bytes are skipped at segment granularity.
+        bool looks = dir == 0 ? HttpStreamParser::looks_like_request(data) : HttpStreamParser::looks_like_response(data);
+        if (!looks) {
+            if (offset == 0 && d.http == -1 && data.size() >= 8) d.http = -2;  // remember: not at a message start
+            if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
+            if (offset > 64 * 1024 && d.http < 0) d.http = 0;  // give up: not HTTP
+            return;
+        }
+        d.http = 1;
+        d.base = offset;
+        d.cursor = offset;
+        d.listener = std::make_unique<Listener>(*this, dir);
+        HttpParserLimits lim;
+        lim.max_header_bytes = opt_.max_header_bytes;
+        d.parser = std::make_unique<HttpStreamParser>(dir == 0 ? HttpStreamParser::Role::Request
+                                                               : HttpStreamParser::Role::Response,
+                                                      *d.listener, lim);
+        for (auto& m : d.pending_methods) d.parser->push_request_method(m);
+        d.pending_methods.clear();
+    }
+    d.cursor = std::max(d.cursor, offset);
+    d.parser->feed(data);
+    attribute(dir, offset + data.size());
+}
+
+void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
+    Dir& d = *dirs_[dir];
+    if (!d.parser) return;
+    d.parser->gap(len);
+    d.cursor = std::max(d.cursor, offset + len);
+}
+
+void ExchangeTracker::on_end_of_stream(int dir) {
+    Dir& d = *dirs_[dir];
+    if (d.parser) d.parser->end_of_stream();
+}
+
+std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
+    std::vector<Ready> out;
+    // Keep the newest completed call back (unless `all`): its trailing ACKs
+    // and a possible close still belong to it.
+    size_t last_done = SIZE_MAX;
+    for (size_t i = 0; i < calls_.size(); ++i) if (calls_[i]->done) last_done = i;
+    while (!calls_.empty()) {
+        CallState& cs = *calls_.front();
+        bool ready = all || (cs.done && last_done != SIZE_MAX && last_done > 0);
+        if (!ready) break;
+        // Its window runs to where the next call begins (or to now).
+        uint64_t end = cs.seg_last + 1;
+        if (calls_.size() > 1) end = std::max(end, calls_[1]->seg_first);
+        else if (all) end = segs_.end_index();
+        out.push_back(Ready{std::move(cs.call), cs.seg_first, end});
+        calls_.pop_front();
+        if (last_done != SIZE_MAX && last_done > 0) --last_done;
+    }
+    return out;
+}
+
+std::vector<Call> ExchangeTracker::provisional() const {
+    std::vector<Call> out;
+    for (auto& cs : calls_) out.push_back(cs->call);
+    return out;
+}
+
+uint64_t ExchangeTracker::oldest_needed_segment() const {
+    if (calls_.empty()) return segs_.end_index();
+    return calls_.front()->seg_first;
+}
+
+} // namespace stallscope

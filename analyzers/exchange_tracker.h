@@ -1,0 +1,71 @@
+#pragma once
+// Turns the two reassembled byte streams of one connection into HTTP
+// exchanges (request, optional interim 100 Continue, final response) and
+// calls, recording which segment carried which bytes of each message.
+#include "analyzers/analyze.h"
+#include "analyzers/model.h"
+#include "analyzers/segment_store.h"
+#include "dissectors/http/http_stream_parser.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace stallscope {
+
+// What the tracker needs from the connection that owns it.
+class ExchangeHost {
+public:
+    virtual ~ExchangeHost() = default;
+    virtual uint64_t new_call_id() = 0;
+    virtual void warn(const std::string& message, uint64_t frame) = 0;
+};
+
+struct CallState;  // defined in exchange_tracker.cpp
+
+class ExchangeTracker {
+public:
+    ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host, const AnalysisOptions& options);
+    ~ExchangeTracker();
+
+    // Stream bytes of one direction (0 = client->server), carried by the
+    // segment with index `seg`.
+    void on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
+    void on_gap(int dir, uint64_t offset, uint64_t len);
+    void on_end_of_stream(int dir);
+
+    // Did the direction's first bytes look like HTTP? (-1 unknown, 0 no, 1 yes)
+    int http_state(int dir) const;
+    bool any_http() const { return http_state(0) == 1 || http_state(1) == 1; }
+
+    // Calls that are finished and safe to hand on: every call before the
+    // last completed one, or all of them when `all` (connection closed or
+    // capture ended). Each gets its segment window [first, end).
+    struct Ready { Call call; uint64_t seg_first, seg_end; };
+    std::vector<Ready> take_ready(bool all);
+    // Copies of calls still open (for live snapshots).
+    std::vector<Call> provisional() const;
+    // Oldest segment index any open call still needs.
+    uint64_t oldest_needed_segment() const;
+    uint32_t calls_started() const { return calls_started_; }
+
+private:
+    struct Dir;
+    class Listener;
+    void attribute(int dir, uint64_t upto);
+    void finish_soap(CallState& c, bool response);
+
+    uint64_t conn_id_;
+    SegmentStore& segs_;
+    ExchangeHost& host_;
+    const AnalysisOptions& opt_;
+    std::unique_ptr<Dir> dirs_[2];
+    std::deque<std::unique_ptr<CallState>> calls_;
+    uint32_t calls_started_ = 0;
+    friend class Listener;
+};
+
+} // namespace stallscope

@@ -1,0 +1,139 @@
+#include "analyzers/report.h"
+
+#include "analyzers/summary.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <map>
+
+namespace stallscope {
+
+namespace {
+
+std::string fmt(const char* f, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+
+// Capture text is hostile: keep it printable and bounded.
+std::string clean(const std::string& s, size_t max = 60) {
+    std::string out;
+    for (unsigned char ch : s) {
+        if (out.size() >= max) { out += "..."; break; }
+        out += (ch >= 0x20 && ch < 0x7f) ? char(ch) : '?';
+    }
+    return out;
+}
+
+std::string frames_list(const std::vector<uint64_t>& frames) {
+    std::string out;
+    for (size_t i = 0; i < frames.size() && i < 12; ++i) out += (i ? ", " : "") + std::to_string(frames[i]);
+    if (frames.size() > 12) out += fmt(", ... (%zu frames)", frames.size());
+    return out;
+}
+
+double phase_ms(const Call& c, PhaseKind k) {
+    double t = 0;
+    for (auto& p : c.phases) if (p.kind == k) t += p.duration_ms();
+    return t;
+}
+
+} // namespace
+
+std::string report_text(const AnalysisResult& r) {
+    std::string out;
+    const CaptureInfo& cap = r.capture;
+    std::string links;
+    for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
+    out += "StallScope report: " + clean(cap.file, 200) + "\n";
+    out += fmt("  %s, %llu packets, link types: %s, %.3f s, %zu connections, %zu calls\n", cap.format.c_str(),
+               (unsigned long long)cap.packets, links.empty() ? "none" : links.c_str(),
+               double(cap.last_ns - cap.first_ns) / 1e9, r.connections.size(), r.calls.size());
+    if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
+
+    const SummaryGroup& all = r.summary.overall;
+    out += "\nSummary\n";
+    out += fmt("  %llu complete calls: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
+               (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
+    if (all.losses.empty()) out += "  No stalls found.\n";
+    for (auto& k : all.losses)
+        out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu calls\n", k.kind.c_str(), k.lost_ms,
+                   k.share * 100, (unsigned long long)k.calls);
+    if (!all.losses.empty())
+        out += fmt("  Without them the median call would take %.3f ms (now %.3f ms).\n", all.predicted_median_ms,
+                   all.latency.median_ms);
+
+    if (!r.summary.per_operation.empty()) {
+        out += "\nPer operation\n";
+        out += fmt("  %-28s %6s %11s %11s %11s %11s %13s\n", "operation", "calls", "median_ms", "p90_ms", "max_ms",
+                   "lost_ms", "predicted_ms");
+        for (auto& g : r.summary.per_operation) {
+            double lost = 0;
+            for (auto& k : g.losses) lost += k.lost_ms;
+            out += fmt("  %-28s %6llu %11.3f %11.3f %11.3f %11.3f %13.3f\n", clean(g.operation, 28).c_str(),
+                       (unsigned long long)g.latency.calls, g.latency.median_ms, g.latency.p90_ms, g.latency.max_ms,
+                       lost, g.predicted_median_ms);
+        }
+    }
+
+    if (!r.findings.empty()) {
+        out += "\nFindings (by time lost)\n";
+        std::vector<const Finding*> order;
+        for (auto& f : r.findings) order.push_back(&f);
+        std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->cost_ms > b->cost_ms; });
+        size_t shown = 0;
+        for (const Finding* f : order) {
+            if (++shown > 50) { out += fmt("  ... %zu more findings (see --json)\n", order.size() - 50); break; }
+            std::string calls;
+            for (size_t i = 0; i < f->calls.size() && i < 8; ++i) calls += (i ? "," : "") + std::to_string(f->calls[i]);
+            if (f->calls.size() > 8) calls += ",...";
+            out += fmt("  %zu. %s (%s side) %.3f ms — connection %llu, call %s\n", shown, f->kind.c_str(),
+                       side_name(f->side), f->cost_ms, (unsigned long long)f->connection_id, calls.c_str());
+            out += "     " + f->explanation + "\n";
+            out += "     evidence frames: " + frames_list(f->frames) + "\n";
+            out += "     fix: " + f->fix + "\n";
+            if (!f->toolkit_fix.empty()) out += "     " + f->toolkit + ": " + f->toolkit_fix + "\n";
+        }
+    }
+
+    if (!r.calls.empty()) {
+        std::map<uint64_t, std::string> kinds;
+        for (auto& f : r.findings)
+            for (uint64_t id : f.calls)
+                if (kinds[id].find(f.kind) == std::string::npos) kinds[id] += (kinds[id].empty() ? "" : ",") + f.kind;
+        out += "\nCalls (ms)\n";
+        out += fmt("  %5s %4s %-6s %-22s %6s %10s %8s %8s %8s %8s %8s %8s %8s  %s\n", "id", "conn", "method",
+                   "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
+                   "resp_bdy", "findings");
+        size_t shown = 0;
+        for (auto& c : r.calls) {
+            if (++shown > 500) { out += fmt("  ... %zu more calls (see --json or --csv)\n", r.calls.size() - 500); break; }
+            std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
+            std::string status = c.status ? std::to_string(c.status) : std::string("-");
+            out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
+                       (unsigned long long)c.id, (unsigned long long)c.connection_id, clean(c.method, 6).c_str(),
+                       clean(operation_key(c), 22).c_str(), status.c_str(), lat.c_str(),
+                       phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
+                       phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
+                       phase_ms(c, PhaseKind::ServerTime), phase_ms(c, PhaseKind::ResponseHeaders),
+                       phase_ms(c, PhaseKind::ResponseBody), kinds[c.id].c_str());
+        }
+    }
+
+    if (!cap.warnings.empty()) {
+        out += fmt("\nWarnings (%zu)\n", cap.warnings.size());
+        for (auto& w : cap.warnings) {
+            out += "  - " + clean(w.message, 300);
+            if (w.connection_id) out += fmt(" [connection %llu]", (unsigned long long)w.connection_id);
+            if (w.frame && w.message.find("frame ") == std::string::npos) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace stallscope

@@ -1,0 +1,46 @@
+#pragma once
+// The segments of one connection that no finalised call has taken yet,
+// addressed by a stable running index. Bounded: the oldest records are
+// dropped past a cap (a warning says so), so a long transfer cannot grow
+// memory without limit.
+#include "analyzers/model.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace stallscope {
+
+class SegmentStore {
+public:
+    explicit SegmentStore(size_t cap) : cap_(cap) {}
+
+    uint64_t push(const SegmentInfo& s) {
+        if (segs_.size() >= cap_) { segs_.pop_front(); ++base_; ++dropped_; }
+        segs_.push_back(s);
+        return base_ + segs_.size() - 1;
+    }
+    // nullptr when the record was already taken or dropped.
+    SegmentInfo* at(uint64_t index) {
+        if (index < base_ || index >= base_ + segs_.size()) return nullptr;
+        return &segs_[size_t(index - base_)];
+    }
+    uint64_t begin_index() const { return base_; }
+    uint64_t end_index() const { return base_ + segs_.size(); }
+    // Copy [from, to) into out (clamped to what is held).
+    void copy(uint64_t from, uint64_t to, std::vector<SegmentInfo>& out) const {
+        for (uint64_t i = std::max(from, base_); i < std::min(to, end_index()); ++i) out.push_back(segs_[size_t(i - base_)]);
+    }
+    // Forget everything before `index`.
+    void release_before(uint64_t index) {
+        while (base_ < index && !segs_.empty()) { segs_.pop_front(); ++base_; }
+    }
+    uint64_t dropped() const { return dropped_; }
+
+private:
+    std::deque<SegmentInfo> segs_;
+    uint64_t base_ = 0;
+    size_t cap_;
+    uint64_t dropped_ = 0;
+};
+
+} // namespace stallscope

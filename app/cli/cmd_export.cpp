@@ -1,0 +1,99 @@
+// stallscope-cli export: event-trace diagrams, the timeline and reports to files.
+#include "analyzers/analyze.h"
+#include "analyzers/diagram/diagram_export.h"
+#if __has_include("analyzers/diagram/html_report.h")
+#include "analyzers/diagram/html_report.h"
+#define STALLSCOPE_HAVE_HTML 1
+#endif
+#include "analyzers/report.h"
+#include "app/cli/cli_args.h"
+#include "app/cli/output_file.h"
+
+#include <cstdio>
+#include <optional>
+
+namespace stallscope::cli {
+
+namespace {
+const char* kHelp =
+    "usage: stallscope-cli export CAPTURE WHAT --format FORMAT -o FILE\n"
+    "  WHAT is one of:\n"
+    "    --call N          event-trace diagram of call N          (svg, pdf, png)\n"
+    "    --connection N    event-trace diagram of connection N    (svg, pdf, png)\n"
+    "    --timeline        waterfall of every call                (svg, png)\n"
+    "    --report          the analysis report                    (html, json, csv)\n"
+    "  --format defaults to the extension of -o.\n"
+    "exit status: 0 written, 1 capture not analysable / no such call, 2 usage error\n";
+
+std::string extension_of(const std::string& path) {
+    auto dot = path.rfind('.');
+    return dot == std::string::npos ? std::string() : path.substr(dot + 1);
+}
+}
+
+int cmd_export(Args& a) {
+    std::string capture, out, format, what;
+    std::optional<uint64_t> call, conn;
+    while (!a.done()) {
+        std::string s = a.next(), v;
+        if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
+        else if (s == "--call" || s == "--connection") {
+            uint64_t n = 0;
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_u64(v, n) || n == 0) return usage_error("export", s + " needs a positive number, got '" + v + "'");
+            (s == "--call" ? call : conn) = n;
+            what = s.substr(2);
+        }
+        else if (s == "--timeline") what = "timeline";
+        else if (s == "--report") what = "report";
+        else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
+        else if (s == "-o" || s == "--output") { if (!a.value(s, out)) return kExitUsage; }
+        else if (!s.empty() && s[0] == '-') return usage_error("export", "unknown option " + s);
+        else if (capture.empty()) capture = s;
+        else return usage_error("export", "only one capture file, got also " + s);
+    }
+    if (capture.empty()) return usage_error("export", "no capture file given");
+    if (what.empty()) return usage_error("export", "say what to export: --call N, --connection N, --timeline or --report");
+    if (call && conn) return usage_error("export", "--call and --connection exclude each other");
+    if (out.empty()) return usage_error("export", "-o FILE is required");
+    if (format.empty()) format = extension_of(out);
+    bool diagram = what == "call" || what == "connection";
+    if (diagram && format != "svg" && format != "pdf" && format != "png")
+        return usage_error("export", "event traces export as svg, pdf or png, not '" + format + "'");
+    if (what == "timeline" && format != "svg" && format != "png")
+        return usage_error("export", "the timeline exports as svg or png, not '" + format + "'");
+    if (what == "report" && format != "html" && format != "json" && format != "csv")
+        return usage_error("export", "reports export as html, json or csv, not '" + format + "'");
+
+    AnalysisOptions opt;
+    opt.keep_segments_for_call = call;
+    opt.keep_segments_for_connection = conn;
+    AnalyzeOutcome o = analyze_file(capture, opt);
+    if (!o.ok) {
+        std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
+        return kExitInput;
+    }
+    std::string err;
+    bool ok;
+    if (what == "call") ok = export_call_diagram(o.result, *call, format, out, err);
+    else if (what == "connection") ok = export_connection_diagram(o.result, *conn, format, out, err);
+    else if (what == "timeline") ok = export_timeline(o.result, out, format, err);
+    else {
+        std::string text = format == "json" ? report_json(o.result)
+                          : format == "csv" ? report_csv(o.result)
+#ifdef STALLSCOPE_HAVE_HTML
+                          : html_report(o.result);
+#else
+                          : std::string();
+        if (format == "html") { err = "HTML reports are not built in"; ok = false; } else
+#endif
+        ok = write_output(out, text, err);
+    }
+    if (!ok) {
+        std::fprintf(stderr, "stallscope-cli: error: %s: %s\n", capture.c_str(), err.c_str());
+        return kExitInput;
+    }
+    return kExitOk;
+}
+
+} // namespace stallscope::cli
