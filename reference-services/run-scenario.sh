@@ -13,7 +13,15 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
-MADE_BY="$(printf '%q ' "$0" "$@")"; MADE_BY="${MADE_BY% }"
+# The exact command, minus the label-only texts (--description, --pathologies) that do not change the capture.
+made_by_args=("$0")
+skip=0
+for a in "$@"; do
+  if [ "$skip" = 1 ]; then skip=0; continue; fi
+  case "$a" in --description|--pathologies) skip=1; continue ;; esac
+  made_by_args+=("$a")
+done
+MADE_BY="$(printf '%q ' "${made_by_args[@]}")"; MADE_BY="${MADE_BY% }"
 
 profile="" op="" calls="" size=10 out="" server_args="" client_args="" netns=0
 description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
@@ -105,6 +113,9 @@ if [ "$netns" = 1 ]; then
      ip -n "$ns_srv" link set "$vs" mtu 1500 up && ip -n "$ns_cli" link set "$vc" mtu 1500 up &&
      ip -n "$ns_srv" link set lo up && ip -n "$ns_cli" link set lo up &&
      ip -n "$ns_srv" addr add "10.213.$x.1/24" dev "$vs" && ip -n "$ns_cli" addr add "10.213.$x.2/24" dev "$vc"; then
+    # One MSS per packet as on a real wire: veth passes GSO super-segments (up to 64 KB) otherwise.
+    ip -n "$ns_srv" link set "$vs" gso_max_segs 1 2>/dev/null || echo "run-scenario: could not limit GSO on $vs" >&2
+    ip -n "$ns_cli" link set "$vc" gso_max_segs 1 2>/dev/null || echo "run-scenario: could not limit GSO on $vc" >&2
     transport="netns-veth-mtu1500"
     srv_exec=(ip netns exec "$ns_srv") cli_exec=(ip netns exec "$ns_cli")
     iface="$vs" host="10.213.$x.1" bind="10.213.$x.1"
@@ -124,7 +135,8 @@ port="$(pick_port)"
 pcap="$out.pcap"
 rm -f "$pcap"
 # --immediate-mode: without it libpcap hands packets over per 1 s block and a short run loses them all on SIGINT.
-"${srv_exec[@]}" tcpdump -i "$iface" --immediate-mode -U -Z root -s 0 -w "$pcap" "tcp port $port" 2>"$work/tcpdump.err" &
+# -B 32768 (KiB): with immediate mode the default 2 MB ring drops packets of a 40 KB burst on veth.
+"${srv_exec[@]}" tcpdump -i "$iface" --immediate-mode -B 32768 -U -Z root -s 0 -w "$pcap" "tcp port $port" 2>"$work/tcpdump.err" &
 tcpdump_pid=$!
 wait_for_text "$work/tcpdump.err" "listening on" || die "tcpdump did not start: $(cat "$work/tcpdump.err")"
 
@@ -143,21 +155,24 @@ client_rc=0
 sleep 0.2   # let the last FIN/ACKs reach the capture
 kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
 kill -INT "$tcpdump_pid" 2>/dev/null || true; wait "$tcpdump_pid" 2>/dev/null || true; tcpdump_pid=""
+dropped="$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$work/tcpdump.err")"
+[ "${dropped:-0}" = 0 ] || echo "run-scenario: WARNING: tcpdump dropped $dropped packets; the capture is incomplete" >&2
 
 name="$(basename "$out")"
 NAME="$name" MADE_BY="$MADE_BY" DESCRIPTION="$description" TRANSPORT="$transport" PATHOLOGIES="$pathologies" \
-CLIENT_CMD="${client_cmd[*]}" SERVER_CMD="${server_cmd[*]}" CLIENT_ERR="$work/client.err" \
+CLIENT_CMD="${client_cmd[*]}" SERVER_CMD="${server_cmd[*]}" BUILD="$build" CLIENT_ERR="$work/client.err" \
 SERVER_ERR="$work/server.err" JSONL="$out.client.jsonl" CALLS="$calls" REPO="$REPO" \
 python3 - >"$out.label.json" <<'PY'
 import json, os, re
 rows = [json.loads(l) for l in open(os.environ["JSONL"]) if l.strip()]
 cerr = open(os.environ["CLIENT_ERR"]).read()
 m = re.search(r"http=(1\.[01])", cerr)
-def rel(cmd):  # paths relative to the repo so labels do not depend on the checkout
-    return cmd.replace(os.environ["REPO"] + "/", "")
+def rel(cmd):  # paths relative to the repo / build dir so labels do not depend on the checkout
+    return cmd.replace(os.environ["BUILD"].rstrip("/") + "/", "<build>/").replace(os.environ["REPO"] + "/", "")
 label = {
     "name": os.environ["NAME"],
     "made_by": rel(os.environ["MADE_BY"]),
+    "regenerate": "reference-services/make-testdata.sh " + os.environ["NAME"],
     "description": os.environ["DESCRIPTION"],
     "transport": os.environ["TRANSPORT"],
     "client": rel(os.environ["CLIENT_CMD"]),

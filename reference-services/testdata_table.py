@@ -1,0 +1,23 @@
+#!/usr/bin/env python3
+"""Prints the markdown table of every labelled capture in a testdata directory
+(used to write testdata/README.md).   testdata_table.py [DIR]"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
+keys = ["nagle_delayed_ack", "split_write", "expect_100_wait", "connection_setup"]
+print("| capture | KB | transport | HTTP | calls | conns | client median ms | nagle | split | expect | conn/call | made by |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for path in sorted(glob.glob(os.path.join(d, "*.label.json"))):
+    lab = json.load(open(path))
+    pcap = path[: -len(".label.json")] + ".pcap"
+    kb = os.path.getsize(pcap) / 1024 if os.path.exists(pcap) else 0
+    lat = lab.get("client_latencies_ms") or []
+    med = f"{statistics.median(lat):.1f}" if lat else "-"
+    p = lab.get("pathologies", {})
+    made = lab.get("made_by", "").replace("|", "\\|")
+    print(f"| {lab['name']} | {kb:.0f} | {lab.get('transport', '')} | {lab.get('http_version', '')} | {lab.get('calls')} "
+          f"| {lab.get('connections')} | {med} | " + " | ".join(str(p.get(k, 0)) for k in keys) + f" | `{made}` |")
