@@ -54,7 +54,7 @@ std::unique_ptr<PcapFileReader> open_bytes(const TempDir& dir, const std::string
 
 } // namespace
 
-TEST_CASE("pcap in µs and ns, both byte orders: exact timestamps and bytes") {
+TEST_CASE("pcap in us and ns, both byte orders: exact timestamps and bytes") {
     const auto recs = three_records();
     for (bool nano : {false, true}) {
         for (bool be : {false, true}) {
