@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -249,6 +251,41 @@ TEST_CASE("pcapng: bad section header and empty section") {
         Frame f;
         CHECK(r->next(f) == PcapFileReader::Status::End);
     }
+}
+
+TEST_CASE("pcapng: randomly damaged files end in End or Error within bounds") {
+    PcapngWriter w;
+    w.shb();
+    w.idb(1, 262144, uint8_t(0x8a));
+    w.epb(0, 10, ethernet(0x0800, v4_tcp(1)));
+    w.spb(ethernet(0x0800, v4_tcp(2)));
+    w.idb(276);
+    w.pb(1, 20, sll2(0x0800, v4_tcp(3)));
+    const Bytes good = w.bytes();
+    std::mt19937 rng(777);
+    TempDir dir;
+    size_t errors = 0;
+    for (int i = 0; i < 400; ++i) {
+        Bytes b = good;
+        const int flips = 1 + int(rng() % 4);
+        for (int k = 0; k < flips; ++k) b[rng() % b.size()] = uint8_t(rng());
+        std::string err;
+        auto r = open_bytes(dir, b, err);
+        if (!r) {
+            CHECK_FALSE(err.empty());
+            continue;
+        }
+        auto got = read_all(*r);
+        CHECK(got.frames.size() <= 3);  // a flip cannot create packets out of nothing
+        for (const Frame& f : got.frames) CHECK(f.file_offset < b.size());
+        if (got.last == PcapFileReader::Status::Error) {
+            ++errors;
+            CHECK(r->error_offset() < b.size());
+        } else {
+            CHECK(got.last == PcapFileReader::Status::End);
+        }
+    }
+    CHECK(errors > 0);
 }
 
 TEST_CASE("pcapng: every truncation of a good file ends in End or Error, never a crash") {
