@@ -35,6 +35,14 @@ int main(int argc, char** argv) {
     auto many = layout_event_trace(many_segments(100), {}, "Call 7: 100 segments (synthetic)", "10.0.0.1:40002",
                                    "10.0.0.2:8080");
     out(many, "many100", "png");
+    auto result = sample_result(24, 3);
+    result.capture.file = "synthetic-demo.pcapng";
+    for (size_t i = 0; i < result.calls.size(); i += 5) result.calls[i].soap.operation = "getString";
+    for (const char* f : {"png", "svg"})
+        if (!export_timeline(result, dir + "/timeline." + f, f, err)) {
+            std::fprintf(stderr, "timeline: %s\n", err.c_str());
+            ok = false;
+        }
     if (argc > 2) {
         auto huge = layout_event_trace(many_segments(std::stoul(argv[2])), {}, "huge (synthetic)", "c", "s");
         for (const char* f : {"png", "svg", "pdf"}) out(huge, "huge", f);

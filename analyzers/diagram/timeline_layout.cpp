@@ -1,0 +1,209 @@
+#include "analyzers/diagram/timeline_layout.h"
+
+#include "analyzers/diagram/diagram_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <unordered_map>
+
+namespace stallscope {
+namespace {
+
+std::string tick_label(int64_t dt_ns, int64_t step_ns) {
+    char buf[48];
+    double step_ms = double(step_ns) / 1e6;
+    if (step_ms >= 1000) {
+        std::snprintf(buf, sizeof buf, "+%.*f s", step_ms >= 1000 * 10 ? 0 : 1, double(dt_ns) / 1e9);
+    } else {
+        int dec = std::clamp(int(-std::floor(std::log10(step_ms) + 1e-9)), 0, 6);
+        std::snprintf(buf, sizeof buf, "+%.*f ms", dec, double(dt_ns) / 1e6);
+    }
+    return buf;
+}
+
+// 1, 2, 5 x 10^k nanoseconds, at least `raw`.
+int64_t nice_step(double raw) {
+    double p = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * p >= raw) return int64_t(std::max(1.0, m * p));
+    return int64_t(10 * p);
+}
+
+std::string call_label(const Call& c) {
+    std::string what = !c.soap.operation.empty() ? c.soap.operation
+                     : !c.method.empty() ? c.method + " " + c.uri : std::string("call");
+    return "#" + std::to_string(c.id) + " " + what;
+}
+
+} // namespace
+
+TimeAxis build_compressed_axis(std::vector<std::pair<int64_t, int64_t>> iv, double x0, double x1,
+                               double break_width, std::vector<std::pair<int64_t, int64_t>>* breaks) {
+    TimeAxis ax;
+    if (breaks) breaks->clear();
+    for (auto& p : iv)
+        if (p.second < p.first) std::swap(p.first, p.second);
+    std::sort(iv.begin(), iv.end());
+    if (iv.empty() || !(x1 > x0)) return ax;
+
+    // Merge overlapping intervals into clusters of activity.
+    std::vector<std::pair<int64_t, int64_t>> cl;
+    for (const auto& p : iv) {
+        if (!cl.empty() && p.first <= cl.back().second) cl.back().second = std::max(cl.back().second, p.second);
+        else cl.push_back(p);
+    }
+    // Zero-length clusters still need a sliver of axis.
+    double active = 0;
+    for (const auto& c : cl) active += double(std::max<int64_t>(1, c.second - c.first));
+    std::vector<double> gaps(cl.size() - 1);
+    for (size_t i = 0; i + 1 < cl.size(); ++i) gaps[i] = double(cl[i + 1].first - cl[i].second);
+
+    // A gap is idle, and compressed to a break, when it is much longer than
+    // the typical burst of activity (3x the median cluster, and over 1 ms).
+    std::vector<double> lens;
+    for (const auto& c : cl) lens.push_back(double(std::max<int64_t>(1, c.second - c.first)));
+    std::nth_element(lens.begin(), lens.begin() + long(lens.size() / 2), lens.end());
+    const double idle_after = std::max(3 * lens[lens.size() / 2], 1e6);
+    std::vector<bool> compressed(gaps.size(), false);
+    double rest = 0;   // gaps drawn to scale
+    size_t k = 0;
+    for (size_t i = 0; i < gaps.size(); ++i) {
+        if (gaps[i] > idle_after) { compressed[i] = true; ++k; }
+        else rest += gaps[i];
+    }
+    const double width = x1 - x0;
+    // Breaks never take more than half the axis.
+    const double bw = k ? std::min(break_width, width * 0.5 / double(k)) : 0;
+    const double scale = (width - double(k) * bw) / (active + rest);
+
+    double x = x0;
+    for (size_t i = 0; i < cl.size(); ++i) {
+        int64_t len = std::max<int64_t>(1, cl[i].second - cl[i].first);
+        ax.add_knot(cl[i].first, x);
+        x += double(len) * scale;
+        ax.add_knot(cl[i].first + len, x);
+        if (i + 1 < cl.size()) {
+            x += compressed[i] ? bw : gaps[i] * scale;
+            if (compressed[i] && breaks) breaks->push_back({cl[i].second, cl[i + 1].first});
+        }
+    }
+    return ax;
+}
+
+TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& opt) {
+    TimelineLayout L;
+    L.width = std::max(480.0, opt.width);
+    L.plot_left = std::clamp(opt.label_width, 80.0, L.width / 2);
+    L.plot_right = L.width - 24;
+    L.rows_top = 132;
+    L.calls_total = r.calls.size();
+    L.title = "Timeline: " + std::to_string(r.calls.size()) + (r.calls.size() == 1 ? " call" : " calls");
+    if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file;
+
+    std::vector<const Call*> calls;
+    for (const auto& c : r.calls) calls.push_back(&c);
+    std::stable_sort(calls.begin(), calls.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
+    if (opt.max_rows && calls.size() > opt.max_rows) calls.resize(opt.max_rows);
+
+    // Each call's extent: its phases and its request/response times.
+    auto extent = [](const Call& c) {
+        int64_t a = c.start_ns, b = std::max(c.end_ns, c.start_ns);
+        bool any = c.start_ns != 0;
+        for (const auto& p : c.phases) {
+            if (!any) { a = p.start_ns; b = p.end_ns; any = true; }
+            a = std::min({a, p.start_ns, p.end_ns});
+            b = std::max({b, p.start_ns, p.end_ns});
+        }
+        return std::make_pair(a, b);
+    };
+    std::vector<std::pair<int64_t, int64_t>> iv;
+    for (const Call* c : calls) iv.push_back(extent(*c));
+
+    const double row_h = std::max(8.0, opt.row_height);
+    std::vector<std::pair<int64_t, int64_t>> gaps;
+    L.axis = build_compressed_axis(iv, L.plot_left, L.plot_right, opt.break_width, &gaps);
+    if (!iv.empty()) L.t0_ns = std::min_element(iv.begin(), iv.end())->first;
+
+    for (const auto& g : gaps) {
+        TimelineBreak b;
+        b.from_ns = g.first;
+        b.to_ns = g.second;
+        b.x0 = L.axis.px_of(g.first);
+        b.x1 = L.axis.px_of(g.second);
+        b.label = format_ms(double(g.second - g.first) / 1e6);
+        L.breaks.push_back(b);
+    }
+
+    // Ticks about every 110 px of drawn-to-scale time, never inside a break.
+    if (!L.axis.empty()) {
+        const auto& kn = L.axis.knots();
+        std::unordered_map<int64_t, int64_t> break_at(gaps.begin(), gaps.end());
+        auto is_break = [&](size_t j) {
+            auto it = break_at.find(kn[j].first);
+            return it != break_at.end() && it->second == kn[j + 1].first;
+        };
+        double scale = 0;   // px per ns: the same everywhere outside the breaks
+        for (size_t j = 0; j + 1 < kn.size(); ++j)
+            if (kn[j + 1].first > kn[j].first && !is_break(j))
+                scale = std::max(scale, (kn[j + 1].second - kn[j].second) / double(kn[j + 1].first - kn[j].first));
+        if (scale > 0) {
+            int64_t step = nice_step(110 / scale);
+            double last_x = -1e9;
+            for (size_t j = 0; j + 1 < kn.size() && L.ticks.size() < 2000; ++j) {
+                if (is_break(j)) continue;
+                int64_t rel = kn[j].first - L.t0_ns;
+                int64_t t = ((rel + step - 1) / step) * step;
+                for (; t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000; t += step) {
+                    double x = L.axis.px_of(L.t0_ns + t);
+                    if (x - last_x < 70) continue;
+                    L.ticks.push_back({x, tick_label(t, step)});
+                    last_x = x;
+                }
+            }
+        }
+    }
+
+    // Rows.
+    std::unordered_map<uint64_t, std::vector<const Finding*>> by_call;
+    for (const auto& f : r.findings)
+        if (f.end_ns > f.start_ns)
+            for (uint64_t id : f.calls) by_call[id].push_back(&f);
+    double y = L.rows_top;
+    for (const Call* c : calls) {
+        TimelineRow row;
+        row.call_id = c->id;
+        row.y = y + 3;
+        row.height = row_h - 6;
+        row.label = call_label(*c);
+        row.latency_label = c->complete ? format_ms(c->latency_ms) : std::string("incomplete");
+        for (const auto& p : c->phases) {
+            TimelineBar b;
+            b.kind = p.kind;
+            b.start_ns = std::min(p.start_ns, p.end_ns);
+            b.end_ns = std::max(p.start_ns, p.end_ns);
+            b.x0 = L.axis.px_of(b.start_ns);
+            b.x1 = std::max(L.axis.px_of(b.end_ns), b.x0 + opt.min_bar_width);
+            row.phases.push_back(b);
+        }
+        auto found = by_call.find(c->id);
+        if (found != by_call.end()) for (const Finding* f : found->second) {
+            TimelineStall s;
+            s.kind = f->kind;
+            s.start_ns = f->start_ns;
+            s.end_ns = f->end_ns;
+            s.x0 = L.axis.px_of(f->start_ns);
+            s.x1 = std::max(L.axis.px_of(f->end_ns), s.x0 + opt.min_bar_width);
+            double ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
+            s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
+            row.stalls.push_back(s);
+        }
+        L.rows.push_back(std::move(row));
+        y += row_h;
+    }
+    L.height = y + (calls.size() < L.calls_total ? 48 : 28);
+    return L;
+}
+
+} // namespace stallscope
