@@ -165,6 +165,7 @@ std::string server_usage() {
     return "usage: stallscope-refserver --profile NAME --port P [--bind ADDR] [--max-seconds S] [--max-requests N]\n"
            "       [--nodelay on|off] [--write one|writev|split|many] [--http 1.0|1.1]\n"
            "       [--continue immediate|never|late] [--chunked] [--delack] [--idle-timeout-s S]\n"
+           "       stallscope-refserver --list-profiles\n"
            "profiles: " + profile_names() + "\n"
            "Prints 'listening on PORT' when ready; stops on SIGINT/SIGTERM or at a bound.\n";
 }

@@ -10,6 +10,7 @@
 
 #include "reference-services/refsvc/http_framing.h"
 #include "reference-services/refsvc/options.h"
+#include "reference-services/refsvc/profiles.h"
 #include "reference-services/refsvc/soap_envelope.h"
 #include "reference-services/refsvc/socket_io.h"
 
@@ -91,6 +92,12 @@ struct Server {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == "--list-profiles") {  // the knob table the README documents
+        for (const auto& p : all_profiles())
+            std::printf("%s: %s\n  client: %s\n  server: %s\n", p.name.c_str(), p.summary.c_str(),
+                        describe(p.client, false).c_str(), describe(p.server, true).c_str());
+        return 0;
+    }
     Server s;
     bool help = false;
     std::string err = parse_server_options(argc, argv, s.opt, help);
