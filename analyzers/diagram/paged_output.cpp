@@ -55,6 +55,7 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
 bool write_svg(const PagedDrawing& d, cairo_surface_t* s, const std::string& what, std::string& error) {
     if (!check(s, what, error)) { cairo_surface_destroy(s); return false; }
     cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+    cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);   // 1.16 defaults to pt (a third larger)
     cairo_t* cr = cairo_create(s);
     paint_white(cr);
     draw_page(cr, d, {d.header, d.height}, 0, 1);

@@ -1,0 +1,193 @@
+#include "analyzers/diagram/html_report.h"
+
+#include "analyzers/diagram/diagram_export.h"
+#include "analyzers/diagram/diagram_text.h"
+#include "analyzers/diagram/timeline_layout.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <unordered_map>
+
+namespace stallscope {
+
+std::string html_escape(const std::string& raw) {
+    std::string s = clean_text(raw), out;
+    out.reserve(s.size() + s.size() / 8);
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+const char* kStyle = R"(
+body{font-family:"DejaVu Sans",system-ui,sans-serif;margin:24px auto;max-width:1240px;color:#222;line-height:1.4;padding:0 16px}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;font-size:.88em;margin:.6em 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f3f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.muted{color:#666}.kv td:first-child{color:#555}
+.finding{border-left:4px solid #d62728;padding:6px 12px;margin:10px 0;background:#fdf3f3}
+.finding h3{margin:0 0 4px 0;font-size:1em}.cost{color:#b71c1c;font-weight:bold}
+.frames{font-family:"DejaVu Sans Mono",monospace;font-size:.9em}
+.timeline{overflow-x:auto;border:1px solid #eee;margin:.6em 0}.timeline svg{display:block;max-width:100%;height:auto}
+.warn{color:#8a5a00}
+)";
+
+std::string ms(double v) { return html_escape(format_ms(v)); }
+
+std::string list_ids(const std::vector<uint64_t>& ids, size_t max, const char* prefix) {
+    std::string s;
+    for (size_t i = 0; i < ids.size() && i < max; ++i) s += (i ? ", " : "") + std::string(prefix) + std::to_string(ids[i]);
+    if (ids.size() > max) s += ", \u2026 (" + std::to_string(ids.size()) + " in all)";
+    return s;
+}
+
+std::string call_operation(const Call& c) {
+    if (!c.soap.operation.empty()) return c.soap.operation;
+    return c.method.empty() ? std::string() : c.method + " " + c.uri;
+}
+
+void latency_row(std::ostringstream& o, const std::string& name, const SummaryGroup& g) {
+    o << "<tr><td>" << html_escape(name) << "</td><td class=n>" << g.latency.calls << "</td><td class=n>"
+      << ms(g.latency.median_ms) << "</td><td class=n>" << ms(g.latency.p90_ms) << "</td><td class=n>"
+      << ms(g.latency.max_ms) << "</td><td class=n>" << ms(g.latency.total_ms) << "</td><td>";
+    std::vector<KindLoss> losses = g.losses;
+    std::sort(losses.begin(), losses.end(), [](const KindLoss& a, const KindLoss& b) { return a.lost_ms > b.lost_ms; });
+    for (size_t i = 0; i < losses.size(); ++i) {
+        char share[32];
+        std::snprintf(share, sizeof share, "%.0f%%", losses[i].share * 100);
+        o << (i ? "<br>" : "") << html_escape(finding_kind_title(losses[i].kind)) << ": " << ms(losses[i].lost_ms)
+          << " <span class=muted>(" << share << ", " << losses[i].calls << " calls)</span>";
+    }
+    o << "</td><td class=n>" << ms(g.predicted_median_ms) << "</td></tr>\n";
+}
+
+} // namespace
+
+std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
+    std::ostringstream o;
+    const auto& cap = r.capture;
+    std::string name = cap.file.empty() ? std::string("capture") : cap.file;
+    o << "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
+      << "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>StallScope report: " << html_escape(name) << "</title>\n<style>" << kStyle << "</style></head><body>\n"
+      << "<h1>StallScope report</h1>\n<p class=muted>" << html_escape(name) << "</p>\n";
+
+    // Capture summary.
+    double total_lost = 0;
+    for (const auto& f : r.findings) total_lost += f.cost_ms;
+    o << "<h2>Capture</h2>\n<table class=kv>\n"
+      << "<tr><td>File</td><td>" << html_escape(cap.file) << "</td></tr>\n"
+      << "<tr><td>Format</td><td>" << html_escape(cap.format);
+    for (const auto& lt : cap.link_types) o << ", " << html_escape(lt);
+    o << "</td></tr>\n<tr><td>Packets</td><td>" << cap.packets << " (" << cap.bytes << " bytes";
+    if (cap.non_tcp_packets) o << ", " << cap.non_tcp_packets << " not TCP";
+    if (cap.undecodable_packets) o << ", " << cap.undecodable_packets << " undecodable";
+    o << ")</td></tr>\n";
+    if (cap.last_ns > cap.first_ns)
+        o << "<tr><td>Duration</td><td>" << ms(double(cap.last_ns - cap.first_ns) / 1e6) << "</td></tr>\n";
+    o << "<tr><td>Connections</td><td>" << r.connections.size() << "</td></tr>\n"
+      << "<tr><td>Calls</td><td>" << r.calls.size() << "</td></tr>\n"
+      << "<tr><td>Findings</td><td>" << r.findings.size();
+    if (!r.findings.empty()) o << " (" << ms(total_lost) << " lost in all)";
+    o << "</td></tr>\n";
+    if (cap.truncated) o << "<tr><td>Damage</td><td class=warn>reading stopped at damage; results are partial</td></tr>\n";
+    o << "</table>\n";
+    if (!cap.warnings.empty()) {
+        o << "<details><summary class=warn>" << cap.warnings.size() << " warnings</summary><ul>\n";
+        for (size_t i = 0; i < cap.warnings.size() && i < opt.max_warnings; ++i) {
+            const auto& w = cap.warnings[i];
+            o << "<li>";
+            if (w.frame) o << "frame " << w.frame << ": ";
+            o << html_escape(w.message) << "</li>\n";
+        }
+        if (cap.warnings.size() > opt.max_warnings)
+            o << "<li class=muted>\u2026 " << cap.warnings.size() - opt.max_warnings << " more</li>\n";
+        o << "</ul></details>\n";
+    }
+
+    // Latency per operation.
+    o << "<h2>Latency</h2>\n<table><tr><th>Operation</th><th>Calls</th><th>Median</th><th>p90</th><th>Max</th>"
+         "<th>Total</th><th>Time lost by kind</th><th>Median without the findings</th></tr>\n";
+    latency_row(o, "all calls", r.summary.overall);
+    for (const auto& g : r.summary.per_operation) latency_row(o, g.operation.empty() ? "(no operation)" : g.operation, g);
+    o << "</table>\n";
+
+    // Timeline.
+    if (!r.calls.empty()) {
+        TimelineOptions to;
+        to.max_rows = opt.max_timeline_rows;
+        std::string svg, err;
+        o << "<h2>Timeline</h2>\n";
+        if (timeline_svg(layout_timeline(r, to), svg, err)) {
+            auto start = svg.find("<svg");   // drop the XML declaration
+            if (start != std::string::npos) o << "<div class=timeline>" << svg.substr(start) << "</div>\n";
+        } else {
+            o << "<p class=warn>timeline not drawn: " << html_escape(err) << "</p>\n";
+        }
+    }
+
+    // Findings ranked by time lost.
+    std::vector<const Finding*> ranked;
+    for (const auto& f : r.findings) ranked.push_back(&f);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) { return a->cost_ms > b->cost_ms; });
+    o << "<h2>Findings, by time lost</h2>\n";
+    if (ranked.empty()) o << "<p>No latency pathologies found.</p>\n";
+    for (size_t i = 0; i < ranked.size() && i < opt.max_findings; ++i) {
+        const Finding& f = *ranked[i];
+        o << "<div class=finding><h3>" << i + 1 << ". " << html_escape(finding_kind_title(f.kind))
+          << " <span class=cost>" << ms(f.cost_ms) << "</span> <span class=muted>caused by the "
+          << (f.side == Side::Client ? "client" : "server") << ", connection " << f.connection_id;
+        if (!f.calls.empty()) o << ", " << html_escape(list_ids(f.calls, 20, "call "));
+        o << "</span></h3>\n";
+        if (!f.explanation.empty()) o << "<div>" << html_escape(f.explanation) << "</div>\n";
+        if (!f.frames.empty()) o << "<div>Evidence frames: <span class=frames>" << html_escape(list_ids(f.frames, 40, "#")) << "</span></div>\n";
+        for (const auto& d : f.details) o << "<div class=muted>" << html_escape(d.first) << ": " << html_escape(d.second) << "</div>\n";
+        if (!f.cost_method.empty()) o << "<div class=muted>Cost: " << html_escape(f.cost_method) << "</div>\n";
+        if (!f.fix.empty()) o << "<div><b>Fix:</b> " << html_escape(f.fix) << "</div>\n";
+        if (!f.toolkit_fix.empty())
+            o << "<div><b>" << html_escape(f.toolkit.empty() ? std::string("Toolkit") : f.toolkit) << ":</b> "
+              << html_escape(f.toolkit_fix) << "</div>\n";
+        o << "</div>\n";
+    }
+    if (ranked.size() > opt.max_findings)
+        o << "<p class=muted>\u2026 " << ranked.size() - opt.max_findings << " smaller findings not listed.</p>\n";
+
+    // Calls.
+    std::unordered_map<uint64_t, std::vector<std::string>> kinds_of;
+    for (const auto& f : r.findings)
+        for (uint64_t id : f.calls) {
+            auto& v = kinds_of[id];
+            if (std::find(v.begin(), v.end(), f.kind) == v.end()) v.push_back(f.kind);
+        }
+    o << "<h2>Calls</h2>\n<table><tr><th>#</th><th>Conn.</th><th>Request</th><th>Operation</th><th>Status</th>"
+         "<th>Latency</th><th>Findings</th></tr>\n";
+    for (size_t i = 0; i < r.calls.size() && i < opt.max_calls; ++i) {
+        const Call& c = r.calls[i];
+        o << "<tr><td class=n>" << c.id << "</td><td class=n>" << c.connection_id << "</td><td>"
+          << html_escape(c.method + " " + c.uri) << "</td><td>" << html_escape(call_operation(c)) << "</td><td>";
+        if (c.status) o << c.status << " " << html_escape(c.reason);
+        if (c.soap_response.fault) o << " <span class=warn>fault " << html_escape(c.soap_response.fault_code) << "</span>";
+        o << "</td><td class=n>" << (c.complete ? ms(c.latency_ms) : std::string("incomplete")) << "</td><td>";
+        auto k = kinds_of.find(c.id);
+        if (k != kinds_of.end())
+            for (size_t j = 0; j < k->second.size(); ++j) o << (j ? ", " : "") << html_escape(finding_kind_title(k->second[j]));
+        o << "</td></tr>\n";
+    }
+    o << "</table>\n";
+    if (r.calls.size() > opt.max_calls)
+        o << "<p class=muted>\u2026 " << r.calls.size() - opt.max_calls << " more calls not listed.</p>\n";
+    o << "<p class=muted>Generated by StallScope.</p>\n</body></html>\n";
+    return o.str();
+}
+
+} // namespace stallscope
