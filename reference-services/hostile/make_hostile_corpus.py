@@ -1,0 +1,809 @@
+#!/usr/bin/env python3
+"""Writes the hostile capture corpus (testdata/hostile/) and expectations.json.
+
+Every case is a small file plus what a correct tool must do with it:
+  exit      0 = analysed (warnings allowed), 1 = not a capture (one error line)
+  stderr    substrings that must appear on stderr (file name, "offset", ...)
+  warnings  substrings that must each appear in some JSON capture.warnings message
+  checks    [json-path, op, value]: "calls.#" is a length, "calls.0.complete" a field
+  absent    substrings that must never appear in the JSON output
+Rules for every file (no crash, no hang, bounded memory, no file other than
+the input opened, no socket) are enforced by testdata/hostile/run_corpus.py.
+
+  make_hostile_corpus.py [OUTDIR]            the committed corpus (small files)
+  make_hostile_corpus.py --caps OUTDIR       cap-hitting captures (tens of MB;
+                                             generated at test time, not committed)
+python3 stdlib only; deterministic output.
+"""
+import argparse
+import gzip
+import json
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcapgen import (ACK, FIN, PSH, RST, SYN, LINKTYPE_ETHERNET, LINKTYPE_RAW, Capture, Flow, envelope, ethernet,
+                     ipv4, ipv6, ng_block, ng_epb, ng_idb, ng_shb, pcap_bytes, pcap_header, pcap_record, request,
+                     response, tcp_segment)
+
+CASES = {}
+CAP_CASES = {}
+
+
+def case(name, registry=None):
+    def register(fn):
+        (CASES if registry is None else registry)[name] = fn
+        return fn
+    return register
+
+
+def expect(exit=0, stderr=(), warnings=(), checks=(), absent=(), what=""):
+    return {"what": what, "exit": exit, "stderr": list(stderr), "warnings": list(warnings),
+            "checks": [list(c) for c in checks], "absent": list(absent)}
+
+
+def one_call(cap=None, req=None, resp=None, close=True, **flow_args):
+    cap = cap or Capture()
+    f = Flow(cap, **flow_args)
+    f.handshake()
+    f.call(request() if req is None else req, response() if resp is None else resp)
+    if close:
+        f.close()
+    return cap, f
+
+
+def good_pcap(**kw):
+    cap, _ = one_call()
+    return pcap_bytes(cap, **kw)
+
+
+ANALYSED_ONE = [["calls.#", ">=", 1], ["calls.0.complete", "==", True]]
+
+# ---------------------------------------------------------------- file level
+
+
+@case("empty.pcap")
+def _():
+    return b"", expect(1, ["empty.pcap", "offset 0"], what="0 bytes")
+
+
+@case("short-3-bytes.pcap")
+def _():
+    return b"\xd4\xc3\xb2", expect(1, ["short-3-bytes.pcap", "offset"], what="shorter than any magic")
+
+
+@case("wrong-magic.pcap")
+def _():
+    return b"GIF89a" + b"\0" * 64, expect(1, ["wrong-magic.pcap", "magic", "offset 0"], what="a GIF, not a capture")
+
+
+@case("truncated-file-header.pcap")
+def _():
+    return pcap_header()[:12], expect(1, ["truncated-file-header.pcap", "offset"], what="12 of 24 header bytes")
+
+
+@case("truncated-record-header.pcap")
+def _():
+    data = good_pcap()
+    return data + pcap_record(0, b"x" * 40)[:9], expect(
+        0, ["truncated-record-header.pcap", "offset"], ["truncated"],
+        ANALYSED_ONE + [["capture.truncated", "==", True]], what="a full call, then 9 bytes of a record header")
+
+
+@case("truncated-record-body.pcap")
+def _():
+    data = good_pcap()
+    cut = len(data) - 30
+    return data[:cut], expect(0, ["truncated-record-body.pcap", "offset"], ["truncated"],
+                              [["capture.truncated", "==", True], ["calls.#", ">=", 1]],
+                              what="the last record cut 30 bytes short")
+
+
+@case("absurd-record-length.pcap")
+def _():
+    data = good_pcap()
+    return data + struct.pack("<IIII", 1704067300, 0, 0xFFFFFFF0, 0xFFFFFFF0) + b"\0" * 64, expect(
+        0, ["absurd-record-length.pcap", "offset"], ["length"],
+        ANALYSED_ONE + [["capture.truncated", "==", True]], what="caplen 0xfffffff0 after a good call")
+
+
+@case("absurd-first-record.pcap")
+def _():
+    return pcap_header() + struct.pack("<IIII", 1704067300, 0, 0x7FFFFFFF, 60) + b"\0" * 64, expect(
+        0, ["absurd-first-record.pcap", "offset 24"], ["length"], [["capture.packets", "==", 0]],
+        what="valid file header, first record claims 2 GiB")
+
+
+@case("caplen-over-snaplen.pcap")
+def _():
+    cap, _ = one_call()
+    return pcap_bytes(cap, snaplen=64), expect(0, [], [], [["capture.packets", ">=", 1]],
+                                               what="snaplen 64 in the header, records up to 1500 bytes")
+
+
+@case("zero-length-records.pcap")
+def _():
+    cap, _ = one_call()
+    out = [pcap_header()]
+    for ts, data, orig in cap.frames:
+        out.append(pcap_record(ts, b""))
+        out.append(pcap_record(ts, data, orig))
+    return b"".join(out), expect(0, ["zero-length-records.pcap"], ["frame 1"], ANALYSED_ONE,
+                                 what="an empty record before every real one")
+
+
+@case("timestamps-backwards.pcap")
+def _():
+    cap, _ = one_call()
+    ts, data, orig = cap.frames[5]
+    cap.frames[5] = (ts - 3_600_000_000_000, data, orig)
+    return pcap_bytes(cap), expect(0, ["timestamps-backwards.pcap", "frame 6"], ["backwards"], [["calls.#", ">=", 1]],
+                                   what="frame 6 is an hour older than frame 5")
+
+
+@case("nanosecond.pcap")
+def _():
+    return good_pcap(ns=True), expect(0, [], [], ANALYSED_ONE + [["capture.format", "==", "pcap-ns"]],
+                                      what="nanosecond magic 0xa1b23c4d")
+
+
+@case("big-endian.pcap")
+def _():
+    return good_pcap(endian=">"), expect(0, [], [], ANALYSED_ONE, what="big-endian pcap")
+
+
+@case("big-endian-nanosecond.pcap")
+def _():
+    return good_pcap(endian=">", ns=True), expect(0, [], [], ANALYSED_ONE, what="big-endian nanosecond pcap")
+
+
+@case("unknown-linktype.pcap")
+def _():
+    return good_pcap(linktype=147), expect(0, ["unknown-linktype.pcap", "link type"], ["unsupported link type"],
+                                           [["calls.#", "==", 0], ["capture.undecodable_packets", ">=", 1]],
+                                           what="LINKTYPE_USER0 (147)")
+
+
+# ---------------------------------------------------------------- pcapng
+
+
+def ng_frames(cap, iface, endian="<"):
+    return b"".join(ng_epb(iface, ts, data, endian, orig) for ts, data, orig in cap.frames)
+
+
+@case("pcapng-multi-interface.pcapng")
+def _():
+    eth, _ = one_call()
+    raw, _ = one_call(Capture(link="raw"), client=("10.1.0.1", 40002), server=("10.1.0.2", 80))
+    unknown, _ = one_call(client=("10.2.0.1", 40003), server=("10.2.0.2", 80))
+    data = (ng_shb() + ng_idb(LINKTYPE_ETHERNET) + ng_idb(LINKTYPE_RAW) + ng_idb(147) + ng_frames(eth, 0)
+            + ng_frames(raw, 1) + ng_frames(unknown, 2))
+    return data, expect(0, ["unsupported link type"], ["unsupported link type"],
+                        [["calls.#", "==", 2], ["calls.0.complete", "==", True], ["calls.1.complete", "==", True],
+                         ["capture.link_types.#", "==", 3]],
+                        what="three interfaces: Ethernet, raw IP, USER0; one call on each")
+
+
+@case("pcapng-zero-length-block.pcapng")
+def _():
+    cap, _ = one_call()
+    data = ng_shb() + ng_idb(LINKTYPE_ETHERNET) + ng_frames(cap, 0)
+    return data + struct.pack("<II", 6, 0) + b"\0" * 32, expect(
+        0, ["pcapng-zero-length-block.pcapng", "zero-length block", "offset %d" % len(data)], ["zero-length"],
+        ANALYSED_ONE + [["capture.truncated", "==", True]], what="a block of length 0 after a good call")
+
+
+@case("pcapng-big-endian.pcapng")
+def _():
+    cap, _ = one_call()
+    return ng_shb(">") + ng_idb(LINKTYPE_ETHERNET, endian=">") + ng_frames(cap, 0, ">"), expect(
+        0, [], [], ANALYSED_ONE, what="big-endian section")
+
+
+@case("pcapng-undefined-interface.pcapng")
+def _():
+    cap, _ = one_call()
+    data = ng_shb() + ng_idb(LINKTYPE_ETHERNET) + ng_frames(cap, 0)
+    return data + ng_epb(7, cap.frames[-1][0], cap.frames[-1][1]), expect(
+        0, ["pcapng-undefined-interface.pcapng", "offset %d" % len(data)], ["interface 7"], ANALYSED_ONE,
+        what="a packet for interface 7 of 1")
+
+
+@case("pcapng-absurd-block-length.pcapng")
+def _():
+    cap, _ = one_call()
+    data = ng_shb() + ng_idb(LINKTYPE_ETHERNET) + ng_frames(cap, 0)
+    return data + struct.pack("<II", 6, 0xFFFFFFF0) + b"\0" * 32, expect(
+        0, ["pcapng-absurd-block-length.pcapng", "offset"], ["block length"], ANALYSED_ONE,
+        what="block length 0xfffffff0")
+
+
+@case("pcapng-truncated-shb.pcapng")
+def _():
+    return ng_shb()[:20], expect(1, ["pcapng-truncated-shb.pcapng", "offset 0"], what="20 bytes of a section header")
+
+
+# ---------------------------------------------------------------- link / IP
+
+
+@case("vlan-qinq.pcap")
+def _():
+    cap, _ = one_call(Capture(vlans=(100,)))
+    cap2, _ = one_call(Capture(vlans=(10, 20, 30), t0=cap.t), client=("10.0.0.3", 40005))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 2], ["calls.1.complete", "==", True]],
+                                   what="an 802.1Q call and a triple-tagged QinQ call")
+
+
+@case("vlan-tag-bomb.pcap")
+def _():
+    cap = Capture()
+    l3 = ipv4("10.0.0.1", "10.0.0.2", 6, tcp_segment("10.0.0.1", "10.0.0.2", 1, 80, 0, 0, SYN))
+    frame = b"\x02" * 12 + struct.pack("!HH", 0x8100, 1) * 2000 + struct.pack("!H", 0x0800) + l3
+    for _ in range(3):
+        cap.add(frame)
+    return pcap_bytes(cap), expect(0, ["vlan-tag-bomb.pcap"], ["VLAN"], [["capture.undecodable_packets", "==", 3]],
+                                   what="2000 stacked 802.1Q tags")
+
+
+@case("ipv6.pcap")
+def _():
+    cap, _ = one_call(client=("2001:db8::1", 40001), server=("2001:db8::2", 80))
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["connections.0.server", "contains", "2001:db8::2"]],
+                                   what="the whole call over IPv6")
+
+
+@case("ip-fragments.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request()
+    seg = f.tcp_bytes(True, PSH | ACK, req)
+    f.nxt[True] += len(req)
+    half = (len(seg) // 2) & ~7
+    cap.ident += 1
+    for off, part, more in ((0, seg[:half], 0x2000), (half, seg[half:], 0)):
+        cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, part, ident=cap.ident, frag=more | (off // 8),
+                              total_len=20 + len(part)), 0x0800))
+    # An IPv6 fragment header (next header 44) around a TCP segment.
+    v6 = tcp_segment("2001:db8::1", "2001:db8::2", 40009, 80, 7, 0, SYN)
+    cap.add(ethernet(ipv6("2001:db8::1", "2001:db8::2", 44, v6, ext=struct.pack("!BBHI", 6, 0, 1, 0xBEEF)), 0x86DD))
+    f.ack(False)
+    f.send(False, response())
+    f.close()
+    return pcap_bytes(cap), expect(0, ["ip-fragments.pcap", "fragment"], ["IPv4 fragment", "IPv6 fragment"],
+                                   [["capture.undecodable_packets", ">=", 3]],
+                                   what="the request in two IPv4 fragments; an IPv6 fragment (not reassembled)")
+
+
+@case("malformed-headers.pcap")
+def _():
+    cap = Capture()
+    good = tcp_segment("10.0.0.1", "10.0.0.2", 1, 80, 0, 0, SYN)
+    cap.add(ethernet(b"\x45", 0x0800))                                           # 1 byte of IPv4
+    cap.add(ethernet(b"\x43" + ipv4("10.0.0.1", "10.0.0.2", 6, good)[1:], 0x0800))  # IHL 3
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, good, total_len=10), 0x0800))  # total < header
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, good, total_len=60000), 0x0800))  # total > captured
+    bad_off = good[:12] + b"\x20" + good[13:]                                      # data offset 2
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, bad_off), 0x0800))
+    big_off = good[:12] + b"\xf0" + good[13:]                                      # data offset 60 > segment
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, big_off), 0x0800))
+    cap.add(ethernet(b"\x60" + b"\0" * 10, 0x86DD))                               # 11 bytes of IPv6
+    cap.add(b"\x02" * 6)                                                           # 6-byte Ethernet
+    return pcap_bytes(cap), expect(0, ["malformed-headers.pcap", "frame 8"], ["frame 1", "frame 8"],
+                                   [["capture.undecodable_packets", ">=", 7]], what="broken IP/TCP headers")
+
+
+# ---------------------------------------------------------------- TCP
+
+
+@case("retransmissions.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req, resp = request(envelope(inner="<x>%s</x>" % ("a" * 3000))), response()
+    for i in range(0, len(req), 1000):
+        f.seg(True, PSH | ACK, req[i:i + 1000], advance=False)
+        f.seg(True, PSH | ACK, req[i:i + 1000])  # the same bytes again
+    f.ack(False)
+    f.seg(False, PSH | ACK, resp, advance=False)
+    f.seg(False, PSH | ACK, resp)
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["connections.0.retransmissions", ">=", 4]],
+                                   what="every data segment sent twice")
+
+
+@case("overlapping-segments.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request()
+    base = f.nxt[True]
+    # 0..300, then 200..600 whose first 100 bytes differ (first copy wins), then the rest.
+    f.seg(True, PSH | ACK, req[:300], seq=base)
+    f.seg(True, PSH | ACK, b"X" * 100 + req[300:600], seq=base + 200)
+    f.seg(True, PSH | ACK, req[550:], seq=base + 550)
+    f.nxt[True] = base + len(req)
+    f.ack(False)
+    f.send(False, response())
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", "GetQuote"]],
+                                   what="overlapping segments with conflicting bytes")
+
+
+@case("out-of-order.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request(envelope(inner="<x>%s</x>" % ("b" * 4000)))
+    base = f.nxt[True]
+    pieces = [(i, req[i:i + 700]) for i in range(0, len(req), 700)]
+    for off, data in reversed(pieces):
+        f.seg(True, PSH | ACK, data, seq=base + off)
+    f.nxt[True] = base + len(req)
+    f.ack(False)
+    f.send(False, response())
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", "GetQuote"]],
+                                   what="request segments in reverse order")
+
+
+@case("seq-wraparound.pcap")
+def _():
+    cap, _ = one_call(req=request(envelope(inner="<x>%s</x>" % ("c" * 5000))), isn_c=0xFFFFFFFF - 2000,
+                      isn_s=0xFFFFFFF0)
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", "GetQuote"]],
+                                   what="both sequence spaces wrap past 2^32 mid-message")
+
+
+@case("mid-connection-start.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    resp = response(envelope("Big", "<x>%s</x>" % ("d" * 6000)))
+    f.nxt[False] += 2000
+    f.send(False, resp[2000:])  # the tail of a response whose request is not in the capture
+    f.ack(True)
+    f.call(request(), response())
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.complete", "==", True],
+                                               ["connections.0.saw_handshake", "==", False]],
+                                   what="starts inside a response body, then one full call")
+
+
+@case("missing-segments.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request(envelope(inner="<x>%s</x>" % ("e" * 3000)))
+    base = f.nxt[True]
+    for i in range(0, len(req), 1000):
+        if i != 2000:  # this body segment never made it into the capture
+            f.seg(True, PSH | ACK, req[i:i + 1000], seq=base + i)
+    f.nxt[True] = base + len(req)
+    f.ack(False)
+    f.send(False, response())
+    f.ack(True)
+    # A second call on the same connection loses a segment inside its headers.
+    req2 = request()
+    base = f.nxt[True]
+    f.seg(True, PSH | ACK, req2[:40], seq=base)
+    f.seg(True, PSH | ACK, req2[80:], seq=base + 80)
+    f.nxt[True] = base + len(req2)
+    f.ack(False)
+    f.send(False, response())
+    f.ack(True)
+    f.call(request(), response())
+    f.close()
+    return pcap_bytes(cap), expect(0, ["missing-segments.pcap", "gap"], ["gap"],
+                                   [["calls.#", ">=", 2], ["calls.0.complete", "==", True],
+                                    ["connections.0.gap_bytes", ">=", 1040]],
+                                   what="a lost body segment, then a lost header segment")
+
+
+@case("rst-mid-response.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, request())
+    f.ack(False)
+    resp = response(envelope("R", "<x>%s</x>" % ("f" * 5000)))
+    f.send(False, resp[:2000])
+    f.seg(False, RST | ACK)
+    return pcap_bytes(cap), expect(0, ["rst-mid-response.pcap"], ["ended inside a message"],
+                                   [["calls.#", "==", 1], ["calls.0.complete", "==", False],
+                                    ["connections.0.rst", "==", True]],
+                                   what="RST after 2000 of 5000+ response bytes")
+
+
+# ---------------------------------------------------------------- HTTP framing
+
+
+def http_case(req, resp, exp, what, close=True):
+    cap, _ = one_call(req=req, resp=resp, close=close)
+    exp["what"] = what
+    return pcap_bytes(cap), exp
+
+
+@case("invalid-content-length.pcap")
+def _():
+    return http_case(request(), response(extra=[b"X: y"], length=False).replace(
+        b"Server: hostile-gen", b"Server: hostile-gen\r\nContent-Length: 12abc"),
+        expect(0, ["invalid-content-length.pcap", "Content-Length"], ["invalid Content-Length"],
+               [["calls.#", "==", 1], ["calls.0.complete", "==", False]]),
+        "response Content-Length: 12abc")
+
+
+@case("conflicting-content-length.pcap")
+def _():
+    return http_case(request(extra=[b"Content-Length: 5"]), response(),
+                     expect(0, ["conflicting-content-length.pcap"], ["conflicting Content-Length"],
+                            [["calls.#", "==", 1]]),
+                     "two different Content-Length headers on the request")
+
+
+@case("huge-content-length.pcap")
+def _():
+    return http_case(request(), response(length=False, extra=[b"Content-Length: 18446744073709551615"]),
+                     expect(0, [], [], [["calls.#", "==", 1], ["calls.0.complete", "==", False]]),
+                     "response Content-Length 2^64-1 with a small body, then FIN")
+
+
+@case("content-length-overflow.pcap")
+def _():
+    return http_case(request(), response(length=False, extra=[b"Content-Length: 99999999999999999999999"]),
+                     expect(0, [], ["invalid Content-Length"], [["calls.#", "==", 1]]),
+                     "Content-Length beyond 64 bits")
+
+
+@case("te-and-content-length.pcap")
+def _():
+    body = b"5\r\nhello\r\n0\r\n\r\n"
+    return http_case(request(), response(body, extra=[b"Transfer-Encoding: chunked", b"Content-Length: 3"]),
+                     expect(0, [], ["Transfer-Encoding wins"], ANALYSED_ONE),
+                     "chunked response that also has Content-Length")
+
+
+@case("bogus-chunk-size.pcap")
+def _():
+    body = b"zz\r\nhello\r\n0\r\n\r\n"
+    return http_case(request(), response(body, extra=[b"Transfer-Encoding: chunked"], length=False),
+                     expect(0, ["bogus-chunk-size.pcap"], ["chunk size"],
+                            [["calls.#", "==", 1], ["calls.0.complete", "==", False]]),
+                     "chunk size 'zz'")
+
+
+@case("chunk-size-overflow.pcap")
+def _():
+    body = b"1" * 40 + b"\r\nhello\r\n0\r\n\r\n"
+    return http_case(request(), response(body, extra=[b"Transfer-Encoding: chunked"], length=False),
+                     expect(0, [], ["chunk size"], [["calls.#", "==", 1]]),
+                     "a 40-digit hex chunk size")
+
+
+@case("huge-chunk.pcap")
+def _():
+    body = b"7fffffffffffffff\r\nhello"
+    return http_case(request(), response(body, extra=[b"Transfer-Encoding: chunked"], length=False),
+                     expect(0, [], [], [["calls.#", "==", 1], ["calls.0.complete", "==", False]]),
+                     "a chunk of 2^63-1 bytes announced, 5 sent")
+
+
+@case("chunk-line-bomb.pcap")
+def _():
+    body = b"5;" + b"x" * 100000 + b"\r\nhello\r\n0\r\n\r\n"
+    return http_case(request(), response(body, extra=[b"Transfer-Encoding: chunked"], length=False),
+                     expect(0, [], ["chunk-size line too long"], [["calls.#", "==", 1]]),
+                     "100 KB of chunk extensions")
+
+
+@case("pipelining.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, request() * 3, mss=65000)
+    f.ack(False)
+    f.send(False, response() * 3, mss=65000)
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 3], ["calls.2.complete", "==", True],
+                                               ["calls.2.operation", "==", "GetQuote"]],
+                                   what="three requests in one segment, three responses in one segment")
+
+
+@case("continue-no-body.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request(extra=[b"Expect: 100-continue"])
+    head = req[:req.index(b"\r\n\r\n") + 4]
+    f.send(True, head)
+    f.send(False, b"HTTP/1.1 100 Continue\r\n\r\n")
+    f.send(False, response(b"", status=b"417 Expectation Failed"))
+    f.seg(True, RST | ACK)
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.got_continue", "==", True],
+                                               ["calls.0.status", "==", 417]],
+                                   what="100 Continue, the body never sent, 417, RST")
+
+
+@case("responses-without-requests.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    for _ in range(3):
+        f.send(False, response())
+        f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, ["responses-without-requests.pcap"], ["response without a request"],
+                                   [["calls.#", "==", 0]], what="three responses, no request")
+
+
+@case("non-http-port-80.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(False, b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n")
+    f.send(True, b"SSH-2.0-PuTTY\r\n" + bytes(range(256)) * 8)
+    f.send(False, bytes(range(255, -1, -1)) * 300)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 0], ["connections.0.http", "==", False]],
+                                   what="SSH on port 80")
+
+
+@case("tunnel-101.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+    f.send(False, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n" + b"\x81\x05hello" * 100)
+    f.send(True, b"\x81\x85" + b"\0" * 2000)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1]], what="101 then binary frames")
+
+
+@case("header-bomb.pcap")
+def _():
+    big = [b"X-Junk: " + b"a" * 200000]
+    return http_case(request(extra=big), response(),
+                     expect(0, ["header-bomb.pcap", "header section exceeds"], ["header section exceeds"],
+                            [["calls.#", "==", 1]]),
+                     "a 200 KB request header line")
+
+
+@case("header-count-bomb.pcap")
+def _():
+    many = [b"X-%d: y" % i for i in range(5000)]
+    return http_case(request(), response(extra=many),
+                     expect(0, ["header-count-bomb.pcap"], ["header fields"], [["calls.#", "==", 1]]),
+                     "5000 response header fields")
+
+
+# ---------------------------------------------------------------- content / XML
+
+
+def gzip_bomb(megabytes):
+    # Deterministic (mtime=0); zeros compress about 1000:1.
+    prefix = envelope("Bomb", "<x>")
+    return gzip.compress(prefix + b" " * (megabytes << 20), compresslevel=9, mtime=0)
+
+
+@case("gzip-bomb.pcap")
+def _():
+    bomb = gzip_bomb(64)
+    return http_case(request(), response(bomb, extra=[b"Content-Encoding: gzip"]),
+                     expect(0, ["gzip-bomb.pcap"], ["exceeds"], ANALYSED_ONE),
+                     "response body: %d bytes of gzip that inflate to 64 MiB" % len(bomb))
+
+
+@case("gzip-bomb-request.pcap")
+def _():
+    bomb = gzip_bomb(64)
+    return http_case(request(bomb, extra=[b"Content-Encoding: gzip"]), response(),
+                     expect(0, ["gzip-bomb-request.pcap"], ["exceeds"], ANALYSED_ONE),
+                     "request body: gzip that inflates to 64 MiB")
+
+
+@case("gzip-corrupt.pcap")
+def _():
+    bad = gzip.compress(envelope(), mtime=0)[:30] + b"\xff" * 40
+    return http_case(request(), response(bad, extra=[b"Content-Encoding: gzip"]),
+                     expect(0, [], [], ANALYSED_ONE), "corrupt gzip body")
+
+
+BILLION_LAUGHS = (b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
+                  + b"".join(b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%s;" % (b"" if i == 1 else b"%d" % (i - 1))) * 10)
+                             for i in range(1, 10))
+                  + b']>\n<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+                  b'<m:Op xmlns:m="urn:x">&lol9;</m:Op></soap:Body></soap:Envelope>')
+
+
+@case("xml-billion-laughs.pcap")
+def _():
+    return http_case(request(BILLION_LAUGHS), response(BILLION_LAUGHS),
+                     expect(0, [], [], ANALYSED_ONE + [["calls.0.soap_error", "contains", "DOCTYPE"],
+                                                       ["calls.0.operation", "==", None]],
+                            absent=["lollollol"]),
+                     "billion laughs in request and response")
+
+
+@case("xml-billion-laughs-utf16.pcap")
+def _():
+    body = BILLION_LAUGHS.replace(b'<?xml version="1.0"?>', b'<?xml version="1.0" encoding="UTF-16"?>')
+    body = b"\xff\xfe" + body.decode().encode("utf-16-le")
+    return http_case(request(body), response(),
+                     expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", None]], absent=["lollollol"]),
+                     "billion laughs in UTF-16")
+
+
+@case("xml-quadratic-blowup.pcap")
+def _():
+    ent = b"A" * 20000
+    body = (b'<?xml version="1.0"?><!-- comment first --><!DOCTYPE k [<!ENTITY a "' + ent + b'">]>'
+            b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><m:Op xmlns:m="urn:x">'
+            + b"&a;" * 40000 + b"</m:Op></soap:Body></soap:Envelope>")
+    return http_case(request(body), response(),
+                     expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", None]], absent=["AAAAAAAAAAAAAAAA"]),
+                     "a 20 KB entity referenced 40,000 times (800 MB expanded)")
+
+
+XXE_FILE = (b'<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+            b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+            b'<m:Op xmlns:m="urn:x">&xxe;</m:Op></soap:Body></soap:Envelope>')
+XXE_DTD = (b'<?xml version="1.0"?>\n<!DOCTYPE r SYSTEM "file:///etc/passwd">\n'
+           b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>')
+XXE_PARAM = (b'<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY % p SYSTEM "http://127.0.0.1:9/x.dtd"> %p;]>\n'
+             b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>')
+XINCLUDE = (b'<?xml version="1.0"?><?xml-stylesheet href="file:///etc/passwd"?>\n'
+            b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" '
+            b'xmlns:xi="http://www.w3.org/2001/XInclude" '
+            b'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="urn:x file:///etc/passwd">'
+            b'<soap:Body><m:Op xmlns:m="urn:x"><xi:include href="file:///etc/passwd" parse="text"/></m:Op>'
+            b'</soap:Body></soap:Envelope>')
+
+
+@case("xml-external-entities.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    for body in (XXE_FILE, XXE_DTD, XXE_PARAM, XINCLUDE):
+        f.call(request(body), response(body))
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 4], ["calls.0.soap_error", "contains", "DOCTYPE"],
+                                               ["calls.3.operation", "==", "Op"]],
+                                   absent=["root:x:0:0", "/bin/bash", "nologin"],
+                                   what="external entity, external DTD, parameter entity over HTTP, XInclude")
+
+
+@case("xml-deep-nesting.pcap")
+def _():
+    depth = 100000
+    body = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+            + b"<a>" * depth + b"</a>" * depth + b"</soap:Body></soap:Envelope>")
+    return http_case(request(body), response(),
+                     expect(0, [], [], ANALYSED_ONE + [["calls.0.soap_error", "contains", "deeply nested"]]),
+                     "100,000 levels of nested elements")
+
+
+@case("invalid-utf8.pcap")
+def _():
+    bad = b"\xff\xfe\xc3\x28\xed\xa0\x80\xf8\x88\x80\x80\x80"
+    req = request(envelope("Op" + "", "<v>" + "</v>").replace(b"<v>", b"<v>" + bad),
+                  extra=[b"User-Agent: " + bad, b"SOAPAction: " + bad], uri=b"/q" + bad)
+    resp = response(envelope("R" , "<v/>").replace(b"<v/>", b"<v>" + bad + b"</v>"),
+                    extra=[b"Server: " + bad], status=b"200 " + bad)
+    return http_case(req, resp, expect(0, [], [], [["calls.#", "==", 1], ["calls.0.complete", "==", True]]),
+                     "invalid UTF-8 in URI, headers, reason phrase and XML")
+
+
+@case("cap-soap-body.pcap", CAP_CASES)
+def _():
+    body = envelope("Huge", "<x>%s</x>" % ("g" * (2 << 20)))
+    return http_case(request(body), response(),
+                     expect(0, ["cap-soap-body.pcap"], ["larger than"], ANALYSED_ONE),
+                     "a 2 MiB request envelope (over the 1 MiB SOAP body cap)")
+
+
+@case("many-warnings.pcap")
+def _():
+    cap = Capture()
+    for _ in range(2000):
+        cap.add(ethernet(b"\x45\x00", 0x0800))
+    return pcap_bytes(cap), expect(0, ["many-warnings.pcap"], ["more warnings not shown"],
+                                   [["capture.warnings.#", "<=", 501], ["capture.undecodable_packets", "==", 2000]],
+                                   what="2000 malformed packets (warning cap 500)")
+
+
+# ---------------------------------------------------------------- caps (big; generated at test time)
+
+
+@case("cap-out-of-order.pcap", CAP_CASES)
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req = request(envelope(inner="<x>%s</x>" % ("h" * (6 << 20))))
+    base = f.nxt[True]
+    # The first segment is missing and the server never ACKs: every later
+    # segment must be held, until the 4 MiB per-direction cap.
+    for i in range(1400, len(req), 1400):
+        f.seg(True, PSH | ACK, req[i:i + 1400], seq=base + i, dt_ns=1000)
+    f.nxt[True] = base + len(req)
+    f.seg(True, FIN | ACK)
+    return pcap_bytes(cap), expect(0, ["cap-out-of-order.pcap"], ["out-of-order"], [],
+                                   what="6 MiB held behind a hole (cap 4 MiB per direction)")
+
+
+@case("cap-open-connections.pcap", CAP_CASES)
+def _():
+    out = [pcap_header()]
+    t = 1_704_067_200_000_000_000
+    n = 100_050
+    for i in range(n):
+        src = "10.%d.%d.%d" % (i >> 16 & 255, i >> 8 & 255, i & 255)
+        t += 1000
+        syn = tcp_segment(src, "10.255.0.1", 1024 + i % 60000, 80, i, 0, SYN)
+        out.append(pcap_record(t, ethernet(ipv4(src, "10.255.0.1", 6, syn), 0x0800)))
+    return b"".join(out), expect(0, ["cap-open-connections.pcap"], ["open-connection cap"],
+                                 [["connections.#", "==", n]], what="100,050 half-open connections (cap 100,000)")
+
+
+@case("cap-segments.pcap", CAP_CASES)
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+    f.send(False, b"HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n")
+    for _ in range(200_100):
+        f.seg(False, PSH | ACK, b"0123456789", dt_ns=1000)
+    f.close()
+    return pcap_bytes(cap), expect(0, ["cap-segments.pcap"], ["segment history cap"], [["calls.#", "==", 1]],
+                                   what="one response in 200,100 segments (cap 200,000 per connection)")
+
+
+def write_corpus(outdir, registry, expectations_name):
+    os.makedirs(outdir, exist_ok=True)
+    expectations = {}
+    for name, fn in registry.items():
+        data, exp = fn()
+        with open(os.path.join(outdir, name), "wb") as fh:
+            fh.write(data)
+        expectations[name] = exp
+    if expectations_name:
+        with open(os.path.join(outdir, expectations_name), "w") as fh:
+            json.dump(expectations, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    return expectations
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", nargs="?", default=os.path.join(here, "..", "..", "testdata", "hostile"))
+    ap.add_argument("--caps", action="store_true", help="write the big cap-hitting captures instead")
+    args = ap.parse_args()
+    if args.caps:
+        exp = write_corpus(args.outdir, CAP_CASES, "expectations.json")
+    else:
+        exp = write_corpus(args.outdir, CASES, "expectations.json")
+    print("wrote %d captures to %s" % (len(exp), os.path.normpath(args.outdir)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Runs stallscope-cli over the hostile corpus and checks what it must do.
+
+For every capture named in expectations.json:
+  - `stallscope-cli analyze FILE --json` ends within --timeout seconds, under an
+    address-space limit (--mem-mb; 0 = none, needed for ASan builds), without
+    a signal or a sanitizer report;
+  - the exit code is the expected one; exit 1 prints exactly one
+    "stallscope-cli: error:" line naming the file and nothing on stdout;
+    exit 0 prints JSON that parses, with every expected warning and check;
+  - every stderr warning line names the file, and a frame or an offset; one
+    tied to a connection names the connection;
+  - the JSON never contains the absent strings (and never "root:x:0:0");
+  - under strace: no file but the input (and shared libraries / locale data)
+    is opened or even tried, and no socket is created.
+
+  run_corpus.py --cli build/app/cli/stallscope-cli [--caps] [--only NAME] [-v]
+--caps first generates the big cap-hitting captures into a temporary
+directory (make_hostile_corpus.py --caps) and checks those instead.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GENERATOR = os.path.join(HERE, "..", "..", "reference-services", "hostile", "make_hostile_corpus.py")
+ALWAYS_ABSENT = ["root:x:0:0"]
+SANITIZER_MARKS = ["AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer", "runtime error:"]
+# What a process may open besides its input: the dynamic loader's files,
+# shared libraries, locale and gconv data, and /proc or /sys files that the
+# C library and the sanitizer runtimes read about the process itself.
+ALLOWED_PREFIXES = ("/etc/ld.so.cache", "/etc/ld.so.preload", "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
+                    "/usr/local/lib/", "/usr/share/locale/", "/usr/lib/locale/", "/proc/self/", "/sys/devices/system/cpu",
+                    "/dev/null", "/dev/urandom", "/proc/sys/vm/overcommit_memory")
+TRACED = "open,openat,openat2,creat,socket,connect,execve"
+OPEN_RE = re.compile(r'^(?:\[pid\s+\d+\]\s+)?(\d+\s+)?(open|openat|openat2|creat)\((?:[^,]*, )?"((?:[^"\\]|\\.)*)"')
+SOCKET_RE = re.compile(r"^(?:\[pid\s+\d+\]\s+)?(\d+\s+)?(socket|connect)\(")
+EXEC_RE = re.compile(r'^(?:\[pid\s+\d+\]\s+)?(\d+\s+)?execve\("((?:[^"\\]|\\.)*)"')
+
+
+def lookup(doc, path):
+    """'calls.0.complete' -> value; a '#' step is the length of a list."""
+    cur = doc
+    for step in path.split("."):
+        if step == "#":
+            return len(cur)
+        if isinstance(cur, list):
+            cur = cur[int(step)]
+        else:
+            cur = cur[step]
+    return cur
+
+
+def check_op(value, op, want):
+    if op == "==":
+        return value == want
+    if op == ">=":
+        return value >= want
+    if op == "<=":
+        return value <= want
+    if op == "contains":
+        return value is not None and want in value
+    raise ValueError("unknown op " + op)
+
+
+def limit_memory(mb):
+    def apply():
+        if mb:
+            resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def strace_problems(trace_path, capture, cli):
+    problems = []
+    allowed_exec = {os.path.realpath(cli)}
+    real_capture = os.path.realpath(capture)
+    with open(trace_path, errors="replace") as fh:
+        for line in fh:
+            m = OPEN_RE.match(line)
+            if m:
+                path = m.group(3)
+                if path in (capture, real_capture) or os.path.realpath(path) == real_capture:
+                    continue
+                if path.startswith(ALLOWED_PREFIXES):
+                    continue
+                problems.append("opened a file other than the input: " + line.strip()[:200])
+                continue
+            if SOCKET_RE.match(line):
+                problems.append("created a socket: " + line.strip()[:200])
+                continue
+            m = EXEC_RE.match(line)
+            if m and os.path.realpath(m.group(2)) not in allowed_exec:
+                problems.append("ran a program: " + line.strip()[:200])
+    return problems
+
+
+def run_one(cli, path, exp, args, strace):
+    name = os.path.basename(path)
+    problems = []
+    cmd = [cli, "analyze", path, "--json"]
+    trace = None
+    if strace:
+        fd, trace = tempfile.mkstemp(prefix="hostile-strace-", suffix=".txt")
+        os.close(fd)
+        cmd = [strace, "-f", "-qq", "-e", "trace=" + TRACED, "-o", trace] + cmd
+    env = dict(os.environ)
+    env.setdefault("LC_ALL", "C")
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=args.timeout,
+                              preexec_fn=limit_memory(args.mem_mb), env=env)
+    except subprocess.TimeoutExpired:
+        if trace:
+            os.unlink(trace)
+        return ["hang: no exit within %d s" % args.timeout], args.timeout
+    elapsed = time.monotonic() - t0
+    out = proc.stdout.decode("utf-8", errors="replace")
+    err = proc.stderr.decode("utf-8", errors="replace")
+    if trace:
+        problems += strace_problems(trace, path, cli)
+        os.unlink(trace)
+
+    if proc.returncode < 0 or proc.returncode > 2:
+        problems.append("crashed: exit status %d (signal %d?)" % (proc.returncode, -proc.returncode
+                                                                 if proc.returncode < 0 else proc.returncode - 128))
+    for mark in SANITIZER_MARKS:
+        if mark in err:
+            problems.append("sanitizer report on stderr: " + mark)
+    if proc.returncode != exp["exit"]:
+        problems.append("exit %d, expected %d; stderr: %s" % (proc.returncode, exp["exit"], err.strip()[:300]))
+    for s in exp["stderr"]:
+        if s not in err:
+            problems.append("stderr lacks %r" % s)
+
+    # Lines from the sanitizer runtimes are judged above; the rest is ours.
+    lines = [l for l in err.splitlines() if l.startswith("stallscope-cli:")]
+    if exp["exit"] == 1:
+        if out.strip():
+            problems.append("exit 1 but something on stdout")
+        if len(lines) != 1 or not lines[0].startswith("stallscope-cli: error: " + path):
+            problems.append("exit 1 needs exactly one 'stallscope-cli: error: <file>: ...' line, got %r" % lines[:3])
+        return problems, elapsed
+    if proc.returncode != 0:
+        return problems, elapsed
+
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        return problems + ["stdout is not JSON: %s" % e], elapsed
+
+    warn_lines = [l for l in lines if l.startswith("stallscope-cli: warning: ")]
+    for l in lines:
+        if not l.startswith("stallscope-cli: warning: "):
+            problems.append("unexpected stderr line: " + l[:200])
+    for l in warn_lines:
+        body = l[len("stallscope-cli: warning: "):]
+        if not body.startswith(path):
+            problems.append("warning does not name the file: " + l[:200])
+        elif "more warnings not shown" not in body and not re.search(r"\b(frame|offset) \d+", body):
+            problems.append("warning names neither a frame nor an offset: " + l[:200])
+    json_warnings = doc["capture"]["warnings"]
+    for w in json_warnings:
+        if w.get("connection"):
+            text = [l for l in warn_lines if w["message"] in l]
+            if text and not any(re.search(r"\bconnection %d\b" % w["connection"], l) for l in text):
+                problems.append("warning of connection %d does not name it on stderr: %s" % (w["connection"],
+                                                                                            text[0][:200]))
+    for s in exp["warnings"]:
+        if not any(s in w["message"] for w in json_warnings):
+            problems.append("no warning contains %r (got %s)" % (s, [w["message"][:80] for w in json_warnings[:5]]))
+    for path_, op, want in exp["checks"]:
+        try:
+            value = lookup(doc, path_)
+        except (KeyError, IndexError, TypeError):
+            problems.append("check %s: no such field" % path_)
+            continue
+        if not check_op(value, op, want):
+            problems.append("check %s %s %r failed: got %r" % (path_, op, want, value))
+    for s in ALWAYS_ABSENT + exp["absent"]:
+        if s in out:
+            problems.append("JSON contains %r" % s)
+    return problems, elapsed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--dir", default=HERE)
+    ap.add_argument("--timeout", type=int, default=20)
+    ap.add_argument("--mem-mb", type=int, default=2048, help="address-space limit; 0 = none (ASan)")
+    ap.add_argument("--no-strace", action="store_true")
+    ap.add_argument("--caps", action="store_true", help="generate and check the big cap-hitting captures")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    cli = os.path.abspath(args.cli)
+    tmp = None
+    corpus = args.dir
+    if args.caps:
+        tmp = tempfile.mkdtemp(prefix="hostile-caps-")
+        subprocess.run([sys.executable, GENERATOR, "--caps", tmp], check=True, stdout=subprocess.DEVNULL)
+        corpus = tmp
+    strace = None if args.no_strace else shutil.which("strace")
+    if strace:
+        probe = subprocess.run([strace, "-qq", "-e", "trace=openat", "-o", os.devnull, "true"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if probe.returncode != 0:
+            print("run_corpus: strace cannot trace here (%s); file/socket checks skipped"
+                  % probe.stderr.decode(errors="replace").strip()[:100])
+            strace = None
+    elif not args.no_strace:
+        print("run_corpus: strace not installed; file/socket checks skipped (scripts/install-deps.sh installs it)")
+
+    with open(os.path.join(corpus, "expectations.json")) as fh:
+        expectations = json.load(fh)
+    failed = 0
+    try:
+        for name in sorted(expectations):
+            if args.only and name not in args.only:
+                continue
+            path = os.path.join(os.path.abspath(corpus), name)
+            problems, secs = run_one(cli, path, expectations[name], args, strace)
+            if problems:
+                failed += 1
+                print("FAIL %s (%.2f s): %s" % (name, secs, expectations[name]["what"]))
+                for p in problems:
+                    print("     - " + p)
+            elif args.verbose:
+                print("ok   %s (%.2f s)" % (name, secs))
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    total = len(expectations) if not args.only else len(args.only)
+    print("run_corpus: %d of %d captures ok%s" % (total - failed, total,
+                                                   "" if strace else " (without strace checks)"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
