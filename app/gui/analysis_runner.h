@@ -1,0 +1,45 @@
+#pragma once
+// Runs one analysis at a time on a worker thread and hands the finished,
+// immutable result to the UI thread by signal. Cancel is cooperative: the
+// core's progress callback returns false.
+#include "app/gui/analysis_snapshot.h"
+#include "app/gui/gui_backend.h"
+
+#include <QObject>
+#include <atomic>
+#include <memory>
+
+class QThread;
+
+namespace stallscope::gui {
+
+class AnalysisRunner : public QObject {
+    Q_OBJECT
+public:
+    using AnalyzeFn = decltype(GuiBackend::analyze);
+    explicit AnalysisRunner(AnalyzeFn analyze, QObject* parent = nullptr);
+    ~AnalysisRunner() override;   // cancels and waits for a running analysis
+
+    bool busy() const { return thread_ != nullptr; }
+
+public slots:
+    // Starts analysing path; a running analysis is cancelled and its result dropped.
+    void start(const QString& path);
+    void cancel();
+
+signals:
+    void started(const QString& path);
+    // bytes_total may be 0 (unknown); fraction is then -1.
+    void progress(double fraction, quint64 packets);
+    void finished(const stallscope::gui::LoadOutcome& outcome);
+
+private:
+    void stopAndWait();
+
+    AnalyzeFn analyze_;
+    QThread* thread_ = nullptr;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+    quint64 generation_ = 0;
+};
+
+} // namespace stallscope::gui

@@ -1,0 +1,25 @@
+#pragma once
+// A finished analysis as the UI holds it: immutable and shared, so the worker
+// thread hands it over once and every view reads the same snapshot.
+#include "analyzers/model.h"
+
+#include <QMetaType>
+#include <QString>
+#include <memory>
+
+namespace stallscope::gui {
+
+using ResultPtr = std::shared_ptr<const AnalysisResult>;
+
+struct LoadOutcome {
+    QString path;
+    bool ok = false;
+    bool cancelled = false;
+    QString error;
+    ResultPtr result;    // set when ok (partial when cancelled)
+};
+
+} // namespace stallscope::gui
+
+Q_DECLARE_METATYPE(stallscope::gui::ResultPtr)
+Q_DECLARE_METATYPE(stallscope::gui::LoadOutcome)

@@ -1,0 +1,84 @@
+#pragma once
+// The event-trace diagram on screen: a scrollable, zoomable canvas that
+// draws an EventTraceLayout, and a panel around it that follows the
+// selection (call, or its whole connection) and highlights evidence frames.
+#include "analyzers/diagram/event_trace_layout.h"
+#include "app/gui/gui_backend.h"
+
+#include <QScrollArea>
+#include <QWidget>
+#include <optional>
+
+class QCheckBox;
+class QLabel;
+
+namespace stallscope::gui {
+
+class SelectionHub;
+
+class EventTraceCanvas : public QWidget {
+    Q_OBJECT
+public:
+    explicit EventTraceCanvas(QWidget* parent = nullptr);
+    void setTrace(EventTraceLayout layout);
+    const EventTraceLayout& trace() const { return layout_; }
+    void setHighlightedFrame(uint64_t frame);
+    uint64_t highlightedFrame() const { return highlighted_; }
+    void setZoom(double z);
+    double zoom() const { return zoom_; }
+    // Where an arrow is drawn, in widget pixels (for scrolling to it).
+    std::optional<QRectF> arrowRect(uint64_t frame) const;
+    QSize sizeHint() const override;
+
+signals:
+    void arrowClicked(quint64 frame);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    bool event(QEvent*) override;   // tooltips
+
+private:
+    void updateSize();
+    EventTraceLayout layout_;
+    uint64_t highlighted_ = 0;
+    double zoom_ = 1.0;
+};
+
+class EventTraceView : public QScrollArea {
+    Q_OBJECT
+public:
+    explicit EventTraceView(QWidget* parent = nullptr);
+    EventTraceCanvas* canvas() const { return canvas_; }
+    // Highlights the arrow of frame and scrolls it into view; false if absent.
+    bool highlightFrame(uint64_t frame);
+
+protected:
+    void wheelEvent(QWheelEvent*) override;   // Ctrl+wheel zooms
+
+private:
+    EventTraceCanvas* canvas_;
+};
+
+// Dock content: header (what is shown) + "whole connection" toggle + view.
+class EventTracePanel : public QWidget {
+    Q_OBJECT
+public:
+    EventTracePanel(SelectionHub* hub, const GuiBackend* backend, QWidget* parent = nullptr);
+    EventTraceView* view() const { return view_; }
+    bool showsConnection() const;
+    void setShowConnection(bool on);
+    const EventTraceLayout& currentLayout() const { return view_->canvas()->trace(); }
+
+private:
+    void rebuild();
+    void onFrameHighlighted(quint64 frame);
+
+    SelectionHub* hub_;
+    const GuiBackend* backend_;
+    QLabel* header_;
+    QCheckBox* whole_connection_;
+    EventTraceView* view_;
+};
+
+} // namespace stallscope::gui

@@ -1,0 +1,33 @@
+#pragma once
+// Everything the GUI asks of the analysis core, as plain functions. The app
+// binds the real core (core_backend()); tests can bind small fakes. This is
+// the only seam between the widgets and the core's free functions.
+#include "analyzers/analyze.h"
+#include "analyzers/diagram/event_trace_layout.h"
+
+#include <functional>
+#include <string>
+
+namespace stallscope::gui {
+
+struct GuiBackend {
+    std::function<AnalyzeOutcome(const std::string& path, const AnalysisOptions&, const ProgressFn&)> analyze;
+    // The event-trace layout of one call / one connection, exactly as the
+    // exporters (and the CLI) draw it. False with error set when there is none.
+    std::function<bool(const AnalysisResult&, uint64_t call_id, EventTraceLayout&, std::string& error)> call_trace;
+    std::function<bool(const AnalysisResult&, uint64_t connection_id, EventTraceLayout&, std::string& error)>
+        connection_trace;
+    // format: "svg" | "pdf" | "png". Empty function: the GUI draws it with Qt.
+    std::function<bool(const EventTraceLayout&, const std::string& path, const std::string& format,
+                       std::string& error)>
+        export_trace;
+    std::function<bool(const AnalysisResult&, const std::string& path, const std::string& format,
+                       std::string& error)>
+        export_timeline;
+    std::function<std::string(const AnalysisResult&)> report_html, report_json, report_csv;
+};
+
+// The real analysis core, with whatever exporters this build contains.
+GuiBackend core_backend();
+
+} // namespace stallscope::gui

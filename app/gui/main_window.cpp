@@ -1,0 +1,458 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/analysis_runner.h"
+#include "app/gui/calls_filter_model.h"
+#include "app/gui/calls_model.h"
+#include "app/gui/calls_page.h"
+#include "app/gui/event_trace_painter.h"
+#include "app/gui/event_trace_view.h"
+#include "app/gui/findings_panel.h"
+#include "app/gui/overview_page.h"
+#include "app/gui/selection_hub.h"
+#include "app/gui/timeline_widget.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
+#include <QKeySequence>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QProgressDialog>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabWidget>
+
+namespace stallscope::gui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
+}
+
+MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
+    : QMainWindow(parent), backend_(std::move(backend)), hub_(new SelectionHub(this)),
+      runner_(new AnalysisRunner(backend_.analyze, this)), pages_(new QTabWidget),
+      overview_(new OverviewPage(hub_)), calls_(new CallsPage(hub_)), timeline_(new TimelineWidget(hub_)),
+      trace_(new EventTracePanel(hub_, &backend_)), findings_(new FindingsPanel(hub_)), warnings_(new QListWidget) {
+    setObjectName(QStringLiteral("StallScopeMainWindow"));
+    setAcceptDrops(true);
+    pages_->setDocumentMode(true);
+    pages_->addTab(overview_, tr("&Overview"));
+    pages_->addTab(calls_, tr("&Calls"));
+    pages_->addTab(timeline_, tr("&Timeline"));
+    setCentralWidget(pages_);
+
+    auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+        d = new QDockWidget(title, this);
+        d->setObjectName(name);   // saveState needs names
+        d->setWidget(w);
+        addDockWidget(area, d);
+    };
+    dock(trace_dock_, tr("Event trace"), QStringLiteral("traceDock"), trace_, Qt::RightDockWidgetArea);
+    dock(findings_dock_, tr("Findings"), QStringLiteral("findingsDock"), findings_, Qt::BottomDockWidgetArea);
+    dock(warnings_dock_, tr("Warnings"), QStringLiteral("warningsDock"), warnings_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(findings_dock_, warnings_dock_);
+    findings_dock_->raise();
+
+    // The timeline shows the calls the table's filter lets through.
+    connect(calls_, &CallsPage::visibleCallsChanged, this, [this] {
+        const bool all = calls_->proxy()->rowCount() == calls_->model()->rowCount();
+        timeline_->setVisibleCalls(all ? std::unordered_set<uint64_t>{} : calls_->visibleCallIds(), all);
+    });
+    connect(runner_, &AnalysisRunner::finished, this, &MainWindow::onLoadFinished);
+    connect(runner_, &AnalysisRunner::progress, this, &MainWindow::onProgress);
+    connect(warnings_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) {
+        if (quint64 frame = it->data(Qt::UserRole).toULongLong()) hub_->highlightFrame(frame);
+    });
+
+    buildMenus();
+    statusBar()->showMessage(tr("Open a capture with Ctrl+O, or drop one on the window."));
+
+    QSettings s;
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+        resize(std::min(1360, avail.width() * 9 / 10), std::min(860, avail.height() * 9 / 10));
+        resizeDocks({trace_dock_}, {width() * 2 / 5}, Qt::Horizontal);
+        resizeDocks({findings_dock_}, {height() / 3}, Qt::Vertical);
+    }
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    updateTitle();
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    recent_menu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
+    reload->setShortcut(QKeySequence::Refresh);
+    need_result_ << reload;
+    file->addSeparator();
+    QMenu* exp = file->addMenu(tr("&Export"));
+    QAction* e1 = exp->addAction(tr("&Event trace (SVG, PDF, PNG)…"), this, [this] { exportDialog(QStringLiteral("trace")); });
+    e1->setShortcut(QKeySequence(tr("Ctrl+E")));
+    QAction* e2 = exp->addAction(tr("&Timeline (SVG, PNG)…"), this, [this] { exportDialog(QStringLiteral("timeline")); });
+    QAction* e3 = exp->addAction(tr("&Report (HTML, JSON, CSV)…"), this, [this] { exportDialog(QStringLiteral("report")); });
+    e3->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    need_result_ << e1 << e2 << e3;
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QString names[] = {tr("&Overview"), tr("&Calls"), tr("&Timeline")};
+    for (int i = 0; i < 3; ++i) {
+        QAction* a = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
+    }
+    QAction* find = view->addAction(tr("&Filter calls…"), this, [this] { pages_->setCurrentWidget(calls_); calls_->focusFilter(); });
+    find->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    view->addAction(trace_dock_->toggleViewAction());
+    view->addAction(findings_dock_->toggleViewAction());
+    view->addAction(warnings_dock_->toggleViewAction());
+    trace_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    findings_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    view->addSeparator();
+    QAction* zin = view->addAction(tr("Zoom &In"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->zoomIn(); });
+    zin->setShortcut(QKeySequence::ZoomIn);
+    QAction* zout = view->addAction(tr("Zoom O&ut"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->zoomOut(); });
+    zout->setShortcut(QKeySequence::ZoomOut);
+    QAction* zfit = view->addAction(tr("&Fit Timeline"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->fitAll(); });
+    zfit->setShortcut(QKeySequence(tr("Ctrl+0")));
+    view->addSeparator();
+    QMenu* theme = view->addMenu(tr("T&heme"));
+    theme_group_ = new QActionGroup(this);
+    const Theme current = themeFromString(QSettings().value(QStringLiteral("view/theme")).toString());
+    for (auto [t, label] : {std::pair{Theme::System, tr("&System")}, std::pair{Theme::Light, tr("&Light")},
+                            std::pair{Theme::Dark, tr("&Dark")}}) {
+        QAction* a = theme->addAction(label, this, [this, t = t] { setTheme(t); });
+        a->setCheckable(true);
+        a->setChecked(t == current);
+        a->setData(themeToString(t));
+        theme_group_->addAction(a);
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About StallScope"), this, [this] {
+        QMessageBox::about(this, tr("About StallScope"),
+                           tr("<h3>StallScope</h3><p>Finds why SOAP/HTTP-1.x calls are slow from packet captures: "
+                              "Nagle/delayed-ACK stalls, split header/body writes, Expect: 100-continue waits, "
+                              "connection per call.</p>"));
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::setTheme(Theme t) {
+    applyTheme(t);
+    QSettings().setValue(QStringLiteral("view/theme"), themeToString(t));
+    for (QAction* a : theme_group_->actions()) a->setChecked(a->data().toString() == themeToString(t));
+}
+
+void MainWindow::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange) overview_->refreshColors();
+    QMainWindow::changeEvent(e);
+}
+
+void MainWindow::updateTitle() {
+    // U+2014 em dash: "StallScope — file.pcap"
+    setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope")
+                                           : QStringLiteral("StallScope \u2014 %1").arg(QFileInfo(current_file_).fileName()));
+}
+
+void MainWindow::updateActions() {
+    for (QAction* a : need_result_) a->setEnabled(hub_->result() != nullptr);
+}
+
+void MainWindow::openDialog() {
+    QSettings s;
+    const QString dir = s.value(QStringLiteral("open/dir")).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir,
+                                                      tr("Captures (*.pcap *.pcapng *.cap *.dmp);;All files (*)"));
+    if (path.isEmpty()) return;
+    s.setValue(QStringLiteral("open/dir"), QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+void MainWindow::openFile(const QString& path) {
+    loading_file_ = path;
+    last_error_.clear();
+    if (!progress_) {
+        progress_ = new QProgressDialog(this);
+        progress_->setWindowTitle(tr("StallScope"));
+        progress_->setMinimumDuration(400);   // quick loads never flash a dialog
+        progress_->setRange(0, 1000);
+        progress_->setAutoClose(false);
+        progress_->setAutoReset(false);
+        connect(progress_, &QProgressDialog::canceled, runner_, &AnalysisRunner::cancel);
+    }
+    progress_->setLabelText(tr("Analysing %1…").arg(QFileInfo(path).fileName()));
+    progress_->reset();
+    progress_->setValue(0);
+    statusBar()->showMessage(tr("Analysing %1…").arg(path));
+    runner_->start(path);
+}
+
+void MainWindow::onProgress(double fraction, quint64 packets) {
+    if (!progress_) return;
+    if (fraction < 0) progress_->setRange(0, 0);
+    else progress_->setValue(int(fraction * 1000));
+    progress_->setLabelText(tr("Analysing %1…\n%2 packets").arg(QFileInfo(loading_file_).fileName()).arg(packets));
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+    last_error_ = text;
+    // Non-blocking (open(), not exec()): the event loop keeps running, and
+    // offscreen tests are not stuck on a modal box.
+    auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::onLoadFinished(const LoadOutcome& out) {
+    if (progress_) {
+        progress_->reset();
+        progress_->hide();
+    }
+    if (out.cancelled) {
+        statusBar()->showMessage(tr("Cancelled loading %1").arg(out.path), 8000);
+        emit loadFinished(false);
+        return;
+    }
+    if (!out.ok || !out.result) {
+        statusBar()->showMessage(tr("Could not open %1").arg(out.path), 8000);
+        showError(tr("Cannot open capture"),
+                  tr("StallScope could not analyse this file.\n\n%1").arg(out.error.isEmpty() ? out.path : out.error));
+        emit loadFinished(false);
+        return;
+    }
+    current_file_ = out.path;
+    addRecentFile(out.path);
+    warnings_->clear();
+    for (const Warning& w : out.result->capture.warnings) {
+        QString text = QString::fromStdString(w.message);
+        if (w.frame) text = tr("frame %1: %2").arg(w.frame).arg(text);
+        auto* item = new QListWidgetItem(text, warnings_);
+        item->setData(Qt::UserRole, QVariant::fromValue<quint64>(w.frame));
+    }
+    warnings_dock_->setWindowTitle(out.result->capture.warnings.empty() ? tr("Warnings")
+                                                                        : tr("Warnings (%1)").arg(out.result->capture.warnings.size()));
+    hub_->setResult(out.result);
+    updateTitle();
+    updateActions();
+    const auto& r = *out.result;
+    statusBar()->showMessage(tr("%1: %2 packets, %3 calls on %4 connections, %5 findings, %6 warnings")
+                                 .arg(QFileInfo(out.path).fileName())
+                                 .arg(r.capture.packets)
+                                 .arg(r.calls.size())
+                                 .arg(r.connections.size())
+                                 .arg(r.findings.size())
+                                 .arg(r.capture.warnings.size()));
+    if (!r.findings.empty()) {
+        size_t best = 0;   // the costliest finding: the first thing worth looking at
+        for (size_t i = 1; i < r.findings.size(); ++i)
+            if (r.findings[i].cost_ms > r.findings[best].cost_ms) best = i;
+        hub_->selectFinding(int(best));
+    } else if (!r.calls.empty()) {
+        hub_->selectCall(r.calls.front().id);
+    }
+    emit loadFinished(true);
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
+
+void MainWindow::addRecentFile(const QString& path) {
+    QStringList l = recentFiles();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    l.removeAll(abs);
+    l.prepend(abs);
+    while (l.size() > kMaxRecent) l.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), l);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recent_menu_->clear();
+    const QStringList l = recentFiles();
+    for (int i = 0; i < l.size(); ++i) {
+        QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(l[i]).fileName()),
+                                             this, [this, p = l[i]] { openFile(p); });
+        a->setToolTip(l[i]);
+        a->setStatusTip(l[i]);
+    }
+    if (!l.isEmpty()) {
+        recent_menu_->addSeparator();
+        recent_menu_->addAction(tr("&Clear list"), this, [this] {
+            QSettings().remove(QStringLiteral("recentFiles"));
+            rebuildRecentMenu();
+        });
+    }
+    recent_menu_->setEnabled(!l.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    runner_->cancel();
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls())
+        for (const QUrl& u : e->mimeData()->urls())
+            if (u.isLocalFile()) { e->acceptProposedAction(); return; }
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    for (const QUrl& u : e->mimeData()->urls())
+        if (u.isLocalFile()) {
+            e->acceptProposedAction();
+            openFile(u.toLocalFile());
+            return;
+        }
+}
+
+void MainWindow::exportDialog(const QString& what) {
+    QString filter, def;
+    const QString base = QFileInfo(current_file_).completeBaseName();
+    if (what == QLatin1String("trace")) {
+        filter = tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)");
+        def = base + (hub_->selectedCall() && !trace_->showsConnection() ? QStringLiteral("-call%1.svg").arg(hub_->selectedCall())
+                                                                         : QStringLiteral("-conn%1.svg").arg(hub_->selectedConnection()));
+    } else if (what == QLatin1String("timeline")) {
+        filter = tr("SVG (*.svg);;PNG (*.png)");
+        def = base + QStringLiteral("-timeline.svg");
+    } else {
+        filter = tr("HTML (*.html);;JSON (*.json);;CSV (*.csv)");
+        def = base + QStringLiteral("-report.html");
+    }
+    QSettings s;
+    const QString dir = s.value(QStringLiteral("export/dir"), QFileInfo(current_file_).absolutePath()).toString();
+    QString selected;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export"), dir + QLatin1Char('/') + def, filter, &selected);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) {   // take the suffix from the chosen filter
+        const int a = selected.indexOf(QStringLiteral("*.")), b = selected.indexOf(QLatin1Char(')'), a);
+        if (a >= 0 && b > a) path += selected.mid(a + 1, b - a - 1);
+    }
+    s.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    bool ok = what == QLatin1String("trace") ? exportEventTrace(path, &error)
+            : what == QLatin1String("timeline") ? exportTimeline(path, &error) : exportReport(path, &error);
+    if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+    else showError(tr("Export failed"), error);
+}
+
+// Qt drawing of an event trace, for builds without the cairo exporters.
+static bool paintToFile(const QString& path, const QString& fmt, QSize size, const std::function<void(QPainter&)>& draw,
+                        QString* error) {
+    if (fmt == QLatin1String("svg")) {
+        QSvgGenerator gen;
+        gen.setFileName(path);
+        gen.setResolution(96);
+        gen.setSize(size);
+        gen.setViewBox(QRect(QPoint(0, 0), size));
+        QPainter p(&gen);
+        p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+        draw(p);
+        if (p.end() && QFileInfo(path).size() > 0) return true;
+        *error = QObject::tr("cannot write %1").arg(path);
+        return false;
+    }
+    if (fmt == QLatin1String("pdf")) {
+        QPdfWriter w(path);
+        w.setResolution(96);
+        w.setPageSize(QPageSize(QSizeF(size.width() * 25.4 / 96, size.height() * 25.4 / 96), QPageSize::Millimeter));
+        w.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QPainter p;
+        if (!p.begin(&w)) { *error = QObject::tr("cannot write %1").arg(path); return false; }
+        draw(p);
+        return p.end();
+    }
+    QImage img(size * 2, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    {
+        QPainter p(&img);
+        p.scale(2, 2);
+        draw(p);
+    }
+    if (!img.save(path, "PNG")) { *error = QObject::tr("cannot write %1").arg(path); return false; }
+    return true;
+}
+
+bool MainWindow::exportEventTrace(const QString& path, QString* error) {
+    const QString fmt = suffixOf(path);
+    const EventTraceLayout& l = trace_->currentLayout();
+    if (fmt != QLatin1String("svg") && fmt != QLatin1String("pdf") && fmt != QLatin1String("png")) {
+        *error = tr("Unknown format “%1”: use .svg, .pdf or .png").arg(fmt);
+        return false;
+    }
+    if (l.arrows.empty()) {
+        *error = tr("Select a call (or connection) with segments first.");
+        return false;
+    }
+    if (backend_.export_trace) {
+        std::string err;
+        if (backend_.export_trace(l, path.toStdString(), fmt.toStdString(), err)) return true;
+        *error = QString::fromStdString(err);
+        return false;
+    }
+    return paintToFile(path, fmt, QSize(int(l.width), int(l.height)),
+                       [&](QPainter& p) { paintEventTrace(p, l, {false, 0}); }, error);
+}
+
+bool MainWindow::exportTimeline(const QString& path, QString* error) {
+    const QString fmt = suffixOf(path);
+    if (!hub_->result()) { *error = tr("Open a capture first."); return false; }
+    if (fmt != QLatin1String("svg") && fmt != QLatin1String("png")) {
+        *error = tr("Unknown format “%1”: use .svg or .png").arg(fmt);
+        return false;
+    }
+    if (backend_.export_timeline) {
+        std::string err;
+        if (backend_.export_timeline(*hub_->result(), path.toStdString(), fmt.toStdString(), err)) return true;
+        *error = QString::fromStdString(err);
+        return false;
+    }
+    const QSize size = timeline_->exportSize(1400);
+    return paintToFile(path, fmt, size, [&](QPainter& p) { timeline_->renderAll(p, size.width()); }, error);
+}
+
+bool MainWindow::exportReport(const QString& path, QString* error) {
+    const QString fmt = suffixOf(path);
+    if (!hub_->result()) { *error = tr("Open a capture first."); return false; }
+    std::function<std::string(const AnalysisResult&)> writer;
+    if (fmt == QLatin1String("html") || fmt == QLatin1String("htm")) writer = backend_.report_html;
+    else if (fmt == QLatin1String("json")) writer = backend_.report_json;
+    else if (fmt == QLatin1String("csv")) writer = backend_.report_csv;
+    else { *error = tr("Unknown format “%1”: use .html, .json or .csv").arg(fmt); return false; }
+    if (!writer) { *error = tr("This build cannot write %1 reports.").arg(fmt.toUpper()); return false; }
+    const std::string text = writer(*hub_->result());
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
+        *error = tr("Cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace stallscope::gui

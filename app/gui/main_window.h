@@ -1,0 +1,94 @@
+#pragma once
+// The main window: menus, pages (overview, calls, timeline), docks (event
+// trace, findings, warnings), opening captures, exports, settings.
+#include "app/gui/analysis_snapshot.h"
+#include "app/gui/gui_backend.h"
+#include "app/gui/theme.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QListWidget;
+class QMenu;
+class QProgressDialog;
+class QTabWidget;
+
+namespace stallscope::gui {
+
+class AnalysisRunner;
+class CallsPage;
+class EventTracePanel;
+class FindingsPanel;
+class OverviewPage;
+class SelectionHub;
+class TimelineWidget;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(GuiBackend backend, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Starts loading a capture (asynchronously); loadFinished reports the outcome.
+    void openFile(const QString& path);
+    // Exports; the format comes from the file suffix. False with *error set on failure.
+    bool exportEventTrace(const QString& path, QString* error);
+    bool exportTimeline(const QString& path, QString* error);
+    bool exportReport(const QString& path, QString* error);
+
+    // Parts, for tests and screenshots.
+    SelectionHub* hub() const { return hub_; }
+    OverviewPage* overviewPage() const { return overview_; }
+    CallsPage* callsPage() const { return calls_; }
+    TimelineWidget* timeline() const { return timeline_; }
+    EventTracePanel* tracePanel() const { return trace_; }
+    FindingsPanel* findingsPanel() const { return findings_; }
+    QListWidget* warningsList() const { return warnings_; }
+    QTabWidget* pages() const { return pages_; }
+    QString currentFile() const { return current_file_; }
+    QString lastError() const { return last_error_; }
+    QStringList recentFiles() const;
+    void setTheme(Theme t);
+
+signals:
+    void loadFinished(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent*) override;
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dropEvent(QDropEvent*) override;
+    void changeEvent(QEvent*) override;
+
+private:
+    void buildMenus();
+    void openDialog();
+    void onLoadFinished(const LoadOutcome& outcome);
+    void onProgress(double fraction, quint64 packets);
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void exportDialog(const QString& what);
+    void updateTitle();
+    void updateActions();
+    void showError(const QString& title, const QString& text);
+
+    GuiBackend backend_;
+    SelectionHub* hub_;
+    AnalysisRunner* runner_;
+    QTabWidget* pages_;
+    OverviewPage* overview_;
+    CallsPage* calls_;
+    TimelineWidget* timeline_;
+    EventTracePanel* trace_;
+    FindingsPanel* findings_;
+    QListWidget* warnings_;
+    QDockWidget *trace_dock_, *findings_dock_, *warnings_dock_;
+    QProgressDialog* progress_ = nullptr;
+    QMenu* recent_menu_ = nullptr;
+    QActionGroup* theme_group_ = nullptr;
+    QList<QAction*> need_result_;
+    QString current_file_, loading_file_, last_error_;
+};
+
+} // namespace stallscope::gui

@@ -1,0 +1,193 @@
+#include "app/gui/overview_page.h"
+
+#include "app/gui/display_text.h"
+#include "app/gui/findings_model.h"
+#include "app/gui/latency_histogram.h"
+#include "app/gui/selection_hub.h"
+#include "app/gui/theme.h"
+
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
+
+namespace stallscope::gui {
+
+static const char* const kStatKeys[][2] = {
+    {"file", "File"},       {"packets", "Packets"},   {"calls", "Calls"},
+    {"connections", "Connections"}, {"median", "Latency median"}, {"p90", "Latency p90"},
+    {"max", "Latency max"}, {"lost", "Time lost to stalls"}, {"predicted", "Median without stalls"},
+    {"warnings", "Warnings"},
+};
+
+OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
+    : QWidget(parent), hub_(hub), losses_(new QTableWidget(0, 4)), findings_(new QTableView),
+      findings_model_(new FindingsModel(this)), chart_view_(new QChartView) {
+    auto* stats_box = new QGroupBox(tr("Capture"));
+    auto* form = new QFormLayout(stats_box);
+    for (const auto& kv : kStatKeys) {
+        auto* value = new QLabel(QStringLiteral("—"));
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        QFont f = value->font();
+        f.setBold(true);
+        value->setFont(f);
+        stats_.insert(QString::fromLatin1(kv[0]), value);
+        form->addRow(tr(kv[1]) + QLatin1Char(':'), value);
+    }
+
+    losses_->setHorizontalHeaderLabels({tr("Kind"), tr("Findings"), tr("Calls"), tr("Time lost")});
+    losses_->verticalHeader()->hide();
+    losses_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    losses_->setSelectionMode(QAbstractItemView::NoSelection);
+    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    auto* loss_box = new QGroupBox(tr("Time lost per kind"));
+    auto* loss_lay = new QVBoxLayout(loss_box);
+    loss_lay->addWidget(losses_);
+
+    auto* chart = new QChart;
+    chart->setTitle(tr("Latency histogram"));
+    chart->legend()->hide();
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart_view_->setChart(chart);
+    chart_view_->setRenderHint(QPainter::Antialiasing);
+    chart_view_->setMinimumHeight(220);
+
+    findings_->setModel(findings_model_);
+    findings_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    findings_->setSelectionMode(QAbstractItemView::SingleSelection);
+    findings_->verticalHeader()->hide();
+    findings_->horizontalHeader()->setStretchLastSection(true);
+    findings_->setAlternatingRowColors(true);
+    findings_->verticalHeader()->setDefaultSectionSize(findings_->fontMetrics().height() + 6);
+    auto* findings_box = new QGroupBox(tr("Findings, ranked by time lost"));
+    auto* fl = new QVBoxLayout(findings_box);
+    fl->addWidget(findings_);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(stats_box, 0);
+    top->addWidget(loss_box, 1);
+    top->addWidget(chart_view_, 2);
+    auto* lay = new QVBoxLayout(this);
+    lay->addLayout(top, 0);
+    lay->addWidget(findings_box, 1);
+
+    connect(hub_, &SelectionHub::resultChanged, this, &OverviewPage::onResult);
+    connect(findings_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+        if (cur.isValid()) hub_->selectFinding(findings_model_->findingIndex(cur.row()));
+    });
+    onResult(hub_->result());
+}
+
+QChart* OverviewPage::chart() const { return chart_view_->chart(); }
+
+QString OverviewPage::statText(const QString& key) const {
+    auto* l = stats_.value(key);
+    return l ? l->text() : QString();
+}
+
+void OverviewPage::setStat(const QString& key, const QString& value) {
+    if (auto* l = stats_.value(key)) l->setText(value);
+}
+
+void OverviewPage::refreshColors() {
+    QChart* chart = chart_view_->chart();
+    chart->setTheme(isDarkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setBackgroundBrush(palette().color(QPalette::Base));
+    for (auto* s : chart->series())
+        if (auto* bars = qobject_cast<QBarSeries*>(s))
+            for (auto* set : bars->barSets()) set->setColor(phaseColor(PhaseKind::RequestHeaders, isDarkPalette()));
+}
+
+void OverviewPage::onResult(const ResultPtr& r) {
+    findings_model_->setResult(r);
+    QChart* chart = chart_view_->chart();
+    chart->removeAllSeries();
+    for (auto* a : chart->axes()) {
+        chart->removeAxis(a);
+        delete a;
+    }
+    losses_->setRowCount(0);
+    if (!r) {
+        for (auto* l : stats_) l->setText(QStringLiteral("—"));
+        return;
+    }
+    const SummaryGroup& all = r->summary.overall;
+    setStat("file", QFileInfo(QString::fromStdString(r->capture.file)).fileName() + QStringLiteral(" (") +
+                        QString::fromStdString(r->capture.format) + QLatin1Char(')'));
+    setStat("packets", QString::number(r->capture.packets));
+    setStat("calls", QString::number(r->calls.size()));
+    setStat("connections", QString::number(r->connections.size()));
+    setStat("median", formatMs(all.latency.median_ms));
+    setStat("p90", formatMs(all.latency.p90_ms));
+    setStat("max", formatMs(all.latency.max_ms));
+    double lost = 0;
+    for (const KindLoss& k : all.losses) lost += k.lost_ms;
+    setStat("lost", all.latency.total_ms > 0
+                        ? QStringLiteral("%1 (%2 % of all call time)").arg(formatMs(lost)).arg(100 * lost / all.latency.total_ms, 0, 'f', 1)
+                        : formatMs(lost));
+    setStat("predicted", formatMs(all.predicted_median_ms));
+    setStat("warnings", QString::number(r->capture.warnings.size()) + (r->capture.truncated ? tr(" (file truncated)") : QString()));
+
+    losses_->setRowCount(int(all.losses.size()));
+    for (int i = 0; i < int(all.losses.size()); ++i) {
+        const KindLoss& k = all.losses[size_t(i)];
+        auto item = [](const QString& s, bool right) {
+            auto* it = new QTableWidgetItem(s);
+            if (right) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            return it;
+        };
+        losses_->setItem(i, 0, item(findingKindLabel(k.kind), false));
+        losses_->setItem(i, 1, item(QString::number(k.findings), true));
+        losses_->setItem(i, 2, item(QString::number(k.calls), true));
+        losses_->setItem(i, 3, item(QStringLiteral("%1 (%2 %)").arg(formatMs(k.lost_ms)).arg(100 * k.share, 0, 'f', 1), true));
+    }
+    losses_->resizeColumnsToContents();
+    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+
+    std::vector<double> lat;
+    for (const Call& c : r->calls)
+        if (c.complete) lat.push_back(c.latency_ms);
+    const auto bins = latencyHistogram(lat, 12);
+    auto* set = new QBarSet(tr("calls"));
+    QStringList cats;
+    uint64_t peak = 0;
+    for (const HistogramBin& b : bins) {
+        *set << double(b.count);
+        peak = std::max(peak, b.count);
+        cats << QStringLiteral("%1").arg(b.lo_ms < 1 ? QString::number(b.lo_ms, 'g', 2) : QString::number(b.lo_ms, 'f', 0));
+    }
+    auto* series = new QBarSeries;
+    series->setBarWidth(0.95);
+    series->append(set);
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(cats);
+    x->setTitleText(tr("latency (ms, bin start)"));
+    auto* y = new QValueAxis;
+    // Integer ticks: up to 4 intervals of a whole number of calls.
+    const uint64_t top = peak <= 4 ? std::max<uint64_t>(1, peak) : (peak + 3) / 4 * 4;
+    y->setRange(0, double(top));
+    y->setLabelFormat(QStringLiteral("%d"));
+    y->setTickCount(int(std::min<uint64_t>(top, 4)) + 1);
+    y->setTitleText(tr("calls"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    refreshColors();
+    findings_->resizeColumnsToContents();
+}
+
+} // namespace stallscope::gui

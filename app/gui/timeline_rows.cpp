@@ -1,0 +1,80 @@
+#include "app/gui/timeline_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace stallscope::gui {
+
+TimelineRows TimelineRows::build(const AnalysisResult& r, const std::unordered_set<uint64_t>& only,
+                                 bool show_all) {
+    TimelineRows out;
+    std::unordered_map<uint64_t, size_t> row_of_id;
+    for (size_t i = 0; i < r.calls.size(); ++i) {
+        const Call& c = r.calls[i];
+        if (!(show_all && only.empty()) && !only.count(c.id)) continue;
+        TimelineRow row;
+        row.call = i;
+        row.call_id = c.id;
+        row.start_ns = c.start_ns;
+        row.end_ns = std::max(c.start_ns, c.end_ns);
+        for (const Phase& p : c.phases) {
+            row.start_ns = std::min(row.start_ns, p.start_ns);
+            row.end_ns = std::max(row.end_ns, p.end_ns);
+        }
+        out.rows.push_back(std::move(row));
+    }
+    std::stable_sort(out.rows.begin(), out.rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
+        return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.call_id < b.call_id;
+    });
+    for (size_t i = 0; i < out.rows.size(); ++i) row_of_id[out.rows[i].call_id] = i;
+
+    for (size_t f = 0; f < r.findings.size(); ++f) {
+        const Finding& fd = r.findings[f];
+        if (fd.end_ns <= fd.start_ns) continue;
+        for (uint64_t id : fd.calls) {
+            auto it = row_of_id.find(id);
+            if (it != row_of_id.end()) out.rows[it->second].stalls.push_back({f, fd.start_ns, fd.end_ns});
+        }
+    }
+    if (!out.rows.empty()) {
+        out.start_ns = out.rows.front().start_ns;
+        out.end_ns = out.rows.front().end_ns;
+        for (const TimelineRow& row : out.rows) {
+            out.start_ns = std::min(out.start_ns, row.start_ns);
+            out.end_ns = std::max(out.end_ns, row.end_ns);
+            for (const TimelineStall& s : row.stalls) {
+                out.start_ns = std::min(out.start_ns, s.start_ns);
+                out.end_ns = std::max(out.end_ns, s.end_ns);
+            }
+        }
+    }
+    return out;
+}
+
+std::optional<size_t> TimelineRows::rowOfCall(uint64_t call_id) const {
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].call_id == call_id) return i;
+    return std::nullopt;
+}
+
+std::optional<size_t> rowAtY(double y, double top, double row_height, size_t row_count) {
+    if (row_height <= 0 || y < top) return std::nullopt;
+    const double idx = std::floor((y - top) / row_height);
+    if (idx >= double(row_count)) return std::nullopt;
+    return size_t(idx);
+}
+
+std::optional<size_t> phaseAt(const Call& c, int64_t t) {
+    for (size_t i = 0; i < c.phases.size(); ++i)
+        if (c.phases[i].start_ns <= t && t <= c.phases[i].end_ns) return i;
+    return std::nullopt;
+}
+
+std::optional<size_t> stallAt(const TimelineRow& row, int64_t t, int64_t tol) {
+    for (size_t i = 0; i < row.stalls.size(); ++i)
+        if (row.stalls[i].start_ns - tol <= t && t <= row.stalls[i].end_ns + tol) return i;
+    return std::nullopt;
+}
+
+} // namespace stallscope::gui

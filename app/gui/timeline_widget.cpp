@@ -1,0 +1,281 @@
+#include "app/gui/timeline_widget.h"
+
+#include "app/gui/display_text.h"
+#include "app/gui/selection_hub.h"
+#include "app/gui/theme.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope::gui {
+
+TimelineWidget::TimelineWidget(SelectionHub* hub, QWidget* parent) : QAbstractScrollArea(parent), hub_(hub) {
+    viewport()->setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    verticalScrollBar()->setSingleStep(kRowHeight);
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(hub_, &SelectionHub::resultChanged, this, &TimelineWidget::onResult);
+    connect(hub_, &SelectionHub::callSelected, this, &TimelineWidget::onCallSelected);
+    connect(hub_, &SelectionHub::findingSelected, viewport(), qOverload<>(&QWidget::update));
+    setMinimumHeight(120);
+}
+
+void TimelineWidget::onResult(const ResultPtr& r) {
+    result_ = r;
+    only_.clear();
+    all_ = true;
+    rebuildRows();
+}
+
+void TimelineWidget::setVisibleCalls(const std::unordered_set<uint64_t>& ids, bool all) {
+    only_ = ids;
+    all_ = all;
+    rebuildRows();
+}
+
+void TimelineWidget::rebuildRows() {
+    rows_ = result_ ? TimelineRows::build(*result_, only_, all_) : TimelineRows{};
+    axis_.setViewport(kLabelWidth, std::max(1, viewport()->width() - kLabelWidth - 8));
+    axis_.setDataRange(rows_.start_ns, rows_.end_ns);
+    updateScrollBars();
+    viewport()->update();
+}
+
+void TimelineWidget::updateScrollBars() {
+    const int content = int(rows_.rows.size()) * kRowHeight;
+    const int page = std::max(0, viewport()->height() - kHeaderHeight);
+    verticalScrollBar()->setPageStep(page);
+    verticalScrollBar()->setRange(0, std::max(0, content - page));
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent* e) {
+    QAbstractScrollArea::resizeEvent(e);
+    axis_.setViewport(kLabelWidth, std::max(1, viewport()->width() - kLabelWidth - 8));
+    updateScrollBars();
+}
+
+void TimelineWidget::onCallSelected(quint64 id) {
+    if (auto row = rows_.rowOfCall(id)) {
+        const int y = int(*row) * kRowHeight;
+        const int page = std::max(kRowHeight, viewport()->height() - kHeaderHeight);
+        QScrollBar* sb = verticalScrollBar();
+        if (y < sb->value()) sb->setValue(y);
+        else if (y + kRowHeight > sb->value() + page) sb->setValue(y + kRowHeight - page);
+    }
+    viewport()->update();
+}
+
+void TimelineWidget::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1.5); viewport()->update(); }
+void TimelineWidget::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / 1.5); viewport()->update(); }
+void TimelineWidget::fitAll() { axis_.fitAll(); viewport()->update(); }
+
+static QString tickLabel(double offset_ns, double step_ns) {
+    if (step_ns >= 1e9) return QString::number(offset_ns / 1e9, 'f', 0) + QStringLiteral(" s");
+    if (step_ns >= 1e8) return QString::number(offset_ns / 1e9, 'f', 1) + QStringLiteral(" s");
+    if (step_ns >= 1e6) return QString::number(offset_ns / 1e6, 'f', 0) + QStringLiteral(" ms");
+    if (step_ns >= 1e5) return QString::number(offset_ns / 1e6, 'f', 1) + QStringLiteral(" ms");
+    if (step_ns >= 1e3) return QString::number(offset_ns / 1e3, 'f', 0) + QStringLiteral(" µs");
+    return QString::number(offset_ns, 'f', 0) + QStringLiteral(" ns");
+}
+
+void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int last, int y0, int width, int height) const {
+    const QPalette pal = palette();
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    const QColor text = pal.color(QPalette::Text), grid = pal.color(QPalette::Mid);
+    p.fillRect(QRect(0, 0, width, height), pal.color(QPalette::Base));
+    if (!result_ || rows_.rows.empty()) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(QRect(0, 0, width, height), Qt::AlignCenter,
+                   result_ ? tr("No calls to show") : tr("Open a capture (Ctrl+O) or drop one here"));
+        return;
+    }
+    // Grid lines and tick labels.
+    const auto ticks = axis.ticks(90);
+    const double step = ticks.size() >= 2 ? ticks[1].offset_ns - ticks[0].offset_ns : axis.viewSpan();
+    p.setPen(QPen(grid, 1, Qt::DotLine));
+    for (const AxisTick& t : ticks) p.drawLine(QPointF(t.x, kHeaderHeight), QPointF(t.x, height));
+    const uint64_t sel_call = hub_->selectedCall();
+    const int sel_finding = hub_->selectedFinding();
+    p.setClipRect(QRect(0, kHeaderHeight, width, height - kHeaderHeight));
+    for (int i = first; i <= last; ++i) {
+        const TimelineRow& row = rows_.rows[size_t(i)];
+        const Call& c = result_->calls[row.call];
+        const int y = y0 + i * kRowHeight;
+        if (row.call_id == sel_call) p.fillRect(QRect(0, y, width, kRowHeight), selectionColor(dark));
+        else if (i % 2) p.fillRect(QRect(0, y, width, kRowHeight), pal.color(QPalette::AlternateBase));
+        // Label.
+        p.setPen(text);
+        const QString label = QStringLiteral("#%1  %2").arg(c.id).arg(callOperation(c));
+        p.drawText(QRect(6, y, kLabelWidth - 12, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                   p.fontMetrics().elidedText(label, Qt::ElideRight, kLabelWidth - 12));
+        p.save();
+        p.setClipRect(QRect(kLabelWidth, std::max(y, kHeaderHeight), width - kLabelWidth, kRowHeight));
+        // Phases (at least 1 px wide so short ones stay visible).
+        const int bar_y = y + 4, bar_h = kRowHeight - 8;
+        if (c.phases.empty()) {
+            const double x0 = axis.toPixel(c.start_ns), x1 = axis.toPixel(std::max(c.start_ns, c.end_ns));
+            p.fillRect(QRectF(x0, bar_y, std::max(1.0, x1 - x0), bar_h), grid);
+        }
+        for (const Phase& ph : c.phases) {
+            const double x0 = axis.toPixel(ph.start_ns), x1 = axis.toPixel(ph.end_ns);
+            if (x1 < kLabelWidth || x0 > width) continue;
+            p.fillRect(QRectF(x0, bar_y, std::max(1.0, x1 - x0), bar_h), phaseColor(ph.kind, dark));
+        }
+        // Stalls over the phases: hatched band in the stall colour.
+        for (const TimelineStall& s : row.stalls) {
+            const double x0 = axis.toPixel(s.start_ns), x1 = axis.toPixel(s.end_ns);
+            const QRectF r(x0, y + 2, std::max(2.0, x1 - x0), kRowHeight - 4);
+            QColor fill = stallColor(dark);
+            fill.setAlpha(150);
+            p.fillRect(r, fill);
+            p.fillRect(r, QBrush(stallColor(dark).darker(140), Qt::BDiagPattern));
+            if (int(s.finding) == sel_finding) {
+                p.setPen(QPen(text, 2));
+                p.drawRect(r);
+            }
+        }
+        p.restore();
+    }
+    p.setClipping(false);
+    // Axis header on top.
+    p.fillRect(QRect(0, 0, width, kHeaderHeight), pal.color(QPalette::Window));
+    p.setPen(pal.color(QPalette::WindowText));
+    p.drawText(QRect(6, 0, kLabelWidth - 12, kHeaderHeight), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("%1 calls").arg(rows_.rows.size()));
+    for (const AxisTick& t : ticks) {
+        if (t.x < kLabelWidth) continue;
+        p.drawLine(QPointF(t.x, kHeaderHeight - 6), QPointF(t.x, kHeaderHeight));
+        p.drawText(QRectF(t.x + 3, 2, 120, kHeaderHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+                   tickLabel(t.offset_ns, step));
+    }
+    p.setPen(grid);
+    p.drawLine(0, kHeaderHeight - 1, width, kHeaderHeight - 1);
+    p.drawLine(kLabelWidth - 1, kHeaderHeight, kLabelWidth - 1, height);
+}
+
+void TimelineWidget::paintEvent(QPaintEvent*) {
+    QPainter p(viewport());
+    const int scroll = verticalScrollBar()->value();
+    const int n = int(rows_.rows.size());
+    const int first = std::clamp(scroll / kRowHeight, 0, std::max(0, n - 1));
+    const int last = std::min(n - 1, (scroll + viewport()->height()) / kRowHeight + 1);
+    paintRows(p, axis_, first, last, kHeaderHeight - scroll, viewport()->width(), viewport()->height());
+}
+
+QSize TimelineWidget::exportSize(int width) const {
+    return {width, kHeaderHeight + std::max(1, int(rows_.rows.size())) * kRowHeight + 4};
+}
+
+void TimelineWidget::renderAll(QPainter& p, int width) const {
+    TimeAxis axis = axis_;
+    axis.setViewport(kLabelWidth, width - kLabelWidth - 8);
+    axis.fitAll();
+    const QSize s = exportSize(width);
+    paintRows(p, axis, 0, int(rows_.rows.size()) - 1, kHeaderHeight, s.width(), s.height());
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* e) {
+    if (e->modifiers() & Qt::ShiftModifier) {
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - e->angleDelta().y() / 120 * 3 * kRowHeight);
+    } else {
+        const double steps = e->angleDelta().y() / 120.0;
+        axis_.zoomAt(e->position().x(), std::pow(1.25, steps));
+        viewport()->update();
+    }
+    e->accept();
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) {
+        dragging_ = true;
+        drag_last_ = press_pos_ = e->position().toPoint();
+        viewport()->setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
+    if (!dragging_) return;
+    const QPoint pos = e->position().toPoint();
+    axis_.panBy(pos.x() - drag_last_.x());
+    const int dy = pos.y() - drag_last_.y();
+    if (dy) verticalScrollBar()->setValue(verticalScrollBar()->value() - dy);
+    drag_last_ = pos;
+    viewport()->update();
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
+    if (!dragging_) return;
+    dragging_ = false;
+    viewport()->unsetCursor();
+    const QPoint pos = e->position().toPoint();
+    if ((pos - press_pos_).manhattanLength() < 4) {   // a click, not a drag
+        if (auto row = rowAtY(pos.y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size())) {
+            const TimelineRow& r = rows_.rows[*row];
+            if (auto s = stallAt(r, axis_.pixelToTime(pos.x()), int64_t(axis_.nsPerPixel() * 2)); s && pos.x() >= kLabelWidth)
+                hub_->selectFinding(int(r.stalls[*s].finding));
+            else
+                hub_->selectCall(r.call_id);
+        }
+    }
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+    switch (e->key()) {
+    case Qt::Key_Plus: case Qt::Key_Equal: zoomIn(); return;
+    case Qt::Key_Minus: zoomOut(); return;
+    case Qt::Key_0: fitAll(); return;
+    case Qt::Key_Left: axis_.panBy(axis_.width() / 10); viewport()->update(); return;
+    case Qt::Key_Right: axis_.panBy(-axis_.width() / 10); viewport()->update(); return;
+    case Qt::Key_Up: case Qt::Key_Down: {
+        if (rows_.rows.empty()) return;
+        auto cur = rows_.rowOfCall(hub_->selectedCall());
+        int row = cur ? int(*cur) + (e->key() == Qt::Key_Down ? 1 : -1) : 0;
+        row = std::clamp(row, 0, int(rows_.rows.size()) - 1);
+        hub_->selectCall(rows_.rows[size_t(row)].call_id);
+        return;
+    }
+    default: QAbstractScrollArea::keyPressEvent(e);
+    }
+}
+
+QString TimelineWidget::tooltipAt(QPoint pos) const {
+    if (!result_ || pos.x() < kLabelWidth) return {};
+    auto row = rowAtY(pos.y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size());
+    if (!row) return {};
+    const TimelineRow& r = rows_.rows[*row];
+    const Call& c = result_->calls[r.call];
+    const int64_t t = axis_.pixelToTime(pos.x());
+    QString tip = QStringLiteral("<b>Call %1</b> — %2<br>latency %3").arg(c.id).arg(callOperation(c).toHtmlEscaped(), formatMs(c.latency_ms));
+    if (auto s = stallAt(r, t, int64_t(axis_.nsPerPixel() * 2))) {
+        const Finding& f = result_->findings[r.stalls[*s].finding];
+        tip += QStringLiteral("<br><span style='color:#d32f2f'><b>%1</b> (%2): %3 lost</span>")
+                   .arg(findingKindLabel(f.kind), sideLabel(f.side), formatMs(f.cost_ms));
+    }
+    if (auto ph = phaseAt(c, t)) {
+        const Phase& p = c.phases[*ph];
+        tip += QStringLiteral("<br>%1: %2 (frames %3–%4)").arg(phaseLabel(p.kind), formatMs(p.duration_ms()))
+                   .arg(p.start_frame).arg(p.end_frame);
+    }
+    return tip;
+}
+
+bool TimelineWidget::viewportEvent(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const QString tip = tooltipAt(he->pos());
+        if (tip.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(he->globalPos(), tip, viewport());
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(e);
+}
+
+} // namespace stallscope::gui
