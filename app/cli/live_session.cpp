@@ -1,0 +1,153 @@
+#include "app/cli/live_session.h"
+
+#include "analyzers/analyzer.h"
+#include "capture/pcap/pcapng_writer.h"
+
+#include <chrono>
+
+namespace stallscope::live {
+
+namespace {
+
+int64_t mono_ns() {
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
+}
+int64_t wall_ns() {
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+Session::Session() = default;
+
+Session::~Session() { stop(); }
+
+bool Session::open(const SessionOptions& options, std::string& error, LiveCapture::OpenError* kind) {
+    opt_ = options;
+    cap_ = LiveCapture::open(options.capture, error, kind);
+    if (!cap_) return false;
+    PcapngInterface iface;
+    iface.linktype = cap_->linktype();
+    iface.snaplen = cap_->snaplen();
+    iface.name = options.capture.iface;
+    iface.filter = options.capture.filter;
+    writer_ = PcapngStreamWriter::create(options.out_path, iface, options.application, error);
+    if (!writer_) {
+        if (kind) *kind = LiveCapture::OpenError::Other;
+        cap_.reset();
+        return false;
+    }
+    analyzer_ = std::make_unique<Analyzer>(options.analysis, options.out_path);
+    analyzer_->capture().format = "pcapng";
+    return true;
+}
+
+void Session::start() {
+    if (!cap_ || thread_.joinable() || finished_) return;
+    start_mono_ns_ = mono_ns();
+    start_wall_ns_ = wall_ns();
+    capturing_ = true;
+    thread_ = std::thread([this] { thread_main(); });
+}
+
+void Session::thread_main() {
+    auto on_frame = [this](const Frame& f) {
+        Frame g = f;
+        const int64_t now = mono_ns();
+        std::lock_guard<std::mutex> lock(mu_);
+        if (write_error_.empty()) {
+            uint64_t off = 0;
+            if (writer_->write(f, now, &off)) g.file_offset = off;
+            else write_error_ = writer_->error();
+        }
+        ++packets_;
+        file_bytes_ = writer_->bytes_written();
+        analyzer_->on_frame(g);
+    };
+    auto on_tick = [this] {
+        LiveStats s = cap_->stats();  // pcap_stats on the thread that reads the handle
+        std::lock_guard<std::mutex> lock(mu_);
+        kernel_ = s;
+        if (write_error_.empty() && !writer_->tick(mono_ns())) write_error_ = writer_->error();
+    };
+    LiveCapture::RunEnd end = cap_->run(on_frame, on_tick, 100);
+    LiveStats s = cap_->stats();
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        kernel_ = s;
+        if (end == LiveCapture::RunEnd::Error) {
+            failed_ = true;
+            run_error_ = cap_->error();
+        }
+        if (write_error_.empty() && !writer_->flush()) write_error_ = writer_->error();
+    }
+    capturing_ = false;
+}
+
+void Session::stop() {
+    if (cap_) cap_->stop();
+    if (thread_.joinable()) {
+        thread_.join();
+        stop_mono_ns_ = mono_ns();
+        stop_wall_ns_ = wall_ns();
+    }
+}
+
+SessionStatus Session::status() const {
+    SessionStatus st;
+    std::lock_guard<std::mutex> lock(mu_);
+    st.packets = packets_;
+    st.file_bytes = file_bytes_;
+    st.kernel = kernel_;
+    st.capturing = capturing_.load();
+    st.failed = failed_;
+    st.error = run_error_;
+    if (start_mono_ns_) st.elapsed_s = double((stop_mono_ns_ ? stop_mono_ns_ : mono_ns()) - start_mono_ns_) / 1e9;
+    return st;
+}
+
+AnalysisResult Session::snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!analyzer_) return {};
+    return analyzer_->snapshot();
+}
+
+AnalysisResult Session::finish() {
+    stop();
+    if (!analyzer_ || finished_) return {};
+    finished_ = true;
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string& iface = opt_.capture.iface;
+    if (kernel_.valid && kernel_.dropped > 0)
+        analyzer_->add_warning({"the kernel dropped " + std::to_string(kernel_.dropped) + " of " +
+                                    std::to_string(kernel_.received) + " packets on '" + iface +
+                                    "' (pcap_stats ps_drop: capture buffer full); the capture and its analysis "
+                                    "are incomplete (try a larger --buffer-mb)",
+                                0, 0, 0});
+    if (kernel_.valid && kernel_.if_dropped > 0)
+        analyzer_->add_warning({"interface '" + iface + "' dropped " + std::to_string(kernel_.if_dropped) +
+                                    " packets (pcap_stats ps_ifdrop); the capture is incomplete",
+                                0, 0, 0});
+    if (failed_) {
+        analyzer_->capture().truncated = true;
+        analyzer_->add_warning({"capture stopped early: " + run_error_ + "; kept and analysed the " +
+                                    std::to_string(packets_) + " packets captured before it",
+                                0, 0, 0});
+    }
+    const uint64_t received = kernel_.received, dropped = kernel_.dropped + kernel_.if_dropped;
+    const bool have_stats = kernel_.valid;
+    const bool closed = writer_->close(have_stats ? &received : nullptr, have_stats ? &dropped : nullptr,
+                                       start_wall_ns_, stop_wall_ns_ ? stop_wall_ns_ : wall_ns());
+    if (write_error_.empty() && !closed) write_error_ = writer_->error();
+    if (!write_error_.empty())
+        analyzer_->add_warning({"writing the capture file failed: " + write_error_ +
+                                    "; the file is incomplete (the analysis saw every packet)",
+                                0, 0, 0});
+    analyzer_->capture().bytes = writer_->bytes_written();
+    cap_.reset();  // release the interface
+    return analyzer_->finish();
+}
+
+} // namespace stallscope::live

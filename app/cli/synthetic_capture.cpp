@@ -1,0 +1,179 @@
+#include "app/cli/synthetic_capture.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <queue>
+#include <vector>
+
+namespace stallscope::cli {
+
+namespace {
+
+constexpr int kConcurrent = 256;
+constexpr int64_t kUs = 1000, kMs = 1000 * kUs;
+
+struct Pkt {
+    bool from_client;
+    uint8_t flags;
+    uint32_t len;
+    int64_t delay;   // after the previous packet of this connection
+    uint8_t kind;    // 0 none, 1 request headers, 2 request body, 3 request whole, 4 response
+};
+
+constexpr uint8_t kF = 0x01, kS = 0x02, kP = 0x08, kA = 0x10;
+
+// The packet script of one connection.
+std::vector<Pkt> script(bool keepalive, int calls) {
+    std::vector<Pkt> v;
+    v.push_back({true, kS, 0, 0, 0});
+    v.push_back({false, kS | kA, 0, 30 * kUs, 0});
+    v.push_back({true, kA, 0, 20 * kUs, 0});
+    for (int c = 0; c < calls; ++c) {
+        if (keepalive) {
+            v.push_back({true, kP | kA, 0, 200 * kUs, 3});
+            v.push_back({false, kA, 0, 20 * kUs, 0});
+            v.push_back({false, kP | kA, 0, 300 * kUs, 4});
+            v.push_back({true, kA, 0, 20 * kUs, 0});
+        } else {
+            v.push_back({true, kP | kA, 0, 100 * kUs, 1});
+            v.push_back({false, kA, 0, 40 * kMs, 0});       // the delayed ACK
+            v.push_back({true, kP | kA, 0, 15 * kUs, 2});   // body leaves on the ACK
+            v.push_back({false, kA, 0, 20 * kUs, 0});
+            v.push_back({false, kP | kA, 0, 300 * kUs, 4});
+            v.push_back({true, kA, 0, 20 * kUs, 0});
+        }
+    }
+    v.push_back({true, kF | kA, 0, 100 * kUs, 0});
+    v.push_back({false, kF | kA, 0, 20 * kUs, 0});
+    v.push_back({true, kA, 0, 20 * kUs, 0});
+    return v;
+}
+
+const std::string kBody =
+    "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+    "<soap:Body><m:getString xmlns:m=\"urn:bench\"><size>200</size></m:getString></soap:Body></soap:Envelope>";
+const std::string kRespBody =
+    "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+    "<soap:Body><m:getStringResponse xmlns:m=\"urn:bench\"><return>" + std::string(200, 'x') +
+    "</return></m:getStringResponse></soap:Body></soap:Envelope>";
+
+std::string req_headers(bool keepalive) {
+    return std::string("POST /soap HTTP/") + (keepalive ? "1.1" : "1.0") +
+           "\r\nHost: bench\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:bench#getString\"\r\n"
+           "Content-Length: " + std::to_string(kBody.size()) + "\r\n\r\n";
+}
+std::string response(bool keepalive) {
+    return std::string("HTTP/") + (keepalive ? "1.1" : "1.0") + " 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
+           std::to_string(kRespBody.size()) + "\r\n\r\n" + kRespBody;
+}
+
+struct Conn {
+    std::vector<Pkt> pkts;
+    size_t next = 0;
+    int64_t t = 0;
+    uint32_t client_ip, server_ip;
+    uint16_t cport;
+    uint32_t cseq = 1000, sseq = 500000;
+    bool keepalive;
+    uint64_t order;
+};
+
+struct Later {
+    bool operator()(const Conn* a, const Conn* b) const { return a->t != b->t ? a->t > b->t : a->order > b->order; }
+};
+
+void put16(std::vector<uint8_t>& b, uint16_t v) { b.push_back(uint8_t(v >> 8)); b.push_back(uint8_t(v)); }
+void put32(std::vector<uint8_t>& b, uint32_t v) { put16(b, uint16_t(v >> 16)); put16(b, uint16_t(v)); }
+
+} // namespace
+
+bool write_synthetic_capture(const std::string& path, uint64_t target, SyntheticStats& st, std::string& error) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) { error = path + ": " + std::strerror(errno); return false; }
+    std::vector<char> buf(1 << 20);
+    std::setvbuf(f, buf.data(), _IOFBF, buf.size());
+    // Classic pcap, nanosecond magic, Ethernet.
+    uint32_t hdr[6] = {0xa1b23c4d, 0x00040002, 0, 0, 262144, 1};
+    std::fwrite(hdr, sizeof hdr, 1, f);
+
+    std::priority_queue<Conn*, std::vector<Conn*>, Later> q;
+    std::vector<Conn> pool(kConcurrent);
+    uint64_t started = 0;
+    int64_t now = 1'700'000'000LL * 1'000'000'000LL;
+    auto start = [&](Conn& c, int64_t t) {
+        c.keepalive = started % 3 != 2;  // two keep-alive connections for each HTTP/1.0 one
+        c.pkts = script(c.keepalive, c.keepalive ? 10 : 1);
+        c.next = 0;
+        c.t = t;
+        c.client_ip = 0xC0000200u | uint32_t(1 + started % 200);  // 192.0.2.x (documentation range)
+        c.server_ip = 0xC6336401u;                                 // 198.51.100.1
+        c.cport = uint16_t(1024 + started % 60000);
+        c.cseq = uint32_t(started * 7919u);
+        c.sseq = uint32_t(started * 104729u);
+        c.order = started++;
+        ++st.connections;
+        st.calls += c.keepalive ? 10 : 1;
+        q.push(&c);
+    };
+    for (int i = 0; i < kConcurrent; ++i) start(pool[size_t(i)], now + i * 37 * kUs);
+
+    const std::string hk = req_headers(true), h0 = req_headers(false), rk = response(true), r0 = response(false);
+    std::vector<uint8_t> pkt;
+    while (!q.empty()) {
+        Conn* c = q.top();
+        q.pop();
+        const Pkt& p = c->pkts[c->next];
+        const std::string* payload = nullptr;
+        std::string whole;
+        switch (p.kind) {
+        case 1: payload = &h0; break;
+        case 2: payload = &kBody; break;
+        case 3: whole = hk + kBody; payload = &whole; break;
+        case 4: payload = c->keepalive ? &rk : &r0; break;
+        }
+        uint32_t len = payload ? uint32_t(payload->size()) : 0;
+        pkt.clear();
+        // Ethernet
+        for (int i = 0; i < 12; ++i) pkt.push_back(uint8_t(i));
+        put16(pkt, 0x0800);
+        // IPv4
+        put16(pkt, 0x4500);
+        put16(pkt, uint16_t(20 + 20 + len));
+        put32(pkt, 0);
+        put16(pkt, 0x4006);
+        put16(pkt, 0);
+        put32(pkt, p.from_client ? c->client_ip : c->server_ip);
+        put32(pkt, p.from_client ? c->server_ip : c->client_ip);
+        // TCP
+        put16(pkt, p.from_client ? c->cport : 80);
+        put16(pkt, p.from_client ? 80 : c->cport);
+        put32(pkt, p.from_client ? c->cseq : c->sseq);
+        put32(pkt, (p.flags & kA) ? (p.from_client ? c->sseq : c->cseq) : 0);
+        put16(pkt, uint16_t(0x5000 | p.flags));
+        put16(pkt, 65535);
+        put32(pkt, 0);
+        if (payload) pkt.insert(pkt.end(), payload->begin(), payload->end());
+        uint32_t& seq = p.from_client ? c->cseq : c->sseq;
+        seq += len + ((p.flags & (kS | kF)) ? 1 : 0);
+
+        uint32_t rec[4] = {uint32_t(c->t / 1'000'000'000), uint32_t(c->t % 1'000'000'000), uint32_t(pkt.size()),
+                           uint32_t(pkt.size())};
+        std::fwrite(rec, sizeof rec, 1, f);
+        std::fwrite(pkt.data(), 1, pkt.size(), f);
+        ++st.packets;
+        st.bytes += sizeof rec + pkt.size();
+
+        if (++c->next < c->pkts.size()) {
+            c->t += c->pkts[c->next].delay;
+            q.push(c);
+        } else if (st.packets < target) {
+            start(*c, c->t + 50 * kUs);
+        }
+    }
+    bool ok = std::fclose(f) == 0;
+    if (!ok) error = path + ": " + std::strerror(errno);
+    return ok;
+}
+
+} // namespace stallscope::cli
