@@ -8,7 +8,8 @@
 
 namespace stallscope {
 
-using nlohmann::json;
+// ordered_json keeps fields in the documented order.
+using json = nlohmann::ordered_json;
 
 double round_ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 double ns_to_ms(int64_t ns) { return double(ns) / 1e6; }
