@@ -35,10 +35,12 @@ ALWAYS_ABSENT = ["root:x:0:0"]
 SANITIZER_MARKS = ["AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer", "runtime error:"]
 # What a process may open besides its input: the dynamic loader's files,
 # shared libraries, locale and gconv data, and /proc or /sys files that the
-# C library and the sanitizer runtimes read about the process itself.
+# C library and the sanitizer runtimes read about the process itself, and the
+# time zone (tzset via localtime; locale-like system data).
 ALLOWED_PREFIXES = ("/etc/ld.so.cache", "/etc/ld.so.preload", "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
                     "/usr/local/lib/", "/usr/share/locale/", "/usr/lib/locale/", "/proc/self/", "/sys/devices/system/cpu",
-                    "/dev/null", "/dev/urandom", "/proc/sys/vm/overcommit_memory")
+                    "/dev/null", "/dev/urandom", "/proc/sys/vm/overcommit_memory", "/etc/localtime",
+                    "/usr/share/zoneinfo/")
 TRACED = "open,openat,openat2,creat,socket,connect,execve"
 OPEN_RE = re.compile(r'^(?:\[pid\s+\d+\]\s+)?(\d+\s+)?(open|openat|openat2|creat)\((?:[^,]*, )?"((?:[^"\\]|\\.)*)"')
 SOCKET_RE = re.compile(r"^(?:\[pid\s+\d+\]\s+)?(\d+\s+)?(socket|connect)\(")
