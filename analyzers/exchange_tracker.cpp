@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <vector>
+
+#include <zlib.h>
 
 namespace stallscope {
 
@@ -31,6 +35,31 @@ std::string action_param(const std::string& content_type) {
 std::string unquote(std::string v) {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
     return v;
+}
+
+// Size facts for the message_size detector: decoded bytes (of what was
+// kept, see max_soap_body_bytes), the share that is markup, and what
+// deflate would make of it (measured on the first 64 KiB and scaled, so a
+// big body costs a bounded amount of CPU).
+void measure_content(std::string_view content, MessageInfo& m) {
+    constexpr size_t kSample = 64 * 1024;
+    m.content_bytes = content.size();
+    bool in_tag = false;
+    uint64_t markup = 0;
+    for (char ch : content) {
+        if (ch == '<') in_tag = true;
+        if (in_tag) ++markup;
+        if (ch == '>') in_tag = false;
+    }
+    m.markup_bytes = markup;
+    if (content.empty()) return;
+    size_t n = std::min(content.size(), kSample);
+    uLongf cap = compressBound(uLong(n));
+    std::vector<Bytef> buf(cap);
+    if (compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return;
+    // compress2 adds a 6-byte zlib wrapper; gzip adds 18 bytes instead.
+    double ratio = double(cap) / double(n);
+    m.deflate_estimate = uint64_t(ratio * double(content.size())) + 12;
 }
 
 } // namespace
@@ -211,6 +240,7 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         c.expect_continue = head.expect_continue;
         c.request_chunked = head.chunked;
         c.connection_close = head.connection_close;
+        c.request_close = head.connection_close;
         // The response parser needs each request's method (HEAD has no body).
         Dir& resp = *t_.dirs_[1];
         if (resp.parser) resp.parser->push_request_method(head.method);
@@ -270,6 +300,13 @@ void ExchangeTracker::Listener::on_error(const std::string& message, uint64_t of
                       seg ? seg->frame : 0);
     }
     if (fatal && d.have_active) {
+        // Bytes that never made a request line (after an Upgrade, or garbage)
+        // are not a call: drop the one opened for them at message begin.
+        CallState* cs = d.active.call;
+        if (dir_ == 0 && cs && !cs->have_request_head && !t_.calls_.empty() && t_.calls_.back().get() == cs) {
+            t_.calls_.pop_back();
+            --t_.calls_started_;
+        }
         d.have_active = false;
         d.active = MsgTrack{};
     }
@@ -288,16 +325,29 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
         if (!decode_content(enc, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
                             opt_.max_decompressed_bytes, decoded, err)) {
             out.error = "content-encoding " + enc + ": " + err;
+            if (decoded.size() >= opt_.max_decompressed_bytes)  // the cap, not corrupt data
+                host_.warn("decompressed-size cap (" + std::to_string(opt_.max_decompressed_bytes) + " bytes) hit: " +
+                               enc + (response ? " response" : " request") + " body of call " +
+                               std::to_string(cs.call.id) + " not decoded (" + err + ")",
+                           (response ? cs.call.response : cs.call.request).last_frame);
             body.clear();
             return;
         }
         xml = decoded;
     }
+    measure_content(xml, response ? cs.call.response : cs.call.request);
     size_t i = 0;
     while (i < xml.size() && std::isspace(static_cast<unsigned char>(xml[i]))) ++i;
     if (i < xml.size() && (xml[i] == '<' || uint8_t(xml[i]) == 0xEF)) {
-        if (capped) out.error = "body larger than " + std::to_string(opt_.max_soap_body_bytes) + " bytes: not decoded";
-        else out = decode_soap(xml);
+        if (capped) {
+            out.error = "body larger than " + std::to_string(opt_.max_soap_body_bytes) + " bytes: not decoded";
+            host_.warn("SOAP body cap (" + std::to_string(opt_.max_soap_body_bytes) + " bytes) hit: " +
+                           (response ? "response" : "request") + " body of call " + std::to_string(cs.call.id) +
+                           " is larger than that; its envelope was not decoded",
+                       (response ? cs.call.response : cs.call.request).last_frame);
+        } else {
+            out = decode_soap(xml);
+        }
     }
     body.clear();
     body.shrink_to_fit();

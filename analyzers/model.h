@@ -68,6 +68,11 @@ struct MessageInfo {
     std::vector<uint32_t> write_sizes;  // payload bytes of each segment that carried it, in order
     std::vector<uint64_t> frames;       // those segments' frames
     bool complete = false;
+    // Body content (after Content-Encoding), measured at decode time for the
+    // message_size detector; 0 when the body was empty or not decoded.
+    uint64_t content_bytes = 0;         // decoded body bytes
+    uint64_t markup_bytes = 0;          // of those, bytes inside <...> (XML tags, declarations)
+    uint64_t deflate_estimate = 0;      // deflate size of the body, estimated from its first 64 KiB
 };
 
 struct Call {
@@ -85,6 +90,7 @@ struct Call {
     int64_t continue_ns = 0;
     bool request_chunked = false, response_chunked = false;
     bool connection_close = false;   // either side asked to close
+    bool request_close = false;      // the request itself asked (Connection: close, or HTTP/1.0 without keep-alive)
 
     MessageInfo request, response;
     SoapInfo soap;                   // request envelope (operation)

@@ -1,0 +1,86 @@
+#include "analyzers/detectors/detector_util.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace stallscope::detect {
+
+bool is_loopback(const Endpoint& e) {
+    const auto& b = e.addr.bytes;
+    if (e.addr.family == 4) return b[0] == 127;
+    if (e.addr.family == 6) {
+        for (int i = 0; i < 15; ++i) if (b[i] != 0) return false;
+        return b[15] == 1;
+    }
+    return false;
+}
+
+uint32_t usable_mss(const Call& call, const Connection& conn, Side sender) {
+    // The sender's segments are bounded by the MSS its peer announced.
+    auto opt = sender == Side::Client ? conn.server_mss : conn.client_mss;
+    if (!opt) opt = sender == Side::Client ? conn.client_mss : conn.server_mss;
+    if (opt && *opt > 12) return uint32_t(*opt) - 12;
+    if (is_loopback(conn.client) || is_loopback(conn.server)) return 65483;
+    uint32_t largest = 0;
+    for (const SegmentInfo& s : call.segments)
+        if (s.from == sender) largest = std::max(largest, s.len);
+    return std::max<uint32_t>(1448, largest);
+}
+
+int64_t rtt_estimate_ns(const Call& call, const Connection& conn) {
+    if (conn.syn_ns && conn.ack_ns && conn.ack_ns >= conn.syn_ns) return conn.ack_ns - conn.syn_ns;
+    if (conn.syn_ns && conn.synack_ns && conn.synack_ns >= conn.syn_ns) return conn.synack_ns - conn.syn_ns;
+    int64_t best = -1;
+    for (const SegmentInfo& s : call.segments) {
+        if (s.len == 0 || s.acked_ns < s.ts_ns || s.retransmission) continue;
+        int64_t d = s.acked_ns - s.ts_ns;
+        if (best < 0 || d < best) best = d;
+    }
+    return best < 0 ? 0 : best;
+}
+
+bool captured_near(const Connection& conn, Side side) {
+    if (!conn.syn_ns || !conn.synack_ns || !conn.ack_ns) return true;
+    int64_t to_synack = conn.synack_ns - conn.syn_ns, to_ack = conn.ack_ns - conn.synack_ns;
+    bool near_client = to_synack >= to_ack;
+    return side == Side::Client ? near_client : !near_client;
+}
+
+int message_group(uint16_t c) {
+    if (c & (carries::kRequestHeaders | carries::kRequestBody)) return 1;
+    if (c & (carries::kContinue | carries::kResponseHeaders | carries::kResponseBody)) return 2;
+    return 0;
+}
+
+Side peer_of(Side s) { return s == Side::Client ? Side::Server : Side::Client; }
+
+template <class T>
+static std::string join(const std::vector<T>& v, size_t max) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (i == max) { out += ",..."; break; }
+        if (i) out += ",";
+        out += std::to_string(v[i]);
+    }
+    return out;
+}
+
+std::string join_sizes(const std::vector<uint32_t>& v, size_t max) { return join(v, max); }
+std::string join_frames(const std::vector<uint64_t>& v, size_t max) { return join(v, max); }
+
+std::string fmt_ms(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
+    return buf;
+}
+
+Finding make_finding(const char* kind, Side side, const Call& call) {
+    Finding f;
+    f.kind = kind;
+    f.side = side;
+    f.connection_id = call.connection_id;
+    f.calls.push_back(call.id);
+    return f;
+}
+
+} // namespace stallscope::detect

@@ -1,0 +1,104 @@
+// expect_100_wait: the three shapes of PATHOLOGIES.md section 3.
+//  1 the client sent Expect: 100-continue, the server answered 100, then
+//    the body: one extra round trip plus server time;
+//  2 Expect sent, no 100 before the body: the client waited out its own
+//    timer (1 s curl, 350 ms .NET);
+//  3 the server sent 100 Continue after the request was already complete
+//    (MS SOAP Toolkit, seed Fig. 3); the Nagle hold of the final response
+//    that usually follows is costed in the nagle_delayed_ack finding.
+// See docs/detectors/expect_100_wait.md.
+#include "analyzers/detectors/builtin.h"
+#include "analyzers/detectors/detector_util.h"
+#include "analyzers/detectors/nagle_stalls.h"
+#include "analyzers/detectors/toolkit_fixes.h"
+
+#include <cmath>
+
+namespace stallscope {
+
+namespace {
+
+using namespace detect;
+
+// Which client timer a shape-2 wait matches (within 10 %), for the text.
+std::string timer_name(double wait_ms) {
+    struct T { double ms; const char* who; };
+    static const T kTimers[] = {{1000, "curl's 1 s expect timer"}, {350, ".NET HttpWebRequest's 350 ms timer"}};
+    for (const T& t : kTimers)
+        if (std::fabs(wait_ms - t.ms) <= t.ms * 0.1) return t.who;
+    return "the client's own timer";
+}
+
+class Expect100Wait : public Detector {
+public:
+    const char* kind() const override { return "expect_100_wait"; }
+
+    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
+        const MessageInfo& rq = call.request;
+        bool body_apart = rq.body_first_frame && rq.headers_end_frame && rq.body_first_frame != rq.headers_end_frame;
+        // 100 arrived after the request was complete: nobody was waiting for it.
+        bool late_continue = call.got_continue && rq.complete && rq.last_frame && rq.last_frame < call.continue_frame;
+        if (call.expect_continue && body_apart && !late_continue) {
+            bool answered = call.got_continue && call.continue_frame < rq.body_first_frame;
+            Finding f = make_finding(kind(), Side::Client, call);
+            double wait = ms(rq.body_first_ns - rq.headers_end_ns);
+            f.frames = {rq.headers_end_frame};
+            if (answered) f.frames.push_back(call.continue_frame);
+            f.frames.push_back(rq.body_first_frame);
+            f.cost_ms = std::max(0.0, wait);
+            f.cost_method = "first body byte - end of request headers (frames " + std::to_string(rq.headers_end_frame) +
+                            " -> " + std::to_string(rq.body_first_frame) + ")";
+            f.start_ns = rq.headers_end_ns;
+            f.end_ns = rq.body_first_ns;
+            if (answered) {
+                f.explanation = "the client sent Expect: 100-continue and held the body until the server's 100 Continue "
+                                "(frame " + std::to_string(call.continue_frame) + "): " + fmt_ms(wait) +
+                                " ms, one extra round trip";
+                f.details.push_back({"shape", "1: server answered 100 Continue"});
+            } else {
+                f.explanation = "the client sent Expect: 100-continue, the server never answered it, and the body left " +
+                                fmt_ms(wait) + " ms later when " + timer_name(wait) + " ran out";
+                f.details.push_back({"shape", "2: no 100 Continue, client timer"});
+                f.side = Side::Client;
+            }
+            f.fix = "turn Expect: 100-continue off in the client for small bodies (curl -H 'Expect:', .NET "
+                    "Expect100Continue = false), or make the server answer 100 Continue at once";
+            apply_toolkit_fix(f, call);
+            f.details.push_back({"wait_ms", fmt_ms(wait)});
+            out.push_back(std::move(f));
+            return;
+        }
+        if (late_continue) {
+            Finding f = make_finding(kind(), Side::Server, call);
+            f.frames = {rq.last_frame, call.continue_frame};
+            if (call.response.first_frame) f.frames.push_back(call.response.first_frame);
+            f.start_ns = call.continue_ns;
+            f.end_ns = call.response.first_frame ? call.response.first_ns : call.continue_ns;
+            double hold = 0;
+            for (const NagleStall& st : find_nagle_stalls(call, conn))
+                if (st.after_continue) hold += st.cost_ms;
+            f.cost_ms = 0;  // the hold is counted once, in the nagle_delayed_ack finding
+            f.cost_method = hold > 0 ? "0 here: the " + fmt_ms(hold) +
+                                           " ms hold of the final response is counted in the nagle_delayed_ack finding"
+                                     : "0: an unneeded 100 Continue segment, no hold seen";
+            f.explanation = "the server sent 100 Continue (frame " + std::to_string(call.continue_frame) +
+                            ") after the whole request had arrived (frame " + std::to_string(rq.last_frame) + ")" +
+                            (call.expect_continue ? "" : " although the client did not ask for it") +
+                            (hold > 0 ? "; its final response was then held " + fmt_ms(hold) +
+                                            " ms by Nagle until the client's delayed ACK (seed Fig. 3)"
+                                      : "");
+            f.details.push_back({"shape", "3: 100 Continue after the body"});
+            if (hold > 0) f.details.push_back({"response_hold_ms", fmt_ms(hold)});
+            f.fix = "do not send 100 Continue once the body is there (only answer an Expect before the body), and "
+                    "set TCP_NODELAY on the server socket";
+            apply_toolkit_fix(f, call);
+            out.push_back(std::move(f));
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Detector> make_expect_100_wait_detector() { return std::make_unique<Expect100Wait>(); }
+
+} // namespace stallscope

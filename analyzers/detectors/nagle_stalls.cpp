@@ -1,0 +1,81 @@
+#include "analyzers/detectors/nagle_stalls.h"
+
+#include "analyzers/detectors/detector_util.h"
+#include "capture/packet_decoder.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace stallscope::detect {
+
+namespace {
+bool is_data(const SegmentInfo& s) {
+    return s.len > 0 && !(s.flags & (tcpflag::kSyn | tcpflag::kRst));
+}
+} // namespace
+
+std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& conn) {
+    std::vector<NagleStall> out;
+    const auto& segs = call.segments;
+    const int64_t rtt = rtt_estimate_ns(call, conn);
+    for (size_t bi = 0; bi < segs.size(); ++bi) {
+        const SegmentInfo& b = segs[bi];
+        if (!is_data(b) || b.retransmission) continue;
+        int group = message_group(b.carries);
+        if (group == 0) continue;
+        // A: the sender's previous data segment (a retransmission there means
+        // the gap was loss recovery, not Nagle).
+        size_t ai = bi;
+        while (ai > 0) {
+            --ai;
+            if (segs[ai].from == b.from && is_data(segs[ai])) break;
+            if (ai == 0) { ai = bi; break; }
+        }
+        if (ai == bi) continue;
+        const SegmentInfo& a = segs[ai];
+        if (a.from != b.from || !is_data(a) || a.retransmission || message_group(a.carries) != group) continue;
+        if (a.len >= usable_mss(call, conn, a.from)) continue;  // Nagle only holds behind a small segment
+        if (a.acked_ns < 0 || !a.acked_by_pure_ack || a.acked_frame == 0 || a.acked_frame >= b.frame) continue;
+
+        bool near_sender = captured_near(conn, a.from);
+        int64_t late_limit = kLateAckNs + (near_sender ? rtt : 0);
+        int64_t coupling_limit = kCouplingNs + (near_sender ? 0 : rtt);
+        if (a.acked_ns - a.ts_ns < late_limit) continue;
+        int64_t release = b.ts_ns - a.acked_ns;
+        if (release < 0 || release > coupling_limit) continue;
+
+        // The peer sent nothing between A and its ACK: it had no data to
+        // carry the ACK, which is why its delayed-ACK timer ran out.
+        size_t acki = SIZE_MAX;
+        bool peer_data = false;
+        for (size_t k = ai + 1; k < bi; ++k) {
+            if (segs[k].from == a.from) continue;
+            if (segs[k].frame == a.acked_frame) { acki = k; break; }
+            if (is_data(segs[k])) peer_data = true;
+        }
+        if (peer_data) continue;
+
+        NagleStall st;
+        st.sender = a.from;
+        st.a = ai;
+        st.ack = acki;
+        st.b = bi;
+        st.a_frame = a.frame;
+        st.ack_frame = a.acked_frame;
+        st.b_frame = b.frame;
+        st.a_ns = a.ts_ns;
+        st.ack_ns = a.acked_ns;
+        st.b_ns = b.ts_ns;
+        st.a_len = a.len;
+        st.b_len = b.len;
+        st.a_carries = a.carries;
+        st.b_carries = b.carries;
+        st.rtt_ns = rtt;
+        st.cost_ms = std::max<double>(0, ms(b.ts_ns - a.ts_ns - rtt));
+        st.after_continue = (a.carries & carries::kContinue) && !(b.carries & carries::kContinue);
+        out.push_back(st);
+    }
+    return out;
+}
+
+} // namespace stallscope::detect

@@ -1,0 +1,71 @@
+// server_time: the server took long between the last request byte and the
+// first response byte, and that time is not explained by a stall another
+// detector reports (a Nagle hold of the response after a 100 Continue
+// falls inside this interval). See docs/detectors/server_time.md.
+#include "analyzers/detectors/builtin.h"
+#include "analyzers/detectors/detector_util.h"
+#include "analyzers/detectors/nagle_stalls.h"
+#include "analyzers/detectors/toolkit_fixes.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace stallscope {
+
+namespace {
+
+using namespace detect;
+
+// Reported when the unexplained server time is at least 10 ms AND at least
+// half of the call: below 10 ms it is ordinary processing on any host; below
+// half the call something else dominates and is the thing to look at.
+constexpr double kMinServerMs = 10;
+constexpr double kMinShare = 0.5;
+
+class ServerTime : public Detector {
+public:
+    const char* kind() const override { return "server_time"; }
+
+    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
+        const MessageInfo& rq = call.request;
+        const MessageInfo& rs = call.response;
+        if (!call.complete || !rq.last_frame || !rs.first_frame || rs.first_ns < rq.last_ns || call.latency_ms <= 0)
+            return;
+        int64_t s = rq.last_ns, e = rs.first_ns;
+        // Subtract the parts of Nagle holds that fall inside the interval.
+        int64_t explained = 0;
+        for (const NagleStall& st : find_nagle_stalls(call, conn)) {
+            int64_t lo = std::max(s, st.a_ns), hi = std::min(e, st.b_ns);
+            if (hi > lo) explained += hi - lo;
+        }
+        double total = ms(e - s);
+        double own = ms(e - s - explained);
+        if (own < kMinServerMs || own < kMinShare * call.latency_ms) return;
+        Finding f = make_finding(kind(), Side::Server, call);
+        f.frames = {rq.last_frame, rs.first_frame};
+        f.cost_ms = own;
+        f.cost_method = "first response byte - last request byte (frames " + std::to_string(rq.last_frame) + " -> " +
+                        std::to_string(rs.first_frame) + ")" +
+                        (explained ? " minus " + fmt_ms(ms(explained)) + " ms of Nagle hold reported separately" : "");
+        f.start_ns = s;
+        f.end_ns = e;
+        char share[32];
+        std::snprintf(share, sizeof share, "%.0f%%", own / call.latency_ms * 100);
+        f.explanation = "the server took " + fmt_ms(own) + " ms (" + share + " of the call) between the last request "
+                        "byte and the first response byte";
+        f.fix = "profile the server's handling of this operation (XML parsing and serialisation, the back end it "
+                "calls); the network is not the cause";
+        apply_toolkit_fix(f, call);
+        f.details.push_back({"server_time_ms", fmt_ms(total)});
+        if (explained) f.details.push_back({"nagle_hold_inside_ms", fmt_ms(ms(explained))});
+        f.details.push_back({"share_of_call", share});
+        if (!call.soap.operation.empty()) f.details.push_back({"operation", call.soap.operation});
+        out.push_back(std::move(f));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Detector> make_server_time_detector() { return std::make_unique<ServerTime>(); }
+
+} // namespace stallscope
