@@ -1,22 +1,101 @@
 #include "app/gui/event_trace_painter.h"
 
-#include "app/gui/display_text.h"
-#include "app/gui/theme.h"
+#include "analyzers/diagram/diagram_style.h"
+#include "capture/packet_decoder.h"
 
 #include <QFontMetricsF>
-#include <QLineF>
+#include <QObject>
 #include <QPainter>
 #include <QPainterPath>
+#include <algorithm>
 #include <cmath>
+
+// Mirrors the cairo exporter (analyzers/diagram/diagram_export.cpp) with the
+// same colours (diagram_style.h), so the screen matches SVG/PDF/PNG exports.
+// The diagram is always drawn on light paper, in both themes, like a document.
 
 namespace stallscope::gui {
 
+namespace {
+
+QColor qc(style::Rgb c, double alpha = 1) { return QColor::fromRgbF(float(c.r), float(c.g), float(c.b), float(alpha)); }
+
+QColor arrowColour(const TraceArrow& a) {
+    if (a.flags & tcpflag::kRst) return qc(style::kReset);
+    if (a.retransmission) return qc(style::kRetransmit);
+    if (a.carries & carries::kContinue) return qc(style::kContinue);
+    if (a.pure_ack) return qc(style::kPureAck);
+    if (a.len == 0) return qc(style::kControl);
+    return a.from == Side::Client ? qc(style::kClientData) : qc(style::kServerData);
+}
+
+QFont font(double px, bool bold = false, bool mono = false, bool italic = false) {
+    QFont f(QString::fromLatin1(mono ? style::kMonoFont : style::kFont));
+    f.setPixelSize(std::max(1, int(std::lround(px))));   // cairo font sizes are in layout pixels
+    f.setBold(bold);
+    f.setItalic(italic);
+    return f;
+}
+
+enum class Align { Left, Centre, Right };
+
+// Draws text with its baseline at y, anchored at x like the cairo helper.
+double drawText(QPainter& p, const QString& s, double x, double y, Align al) {
+    const double w = QFontMetricsF(p.font()).horizontalAdvance(s);
+    const double x0 = al == Align::Left ? x : al == Align::Centre ? x - w / 2 : x - w;
+    p.drawText(QPointF(x0, y), s);
+    return w;
+}
+
+QString elide(QPainter& p, const QString& s, double width) {
+    return QFontMetricsF(p.font()).elidedText(s, Qt::ElideRight, std::max(10.0, width));
+}
+
+void arrowHead(QPainter& p, QPointF from, QPointF to, double size, const QColor& c) {
+    const double ang = std::atan2(to.y() - from.y(), to.x() - from.x());
+    QPainterPath head;
+    head.moveTo(to);
+    head.lineTo(to.x() - size * std::cos(ang - 0.38), to.y() - size * std::sin(ang - 0.38));
+    head.lineTo(to.x() - size * std::cos(ang + 0.38), to.y() - size * std::sin(ang + 0.38));
+    head.closeSubpath();
+    p.fillPath(head, c);
+}
+
+double lanesTop(const EventTraceLayout& l) { return l.lanes_top > 0 ? l.lanes_top : l.top; }
+double lanesBottom(const EventTraceLayout& l) { return l.lanes_bottom > 0 ? l.lanes_bottom : l.height - 8; }
+
+void legendItem(QPainter& p, double& x, double y, const QString& text, int kind) {
+    p.save();
+    if (kind <= 3) {
+        const style::Rgb c = kind == 0 ? style::kClientData : kind == 1 ? style::kServerData
+                           : kind == 2 ? style::kContinue : style::kPureAck;
+        QPen pen(qc(c), kind == 2 ? 2.2 : 1.6);
+        if (kind == 3) pen.setDashPattern({4 / 1.6, 3 / 1.6});
+        p.setPen(pen);
+        p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 2));
+        arrowHead(p, {x, y - 4}, {x + 26, y - 2}, 7, qc(c));
+    } else if (kind == 4) {
+        p.fillRect(QRectF(x, y - 10, 26, 12), qc(style::kStall, 0.10));
+        p.setPen(QPen(qc(style::kStall), 2));
+        p.drawPolyline(QPolygonF({QPointF(x + 4, y - 10), QPointF(x, y - 10), QPointF(x, y + 2), QPointF(x + 4, y + 2)}));
+    } else {
+        p.fillRect(QRectF(x, y - 10, 26, 13), qc(style::kEvidence));
+    }
+    p.restore();
+    p.setPen(qc(style::kInk));
+    x += 32 + drawText(p, text, x + 32, y, Align::Left) + 18;
+}
+
+} // namespace
+
 QPointF arrowStart(const EventTraceLayout& l, const TraceArrow& a) {
-    return {a.from == Side::Client ? l.client_x : l.server_x, a.y_from};
+    const double x = a.x_from != a.x_to ? a.x_from : (a.from == Side::Client ? l.client_x : l.server_x);
+    return {x, a.y_from};
 }
 
 QPointF arrowEnd(const EventTraceLayout& l, const TraceArrow& a) {
-    return {a.from == Side::Client ? l.server_x : l.client_x, a.y_to};
+    const double x = a.x_from != a.x_to ? a.x_to : (a.from == Side::Client ? l.server_x : l.client_x);
+    return {x, a.y_to};
 }
 
 static double distanceToSegment(QPointF p, QPointF a, QPointF b) {
@@ -32,141 +111,131 @@ std::optional<size_t> arrowAt(const EventTraceLayout& l, QPointF pt, double max_
     std::optional<size_t> best;
     double best_d = max_distance;
     for (size_t i = 0; i < l.arrows.size(); ++i) {
-        const double d = distanceToSegment(pt, arrowStart(l, l.arrows[i]), arrowEnd(l, l.arrows[i]));
+        const TraceArrow& a = l.arrows[i];
+        // The label sits just above the arrow: count it as part of the arrow.
+        const QPointF s = arrowStart(l, a), e = arrowEnd(l, a);
+        double d = distanceToSegment(pt, s, e);
+        d = std::min(d, distanceToSegment(pt, s - QPointF(0, 8), e - QPointF(0, 8)));
         if (d <= best_d) { best_d = d; best = i; }
     }
     return best;
 }
 
-static void drawArrowHead(QPainter& p, QPointF from, QPointF to, double size) {
-    const QLineF line(to, from);
-    const double angle = std::atan2(-line.dy(), line.dx());
-    const QPointF a = to + QPointF(std::cos(angle + M_PI / 7) * size, -std::sin(angle + M_PI / 7) * size);
-    const QPointF b = to + QPointF(std::cos(angle - M_PI / 7) * size, -std::sin(angle - M_PI / 7) * size);
-    QPainterPath head;
-    head.moveTo(to);
-    head.lineTo(a);
-    head.lineTo(b);
-    head.closeSubpath();
-    p.fillPath(head, p.pen().color());
-}
-
 void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintStyle& st) {
-    const QColor fg = st.dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-    const QColor muted = st.dark ? QColor(0x9a, 0x9a, 0x9a) : QColor(0x70, 0x70, 0x70);
-    const QColor lane = st.dark ? QColor(0x70, 0x74, 0x7a) : QColor(0x90, 0x90, 0x90);
-    const QColor data = st.dark ? QColor(0x6c, 0xb4, 0xff) : QColor(0x1a, 0x5f, 0xb4);
-    const QColor ack = muted;
-    const QColor stall = stallColor(st.dark);
-    const QColor highlight(0xff, 0xc1, 0x07);
-
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setRenderHint(QPainter::TextAntialiasing, true);
-    QFont base = p.font();
-    base.setPointSizeF(9);
-    p.setFont(base);
+    p.fillRect(QRectF(0, 0, l.width, l.height), Qt::white);
+    const double top = lanesTop(l), bottom = lanesBottom(l);
 
-    // Title and lane names above time zero.
-    QFont title_font = base;
-    title_font.setBold(true);
-    title_font.setPointSizeF(10.5);
-    p.setFont(title_font);
-    p.setPen(fg);
-    const double header_y = std::max(14.0, l.top - 34);
-    p.drawText(QRectF(0, header_y - 24, l.width, 18), Qt::AlignHCenter | Qt::AlignVCenter,
-               QString::fromStdString(l.title));
-    p.setFont(base);
-    QFont lane_font = base;
-    lane_font.setBold(true);
-    p.setFont(lane_font);
-    p.drawText(QRectF(l.client_x - 150, header_y - 4, 300, 18), Qt::AlignCenter, QString::fromStdString(l.client_name));
-    p.drawText(QRectF(l.server_x - 150, header_y - 4, 300, 18), Qt::AlignCenter, QString::fromStdString(l.server_name));
-    p.setFont(base);
+    // Header: title, legend, note, lane names.
+    p.setFont(font(15, true));
+    p.setPen(qc(style::kInk));
+    drawText(p, elide(p, QString::fromStdString(l.title.empty() ? "Event trace" : l.title), l.width - 32), 16, 28, Align::Left);
+    if (top >= 100) {   // the real layout leaves room for the legend
+        p.setFont(font(10.5));
+        double x = 16;
+        const QString names[] = {QObject::tr("request data"), QObject::tr("response data"), QObject::tr("100 Continue"),
+                                 QObject::tr("pure ACK"), QObject::tr("stall"), QObject::tr("evidence frame")};
+        for (int k = 0; k < 6; ++k) legendItem(p, x, 56, names[k], k);
+        p.setPen(qc(style::kMuted));
+        p.setFont(font(10, false, false, true));
+        drawText(p, QObject::tr("time goes down; not to scale: every segment gets a row, waits grow with their length"),
+                 16, 76, Align::Left);
+    }
+    for (int side = 0; side < 2; ++side) {
+        const double cx = side == 0 ? l.client_x : l.server_x;
+        const QString name = QString::fromStdString(side == 0 ? l.client_name : l.server_name);
+        const double zone = l.label_zone > 0 ? l.label_zone : 150;
+        const double w = std::min(2 * zone, 2 * std::min(cx, l.width - cx) - 8);
+        p.setPen(qc(style::kInk));
+        p.setFont(font(12.5, true));
+        drawText(p, side == 0 ? QObject::tr("Client") : QObject::tr("Server"), cx, top - 16, Align::Centre);
+        p.setFont(font(10));
+        p.setPen(qc(style::kMuted));
+        if (!name.isEmpty()) drawText(p, elide(p, name, w), cx, top - 3, Align::Centre);
+    }
 
+    // Stall bands between the lanes, under everything else.
+    for (const TraceStall& s : l.stalls)
+        p.fillRect(QRectF(l.client_x, s.y_start, l.server_x - l.client_x, s.y_end - s.y_start), qc(style::kStall, 0.07));
     // Lanes.
-    p.setPen(QPen(lane, 2));
-    p.drawLine(QPointF(l.client_x, l.top), QPointF(l.client_x, l.height - 8));
-    p.drawLine(QPointF(l.server_x, l.top), QPointF(l.server_x, l.height - 8));
-
-    // Stalls: a red bar beside the lane that waited, with its label.
-    for (const TraceStall& s : l.stalls) {
-        const double x = s.side == Side::Client ? l.client_x : l.server_x;
-        const double dir = s.side == Side::Client ? -1 : 1;   // outside the lanes
-        QColor fill = stall;
-        fill.setAlpha(st.dark ? 70 : 45);
-        const QRectF band(std::min(l.client_x, l.server_x), s.y_start, std::fabs(l.server_x - l.client_x),
-                          std::max(1.0, s.y_end - s.y_start));
-        p.fillRect(band, fill);
-        p.setPen(QPen(stall, 4, Qt::SolidLine, Qt::FlatCap));
-        p.drawLine(QPointF(x + dir * 6, s.y_start), QPointF(x + dir * 6, s.y_end));
-        p.setPen(stall);
-        QFont bold = base;
-        bold.setBold(true);
-        p.setFont(bold);
-        const QRectF label_box = dir < 0 ? QRectF(4, (s.y_start + s.y_end) / 2 - 9, x - 16, 18)
-                                         : QRectF(x + 14, (s.y_start + s.y_end) / 2 - 9, l.width - x - 18, 18);
-        p.drawText(label_box, (dir < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                   QString::fromStdString(s.label));
-        p.setFont(base);
-    }
-
-    // Cut-out idle stretches.
+    p.setPen(QPen(qc(style::kInk), 1.6));
+    for (double x : {l.client_x, l.server_x}) p.drawLine(QPointF(x, top), QPointF(x, bottom));
+    // Breaks: a white gap with zig-zags in each lane, label in the middle.
     for (const TraceBreak& b : l.breaks) {
-        p.setPen(QPen(muted, 1, Qt::DashLine));
-        p.drawLine(QPointF(l.client_x - 30, b.y), QPointF(l.server_x + 30, b.y));
-        p.setPen(muted);
-        const QRectF box((l.client_x + l.server_x) / 2 - 120, b.y - 9, 240, 18);
-        p.fillRect(box.adjusted(40, 2, -40, -2), st.dark ? QColor(0x1e, 0x1f, 0x22) : Qt::white);
-        p.drawText(box, Qt::AlignCenter, QString::fromStdString(b.label));
+        const double y_end = b.y_end > b.y ? b.y_end : b.y + 12;
+        for (double x : {l.client_x, l.server_x}) {
+            p.fillRect(QRectF(x - 6, b.y, 12, y_end - b.y), Qt::white);
+            p.setPen(QPen(qc(style::kMuted), 1.2));
+            for (double yy : {b.y, y_end})
+                p.drawPolyline(QPolygonF({QPointF(x - 8, yy + 2), QPointF(x - 3, yy - 2), QPointF(x + 3, yy + 2), QPointF(x + 8, yy - 2)}));
+        }
+        p.setFont(font(10.5, false, false, true));
+        p.setPen(qc(style::kMuted));
+        drawText(p, QString::fromStdString(b.label), (l.client_x + l.server_x) / 2, (b.y + y_end) / 2 + 4, Align::Centre);
     }
 
-    // Arrows: data solid, pure ACKs thin; evidence in the stall colour.
-    const QFontMetricsF fm(base);
+    // Arrows.
+    const double span = std::max(1.0, std::abs(l.server_x - l.client_x));
+    const QColor highlight(255, 170, 0, 110);
     for (const TraceArrow& a : l.arrows) {
         const QPointF s = arrowStart(l, a), e = arrowEnd(l, a);
-        const bool is_data = a.len > 0;
+        const QColor c = arrowColour(a);
+        const double dir = e.x() > s.x() ? 1 : -1;
+        const QPointF sa(s.x() + dir, s.y()), eb(e.x() - dir, e.y());
         const bool hl = st.highlighted_frame && a.frame == st.highlighted_frame;
-        QColor c = a.evidence ? stall : (is_data ? data : ack);
-        if (hl) {
-            p.setPen(QPen(highlight, 9, Qt::SolidLine, Qt::RoundCap));
-            p.drawLine(s, e);
+        if (hl) {   // a broad amber underlay that catches the eye when scrolled to
+            p.setPen(QPen(highlight, 14, Qt::SolidLine, Qt::RoundCap));
+            p.drawLine(sa, eb);
         }
-        QPen pen(c, is_data ? 1.8 : 1.0, a.retransmission ? Qt::DashLine : Qt::SolidLine);
-        if (a.evidence) pen.setWidthF(2.4);
+        p.setPen(Qt::NoPen);
+        p.setBrush(c);
+        p.drawEllipse(s, 2.4, 2.4);
+        p.setBrush(Qt::NoBrush);
+        const double lw = a.evidence ? 2.6 : (a.carries & carries::kContinue) ? 2.2 : 1.5;
+        QPen pen(c, lw, Qt::SolidLine, Qt::FlatCap);
+        if (a.pure_ack) pen.setDashPattern({5 / lw, 3.5 / lw});
+        else if (a.retransmission) pen.setDashPattern({9 / lw, 3 / lw});
         p.setPen(pen);
-        p.drawLine(s, e);
-        p.setPen(QPen(c, 1));
-        drawArrowHead(p, s, e, is_data ? 9 : 7);
+        p.drawLine(sa, QPointF(eb.x() - dir * 6, e.y() - (e.y() - s.y()) * 6 / span));
+        arrowHead(p, sa, eb, 9, c);
 
-        // Label along the middle of the arrow, on the side it travels from.
-        const QString label = QString::fromStdString(a.label);
-        const QPointF mid = (s + e) / 2;
-        const double angle = std::atan2(e.y() - s.y(), e.x() - s.x()) * 180 / M_PI;
-        p.save();
-        p.translate(mid);
-        double rot = angle;
-        if (rot > 90) rot -= 180;
-        if (rot < -90) rot += 180;
-        p.rotate(rot);
-        const double w = fm.horizontalAdvance(label);
-        p.setPen(a.evidence ? stall : fg);
-        if (hl) {
-            QFont b = base;
-            b.setBold(true);
-            p.setFont(b);
+        // Label above the middle; evidence frames get a yellow marker.
+        p.setFont(font(11, a.evidence || hl || (a.carries & carries::kContinue)));
+        const double mx = (s.x() + e.x()) / 2, my = (s.y() + e.y()) / 2 - 5;
+        const QString label = elide(p, QString::fromStdString(a.label), span - 24);
+        if (a.evidence || hl) {
+            const double w = QFontMetricsF(p.font()).horizontalAdvance(label);
+            p.fillRect(QRectF(mx - w / 2 - 4, my - 11, w + 8, 14.5), hl ? QColor(255, 170, 0) : qc(style::kEvidence));
         }
-        p.drawText(QPointF(-w / 2, -4), label);
-        p.restore();
-        p.setFont(base);
+        p.setPen(a.pure_ack && !a.evidence && !hl ? qc(style::kMuted) : qc(style::kInk));
+        drawText(p, label, mx, my, Align::Centre);
+        p.setFont(font(9.5, false, true));
+        p.setPen(qc(style::kMuted));
+        const double tx = l.time_label_x > 0 ? l.time_label_x : l.client_x - 12;
+        drawText(p, QString::fromStdString(a.time_label), tx, s.y() + 3.5, Align::Right);
+    }
 
-        // Time beside the sender's lane.
-        p.setPen(muted);
-        const QString t = QString::fromStdString(a.time_label);
-        if (a.from == Side::Client)
-            p.drawText(QRectF(0, s.y() - 8, l.client_x - 10, 16), Qt::AlignRight | Qt::AlignVCenter, t);
-        else
-            p.drawText(QRectF(l.server_x + 10, s.y() - 8, l.width - l.server_x - 10, 16), Qt::AlignLeft | Qt::AlignVCenter, t);
+    // Stall brackets and their two-line labels on the waiting side.
+    for (const TraceStall& s : l.stalls) {
+        const bool left = s.side == Side::Client;
+        const double x = s.x != 0 ? s.x : (left ? l.client_x - 14 : l.server_x + 14);
+        const double tick = left ? 6 : -6;
+        p.setPen(QPen(qc(style::kStall), 2.2));
+        p.drawPolyline(QPolygonF({QPointF(x + tick, s.y_start), QPointF(x, s.y_start), QPointF(x, s.y_end), QPointF(x + tick, s.y_end)}));
+        const double ly = s.label_y != 0 ? s.label_y : (s.y_start + s.y_end) / 2;
+        const double lx = left ? x - 7 : x + 7;
+        const double tlx = l.time_label_x > 0 ? l.time_label_x : 0;
+        const double room = left ? lx - tlx - 8 : l.width - lx - 8;
+        const QString label = QString::fromStdString(s.label);
+        const int colon = label.lastIndexOf(QStringLiteral(": "));
+        const QString what = colon < 0 ? label : label.left(colon), how = colon < 0 ? QString() : label.mid(colon + 2);
+        const Align al = left ? Align::Right : Align::Left;
+        p.setFont(font(11, true));
+        drawText(p, elide(p, what, room), lx, ly, al);
+        p.setFont(font(11));
+        drawText(p, how, lx, ly + 14, al);
     }
     p.restore();
 }

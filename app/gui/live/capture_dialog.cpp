@@ -1,0 +1,250 @@
+#include "app/gui/live/capture_dialog.h"
+
+#include "app/gui/live/scenario_command.h"
+#include "capture/pcap/live_capture.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace stallscope::gui::live {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+std::string s(const QString& q) { return q.toStdString(); }
+}
+
+QString CaptureDialog::defaultBinDir() {
+    const QString app = QCoreApplication::applicationDirPath();
+    for (const QString& rel : {QStringLiteral("/../../reference-services"), QStringLiteral("/../reference-services"),
+                               QStringLiteral("/reference-services")}) {
+        QFileInfo fi(app + rel + QStringLiteral("/stallscope-refserver"));
+        if (fi.isExecutable()) return QDir::cleanPath(fi.absolutePath());
+    }
+    return QString();
+}
+
+int CaptureDialog::pickFreePort() {
+    for (int i = 0; i < 200; ++i) {
+        const int port = 20000 + int(QRandomGenerator::global()->bounded(10000));
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) break;
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(uint16_t(port));
+        const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+        ::close(fd);
+        if (ok) return port;
+    }
+    return 28080;
+}
+
+CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Start Live Capture"));
+    auto* top = new QVBoxLayout(this);
+
+    // Where and how to capture.
+    auto* where = new QFormLayout;
+    iface_ = new QComboBox;
+    iface_->setEditable(true);
+    QStringList names;
+    for (auto& n : LiveCapture::interface_names()) names << q(n);
+    if (!names.contains(QStringLiteral("lo"))) names.prepend(QStringLiteral("lo"));
+    iface_->addItems(names);
+    iface_->setCurrentText(QStringLiteral("lo"));  // loopback: where the scenarios run
+    where->addRow(tr("&Interface:"), iface_);
+    port_ = new QSpinBox;
+    port_->setRange(1024, 65535);
+    port_->setValue(pickFreePort());
+    where->addRow(tr("Scenario &port:"), port_);
+    filter_ = new QLineEdit;
+    filter_->setPlaceholderText(tr("libpcap filter, e.g. tcp port 8080"));
+    where->addRow(tr("Capture &filter:"), filter_);
+    auto* outRow = new QHBoxLayout;
+    out_ = new QLineEdit(QDir::tempPath() + QStringLiteral("/stallscope-live-") +
+                         QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                         QStringLiteral(".pcapng"));
+    auto* browse = new QPushButton(tr("&Browse…"));
+    outRow->addWidget(out_, 1);
+    outRow->addWidget(browse);
+    where->addRow(tr("&Write to:"), outRow);
+    duration_ = new QDoubleSpinBox;
+    duration_->setRange(0, 24 * 3600);
+    duration_->setDecimals(1);
+    duration_->setSuffix(tr(" s"));
+    duration_->setSpecialValueText(tr("until Stop or the client's end"));
+    where->addRow(tr("&Time limit:"), duration_);
+    top->addLayout(where);
+
+    // What to run.
+    modes_ = new QTabWidget;
+    auto* ref = new QWidget;
+    auto* rf = new QFormLayout(ref);
+    bin_dir_ = new QLineEdit(binDir);
+    bin_dir_->setPlaceholderText(tr("directory of stallscope-refserver and stallscope-refclient"));
+    rf->addRow(tr("Binaries:"), bin_dir_);
+    profile_ = new QComboBox;
+    for (auto& p : reference_profiles()) profile_->addItem(q(p));
+    rf->addRow(tr("Pr&ofile:"), profile_);
+    op_ = new QComboBox;
+    for (auto& o : reference_operations()) op_->addItem(q(o));
+    rf->addRow(tr("O&peration:"), op_);
+    size_ = new QSpinBox;
+    size_->setRange(0, 1000000);
+    size_->setValue(10);
+    rf->addRow(tr("&Size:"), size_);
+    calls_ = new QSpinBox;
+    calls_->setRange(1, 100000);
+    calls_->setValue(20);
+    rf->addRow(tr("&Calls:"), calls_);
+    modes_->addTab(ref, tr("&Reference service"));
+
+    auto* tk = new QWidget;
+    auto* tf = new QFormLayout(tk);
+    toolkit_dir_ = new QLineEdit(toolkitDir);
+    tf->addRow(tr("Scripts:"), toolkit_dir_);
+    toolkit_ = new QComboBox;
+    tf->addRow(tr("&Toolkit:"), toolkit_);
+    variant_ = new QComboBox;
+    tf->addRow(tr("&Variant:"), variant_);
+    toolkit_calls_ = new QSpinBox;
+    toolkit_calls_->setRange(1, 1000);
+    toolkit_calls_->setValue(5);
+    tf->addRow(tr("C&alls:"), toolkit_calls_);
+    tf->addRow(new QLabel(tr("The script starts and stops its own server.")));
+    modes_->addTab(tk, tr("Real &toolkit"));
+
+    auto* cu = new QWidget;
+    auto* cf = new QFormLayout(cu);
+    custom_server_ = new QLineEdit;
+    custom_server_->setPlaceholderText(tr("optional; started first, stopped at the end"));
+    cf->addRow(tr("S&erver command:"), custom_server_);
+    custom_client_ = new QLineEdit;
+    custom_client_->setPlaceholderText(tr("optional; the capture ends when it ends"));
+    cf->addRow(tr("C&lient command:"), custom_client_);
+    cf->addRow(new QLabel(tr("Commands run with /bin/sh -c in their own process group.")));
+    modes_->addTab(cu, tr("C&ustom commands"));
+    top->addWidget(modes_);
+
+    top->addWidget(new QLabel(tr("Will run:")));
+    preview_ = new QPlainTextEdit;
+    preview_->setReadOnly(true);
+    preview_->setMaximumHeight(90);
+    top->addWidget(preview_);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
+    buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole)->setDefault(true);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    top->addWidget(buttons);
+
+    auto refresh = [this] { updatePreview(); };
+    connect(port_, &QSpinBox::valueChanged, this, &CaptureDialog::onPortChanged);
+    connect(filter_, &QLineEdit::textEdited, this, [this] { filter_edited_ = true; updatePreview(); });
+    for (QComboBox* c : {profile_, op_, variant_, iface_})
+        connect(c, &QComboBox::currentTextChanged, this, refresh);
+    connect(toolkit_, &QComboBox::currentIndexChanged, this, &CaptureDialog::onToolkitChanged);
+    for (QSpinBox* b : {size_, calls_, toolkit_calls_}) connect(b, &QSpinBox::valueChanged, this, refresh);
+    for (QLineEdit* e : {bin_dir_, custom_server_, custom_client_, out_})
+        connect(e, &QLineEdit::textChanged, this, refresh);
+    connect(duration_, &QDoubleSpinBox::valueChanged, this, refresh);
+    connect(toolkit_dir_, &QLineEdit::textChanged, this, [this] {
+        toolkit_->clear();
+        for (auto& p : toolkit_scripts(s(toolkit_dir_->text())))
+            toolkit_->addItem(QFileInfo(q(p)).fileName(), q(p));
+    });
+    connect(modes_, &QTabWidget::currentChanged, this, refresh);
+    connect(browse, &QPushButton::clicked, this, &CaptureDialog::browseOutput);
+    emit toolkit_dir_->textChanged(toolkit_dir_->text());
+    onPortChanged();
+    resize(640, sizeHint().height());
+}
+
+void CaptureDialog::onPortChanged() {
+    if (!filter_edited_) filter_->setText(q(port_filter(port_->value())));
+    updatePreview();
+}
+
+void CaptureDialog::onToolkitChanged() {
+    variant_->clear();
+    const QString script = toolkit_->currentData().toString();
+    for (auto& v : toolkit_variants(s(script)))
+        variant_->addItem(v.empty() ? tr("default (as shipped)") : q(v), q(v));
+    updatePreview();
+}
+
+void CaptureDialog::browseOutput() {
+    const QString p = QFileDialog::getSaveFileName(this, tr("Write Capture To"), out_->text(),
+                                                   tr("pcapng captures (*.pcapng)"));
+    if (!p.isEmpty()) out_->setText(p);
+}
+
+LiveCaptureConfig CaptureDialog::config() const {
+    LiveCaptureConfig c;
+    c.iface = iface_->currentText().trimmed();
+    c.filter = filter_->text().trimmed();
+    c.outPath = out_->text().trimmed();
+    c.durationS = duration_->value();
+    ScenarioCommands cmd;
+    switch (modes_->currentIndex()) {
+    case 0: {
+        RefScenario r;
+        r.bin_dir = s(bin_dir_->text().trimmed());
+        r.profile = s(profile_->currentText());
+        r.op = s(op_->currentText());
+        r.size = size_->value();
+        r.calls = calls_->value();
+        r.port = port_->value();
+        cmd = reference_commands(r);
+        break;
+    }
+    case 1: {
+        ToolkitScenario t;
+        t.script = s(toolkit_->currentData().toString());
+        t.variant = s(variant_->currentData().toString());
+        t.calls = toolkit_calls_->value();
+        t.port = port_->value();
+        if (!t.script.empty()) cmd = toolkit_commands(t);
+        break;
+    }
+    default:
+        cmd.server = s(custom_server_->text().trimmed());
+        cmd.client = s(custom_client_->text().trimmed());
+        break;
+    }
+    c.serverCommand = q(cmd.server);
+    c.runCommand = q(cmd.client);
+    return c;
+}
+
+void CaptureDialog::updatePreview() {
+    const LiveCaptureConfig c = config();
+    QString t = tr("capture on %1, filter '%2', into %3\n").arg(c.iface, c.filter, c.outPath);
+    if (!c.serverCommand.isEmpty()) t += tr("server: %1\n").arg(c.serverCommand);
+    if (!c.runCommand.isEmpty()) t += tr("client: %1\n").arg(c.runCommand);
+    if (c.serverCommand.isEmpty() && c.runCommand.isEmpty()) t += tr("(no commands: capture until Stop)\n");
+    preview_->setPlainText(t.trimmed());
+}
+
+} // namespace stallscope::gui::live
