@@ -28,8 +28,8 @@ uint32_t usable_mss(const Call& call, const Connection& conn, Side sender) {
 }
 
 int64_t rtt_estimate_ns(const Call& call, const Connection& conn) {
-    if (conn.syn_ns && conn.ack_ns && conn.ack_ns >= conn.syn_ns) return conn.ack_ns - conn.syn_ns;
-    if (conn.syn_ns && conn.synack_ns && conn.synack_ns >= conn.syn_ns) return conn.synack_ns - conn.syn_ns;
+    if (conn.syn_frame && conn.ack_frame && conn.ack_ns >= conn.syn_ns) return conn.ack_ns - conn.syn_ns;
+    if (conn.syn_frame && conn.synack_frame && conn.synack_ns >= conn.syn_ns) return conn.synack_ns - conn.syn_ns;
     int64_t best = -1;
     for (const SegmentInfo& s : call.segments) {
         if (s.len == 0 || s.acked_ns < s.ts_ns || s.retransmission) continue;
@@ -40,7 +40,7 @@ int64_t rtt_estimate_ns(const Call& call, const Connection& conn) {
 }
 
 bool captured_near(const Connection& conn, Side side) {
-    if (!conn.syn_ns || !conn.synack_ns || !conn.ack_ns) return true;
+    if (!conn.syn_frame || !conn.synack_frame || !conn.ack_frame) return true;
     int64_t to_synack = conn.synack_ns - conn.syn_ns, to_ack = conn.ack_ns - conn.synack_ns;
     bool near_client = to_synack >= to_ack;
     return side == Side::Client ? near_client : !near_client;
