@@ -6,6 +6,7 @@
 #include "app/cli/progress_printer.h"
 
 #include <cstdio>
+#include <string>
 
 namespace stallscope::cli {
 
@@ -51,8 +52,14 @@ int cmd_analyze(Args& a) {
         // Every warning names the file, then the frame/offset/connection.
         for (auto& w : o.result.capture.warnings) {
             bool named = w.message.rfind(capture, 0) == 0;
-            std::fprintf(stderr, "stallscope-cli: warning: %s%s%s\n", named ? "" : capture.c_str(), named ? "" : ": ",
-                         w.message.c_str());
+            // The frame and connection live in separate fields; stderr has only this line.
+            std::string where;
+            if (w.frame && w.message.find("frame " + std::to_string(w.frame)) == std::string::npos)
+                where = "frame " + std::to_string(w.frame);
+            if (w.connection_id) where += (where.empty() ? "" : ", ") + ("connection " + std::to_string(w.connection_id));
+            std::fprintf(stderr, "stallscope-cli: warning: %s%s%s%s%s%s\n", named ? "" : capture.c_str(),
+                         named ? "" : ": ", w.message.c_str(), where.empty() ? "" : " [", where.c_str(),
+                         where.empty() ? "" : "]");
         }
     }
     std::string text = format == "json" ? report_json(o.result)
