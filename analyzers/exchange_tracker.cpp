@@ -300,10 +300,11 @@ void ExchangeTracker::Listener::on_error(const std::string& message, uint64_t of
                       seg ? seg->frame : 0);
     }
     if (fatal && d.have_active) {
-        // Bytes that never made a request line (after an Upgrade, or garbage)
-        // are not a call: drop the one opened for them at message begin.
+        // Bytes that do not even start like a request line (after an Upgrade,
+        // or garbage) are not a call: drop the one opened at message begin.
         CallState* cs = d.active.call;
-        if (dir_ == 0 && cs && !cs->have_request_head && !t_.calls_.empty() && t_.calls_.back().get() == cs) {
+        if (dir_ == 0 && cs && !cs->have_request_head && message == "not an HTTP request line" &&
+            !t_.calls_.empty() && t_.calls_.back().get() == cs) {
             t_.calls_.pop_back();
             --t_.calls_started_;
         }
