@@ -81,22 +81,44 @@ std::string report_text(const AnalysisResult& r) {
     }
 
     if (!r.findings.empty()) {
-        out += "\nFindings (by time lost)\n";
-        std::vector<const Finding*> order;
-        for (auto& f : r.findings) order.push_back(&f);
-        std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->cost_ms > b->cost_ms; });
-        size_t shown = 0;
-        for (const Finding* f : order) {
-            if (++shown > 50) { out += fmt("  ... %zu more findings (see --json)\n", order.size() - 50); break; }
-            std::string calls;
-            for (size_t i = 0; i < f->calls.size() && i < 8; ++i) calls += (i ? "," : "") + std::to_string(f->calls[i]);
-            if (f->calls.size() > 8) calls += ",...";
-            out += fmt("  %zu. %s (%s side) %.3f ms — connection %llu, call %s\n", shown, f->kind.c_str(),
-                       side_name(f->side), f->cost_ms, (unsigned long long)f->connection_id, calls.c_str());
-            out += "     " + f->explanation + "\n";
-            out += "     evidence frames: " + frames_list(f->frames) + "\n";
-            out += "     fix: " + f->fix + "\n";
-            if (!f->toolkit_fix.empty()) out += "     " + f->toolkit + ": " + f->toolkit_fix + "\n";
+        // Findings of one kind and side usually repeat call after call: show
+        // each group once (total, typical cost, the calls) with its first
+        // case as the example. --json lists every finding.
+        struct Group { std::vector<const Finding*> items; double total = 0; };
+        std::map<std::pair<std::string, int>, Group> groups;
+        for (auto& f : r.findings) {
+            Group& g = groups[{f.kind, int(f.side)}];
+            g.items.push_back(&f);
+            g.total += f.cost_ms;
+        }
+        std::vector<const Group*> order;
+        for (auto& [key, g] : groups) order.push_back(&g);
+        std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
+        out += "\nFindings (grouped by kind, by time lost)\n";
+        size_t n = 0;
+        for (const Group* g : order) {
+            const Finding& ex = *g->items.front();
+            std::vector<double> costs;
+            std::vector<uint64_t> calls;
+            for (auto* f : g->items) {
+                costs.push_back(f->cost_ms);
+                calls.insert(calls.end(), f->calls.begin(), f->calls.end());
+            }
+            std::sort(costs.begin(), costs.end());
+            std::sort(calls.begin(), calls.end());
+            calls.erase(std::unique(calls.begin(), calls.end()), calls.end());
+            std::string call_list;
+            for (size_t i = 0; i < calls.size() && i < 12; ++i) call_list += (i ? "," : "") + std::to_string(calls[i]);
+            if (calls.size() > 12) call_list += fmt(",... (%zu calls)", calls.size());
+            out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
+                       ex.kind.c_str(), side_name(ex.side), g->items.size(), g->items.size() == 1 ? "" : "s", g->total,
+                       costs[costs.size() / 2], call_list.c_str());
+            out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
+                   ex.explanation + "\n";
+            out += "     evidence frames: " + frames_list(ex.frames) + "\n";
+            if (!ex.cost_method.empty() && ex.cost_ms > 0) out += "     cost: " + ex.cost_method + "\n";
+            out += "     fix: " + ex.fix + "\n";
+            if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
         }
     }
 
