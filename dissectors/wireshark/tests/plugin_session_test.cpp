@@ -1,0 +1,122 @@
+// The plugin session fed frame by frame (as Wireshark's first pass does)
+// must give exactly what stallscope-cli's analyze_file() gives.
+#include "dissectors/wireshark/plugin_session.h"
+
+#include "analyzers/analyze.h"
+#include "capture/pcap/pcap_file_reader.h"
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+using stallscope::ws::PluginSession;
+
+namespace {
+
+std::vector<std::string> test_captures() {
+    std::vector<std::string> v;
+    for (auto& e : std::filesystem::directory_iterator(STALLSCOPE_TESTDATA))
+        if (e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") v.push_back(e.path().string());
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+uint64_t feed_file(PluginSession& s, const std::string& path) {
+    std::string err;
+    auto reader = PcapFileReader::open(path, err);
+    REQUIRE(reader);
+    Frame f;
+    uint64_t n = 0;
+    while (reader->next(f) == PcapFileReader::Status::Ok) {
+        s.on_first_pass_frame(f);
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("the plugin session finds what analyze_file finds, on every test capture") {
+    auto files = test_captures();
+    REQUIRE(!files.empty());
+    PluginSession s;
+    for (auto& path : files) {
+        DYNAMIC_SECTION(std::filesystem::path(path).filename().string()) {
+            s.reset();
+            uint64_t n = feed_file(s, path);
+            CHECK(s.frames_fed() == n);
+            CHECK_FALSE(s.finished());
+            s.mark(1);
+            REQUIRE(s.finished());
+            REQUIRE(s.marks());
+            const AnalysisResult& got = s.marks()->result();
+
+            AnalyzeOutcome want = analyze_file(path);
+            REQUIRE(want.ok);
+            REQUIRE(got.calls.size() == want.result.calls.size());
+            CHECK(got.calls.size() > 0);
+            for (size_t i = 0; i < got.calls.size(); ++i) {
+                const Call& c = want.result.calls[i];
+                CHECK(got.calls[i].id == c.id);
+                CHECK(got.calls[i].soap.operation == c.soap.operation);
+                // The call's first request frame is marked with it, in its header phase.
+                const auto* m = s.mark(c.request_first_frame);
+                REQUIRE(m);
+                CHECK(m->call == c.id);
+                CHECK(m->connection == c.connection_id);
+                REQUIRE(m->phase);
+                CHECK(std::string(m->phase) == "request_headers");
+            }
+            REQUIRE(got.findings.size() == want.result.findings.size());
+            for (size_t i = 0; i < got.findings.size(); ++i) {
+                const Finding& f = want.result.findings[i];
+                CHECK(got.findings[i].kind == f.kind);
+                CHECK(got.findings[i].frames == f.frames);
+                CHECK(got.findings[i].cost_ms == Approx(f.cost_ms));
+                for (uint64_t fr : f.frames) {
+                    const auto* m = s.mark(fr);
+                    REQUIRE(m);
+                    CHECK(std::find(m->findings.begin(), m->findings.end(), uint32_t(i)) != m->findings.end());
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("frames that arrive after the analysis finished are counted, not analysed") {
+    auto files = test_captures();
+    REQUIRE(!files.empty());
+    PluginSession s;
+    feed_file(s, files.front());
+    s.mark(1);
+    size_t calls = s.marks()->result().calls.size();
+    Frame late;
+    late.number = 1000000;
+    s.on_first_pass_frame(late);
+    CHECK(s.frames_late() == 1);
+    CHECK(s.marks()->result().calls.size() == calls);
+
+    s.reset();  // a new file: empty again
+    CHECK_FALSE(s.finished());
+    CHECK(s.frames_fed() == 0);
+    CHECK(s.marks() == nullptr);
+    CHECK(s.mark(1) == nullptr);  // an empty capture has no marks
+    CHECK(s.finished());
+}
+
+TEST_CASE("a frame seen twice in the first pass is analysed once") {
+    auto files = test_captures();
+    REQUIRE(!files.empty());
+    std::string err;
+    auto reader = PcapFileReader::open(files.front(), err);
+    REQUIRE(reader);
+    PluginSession s;
+    Frame f;
+    REQUIRE(reader->next(f) == PcapFileReader::Status::Ok);
+    s.on_first_pass_frame(f);
+    s.on_first_pass_frame(f);
+    CHECK(s.frames_fed() == 1);
+}

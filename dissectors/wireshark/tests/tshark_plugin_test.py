@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""tshark loads stallscope.so and marks the same findings as stallscope-cli.
+
+usage: tshark_plugin_test.py TSHARK PLUGIN_SO STALLSCOPE_CLI CAPTURE_OR_DIR...
+(a directory stands for its *.pcap and *.pcapng files)
+
+For each capture: `stallscope-cli analyze --json` is the reference; tshark -2
+with the plugin must show, per finding, the same kind on exactly the same
+evidence frames, one StallScope expert warning per finding (on its first
+evidence frame), and each call's id and SOAP operation on its first request
+frame. A one-pass run must show no StallScope data (findings need -2).
+
+As root tshark ignores WIRESHARK_PLUGIN_DIR and personal plugin folders, so
+tshark runs as `nobody` (setpriv) with HOME and WIRESHARK_PLUGIN_DIR in a
+world-readable temporary directory holding <dir>/4.0/epan/stallscope.so and
+copies of the captures.
+"""
+import collections
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT = 120  # seconds per tshark/CLI run
+AGG = "\x1f"   # field aggregator: never appears in finding kinds or fix texts
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+class Tshark:
+    def __init__(self, tshark, plugin_so, workdir):
+        self.tshark = tshark
+        self.plugin_dir = os.path.join(workdir, "plugins")
+        epan = os.path.join(self.plugin_dir, "4.0", "epan")
+        os.makedirs(epan)
+        shutil.copy(plugin_so, os.path.join(epan, "stallscope.so"))
+        self.home = os.path.join(workdir, "home")
+        os.makedirs(self.home)
+        os.chmod(self.home, 0o777)
+        for d, _, files in os.walk(workdir):
+            os.chmod(d, 0o777 if d == self.home else 0o755)
+            for f in files:
+                os.chmod(os.path.join(d, f), 0o644)
+        os.chmod(workdir, 0o755)
+
+    def run(self, args):
+        env = dict(os.environ, HOME=self.home, WIRESHARK_PLUGIN_DIR=self.plugin_dir, LC_ALL="C.UTF-8")
+        cmd = [self.tshark] + args
+        if os.geteuid() == 0:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, cwd=self.home)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[:500]}")
+        return p.stdout
+
+
+def split(v):
+    return [x for x in v.split(AGG)] if v else []
+
+
+def check_capture(ts, cli, capture):
+    name = os.path.basename(capture)
+    ref = json.loads(subprocess.run([cli, "analyze", "--json", "--quiet", capture], capture_output=True,
+                                    text=True, timeout=TIMEOUT, check=True).stdout)
+    fields = ["frame.number", "stallscope.call", "stallscope.operation", "stallscope.finding_id",
+              "stallscope.finding", "_ws.expert.message"]
+    args = ["-r", capture, "-2", "-Y", "stallscope", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+            "-E", "aggregator=" + AGG]
+    for f in fields:
+        args += ["-e", f]
+    out = ts.run(args)
+
+    calls_at = {}                                # frame -> (call, operation)
+    finding_frames = collections.defaultdict(set)  # finding id -> frames
+    finding_kind = {}
+    expert_frames = collections.Counter()        # frame -> StallScope warnings on it
+    rows = 0
+    for line in out.splitlines():
+        cols = line.split("\t")
+        if len(cols) != len(fields):
+            fail(f"{name}: bad tshark row {line!r}")
+            continue
+        rows += 1
+        frame = int(cols[0])
+        calls_at[frame] = (cols[1], cols[2])
+        ids, kinds = split(cols[3]), split(cols[4])
+        if len(ids) != len(kinds):
+            fail(f"{name}: frame {frame}: {len(ids)} finding ids but {len(kinds)} kinds")
+        for i, k in zip(ids, kinds):
+            finding_frames[int(i)].add(frame)
+            if finding_kind.setdefault(int(i), k) != k:
+                fail(f"{name}: finding {i} is {finding_kind[int(i)]} and {k}")
+        expert_frames[frame] += sum(1 for m in split(cols[5]) if m.startswith("StallScope "))
+
+    # Findings: same kinds on the same evidence frames, nothing more.
+    want_frames = {i + 1: set(f["frames"]) for i, f in enumerate(ref["findings"])}
+    want_kind = {i + 1: f["kind"] for i, f in enumerate(ref["findings"])}
+    if finding_kind != want_kind:
+        fail(f"{name}: findings differ: tshark {sorted(finding_kind.items())} cli {sorted(want_kind.items())}")
+    for i, frames in want_frames.items():
+        if finding_frames.get(i, set()) != frames:
+            fail(f"{name}: finding {i} ({want_kind[i]}) frames: tshark {sorted(finding_frames.get(i, []))} "
+                 f"cli {sorted(frames)}")
+    want_expert = collections.Counter(min(f["frames"]) for f in ref["findings"] if f["frames"])
+    got_expert = +expert_frames
+    if got_expert != want_expert:
+        fail(f"{name}: expert warnings per frame: tshark {dict(got_expert)} cli {dict(want_expert)}")
+
+    # Calls: id and operation on each call's first request frame.
+    for c in ref["calls"]:
+        got = calls_at.get(c["request_first_frame"])
+        want = (str(c["id"]), c["operation"] or "")
+        if got != want:
+            fail(f"{name}: frame {c['request_first_frame']}: tshark call/operation {got}, cli {want}")
+
+    # One pass: the analysis is not finished when frames are shown.
+    one_pass = ts.run(["-r", capture, "-Y", "stallscope", "-T", "fields", "-e", "frame.number"])
+    if one_pass.strip():
+        fail(f"{name}: one-pass tshark showed StallScope data on frames {one_pass.split()[:5]}...")
+
+    print(f"{name}: {len(ref['calls'])} calls, {len(ref['findings'])} findings "
+          f"({', '.join(sorted(set(want_kind.values()))) or 'none'}), {rows} frames marked")
+    return len(ref["findings"])
+
+
+def main():
+    if len(sys.argv) < 5:
+        print(__doc__)
+        return 2
+    tshark, plugin_so, cli = sys.argv[1], sys.argv[2], sys.argv[3]
+    captures = []
+    for a in sys.argv[4:]:
+        if os.path.isdir(a):
+            captures += sorted(glob.glob(os.path.join(a, "*.pcap")) + glob.glob(os.path.join(a, "*.pcapng")))
+        else:
+            captures.append(a)
+    if not captures:
+        print("no captures given")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="stallscope-ws-") as work:
+        ts = Tshark(tshark, plugin_so, work)
+        plugins = ts.run(["-G", "plugins"])
+        line = next((l for l in plugins.splitlines() if l.startswith("stallscope")), None)
+        if not line or "dissector" not in line:
+            fail(f"tshark -G plugins does not list stallscope.so:\n{plugins}")
+            return 1
+        print("loaded:", " ".join(line.split()))
+        fields = ts.run(["-G", "fields"])
+        for f in ("stallscope.finding", "stallscope.cost_ms", "stallscope.call", "stallscope.phase"):
+            if f"\t{f}\t" not in fields:
+                fail(f"tshark -G fields does not list {f}")
+        total = 0
+        for cap in captures:
+            local = os.path.join(ts.home, os.path.basename(cap))
+            shutil.copy(cap, local)
+            os.chmod(local, 0o644)
+            try:
+                total += check_capture(ts, cli, local)
+            except (RuntimeError, subprocess.SubprocessError) as e:
+                fail(f"{os.path.basename(cap)}: {e}")
+    print(f"{len(captures)} captures, {total} findings compared, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
