@@ -2,7 +2,9 @@
 """Runs stallscope-cli over the hostile corpus and checks what it must do.
 
 For every capture named in expectations.json:
-  - `stallscope-cli analyze FILE --json` ends within --timeout seconds, under an
+  - `stallscope-cli analyze FILE --json` ends within --timeout CPU seconds
+    (RLIMIT_CPU; a wall-clock limit of 6x that, at least 120 s, catches a
+    process blocked without using CPU: the machine may be shared), under an
     address-space limit (--mem-mb; 0 = none, needed for ASan builds), without
     a signal or a sanitizer report;
   - the exit code is the expected one; exit 1 prints exactly one
@@ -72,8 +74,9 @@ def check_op(value, op, want):
     raise ValueError("unknown op " + op)
 
 
-def limit_memory(mb):
+def limit_resources(mb, cpu_seconds):
     def apply():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         if mb:
             resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -116,13 +119,14 @@ def run_one(cli, path, exp, args, strace):
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C")
     t0 = time.monotonic()
+    wall = max(120, 6 * args.timeout)
     try:
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=args.timeout,
-                              preexec_fn=limit_memory(args.mem_mb), env=env)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=wall,
+                              preexec_fn=limit_resources(args.mem_mb, args.timeout), env=env)
     except subprocess.TimeoutExpired:
         if trace:
             os.unlink(trace)
-        return ["hang: no exit within %d s" % args.timeout], args.timeout
+        return ["hang: no exit within %d s wall-clock time" % wall], wall
     elapsed = time.monotonic() - t0
     out = proc.stdout.decode("utf-8", errors="replace")
     err = proc.stderr.decode("utf-8", errors="replace")
@@ -130,7 +134,9 @@ def run_one(cli, path, exp, args, strace):
         problems += strace_problems(trace, path, cli)
         os.unlink(trace)
 
-    if proc.returncode < 0 or proc.returncode > 2:
+    if proc.returncode in (-9, -24):  # SIGKILL / SIGXCPU from RLIMIT_CPU
+        problems.append("hang: more than %d s of CPU time (signal %d)" % (args.timeout, -proc.returncode))
+    elif proc.returncode < 0 or proc.returncode > 2:
         problems.append("crashed: exit status %d (signal %d?)" % (proc.returncode, -proc.returncode
                                                                  if proc.returncode < 0 else proc.returncode - 128))
     for mark in SANITIZER_MARKS:
@@ -196,7 +202,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
     ap.add_argument("--dir", default=HERE)
-    ap.add_argument("--timeout", type=int, default=20)
+    ap.add_argument("--timeout", type=int, default=20, help="CPU seconds per capture")
     ap.add_argument("--mem-mb", type=int, default=2048, help="address-space limit; 0 = none (ASan)")
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--caps", action="store_true", help="generate and check the big cap-hitting captures")
