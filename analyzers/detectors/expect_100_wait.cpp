@@ -72,8 +72,8 @@ public:
             Finding f = make_finding(kind(), Side::Server, call);
             f.frames = {rq.last_frame, call.continue_frame};
             if (call.response.first_frame) f.frames.push_back(call.response.first_frame);
-            f.start_ns = call.continue_ns;
-            f.end_ns = call.response.first_frame ? call.response.first_ns : call.continue_ns;
+            // Cost 0 here, so a zero-length interval: the Nagle finding draws the hold.
+            f.start_ns = f.end_ns = call.continue_ns;
             double hold = 0;
             for (const NagleStall& st : find_nagle_stalls(call, conn))
                 if (st.after_continue) hold += st.cost_ms;

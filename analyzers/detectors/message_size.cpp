@@ -76,6 +76,8 @@ public:
             f.frames = {cs.front()->request.first_frame, cs.front()->response.first_frame};
             f.cost_ms = 0;
             f.cost_method = "0: size is reported, not costed (no stall)";
+            // Not a stall: a zero-length interval at the first call's start.
+            f.start_ns = f.end_ns = cs.front()->start_ns;
             f.explanation = op + ": " + std::to_string(uint64_t(median)) + " B on the wire per call (median), " +
                             pct(content > 0 ? markup / content : 0) + " of the XML is markup; gzip would save about " +
                             pct(saving / content) + " (" + std::to_string(uint64_t(saving / n)) + " B per call)";

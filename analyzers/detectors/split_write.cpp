@@ -54,8 +54,9 @@ public:
             Finding f = make_finding(kind(), sender, call);
             f.frames = frames;
             f.cost_ms = 0;
-            f.start_ns = which == 0 ? (from ? m.body_first_ns : m.first_ns) : m.first_ns;
-            f.end_ns = m.last_ns;
+            // Not a stall: a zero-length interval, so diagrams draw no wait
+            // for it (the Nagle finding draws the wait a split armed).
+            f.start_ns = f.end_ns = which == 0 && from ? m.body_first_ns : m.first_ns;
             std::string msg = which == 0 ? "request" : "response";
             if (which == 0 && from) msg = "request body";
             std::string how = at_header_end && sizes.size() == 2

@@ -24,7 +24,8 @@ namespace {
 
 const char* const kLabelledKinds[] = {"nagle_delayed_ack", "split_write", "expect_100_wait", "connection_setup"};
 // Kinds that cost time; a clean capture must have none of them.
-const char* const kStallKinds[] = {"nagle_delayed_ack", "expect_100_wait", "connection_setup", "retransmission"};
+const char* const kStallKinds[] = {"nagle_delayed_ack", "expect_100_wait", "connection_setup", "retransmission",
+                                   "server_time", "split_write"};
 
 std::vector<fs::path> label_files() {
     std::vector<fs::path> out;
