@@ -65,7 +65,12 @@ bool ChildProcess::start(const std::string& command, std::string& error) {
     }
     const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const pid_t parent = ::getpid();
-    const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+    // The command runs in a subshell the shell waits for, so that the shell
+    // can pass a SIGTERM on to the whole group: it gets one from the kernel
+    // when we die, even by SIGKILL (PR_SET_PDEATHSIG below), and a plain
+    // "sh -c CMD" would die alone and leave CMD's processes running.
+    const std::string script = "trap 'trap - TERM HUP; kill -TERM 0' TERM HUP\n{\n" + command + "\n} &\nwait $!\n";
+    const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
     const pid_t pid = ::fork();
     if (pid < 0) {
         error = label_ + ": fork: " + std::strerror(errno);

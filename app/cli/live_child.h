@@ -1,6 +1,6 @@
 #pragma once
 // A command line run as a child for a live capture (the server or the
-// client of a scenario): `/bin/sh -c CMD` in its own process group, with
+// client of a scenario): run by /bin/sh in its own process group, with
 // stdout+stderr merged into a pipe we read. Shell scripts start further
 // processes (toolkit servers...), so everything is stopped through the
 // process group, and the leader is left unreaped (a zombie) until we are
@@ -19,7 +19,8 @@ public:
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
-    // Starts `/bin/sh -c command`. False with error set when it cannot be
+    // Starts command with /bin/sh (as an asynchronous list the shell waits
+    // for, so SIGINT is ignored in it: stop it with SIGTERM). False with error set when it cannot be
     // started at all (a command that does not exist shows up as exit 127).
     bool start(const std::string& command, std::string& error);
     bool started() const { return pid_ > 0; }

@@ -27,19 +27,6 @@ int linktype_of(int dlt) {
     return dlt;
 }
 
-// "lo, eth0, any" -- to help after "no such interface".
-std::string interface_names() {
-    char errbuf[PCAP_ERRBUF_SIZE] = {};
-    pcap_if_t* all = nullptr;
-    if (pcap_findalldevs(&all, errbuf) != 0 || !all) return "";
-    std::string names;
-    for (pcap_if_t* d = all; d; d = d->next) {
-        if (!names.empty()) names += ", ";
-        names += d->name;
-    }
-    pcap_freealldevs(all);
-    return names;
-}
 
 struct DispatchCtx {
     LiveCapture* self;
@@ -112,7 +99,8 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
             break;
         case PCAP_ERROR_NO_SUCH_DEVICE: {
             error = "no such interface '" + ifname + "'";
-            const std::string names = interface_names();
+            std::string names;
+            for (auto& n : interface_names()) names += (names.empty() ? "" : ", ") + n;
             if (!names.empty()) error += " (interfaces: " + names + ")";
             set_kind(OpenError::NoSuchDevice);
             break;
@@ -168,6 +156,16 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
         return nullptr;
     }
     return lc;
+}
+
+std::vector<std::string> LiveCapture::interface_names() {
+    std::vector<std::string> names;
+    char errbuf[PCAP_ERRBUF_SIZE] = {};
+    pcap_if_t* all = nullptr;
+    if (pcap_findalldevs(&all, errbuf) != 0) return names;
+    for (pcap_if_t* d = all; d; d = d->next) names.emplace_back(d->name);
+    pcap_freealldevs(all);
+    return names;
 }
 
 LiveCapture::~LiveCapture() {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace stallscope {
 
@@ -44,6 +45,8 @@ public:
     // nullptr on failure; error is a full sentence, kind says which failure.
     static std::unique_ptr<LiveCapture> open(const LiveCaptureOptions& options, std::string& error,
                                              OpenError* kind = nullptr);
+    // Names of the interfaces libpcap can capture on ("lo", "eth0", "any"...).
+    static std::vector<std::string> interface_names();
     ~LiveCapture();
     LiveCapture(const LiveCapture&) = delete;
     LiveCapture& operator=(const LiveCapture&) = delete;

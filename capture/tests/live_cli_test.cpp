@@ -1,0 +1,401 @@
+// `stallscope-cli capture` end to end on loopback, with the reference server
+// and client (needs root / CAP_NET_RAW; skipped otherwise). Paths of the
+// binaries come from CMake (STALLSCOPE_CLI, STALLSCOPE_REFSERVER, ...).
+#include "capture/pcap/pcap_file_reader.h"
+#include "capture/tests/capture_writers.h"
+#include "capture/tests/live_test_support.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <chrono>
+#include <csignal>
+#include <dirent.h>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <netinet/in.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace stallscope;
+using json = nlohmann::json;
+using test::TempDir;
+
+namespace {
+
+struct Proc {
+    pid_t pid = -1;
+    std::string out_path, err_path;
+};
+
+struct Result {
+    int exit_code = -1;       // -1: killed by a signal
+    int signal = 0;
+    bool timed_out = false;
+    double seconds = 0;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Starts argv with stdout/stderr going to files (own process group, so a
+// stuck run can be killed with everything it started).
+Proc spawn(const std::vector<std::string>& argv, const TempDir& dir, const std::string& tag) {
+    Proc p;
+    p.out_path = dir.file(tag + ".stdout");
+    p.err_path = dir.file(tag + ".stderr");
+    std::vector<char*> av;
+    for (auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+    av.push_back(nullptr);
+    p.pid = fork();
+    if (p.pid == 0) {
+        setpgid(0, 0);
+        int o = ::open(p.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = ::open(p.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int n = ::open("/dev/null", O_RDONLY);
+        dup2(n, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(av[0], av.data());
+        _exit(126);
+    }
+    setpgid(p.pid, p.pid);
+    return p;
+}
+
+Result wait_for(const Proc& p, int timeout_s) {
+    Result r;
+    const auto t0 = std::chrono::steady_clock::now();
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(p.pid, &status, WNOHANG);
+        if (w == p.pid) break;
+        if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) {
+            r.timed_out = true;
+            kill(-p.pid, SIGKILL);
+            waitpid(p.pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.out = slurp(p.out_path);
+    r.err = slurp(p.err_path);
+    return r;
+}
+
+Result run(const std::vector<std::string>& argv, const TempDir& dir, int timeout_s = 60) {
+    static int n = 0;
+    return wait_for(spawn(argv, dir, "run" + std::to_string(++n)), timeout_s);
+}
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int free_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// Processes whose command line mentions `needle` (a unique port): what the
+// test started through the CLI, to check nothing is left behind.
+std::vector<pid_t> processes_mentioning(const std::string& needle) {
+    std::vector<pid_t> out;
+    DIR* d = opendir("/proc");
+    if (!d) return out;
+    while (dirent* e = readdir(d)) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        std::string cmd = slurp(std::string("/proc/") + e->d_name + "/cmdline");
+        std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+        std::string stat = slurp(std::string("/proc/") + e->d_name + "/stat");
+        const auto rp = stat.rfind(')');
+        const bool zombie = rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z';
+        if (!zombie && cmd.find(needle) != std::string::npos && cmd.find("live_cli_tests") == std::string::npos)
+            out.push_back(pid_t(std::stoi(e->d_name)));
+    }
+    closedir(d);
+    return out;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string server_cmd(int port, const std::string& profile, int max_seconds = 60) {
+    return std::string(STALLSCOPE_REFSERVER) + " --profile " + profile + " --port " + std::to_string(port) +
+           " --bind 127.0.0.1 --max-seconds " + std::to_string(max_seconds);
+}
+
+std::string client_cmd(int port, const std::string& profile, int calls, const std::string& jsonl) {
+    return std::string(STALLSCOPE_REFCLIENT) + " --profile " + profile + " --url http://127.0.0.1:" +
+           std::to_string(port) + "/soap --op echoStrings --size 10 --calls " + std::to_string(calls) +
+           " --timeout-s 10 > " + jsonl;
+}
+
+} // namespace
+
+TEST_CASE("capture cli: a reference xsoap scenario is analysed with the client's own latencies", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("xsoap.pcapng"), jsonl = dir.file("client.jsonl");
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "xsoap"), "--run", client_cmd(port, "xsoap", 5, jsonl), "-w", pcap,
+                    "--json"},
+                   dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    REQUIRE(r.exit_code == 0);
+    json doc = json::parse(r.out);
+
+    // The client's own view: one JSON line per call.
+    std::vector<double> client_ms;
+    std::ifstream in(jsonl);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) client_ms.push_back(json::parse(line).at("latency_ms").get<double>());
+    REQUIRE(client_ms.size() == 5);
+
+    REQUIRE(doc["calls"].size() == 5);
+    std::vector<double> wire_ms;
+    for (auto& c : doc["calls"]) {
+        CHECK(c["complete"].get<bool>());
+        CHECK(c["status"].get<int>() == 200);
+        CHECK(c["method"] == "POST");
+        wire_ms.push_back(c["latency_ms"].get<double>());
+    }
+    CHECK(doc["summary"]["overall"]["calls"].get<int>() == 5);
+    const double wm = median(wire_ms), cm = median(client_ms);
+    INFO("median on the wire " << wm << " ms, client " << cm << " ms");
+    CHECK(std::abs(wm - cm) <= 0.05 * cm);
+    CHECK(doc["capture"]["file"] == pcap);
+    CHECK(doc["capture"]["format"] == "pcapng");
+    for (auto& w : doc["capture"]["warnings"]) CHECK(w["message"].get<std::string>().find("dropped") == std::string::npos);
+
+    // The file says the same as the live analysis.
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    json again = json::parse(a.out);
+    CHECK(again["capture"]["packets"] == doc["capture"]["packets"]);
+    REQUIRE(again["calls"].size() == 5);
+    for (size_t i = 0; i < 5; ++i) CHECK(again["calls"][i]["latency_ms"] == doc["calls"][i]["latency_ms"]);
+    CHECK(again["findings"].size() == doc["findings"].size());
+
+    // Everything the capture started is gone.
+    CHECK(processes_mentioning("--port " + std::to_string(port)).empty());
+}
+
+TEST_CASE("capture cli: --duration on a quiet filter returns", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const std::string pcap = dir.file("quiet.pcapng");
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "udp port 9 and udp port 7",
+                    "--duration", "1", "-w", pcap, "--json"},
+                   dir, 30);
+    INFO("stderr:\n" << r.err << "\nreturned after " << r.seconds << " s");
+    REQUIRE_FALSE(r.timed_out);  // a loop blocked in libpcap would never return
+    REQUIRE(r.exit_code == 0);
+    json doc = json::parse(r.out);
+    CHECK(doc["capture"]["packets"] == 0);
+    CHECK(doc["calls"].empty());
+    CHECK(r.err.find("duration reached") != std::string::npos);
+    // An empty capture is still a valid pcapng.
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 30);
+    CHECK(a.exit_code == 0);
+}
+
+TEST_CASE("capture cli: SIGINT stops a capture with only a server and keeps the report", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("sigint.pcapng");
+    Proc p = spawn({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "gsoap"), "-w", pcap, "--json"},
+                   dir, "sigint");
+    // Wait (bounded) until the server listens, i.e. the capture is running.
+    bool up = false;
+    for (int i = 0; i < 500 && !up; ++i) {
+        up = slurp(p.err_path).find("listening") != std::string::npos;
+        if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(up);
+    kill(p.pid, SIGINT);
+    Result r = wait_for(p, 30);
+    INFO("stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("stopped by SIGINT") != std::string::npos);
+    CHECK(json::parse(r.out)["capture"]["format"] == "pcapng");
+    CHECK(processes_mentioning("--port " + std::to_string(port)).empty());
+}
+
+TEST_CASE("capture cli: SIGKILL mid-capture leaves a readable pcapng", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("killed.pcapng"), jsonl = dir.file("client.jsonl");
+    // Many fast calls, so packets are flowing when the kill comes. Both
+    // commands are bounded in time by themselves (the CLI cannot stop them).
+    Proc p = spawn({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "gsoap", 20), "--run", client_cmd(port, "gsoap", 20000, jsonl),
+                    "-w", pcap},
+                   dir, "killed");
+    std::error_code ec;
+    for (int i = 0; i < 1000; ++i) {
+        auto sz = std::filesystem::file_size(pcap, ec);
+        if (!ec && sz > (200u << 10)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(p.pid, SIGKILL);
+    int status = 0;
+    waitpid(p.pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    // The CLI's children die with it (parent-death signal); be sure anyway.
+    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto left = processes_mentioning("--port " + std::to_string(port));
+    for (pid_t pid : left) kill(pid, SIGKILL);
+    CHECK(left.empty());
+
+    // Our reader reads it up to the last whole block.
+    std::string err;
+    auto reader = PcapFileReader::open(pcap, err);
+    REQUIRE(reader);
+    Frame f;
+    uint64_t frames = 0;
+    PcapFileReader::Status st;
+    while ((st = reader->next(f)) == PcapFileReader::Status::Ok) ++frames;
+    CHECK(frames > 100);
+    if (st == PcapFileReader::Status::Error) CHECK(reader->error().find("truncated") != std::string::npos);
+    // ... and the analysis finds the calls in it.
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    CHECK(json::parse(a.out)["calls"].size() > 10);
+}
+
+TEST_CASE("capture cli: a missing interface and a bad filter exit 1 with the reason", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const std::string pcap = dir.file("never.pcapng");
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "nosuchif0", "--duration", "1", "-w", pcap}, dir);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("no such interface 'nosuchif0'") != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(pcap));  // nothing written before the interface opened
+
+    r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp prot 80", "--duration", "1", "-w", pcap}, dir);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("bad capture filter 'tcp prot 80'") != std::string::npos);
+    CHECK(r.err.find("syntax error") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(pcap));
+}
+
+TEST_CASE("capture cli: failing commands are reported with their exit status", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const std::string pcap = dir.file("fail.pcapng");
+    // The client fails: the report is still written, exit 1.
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "udp port 9 and udp port 7", "--run",
+                    "echo client says hi; exit 3", "-w", pcap},
+                   dir);
+    INFO("stderr:\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("the run command exited with status 3") != std::string::npos);
+    CHECK(r.err.find("[run] client says hi") != std::string::npos);
+    CHECK(r.out.find("packets") != std::string::npos);  // the text report
+    // A server that does not exist.
+    r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port 9", "--server",
+             "/nonexistent/stallscope-server --port 9", "--run", "true", "-w", pcap},
+            dir);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("server command exited with status 127 (command not found)") != std::string::npos);
+    // A client killed by a signal.
+    r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "udp port 9 and udp port 7", "--run",
+             "kill -SEGV $$", "-w", pcap},
+            dir);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("the run command was killed by signal 11") != std::string::npos);
+}
+
+TEST_CASE("capture cli: without capture permission it says how to grant it", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
+        WARN("needs root and setpriv to drop the capability; not checked");
+        return;
+    }
+    TempDir dir;
+    // nobody without capabilities: the CLI must be reachable by it.
+    Result r = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                    STALLSCOPE_CLI, "capture", "--iface", "lo", "--duration", "1", "-w", dir.file("p.pcapng")},
+                   dir);
+    INFO("stderr:\n" << r.err);
+    if (r.err.find("Permission denied") != std::string::npos && r.err.find("no permission") == std::string::npos) {
+        WARN("the CLI binary is not executable by 'nobody' here; not checked");
+        return;
+    }
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("no permission to capture on 'lo'") != std::string::npos);
+    CHECK(r.err.find("setcap cap_net_raw,cap_net_admin=eip") != std::string::npos);
+}
+
+TEST_CASE("capture cli: the interface going away keeps what was captured", "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    // A veth pair in a namespace of our own, deleted mid-capture.
+    const std::string ns = "ssl-live-" + std::to_string(getpid());
+    auto sh = [&](const std::string& cmd) { return std::system(cmd.c_str()); };
+    if (sh("ip netns add " + ns + " 2>/dev/null") != 0) {
+        WARN("cannot create a network namespace here; not checked");
+        return;
+    }
+    struct NsGuard {
+        std::string ns;
+        ~NsGuard() { std::system(("ip netns del " + ns + " 2>/dev/null").c_str()); }
+    } guard{ns};
+    REQUIRE(sh("ip -n " + ns + " link add ssveth0 type veth peer name ssveth1 && ip -n " + ns +
+               " link set ssveth0 up && ip -n " + ns + " link set ssveth1 up && ip -n " + ns +
+               " addr add 10.213.250.1/24 dev ssveth0") == 0);
+    const std::string pcap = dir.file("gone.pcapng");
+    Proc p = spawn({"/usr/bin/ip", "netns", "exec", ns, STALLSCOPE_CLI, "capture", "--iface", "ssveth0", "--duration",
+                    "60", "-w", pcap, "--json"},
+                   dir, "gone");
+    bool up = false;
+    for (int i = 0; i < 500 && !up; ++i) {
+        up = slurp(p.err_path).find("capturing on") != std::string::npos;
+        if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(up);
+    // Some packets first (ARP requests for a neighbour nobody answers).
+    sh("ip netns exec " + ns + " ping -c 3 -i 0.2 -W 1 10.213.250.2 >/dev/null 2>&1");
+    sh("ip -n " + ns + " link del ssveth0");
+    Result r = wait_for(p, 30);
+    INFO("stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("capture stopped early") != std::string::npos);
+    json doc = json::parse(r.out);
+    CHECK(doc["capture"]["truncated"] == true);
+    CHECK(doc["capture"]["packets"].get<int>() >= 1);
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 30);
+    CHECK(a.exit_code == 0);
+    CHECK(json::parse(a.out)["capture"]["packets"] == doc["capture"]["packets"]);
+}
