@@ -50,7 +50,30 @@ int hf_toolkit = -1;
 int hf_toolkit_fix = -1;
 gint ett_stallscope = -1;
 gint ett_finding = -1;
+// One expert field per finding kind, so Analyze > Expert Information groups
+// warnings by kind ("Group by summary"); ei_finding for kinds added later.
+struct KindExpert {
+    const char* kind;
+    const char* name;     // expert field abbreviation
+    const char* summary;
+    expert_field ei;
+};
+KindExpert kind_experts[] = {
+    {"nagle_delayed_ack", "stallscope.expert.nagle_delayed_ack", "StallScope: Nagle/delayed-ACK stall", EI_INIT},
+    {"split_write", "stallscope.expert.split_write", "StallScope: message split over several writes", EI_INIT},
+    {"expect_100_wait", "stallscope.expert.expect_100_wait", "StallScope: Expect: 100-continue wait", EI_INIT},
+    {"connection_setup", "stallscope.expert.connection_setup", "StallScope: new connection per call", EI_INIT},
+    {"server_time", "stallscope.expert.server_time", "StallScope: slow server", EI_INIT},
+    {"retransmission", "stallscope.expert.retransmission", "StallScope: retransmission delay", EI_INIT},
+    {"message_size", "stallscope.expert.message_size", "StallScope: large message", EI_INIT},
+};
 expert_field ei_finding = EI_INIT;
+
+expert_field* expert_for(const std::string& kind) {
+    for (KindExpert& k : kind_experts)
+        if (kind == k.kind) return &k.ei;
+    return &ei_finding;
+}
 dissector_handle_t stallscope_handle;
 
 // Allocated once at registration and never freed: Wireshark keeps plugins
@@ -100,7 +123,7 @@ void add_finding(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Find
     // is the same for every finding of a kind and side: Expert Information
     // and `tshark -z expert` then count findings and group them by kind.
     if (!f.frames.empty() && *std::min_element(f.frames.begin(), f.frames.end()) == pinfo->num)
-        expert_add_info_format(pinfo, fi, &ei_finding, "StallScope %s (%s side)%s%s", f.kind.c_str(), side,
+        expert_add_info_format(pinfo, fi, expert_for(f.kind), "StallScope %s (%s side)%s%s", f.kind.c_str(), side,
                                f.fix.empty() ? "" : ": ", f.fix.c_str());
     col_append_fstr(pinfo->cinfo, COL_INFO, " [StallScope: %s %.0f ms]", f.kind.c_str(), f.cost_ms);
 }
@@ -177,9 +200,11 @@ void proto_register_stallscope(void) {
     static gint* ett[] = {&ett_stallscope, &ett_finding};
     // PI_SEQUENCE: like TCP's retransmission and zero-window warnings, these
     // are about how segments and their timing followed each other.
-    static ei_register_info ei[] = {
-        {&ei_finding, {"stallscope.finding.expert", PI_SEQUENCE, PI_WARN, "StallScope finding", EXPFILL}},
+    static ei_register_info ei[G_N_ELEMENTS(kind_experts) + 1] = {
+        {&ei_finding, {"stallscope.expert.other", PI_SEQUENCE, PI_WARN, "StallScope finding", EXPFILL}},
     };
+    for (size_t i = 0; i < G_N_ELEMENTS(kind_experts); ++i)
+        ei[i + 1] = {&kind_experts[i].ei, {kind_experts[i].name, PI_SEQUENCE, PI_WARN, kind_experts[i].summary, EXPFILL}};
 
     session = new PluginSession();
     proto_stallscope = proto_register_protocol("StallScope SOAP/HTTP stall analysis", "StallScope", "stallscope");
