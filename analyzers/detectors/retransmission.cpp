@@ -8,6 +8,8 @@
 #include "capture/packet_decoder.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 
 namespace stallscope {
 
@@ -48,36 +50,45 @@ public:
             std::vector<uint64_t> frames;
             uint32_t retx = 0, timeouts = 0, zero = 0;
             int64_t longest = 0;
+            // First sends of this side's data by starting sequence number, so
+            // finding a retransmission's original is a lookup (a hostile
+            // capture can hold 200k segments in one call).
+            std::map<uint32_t, size_t> first_send;
+            bool in_zero = false;
+            int64_t zero_start = 0;
             for (size_t i = 0; i < segs.size(); ++i) {
                 const SegmentInfo& s = segs[i];
                 if (s.from != side || (s.flags & (tcpflag::kSyn | tcpflag::kRst))) continue;
+                if (s.len > 0 && !s.retransmission) first_send.emplace(s.seq, i);
                 if (s.retransmission && s.len > 0) {
                     ++retx;
-                    frames.push_back(s.frame);
-                    // The first send of these bytes, if it is in the call.
-                    for (size_t k = 0; k < i; ++k) {
-                        const SegmentInfo& o = segs[k];
-                        if (o.from == side && o.len > 0 && !o.retransmission && o.seq <= s.seq && s.seq < o.seq + o.len) {
+                    auto it = first_send.upper_bound(s.seq);
+                    if (it != first_send.begin()) {
+                        const SegmentInfo& o = segs[std::prev(it)->second];
+                        if (s.seq < o.seq + o.len) {
                             int64_t d = s.ts_ns - o.ts_ns;
                             late.push_back({o.ts_ns, s.ts_ns});
                             longest = std::max(longest, d);
                             if (d >= kRtoNs) ++timeouts;
-                            frames.insert(frames.end() - 1, o.frame);
-                            break;
+                            frames.push_back(o.frame);
                         }
                     }
+                    frames.push_back(s.frame);
                 }
-                if (s.window == 0 && (s.flags & tcpflag::kAck) && !(s.flags & tcpflag::kFin)) {
-                    // Zero window: until this side advertises room again.
-                    int64_t end = s.ts_ns;
-                    for (size_t k = i + 1; k < segs.size(); ++k)
-                        if (segs[k].from == side && segs[k].window > 0) { end = segs[k].ts_ns; break; }
-                    if (i > 0 && segs[i - 1].from == side && segs[i - 1].window == 0) continue;  // same episode
+                // Zero-window episodes: from the first zero to the reopening.
+                if (!(s.flags & tcpflag::kAck) || (s.flags & tcpflag::kFin)) continue;
+                if (s.window == 0 && !in_zero) {
+                    in_zero = true;
+                    zero_start = s.ts_ns;
                     ++zero;
                     frames.push_back(s.frame);
-                    late.push_back({s.ts_ns, end});
+                } else if (s.window > 0 && in_zero) {
+                    in_zero = false;
+                    late.push_back({zero_start, s.ts_ns});
+                    frames.push_back(s.frame);
                 }
             }
+            if (in_zero && !segs.empty()) late.push_back({zero_start, segs.back().ts_ns});  // never reopened in the call
             if (!retx && !zero) continue;
             Finding f = make_finding(kind(), side, call);
             f.frames = frames;

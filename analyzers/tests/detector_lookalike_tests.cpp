@@ -302,7 +302,7 @@ TEST_CASE("lookalike: at the sender over a 30 ms path, a plain one-RTT ACK is no
     CHECK(first(f, "nagle_delayed_ack")->cost_ms == Approx(40.02).margin(0.05));
 }
 
-TEST_CASE("split_write: many small writes; full segments of a big message are not a split", "[detectors][split]") {
+TEST_CASE("split_write: many small writes are a split, full segments of a big message are not", "[detectors][split]") {
     Builder b;
     b.handshake(0.02, 0.01);
     b.seg(Side::Client, 1.0, 300, RqH | RqB);
@@ -347,4 +347,20 @@ TEST_CASE("connection_setup: a call alone on its connection costs the handshake"
     k.call.opened_connection = true;
     k.seg(Side::Client, 1.0, 685, RqH | RqB).seg(Side::Server, 2.0, 827, RsH | RsB);
     CHECK(count(run(k, true), "connection_setup") == 0);
+}
+
+TEST_CASE("retransmission: a zero window counts until the window reopens", "[detectors][retransmission]") {
+    Builder b;
+    b.handshake(0.02, 0.01);
+    b.seg(Side::Client, 1.0, 685, RqH | RqB).seg(Side::Server, 1.5, 1448, RsH | RsB);
+    b.seg(Side::Client, 1.6, 0);
+    b.call.segments.back().window = 0;               // the client's buffer is full
+    b.seg(Side::Client, 31.6, 0);                    // window update 30 ms later
+    b.seg(Side::Server, 31.7, 500, RsB);
+    auto f = run(b);
+    REQUIRE(count(f, "retransmission") == 1);
+    const Finding* r = first(f, "retransmission");
+    CHECK(r->side == Side::Client);
+    CHECK(r->cost_ms == Approx(30.0).margin(0.01));
+    CHECK(count(f, "nagle_delayed_ack") == 0);
 }
