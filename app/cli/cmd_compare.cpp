@@ -1,13 +1,122 @@
-// stallscope-cli compare (placeholder until its issue lands: it says so).
+// stallscope-cli compare BEFORE AFTER: did a fix remove the stall, and did
+// anything get worse? Exit codes are the CI contract (docs/compare.md).
+#include "analyzers/analyze.h"
+#include "analyzers/compare.h"
+#include "analyzers/compare_report.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/output_file.h"
+#include "app/cli/progress_printer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace stallscope::cli {
 
-int cmd_compare(Args&) {
-    std::fprintf(stderr, "stallscope-cli compare: not available in this build yet\n");
-    return kExitUsage;
+namespace {
+const char* kHelp =
+    "usage: stallscope-cli compare BEFORE AFTER [--json] [-o FILE]\n"
+    "                              [--expect-fixed KIND]... [--expect-no-regression]\n"
+    "\n"
+    "Compares two captures of the same workload, before and after a fix: latency per\n"
+    "operation (median, p90, Hodges-Lehmann shift with its 95% confidence interval,\n"
+    "Mann-Whitney U test) and findings per kind with a verdict: fixed, reduced,\n"
+    "still present, new, or absent in both. Rules and JSON fields: docs/compare.md.\n"
+    "  --json                   JSON instead of text\n"
+    "  -o FILE                  write the report to FILE instead of stdout\n"
+    "  --expect-fixed KIND      exit 1 unless KIND was found before and not after\n"
+    "                           (KIND: nagle_delayed_ack, split_write, expect_100_wait,\n"
+    "                           connection_setup, server_time, retransmission, message_size)\n"
+    "  --expect-no-regression   exit 1 if a kind is new or grew, or an operation got\n"
+    "                           significantly slower\n"
+    "  --alpha A                significance level of the rank test (default 0.05)\n"
+    "  --min-change-ms MS       smallest median change that counts as faster/slower (default 1)\n"
+    "  --min-change-pct P       ... and as a share of the before median (default 10)\n"
+    "  --no-size-match          match calls by operation only, not by message size\n"
+    "  --strict                 a kind new or grown on a single call counts as worse too\n"
+    "  --quiet                  no progress on stderr\n"
+    "exit status: 0 compared (and every expectation met), 1 a capture could not be\n"
+    "analysed or an expectation failed (reasons on stderr), 2 usage error\n";
+
+bool known_kind(const std::string& k) {
+    const auto& v = known_finding_kinds();
+    return std::find(v.begin(), v.end(), k) != v.end();
+}
+} // namespace
+
+int cmd_compare(Args& a) {
+    std::vector<std::string> files, expect_fixed_kinds;
+    std::string out_path;
+    bool json = false, no_regression = false, quiet = false;
+    CompareOptions opt;
+    while (!a.done()) {
+        std::string s = a.next(), v;
+        if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
+        else if (s == "--json") json = true;
+        else if (s == "--quiet" || s == "-q") quiet = true;
+        else if (s == "--expect-no-regression") no_regression = true;
+        else if (s == "--no-size-match") opt.match_by_size = false;
+        else if (s == "--strict") opt.min_worse_calls = 1;
+        else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--expect-fixed") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
+            expect_fixed_kinds.push_back(v);
+        } else if (s == "--alpha") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_double(v, opt.alpha) || opt.alpha <= 0 || opt.alpha >= 1)
+                return usage_error("compare", "--alpha must be between 0 and 1");
+        } else if (s == "--min-change-ms") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_double(v, opt.min_change_ms) || opt.min_change_ms < 0)
+                return usage_error("compare", "--min-change-ms must be a number >= 0");
+        } else if (s == "--min-change-pct") {
+            double pct = 0;
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_double(v, pct) || pct < 0) return usage_error("compare", "--min-change-pct must be a number >= 0");
+            opt.min_change_ratio = pct / 100;
+        } else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("compare", "unknown option " + s);
+        else files.push_back(s);
+    }
+    if (files.size() != 2)
+        return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " +
+                                          std::to_string(files.size()) + ")");
+
+    AnalysisResult results[2];
+    const char* names[2] = {"BEFORE", "AFTER"};
+    for (int i = 0; i < 2; ++i) {
+        ProgressPrinter progress(!quiet);
+        AnalyzeOutcome o = analyze_file(files[size_t(i)], AnalysisOptions{}, std::ref(progress));
+        progress.done();
+        if (!o.ok) {
+            std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
+                         files[size_t(i)].c_str(), o.error.c_str());
+            return kExitInput;
+        }
+        if (!quiet && !o.result.capture.warnings.empty())
+            std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
+                         files[size_t(i)].c_str(), o.result.capture.warnings.size(), files[size_t(i)].c_str());
+        results[i] = std::move(o.result);
+    }
+
+    Comparison c = compare_results(results[0], results[1], opt);
+    std::vector<CheckedExpectation> checked;
+    for (const std::string& k : expect_fixed_kinds) checked.push_back({"expect-fixed " + k, expect_fixed(c, k)});
+    if (no_regression) checked.push_back({"expect-no-regression", expect_no_regression(c)});
+
+    std::string text = json ? compare_json(c, checked) : compare_text(c, checked);
+    std::string err;
+    if (!write_output(out_path, text, err)) {
+        std::fprintf(stderr, "stallscope-cli compare: error: %s\n", err.c_str());
+        return kExitInput;
+    }
+    bool ok = true;
+    for (const CheckedExpectation& e : checked) {
+        if (e.result.ok) continue;
+        ok = false;
+        for (const std::string& r : e.result.reasons)
+            std::fprintf(stderr, "stallscope-cli compare: %s failed: %s\n", e.name.c_str(), r.c_str());
+    }
+    return ok ? kExitOk : kExitInput;
 }
 
 } // namespace stallscope::cli

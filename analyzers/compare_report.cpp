@@ -1,0 +1,256 @@
+#include "analyzers/compare_report.h"
+
+#include "analyzers/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string printf_str(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_str(const char* f, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+
+// Milliseconds with a precision that suits their size (0.120, 45.31, 1032).
+std::string ms(double v) {
+    double a = std::fabs(v);
+    if (a >= 100) return printf_str("%.0f", v);
+    if (a >= 10) return printf_str("%.1f", v);
+    if (a >= 1) return printf_str("%.2f", v);
+    return printf_str("%.3f", v);
+}
+
+std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+
+std::string p_text(const RankTest& t) {
+    if (!t.valid) return "-";
+    std::string p = t.p_value < 0.0001 ? "<0.0001" : printf_str("%.4f", t.p_value);
+    return p + (t.exact ? " exact" : " normal");
+}
+
+std::string shift_text(const ShiftEstimate& s) {
+    if (!s.valid) return "-";
+    if (!s.has_interval) return "(too few calls)";
+    return "[" + ms(s.low) + ", " + ms(s.high) + "]";
+}
+
+std::string kind_side_text(const KindSide& s) {
+    if (s.findings == 0) return "-";
+    return printf_str("%llu, %llu/%llu calls, %s ms", (unsigned long long)s.findings,
+                      (unsigned long long)s.calls_affected, (unsigned long long)s.calls_total, ms(s.lost_ms).c_str());
+}
+
+std::string side_line(const char* name, const CaptureSideInfo& s) {
+    return printf_str("%s %s: %llu calls (%llu complete) on %llu connection%s, %llu finding%s\n", name,
+                      s.file.c_str(), (unsigned long long)s.calls, (unsigned long long)s.complete_calls,
+                      (unsigned long long)s.connections, s.connections == 1 ? "" : "s",
+                      (unsigned long long)s.findings, s.findings == 1 ? "" : "s");
+}
+
+// A plain text table: columns padded to their widest cell.
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> w;
+    for (auto& r : rows)
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (w.size() <= i) w.push_back(0);
+            w[i] = std::max(w[i], r[i].size());
+        }
+    std::string out;
+    for (auto& r : rows) {
+        std::string line = "  ";
+        for (size_t i = 0; i < r.size(); ++i) line += (i + 1 < r.size() ? pad(r[i], w[i] + 2) : r[i]);
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::vector<std::string> group_row(const GroupComparison& g) {
+    auto both = [](const LatencyStats& b, const LatencyStats& a, double LatencyStats::*f, bool hb, bool ha) {
+        return (hb ? ms(b.*f) : std::string("-")) + " -> " + (ha ? ms(a.*f) : std::string("-"));
+    };
+    bool hb = !g.before.latencies_ms.empty(), ha = !g.after.latencies_ms.empty();
+    std::string change = "-";
+    if (hb && ha) {
+        change = (g.median_change_ms >= 0 ? "+" : "") + ms(g.median_change_ms);
+        if (g.before.stats.median_ms > 0) change += printf_str(" (%+.0f%%)", g.median_change_ratio * 100);
+    }
+    return {g.label,
+            printf_str("%zu/%zu", g.before.latencies_ms.size(), g.after.latencies_ms.size()),
+            both(g.before.stats, g.after.stats, &LatencyStats::median_ms, hb, ha),
+            both(g.before.stats, g.after.stats, &LatencyStats::p90_ms, hb, ha),
+            change,
+            hb && ha ? (g.shift.estimate >= 0 ? "+" : "") + ms(g.shift.estimate) + " " + shift_text(g.shift) : "-",
+            g.test.valid ? printf_str("%g", g.test.u1) : "-",
+            p_text(g.test),
+            latency_change_name(g.change)};
+}
+
+std::string list_or_none(const std::vector<std::string>& v) {
+    if (v.empty()) return "none";
+    std::string s;
+    for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+} // namespace
+
+std::string compare_text(const Comparison& c, const std::vector<CheckedExpectation>& checked) {
+    std::string out = "StallScope comparison\n";
+    out += side_line("before", c.before);
+    out += side_line("after ", c.after);
+
+    out += printf_str("\nLatency per operation (ms, complete calls; change = after - before; shift = Hodges-Lehmann "
+                      "estimate with its %.0f%% confidence interval; U of before and two-sided Mann-Whitney p)\n",
+                      c.options.confidence * 100);
+    std::vector<std::vector<std::string>> rows = {
+        {"operation", "calls b/a", "median b -> a", "p90 b -> a", "median change", "shift [CI]", "U", "p", "latency"}};
+    rows.push_back(group_row(c.overall));
+    for (auto& g : c.groups) rows.push_back(group_row(g));
+    out += table(rows);
+
+    out += "\nFindings per kind (findings, calls hit / calls, time lost)\n";
+    rows = {{"kind", "before", "after", "verdict"}};
+    for (auto& k : c.kinds) {
+        std::string v = verdict_name(k.verdict);
+        if (k.worse && k.verdict == Verdict::StillPresent) v += " (worse)";
+        if (k.grew && !k.worse)
+            v += printf_str(" (%s on %llu call%s: not a regression)", k.verdict == Verdict::New ? "only" : "grew",
+                            (unsigned long long)k.after.calls_affected, k.after.calls_affected == 1 ? "" : "s");
+        rows.push_back({k.kind, kind_side_text(k.before), kind_side_text(k.after), v});
+    }
+    out += table(rows);
+
+    std::vector<std::string> by[5], slower, faster;
+    for (auto& k : c.kinds) by[int(k.verdict)].push_back(k.kind + (k.worse && k.verdict == Verdict::StillPresent ? " (worse)" : ""));
+    for (const GroupComparison* g : {&c.overall}) {
+        if (g->change == LatencyChange::Slower) slower.push_back(g->label);
+        if (g->change == LatencyChange::Faster) faster.push_back(g->label);
+    }
+    for (auto& g : c.groups) {
+        if (g.change == LatencyChange::Slower) slower.push_back(g.label);
+        if (g.change == LatencyChange::Faster) faster.push_back(g.label);
+    }
+    out += "\nVerdict\n";
+    out += "  fixed:         " + list_or_none(by[int(Verdict::Fixed)]) + "\n";
+    out += "  reduced:       " + list_or_none(by[int(Verdict::Reduced)]) + "\n";
+    out += "  still present: " + list_or_none(by[int(Verdict::StillPresent)]) + "\n";
+    out += "  new:           " + list_or_none(by[int(Verdict::New)]) + "\n";
+    out += "  faster:        " + list_or_none(faster) + "\n";
+    out += "  slower:        " + list_or_none(slower) + "\n";
+    for (auto& n : c.notes) out += "note: " + n + "\n";
+    for (auto& e : checked) {
+        out += "\n" + e.name + ": " + (e.result.ok ? "passed" : "FAILED") + "\n";
+        for (auto& r : e.result.reasons) out += "  " + r + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+json side_json(const CaptureSideInfo& s) {
+    return {{"file", s.file},         {"calls", s.calls},       {"complete_calls", s.complete_calls},
+            {"connections", s.connections}, {"findings", s.findings}, {"duration_ms", round_ms(s.duration_ms)}};
+}
+
+json latency_json(const SideLatency& s) {
+    return {{"calls", s.latencies_ms.size()}, {"median_ms", round_ms(s.stats.median_ms)},
+            {"p90_ms", round_ms(s.stats.p90_ms)}, {"mean_ms", round_ms(s.stats.mean_ms)},
+            {"max_ms", round_ms(s.stats.max_ms)}, {"call_ids", s.call_ids}};
+}
+
+json num_or_null(double v, bool ok) { return ok && std::isfinite(v) ? json(v) : json(nullptr); }
+
+json group_json(const GroupComparison& g) {
+    bool both = g.test.valid;
+    json pairs = json::array();
+    for (auto& [b, a] : g.pairs) pairs.push_back({b, a});
+    json j = {{"label", g.label},
+              {"operation", g.operation.empty() ? json(nullptr) : json(g.operation)},
+              {"size_bucket", g.size_bucket.empty() ? json(nullptr) : json(g.size_bucket)},
+              {"change", latency_change_name(g.change)},
+              {"significant", g.significant},
+              {"before", latency_json(g.before)},
+              {"after", latency_json(g.after)},
+              {"median_change_ms", num_or_null(round_ms(g.median_change_ms), both)},
+              {"median_change_ratio", num_or_null(std::round(g.median_change_ratio * 10000) / 10000, both)},
+              {"p90_change_ms", num_or_null(round_ms(g.p90_change_ms), both)}};
+    j["rank_test"] = {{"u_before", num_or_null(g.test.u1, both)},
+                      {"u_after", num_or_null(g.test.u2, both)},
+                      {"p_value", num_or_null(g.test.p_value, both)},
+                      {"z", num_or_null(g.test.z, both && !g.test.exact)},
+                      {"exact", g.test.exact},
+                      {"ties", g.test.ties},
+                      {"min_p_value", num_or_null(g.test.min_p_value, both)},
+                      {"method", g.test.method}};
+    j["shift"] = {{"estimate_ms", num_or_null(round_ms(g.shift.estimate), g.shift.valid)},
+                  {"ci_low_ms", num_or_null(round_ms(g.shift.low), g.shift.has_interval)},
+                  {"ci_high_ms", num_or_null(round_ms(g.shift.high), g.shift.has_interval)},
+                  {"confidence", num_or_null(std::round(g.shift.confidence * 10000) / 10000, g.shift.has_interval)},
+                  {"exact", g.shift.exact},
+                  {"thinned", g.shift.thinned}};
+    j["pairs"] = pairs;
+    return j;
+}
+
+json kind_side_json(const KindSide& s) {
+    return {{"findings", s.findings}, {"calls_affected", s.calls_affected}, {"calls_total", s.calls_total},
+            {"lost_ms", round_ms(s.lost_ms)}, {"lost_per_call_ms", round_ms(s.lost_per_call_ms())},
+            {"affected_share", std::round(s.affected_share() * 10000) / 10000}};
+}
+
+} // namespace
+
+std::string compare_json(const Comparison& c, const std::vector<CheckedExpectation>& checked, int indent) {
+    json doc;
+    doc["stallscope_version"] = "0.1.0";
+    doc["comparison_format"] = 1;
+    doc["before"] = side_json(c.before);
+    doc["after"] = side_json(c.after);
+    const CompareOptions& o = c.options;
+    doc["options"] = {{"alpha", o.alpha},
+                      {"confidence", o.confidence},
+                      {"min_change_ms", o.min_change_ms},
+                      {"min_change_ratio", o.min_change_ratio},
+                      {"reduced_ratio", o.reduced_ratio},
+                      {"worse_ratio", o.worse_ratio},
+                      {"min_worse_calls", o.min_worse_calls},
+                      {"match_by_size", o.match_by_size}};
+    doc["overall"] = group_json(c.overall);
+    json ops = json::array();
+    for (auto& g : c.groups) ops.push_back(group_json(g));
+    doc["operations"] = ops;
+    json kinds = json::array();
+    for (auto& k : c.kinds)
+        kinds.push_back({{"kind", k.kind},
+                         {"verdict", verdict_name(k.verdict)},
+                         {"grew", k.grew},
+                         {"worse", k.worse},
+                         {"before", kind_side_json(k.before)},
+                         {"after", kind_side_json(k.after)},
+                         {"measure", k.measure.empty() ? json(nullptr) : json(k.measure)},
+                         {"ratio", num_or_null(std::round(k.ratio * 10000) / 10000, !k.measure.empty())},
+                         {"reason", k.reason}});
+    doc["kinds"] = kinds;
+    doc["notes"] = c.notes;
+    json exp = json::array();
+    for (auto& e : checked) exp.push_back({{"name", e.name}, {"ok", e.result.ok}, {"reasons", e.result.reasons}});
+    doc["expectations"] = exp;
+    return doc.dump(indent) + "\n";
+}
+
+} // namespace stallscope
