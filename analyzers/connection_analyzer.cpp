@@ -144,6 +144,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     bool scaled = info_.client_wscale && info_.server_wscale && !has(p.flags, tcpflag::kSyn);
     s.window = scaled ? uint32_t(p.window) << std::min<uint8_t>(*own_ws, 14) : p.window;
     uint64_t idx = segs_.push(s);
+    if (!segment_cap_frame_ && segs_.dropped()) segment_cap_frame_ = f.number;
 
     track_acks(f, p, dir, idx);
 
@@ -162,6 +163,19 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
         if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
             int64_t end = reasm_[dir]->offset_of(p.seq + p.payload_len);
             if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
+        } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
+            unacked_cap_frame_ = f.number;
+            host_.warn("unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
+                           std::to_string(f.number) + ": ACK times of later segments are not tracked",
+                       f.number, info_.id);
+        }
+        if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
+            reorder_cap_warned_[dir] = true;
+            host_.warn("out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
+                           " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
+                           (dir == 0 ? "client" : "server") +
+                           " bytes held behind a hole were released, the hole becomes a gap",
+                       f.number, info_.id);
         }
     }
     if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
@@ -212,9 +226,10 @@ void ConnectionAnalyzer::finish() {
     info_.http = tracker_.any_http();
     hand_on(true);
     if (segs_.dropped())
-        host_.warn("segment history cap (" + std::to_string(kSegmentCap) + ") hit: " + std::to_string(segs_.dropped()) +
+        host_.warn("segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
+                       std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
                        " oldest segments not kept for diagrams and detectors",
-                   0, info_.id);
+                   segment_cap_frame_, info_.id);
 }
 
 } // namespace stallscope

@@ -67,6 +67,9 @@ private:
     bool have_server_isn_ = false;
     bool ended_[2] = {false, false};
     uint64_t close_frame_ = 0;
+    // Frames where a per-connection cap was first hit (0 = not hit), for the warnings.
+    uint64_t segment_cap_frame_ = 0, unacked_cap_frame_ = 0;
+    bool reorder_cap_warned_[2] = {false, false};
     int64_t close_ns_ = 0;
 };
 
