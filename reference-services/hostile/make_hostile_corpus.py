@@ -769,7 +769,7 @@ def _():
     f = Flow(cap)
     f.handshake()
     f.send(True, b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-    f.send(False, b"HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n")
+    f.send(False, b"HTTP/1.1 200 OK\r\nContent-Length: 2001000\r\n\r\n")
     for _ in range(200_100):
         f.seg(False, PSH | ACK, b"0123456789", dt_ns=1000)
     f.close()
