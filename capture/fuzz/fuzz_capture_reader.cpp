@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (f.number != last_number + 1 || f.file_offset >= size) std::abort();
         last_number = f.number;
         volatile uint8_t sink = 0;
-        for (uint8_t b : f.data) sink ^= b;  // every captured byte must be readable
+        for (uint8_t b : f.data) sink = sink ^ b;  // every captured byte must be readable
         (void)sink;
         DecodeResult d = decode_packet(f.linktype, f.data);
         if (d.status == DecodeStatus::Tcp && d.tcp.payload.size() > f.data.size()) std::abort();

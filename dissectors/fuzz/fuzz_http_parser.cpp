@@ -41,7 +41,7 @@ struct Recorder : HttpStreamListener {
         body_next = body_pos + data.size();
         body_total += data.size();
         volatile uint8_t sink = 0;
-        for (uint8_t b : data) sink ^= b;
+        for (uint8_t b : data) sink = sink ^ b;
         (void)sink;
     }
     void on_message_complete(uint64_t end_offset) override {
