@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 
 namespace stallscope {
 
@@ -43,18 +42,15 @@ std::string format_offset_ms(int64_t delta_ns) {
 
 std::string finding_kind_title(const std::string& kind) {
     struct Name { const char* kind; const char* title; };
-    static const Name names[] = {
+    static const Name names[] = {   // the kinds analyzers/detectors emit
         {"nagle_delayed_ack", "Nagle / delayed ACK"},
         {"split_write", "Split header/body write"},
-        {"expect_continue", "100-continue wait"},
-        {"expect_100_continue", "100-continue wait"},
-        {"continue_wait", "100-continue wait"},
-        {"connection_per_call", "Connection per call"},
+        {"expect_100_wait", "100-continue wait"},
+        {"connection_setup", "Connection setup"},
         {"server_time", "Server time"},
-        {"slow_server", "Slow server"},
-        {"syn_retransmission", "SYN retransmission"},
         {"retransmission", "Retransmission"},
-        {"zero_window", "Zero window"},
+        {"retransmissions", "Retransmissions"},
+        {"message_size", "Message size"},
     };
     for (const auto& n : names)
         if (kind == n.kind) return n.title;

@@ -48,7 +48,7 @@ TEST_CASE("Fig. 2: one arrow per segment, in time order, the Nagle stall bracket
 
     CHECK(arrow(L, 1).label == "#1 [S]");
     CHECK(arrow(L, 2).label == "#2 [S.]");
-    CHECK(arrow(L, 4).label == "#4 [P.] 231 B headers");
+    CHECK(arrow(L, 4).label == "#4 [P.] 231 B request headers");
     CHECK(arrow(L, 5).label == "#5 [.] ACK");
     CHECK(arrow(L, 5).pure_ack);
     CHECK_FALSE(arrow(L, 4).pure_ack);
@@ -85,7 +85,7 @@ TEST_CASE("Fig. 3: the server waits for the client's delayed ACK of the 100 Cont
     auto L = layout_event_trace(segs, {fig3_nagle_finding()}, "", "c", "s");
     check_well_formed(L, segs);
     CHECK(arrow(L, 5).label == "#5 [P.] 25 B 100 Continue");
-    CHECK(arrow(L, 4).label == "#4 [P.] 702 B headers+body");
+    CHECK(arrow(L, 4).label == "#4 [P.] 702 B request headers+body");
     REQUIRE(L.stalls.size() == 1);
     CHECK(L.stalls[0].side == Side::Server);
     CHECK(L.stalls[0].x > L.server_x);
