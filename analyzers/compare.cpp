@@ -182,8 +182,10 @@ KindComparison compare_kind(const std::string& kind, const AnalysisResult& befor
     double mb = by_cost ? k.before.lost_per_call_ms() : k.before.affected_share();
     double ma = by_cost ? k.after.lost_per_call_ms() : k.after.affected_share();
     k.ratio = mb > 0 ? ma / mb : (ma > 0 ? INFINITY : 1.0);
-    k.verdict = k.ratio <= o.reduced_ratio ? Verdict::Reduced : Verdict::StillPresent;
-    k.grew = k.ratio >= o.worse_ratio;
+    // Time lost must move by a noticeable amount too, not just by a ratio.
+    bool moved = !by_cost || std::fabs(ma - mb) >= o.min_change_ms;
+    k.verdict = k.ratio <= o.reduced_ratio && moved ? Verdict::Reduced : Verdict::StillPresent;
+    k.grew = k.ratio >= o.worse_ratio && moved;
     k.worse = k.grew && k.after.calls_affected >= o.min_worse_calls;
     std::string what = by_cost ? "time lost per call" : "share of calls hit";
     k.reason = facts + "; " + what + " x" + (std::isinf(k.ratio) ? std::string("inf") : fmt("%.2f", k.ratio));

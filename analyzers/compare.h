@@ -22,7 +22,9 @@ struct CompareOptions {
     double min_change_ratio = 0.10;
     // A kind present on both sides: reduced when its measure (time lost per
     // call, or share of calls hit for kinds without a cost) fell to at most
-    // reduced_ratio x before; worse when it rose to at least worse_ratio x.
+    // reduced_ratio x before; grown when it rose to at least worse_ratio x.
+    // Time lost per call must also move by at least min_change_ms: a ratio
+    // of microseconds (a loopback handshake) is noise.
     double reduced_ratio = 0.8;
     double worse_ratio = 1.25;
     // ... and counts as worse (a regression) only when it hits at least this

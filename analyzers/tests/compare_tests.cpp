@@ -181,8 +181,8 @@ TEST_CASE("finding verdict rules", "[compare]") {
     b.finding("server_time", {1, 2}, 10);
     a.finding("server_time", {1, 2}, 11);
     // connection_setup: x2 cost on 2 calls -> still present, worse
-    b.finding("connection_setup", {1, 2}, 1);
-    a.finding("connection_setup", {1, 2}, 2);
+    b.finding("connection_setup", {1, 2}, 10);
+    a.finding("connection_setup", {1, 2}, 20);
     // retransmission: only after -> new; on one call only -> not counted as worse
     a.finding("retransmission", {3}, 200);
     // message_size: only after, on two calls -> new and worse
@@ -238,6 +238,10 @@ TEST_CASE("verdict thresholds are the documented ratios", "[compare]") {
     CHECK(verdict_for(100, 81).verdict == Verdict::StillPresent);   // x0.81
     CHECK_FALSE(verdict_for(100, 124).worse);                       // x1.24
     CHECK(verdict_for(100, 125).worse);                             // x1.25
+    // x1.27 of microseconds per call (a loopback handshake) is not worse, nor is x0.5 reduced.
+    CHECK_FALSE(verdict_for(0.12, 0.152).worse);
+    CHECK(verdict_for(0.12, 0.152).verdict == Verdict::StillPresent);
+    CHECK(verdict_for(0.12, 0.06).verdict == Verdict::StillPresent);
 }
 
 TEST_CASE("expect-fixed passes only when present before and gone after", "[compare]") {
@@ -294,8 +298,8 @@ TEST_CASE("expect-no-regression fails on a new kind, a grown kind or a slower op
     Builder b("b"), a("a");
     b.stalled("op", 6, 10, 0);
     a.stalled("op", 6, 10, 0);
-    b.finding("server_time", {1, 2}, 5);
-    a.finding("server_time", {1, 2}, 10);
+    b.finding("server_time", {1, 2}, 10);
+    a.finding("server_time", {1, 2}, 20);
     ExpectationResult k = expect_no_regression(compare_results(b.r, a.r));
     CHECK_FALSE(k.ok);
     REQUIRE(k.reasons.size() == 1);
