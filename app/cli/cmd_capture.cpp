@@ -34,7 +34,7 @@ const char* kHelp =
     "  --duration S        stop after S seconds\n"
     "  --json              final report as JSON (docs/json-format.md) instead of text\n"
     "  --quiet             no live status and no child output on stderr\n"
-    "  --buffer-mb N       kernel capture buffer (default 32)\n"
+    "  --buffer-mb N       kernel capture buffer in MB (default 64; raise it if drops are reported)\n"
     "  --snaplen N         bytes kept per packet (default 262144)\n"
     "  --server-wait S     longest wait for the server to listen (default 10)\n"
     "  --drain S           capture this long after --run ends (default 0.5)\n"
@@ -48,7 +48,7 @@ struct Options {
     std::string iface = "lo", filter, out, server_cmd, run_cmd;
     double duration_s = 0, server_wait_s = 10, drain_s = 0.5;
     bool json = false, quiet = false;
-    uint64_t buffer_mb = 32, snaplen = 262144;
+    uint64_t buffer_mb = 64, snaplen = 262144;
 };
 
 // Forwards children's output and draws the live status line on stderr.

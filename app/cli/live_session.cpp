@@ -131,7 +131,6 @@ AnalysisResult Session::finish() {
                                     " packets (pcap_stats ps_ifdrop); the capture is incomplete",
                                 0, 0, 0});
     if (failed_) {
-        analyzer_->capture().truncated = true;
         analyzer_->add_warning({"capture stopped early: " + run_error_ + "; kept and analysed the " +
                                     std::to_string(packets_) + " packets captured before it",
                                 0, 0, 0});

@@ -28,6 +28,17 @@ int linktype_of(int dlt) {
 }
 
 
+bool is_loopback(const std::string& name) {
+    char errbuf[PCAP_ERRBUF_SIZE] = {};
+    pcap_if_t* all = nullptr;
+    bool lo = false;
+    if (pcap_findalldevs(&all, errbuf) != 0) return name == "lo";
+    for (pcap_if_t* d = all; d; d = d->next)
+        if (name == d->name) lo = (d->flags & PCAP_IF_LOOPBACK) != 0;
+    pcap_freealldevs(all);
+    return lo;
+}
+
 struct DispatchCtx {
     LiveCapture* self;
     const std::function<void(const Frame&)>* on_frame;
@@ -82,8 +93,9 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
     lc->handle_ = p;
     pcap_set_snaplen(p, options.snaplen);
     pcap_set_promisc(p, options.promiscuous ? 1 : 0);
-    pcap_set_timeout(p, 100);  // irrelevant in immediate mode; set for old kernels
-    pcap_set_immediate_mode(p, 1);  // hand over each packet now, not per filled block
+    // Block timeout (TPACKET_V3): how late a packet may be handed over.
+    pcap_set_timeout(p, options.timeout_ms > 0 ? options.timeout_ms : 50);
+    if (options.immediate) pcap_set_immediate_mode(p, 1);
     pcap_set_buffer_size(p, options.buffer_bytes);
     // Nanoseconds where the kernel offers them; microseconds otherwise.
     pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
@@ -117,6 +129,11 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
         }
         return nullptr;  // lc's destructor closes p
     }
+    // On loopback every packet passes twice, as sent and as received; the
+    // kernel puts both copies in the ring and libpcap drops the sent ones
+    // afterwards. Asking for incoming only (PACKET_IGNORE_OUTGOING) keeps
+    // them out of the ring: half the ring use, nothing lost.
+    if (is_loopback(ifname)) pcap_setdirection(p, PCAP_D_IN);
     lc->linktype_ = linktype_of(pcap_datalink(p));
     lc->snaplen_ = uint32_t(pcap_snapshot(p));
     lc->nano_ = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
@@ -237,6 +254,19 @@ LiveCapture::RunEnd LiveCapture::run(const std::function<void(const Frame&)>& on
             if (on_tick) on_tick();
             next_tick = now_ms() + tick_ms;
         }
+    }
+    // Stopped: collect what the kernel already has, including a block it
+    // hands over only when its timeout expires (bounded by that timeout).
+    const int64_t drain_until = now_ms() + (opt_.immediate ? 0 : opt_.timeout_ms) + 20;
+    for (int round = 0; round < 1000 && now_ms() <= drain_until; ++round) {
+        const int got = pcap_dispatch(p, -1, on_packet, reinterpret_cast<u_char*>(&ctx));
+        if (ctx.failure) std::rethrow_exception(ctx.failure);
+        if (got < 0) break;  // the interface failed meanwhile: keep what we have
+        if (got > 0) continue;
+        const int64_t left = drain_until - now_ms();
+        if (left <= 0) break;
+        pollfd pf{fd, POLLIN, 0};
+        if (::poll(&pf, 1, int(left)) <= 0) break;
     }
     return RunEnd::Stopped;
 }

@@ -23,9 +23,17 @@ struct LiveCaptureOptions {
     std::string iface = "lo";
     std::string filter;              // BPF expression; empty = everything
     int snaplen = 262144;            // loopback GSO frames reach 64 KB
-    // Kernel ring size. With immediate mode libpcap's 2 MB default dropped
-    // packets of short bursts (docs/live-capture.md has the measurements).
-    int buffer_bytes = 32 << 20;
+    // Kernel ring size: the slack while the capture thread is not scheduled
+    // (a loaded machine) or busy analysing. Measurements: docs/live-capture.md.
+    int buffer_bytes = 64 << 20;
+    // Immediate mode (TPACKET_V2) gives each packet a fixed slot of the
+    // interface's maximum frame size: 64 KB + on loopback, so 32 MB is only
+    // 256 slots and a full-rate scenario dropped half its packets. Off (the
+    // default), the kernel packs packets into blocks (TPACKET_V3) and hands
+    // a block over when full or after timeout_ms: packets arrive up to
+    // timeout_ms late, which a live view does not notice.
+    bool immediate = false;
+    int timeout_ms = 50;
     bool promiscuous = false;
 };
 
@@ -63,8 +71,9 @@ public:
     // error stay valid. Call from one thread at a time.
     RunEnd run(const std::function<void(const Frame&)>& on_frame, const std::function<void()>& on_tick = {},
                int tick_ms = 100);
-    // Makes run() return promptly (now, or as soon as it is entered). Safe
-    // from any thread and from signal handlers.
+    // Makes run() return promptly (now, or as soon as it is entered), after
+    // collecting the packets the kernel still holds (at most ~timeout_ms).
+    // Safe from any thread and from signal handlers.
     void stop();
     bool stop_requested() const { return stop_.load(); }
 
