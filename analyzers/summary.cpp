@@ -65,7 +65,12 @@ SummaryGroup group_of(const std::string& op, const std::vector<const Call*>& cal
                 auto& sf = seen_findings[f->kind];
                 if (std::find(sf.begin(), sf.end(), f) == sf.end()) { sf.push_back(f); ++k.findings; }
                 if (!kinds_on_call[f->kind]) { kinds_on_call[f->kind] = true; ++k.calls; }
-                lost += share;
+                // Only time inside the call's latency window can come off it:
+                // a handshake (connection_setup) happens before the first
+                // request byte, so fixing it does not shorten `latency_ms`.
+                int64_t s0 = std::max(f->start_ns, c->start_ns), s1 = std::min(f->end_ns, c->end_ns);
+                double inside_ms = s1 > s0 ? double(s1 - s0) / 1e6 : 0.0;
+                lost += std::min(share, inside_ms);
             }
         }
         predicted.push_back(std::max(0.0, c->latency_ms - lost));
