@@ -102,9 +102,14 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     std::unordered_set<uint64_t> evidence;
     std::unordered_set<uint64_t> present;
     for (const SegmentInfo* s : segs) present.insert(s->frame);
+    double max_cost = 0;
+    for (const auto& f : findings) max_cost = std::max(max_cost, f.cost_ms);
     for (const auto& f : findings) {
-        for (uint64_t fr : f.frames)
-            if (present.count(fr)) evidence.insert(fr);
+        bool significant = opt.evidence_min_share <= 0 ||
+                           (f.cost_ms > 0 && f.cost_ms >= opt.evidence_min_share * max_cost);
+        if (significant)
+            for (uint64_t fr : f.frames)
+                if (present.count(fr)) evidence.insert(fr);
         // Zero-length findings (a split write, a connection per call) mark
         // their evidence frames only; intervals get a bracket.
         if (f.end_ns > f.start_ns && f.start_ns <= t_last && f.end_ns >= L.t0_ns) stalls.push_back(&f);

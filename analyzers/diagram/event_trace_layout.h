@@ -78,6 +78,11 @@ struct EventTraceOptions {
     double transit = 9;             // visual slope of an arrow (one capture point: no real transit)
     int64_t break_after_ns = 1'000'000'000;  // idle longer than this is cut out of the axis
     double break_height = 44;
+    // Evidence frames are highlighted for findings that cost at least this
+    // share of the costliest finding shown, so a 0.02 ms handshake does not
+    // drown a 40 ms stall; findings without a cost never highlight on their
+    // own. 0 = every finding's frames.
+    double evidence_min_share = 0.05;
 };
 
 // Segments are those of one call or one connection (Call::segments);

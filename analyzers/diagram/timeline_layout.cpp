@@ -197,8 +197,11 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
             s.x1 = std::max(L.axis.px_of(f->end_ns), s.x0 + opt.min_bar_width);
             double ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
             s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
+            s.cost_ms = ms;
             row.stalls.push_back(s);
         }
+        std::stable_sort(row.stalls.begin(), row.stalls.end(),
+                         [](const TimelineStall& a, const TimelineStall& b) { return a.cost_ms > b.cost_ms; });
         L.rows.push_back(std::move(row));
         y += row_h;
     }

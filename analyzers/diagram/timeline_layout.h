@@ -24,6 +24,7 @@ struct TimelineStall {
     std::string label;              // "Nagle / delayed ACK: 40.2 ms"
     int64_t start_ns = 0, end_ns = 0;
     double x0 = 0, x1 = 0;
+    double cost_ms = 0;
 };
 
 struct TimelineRow {
@@ -32,7 +33,7 @@ struct TimelineRow {
     std::string label;              // "#3 doNothing"
     std::string latency_label;      // "41.3 ms" or "incomplete"
     std::vector<TimelineBar> phases;
-    std::vector<TimelineStall> stalls;
+    std::vector<TimelineStall> stalls;  // costliest first
 };
 
 struct TimelineBreak {              // a compressed idle gap on the axis

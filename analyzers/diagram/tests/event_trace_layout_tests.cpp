@@ -57,7 +57,7 @@ TEST_CASE("Fig. 2: one arrow per segment, in time order, the Nagle stall bracket
     CHECK(arrow(L, 1).time_label == "+0.000 ms");
     CHECK(arrow(L, 6).time_label == "+40.771 ms");
 
-    // Evidence: the Nagle frames and the split write's frames, nothing else.
+    // Evidence: the Nagle frames, nothing else.
     for (const auto& a : L.arrows) CHECK(a.evidence == (a.frame >= 4 && a.frame <= 6));
 
     // One bracket (the split write has no interval), on the client lane, from
@@ -78,6 +78,25 @@ TEST_CASE("Fig. 2: one arrow per segment, in time order, the Nagle stall bracket
     for (size_t i = 1; i < L.arrows.size(); ++i)
         if (L.arrows[i].frame != 5) CHECK(L.arrows[i].y_from - L.arrows[i - 1].y_from < stall_gap);
     CHECK(L.breaks.empty());
+}
+
+TEST_CASE("Evidence highlights follow the findings that cost time", "[trace]") {
+    Finding split = fig2_split_finding();           // no cost of its own: frames 4, 6
+    Finding tiny = fig2_nagle_finding();            // a 0.5 ms finding next to a 40 ms one
+    tiny.kind = "connection_setup";
+    tiny.frames = {1, 2, 3};
+    tiny.start_ns = kT0;
+    tiny.end_ns = kT0 + int64_t(0.102 * kMs);
+    tiny.cost_ms = 0.1;
+    auto only_split = layout_event_trace(fig2_segments(), {split}, "", "", "");
+    for (const auto& a : only_split.arrows) CHECK_FALSE(a.evidence);
+    auto both = layout_event_trace(fig2_segments(), {tiny, fig2_nagle_finding(), split}, "", "", "");
+    for (const auto& a : both.arrows) CHECK(a.evidence == (a.frame >= 4 && a.frame <= 6));
+    CHECK(both.stalls.size() == 2);                 // the small one still gets its bracket
+    EventTraceOptions all;
+    all.evidence_min_share = 0;
+    auto every = layout_event_trace(fig2_segments(), {tiny, split}, "", "", "", all);
+    for (const auto& a : every.arrows) CHECK(a.evidence == (a.frame <= 4 || a.frame == 6));
 }
 
 TEST_CASE("Fig. 3: the server waits for the client's delayed ACK of the 100 Continue", "[trace]") {
