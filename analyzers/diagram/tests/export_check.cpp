@@ -7,10 +7,25 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace stallscope::test {
+
+namespace {
+// Removes the test directories at exit (they hold multi-megabyte exports),
+// unless STALLSCOPE_KEEP_TEST_FILES is set to look at them.
+struct TempDirs {
+    std::vector<std::filesystem::path> dirs;
+    ~TempDirs() {
+        if (std::getenv("STALLSCOPE_KEEP_TEST_FILES")) return;
+        std::error_code ec;
+        for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+};
+TempDirs g_temp_dirs;
+} // namespace
 
 std::string temp_dir() {
     static int n = 0;
@@ -18,6 +33,7 @@ std::string temp_dir() {
                ("stallscope-diagram-" + std::to_string(::getpid()) + "-" + std::to_string(++n));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    g_temp_dirs.dirs.push_back(dir);
     return dir.string();
 }
 
