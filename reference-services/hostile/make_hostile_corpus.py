@@ -625,6 +625,18 @@ def _():
                      expect(0, [], [], ANALYSED_ONE), "corrupt gzip body")
 
 
+@case("gzip-request-plain-response.pcap")
+def _():
+    fault = envelope("Fault", "<faultcode>soap:Server</faultcode><faultstring>boom</faultstring>").replace(
+        b'<m:Fault xmlns:m="urn:example">', b"<soap:Fault>").replace(b"</m:Fault>", b"</soap:Fault>")
+    return http_case(request(gzip.compress(envelope(), mtime=0), extra=[b"Content-Encoding: gzip"]),
+                     response(fault, status=b"500 Internal Server Error"),
+                     expect(0, [], [], ANALYSED_ONE + [["calls.0.operation", "==", "GetQuote"],
+                                                       ["calls.0.fault.code", "==", "soap:Server"],
+                                                       ["calls.0.soap_error", "==", None]]),
+                     "gzip request, plain (identity) SOAP fault response")
+
+
 BILLION_LAUGHS = (b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
                   + b"".join(b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%s;" % (b"" if i == 1 else b"%d" % (i - 1))) * 10)
                              for i in range(1, 10))
