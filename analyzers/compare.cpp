@@ -151,8 +151,59 @@ std::string describe(const KindSide& s) {
     return buf;
 }
 
+KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
+                                   const CompareOptions& o);
+
+// Server time of every complete call: the server_time phases, summed.
+std::vector<double> server_times(const AnalysisResult& r) {
+    std::vector<double> v;
+    for (const Call& c : r.calls) {
+        if (!c.complete) continue;
+        double ms = 0;
+        for (const Phase& p : c.phases)
+            if (p.kind == PhaseKind::ServerTime) ms += p.duration_ms();
+        v.push_back(ms);
+    }
+    return v;
+}
+
+bool noticeably_higher(double before, double after, const RankTest& t, const CompareOptions& o) {
+    double up = after - before;
+    return t.valid && t.p_value < o.alpha && up > 0 && up >= o.min_change_ms && up >= o.min_change_ratio * before;
+}
+
+// The kinds judged on their own measure (see UnderlyingMeasure).
+void judge_on_underlying(KindComparison& k, const AnalysisResult& before, const AnalysisResult& after,
+                         const CompareOptions& o) {
+    if (k.kind != "server_time") return;
+    std::vector<double> b = server_times(before), a = server_times(after);
+    if (b.empty() || a.empty()) return;
+    k.has_underlying = true;
+    UnderlyingMeasure& u = k.underlying;
+    u.name = "server_time_ms";
+    u.median_before_ms = latency_stats(b).median_ms;
+    u.median_after_ms = latency_stats(a).median_ms;
+    u.test = mann_whitney_u(b, a);
+    u.higher = noticeably_higher(u.median_before_ms, u.median_after_ms, u.test, o);
+    if (k.grew) {
+        k.worse = u.higher && k.after.calls_affected >= o.min_worse_calls;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "; server time per call: median %.1f -> %.1f ms (p = %.3g)%s", u.median_before_ms,
+                      u.median_after_ms, u.test.p_value,
+                      u.higher ? "" : ", not longer: the finding shows because the rest of the call got shorter");
+        k.reason += buf;
+    }
+}
+
 KindComparison compare_kind(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
                             const CompareOptions& o) {
+    KindComparison k = compare_kind_counts(kind, before, after, o);
+    judge_on_underlying(k, before, after, o);
+    return k;
+}
+
+KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
+                                   const CompareOptions& o) {
     KindComparison k;
     k.kind = kind;
     k.before = kind_side(before, kind);

@@ -72,6 +72,16 @@ struct KindSide {
     double affected_share() const { return calls_total ? double(calls_affected) / double(calls_total) : 0; }
 };
 
+// For kinds whose detector flags a share of the call (server_time: at least
+// half the call), a finding can appear just because the rest of the call got
+// shorter. Such kinds are judged worse on their own measure per call instead.
+struct UnderlyingMeasure {
+    std::string name;                 // "server_time_ms": server time per call
+    double median_before_ms = 0, median_after_ms = 0;
+    RankTest test;                    // before = sample 1
+    bool higher = false;              // significantly and noticeably higher after
+};
+
 struct KindComparison {
     std::string kind;
     KindSide before, after;
@@ -81,6 +91,8 @@ struct KindComparison {
     std::string measure;              // "lost_per_call_ms" or "affected_share": what the ratio compared
     double ratio = 0;                 // after / before of that measure (present on both sides)
     std::string reason;               // one line: why this verdict
+    bool has_underlying = false;      // worse was decided by `underlying`
+    UnderlyingMeasure underlying;
 };
 
 struct CaptureSideInfo {

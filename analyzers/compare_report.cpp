@@ -128,7 +128,10 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
     for (auto& k : c.kinds) {
         std::string v = verdict_name(k.verdict);
         if (k.worse && k.verdict == Verdict::StillPresent) v += " (worse)";
-        if (k.grew && !k.worse)
+        if (k.grew && !k.worse && k.has_underlying && !k.underlying.higher)
+            v += printf_str(" (not a regression: server time per call %s -> %s ms)",
+                            ms(k.underlying.median_before_ms).c_str(), ms(k.underlying.median_after_ms).c_str());
+        else if (k.grew && !k.worse)
             v += printf_str(" (%s on %llu call%s: not a regression)", k.verdict == Verdict::New ? "only" : "grew",
                             (unsigned long long)k.after.calls_affected, k.after.calls_affected == 1 ? "" : "s");
         rows.push_back({k.kind, kind_side_text(k.before), kind_side_text(k.after), v});
@@ -244,7 +247,14 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
                          {"after", kind_side_json(k.after)},
                          {"measure", k.measure.empty() ? json(nullptr) : json(k.measure)},
                          {"ratio", num_or_null(std::round(k.ratio * 10000) / 10000, !k.measure.empty())},
-                         {"reason", k.reason}});
+                         {"reason", k.reason},
+                         {"underlying", k.has_underlying
+                                            ? json{{"name", k.underlying.name},
+                                                   {"median_before_ms", round_ms(k.underlying.median_before_ms)},
+                                                   {"median_after_ms", round_ms(k.underlying.median_after_ms)},
+                                                   {"p_value", k.underlying.test.p_value},
+                                                   {"higher", k.underlying.higher}}
+                                            : json(nullptr)}});
     doc["kinds"] = kinds;
     doc["notes"] = c.notes;
     json exp = json::array();

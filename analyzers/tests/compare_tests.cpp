@@ -298,12 +298,48 @@ TEST_CASE("expect-no-regression fails on a new kind, a grown kind or a slower op
     Builder b("b"), a("a");
     b.stalled("op", 6, 10, 0);
     a.stalled("op", 6, 10, 0);
-    b.finding("server_time", {1, 2}, 10);
-    a.finding("server_time", {1, 2}, 20);
+    b.finding("connection_setup", {1, 2}, 10);
+    a.finding("connection_setup", {1, 2}, 20);
     ExpectationResult k = expect_no_regression(compare_results(b.r, a.r));
     CHECK_FALSE(k.ok);
     REQUIRE(k.reasons.size() == 1);
-    CHECK(k.reasons[0].find("server_time got worse") != std::string::npos);
+    CHECK(k.reasons[0].find("connection_setup got worse") != std::string::npos);
+}
+
+TEST_CASE("server_time is judged on the server time itself, not on its share of the call", "[compare]") {
+    // Before: 1 s calls with 30-40 ms of server time (too small a share to be
+    // flagged); after the fix the calls take 35 ms, so the same server time is
+    // most of the call and gets flagged. That is not a regression.
+    auto run = [](double server_after_ms) {
+        Builder b("b"), a("a");
+        for (int i = 0; i < 6; ++i) {
+            uint64_t ib = b.call("op", 1000 + i);
+            uint64_t ia = a.call("op", server_after_ms + 5 + i);
+            Phase pb, pa;
+            pb.kind = pa.kind = PhaseKind::ServerTime;
+            pb.end_ns = int64_t((30 + i) * 1e6);
+            pa.end_ns = int64_t((server_after_ms + i) * 1e6);
+            b.r.calls[ib - 1].phases.push_back(pb);
+            a.r.calls[ia - 1].phases.push_back(pa);
+            a.finding("server_time", {ia}, server_after_ms + i);
+        }
+        return compare_results(b.r, a.r);
+    };
+    Comparison same = run(30);
+    const KindComparison& k = kind(same, "server_time");
+    CHECK(k.verdict == Verdict::New);
+    CHECK(k.grew);
+    REQUIRE(k.has_underlying);
+    CHECK(k.underlying.median_before_ms == Approx(32.5));
+    CHECK_FALSE(k.underlying.higher);
+    CHECK_FALSE(k.worse);
+    CHECK(expect_no_regression(same).ok);
+
+    Comparison slower = run(80);  // the server itself got 50 ms slower on every call
+    const KindComparison& s = kind(slower, "server_time");
+    CHECK(s.underlying.higher);
+    CHECK(s.worse);
+    CHECK_FALSE(expect_no_regression(slower).ok);
 }
 
 TEST_CASE("reports carry the verdicts", "[compare][report]") {
