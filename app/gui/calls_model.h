@@ -12,7 +12,7 @@ namespace stallscope::gui {
 class CallsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, Connection, Operation, Status, Latency, Start, RequestSize, ResponseSize, Findings, TimeLost, ColumnCount };
+    enum Column { Id, Connection, Operation, Status, Latency, Start, RequestSize, ResponseSize, TimeLost, Findings, ColumnCount };
     enum Role { SortRole = Qt::UserRole + 1, CallIdRole };
 
     explicit CallsModel(QObject* parent = nullptr);

@@ -33,6 +33,7 @@ QString sideLabel(Side s) { return s == Side::Client ? QStringLiteral("client") 
 
 QString formatMs(double ms) {
     const double a = std::fabs(ms);
+    if (a == 0) return QStringLiteral("0 ms");
     if (a >= 1000) return QString::number(ms / 1000, 'f', a >= 10000 ? 1 : 2) + QStringLiteral(" s");
     if (a >= 100) return QString::number(ms, 'f', 0) + QStringLiteral(" ms");
     if (a >= 10) return QString::number(ms, 'f', 1) + QStringLiteral(" ms");

@@ -74,6 +74,7 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
 
 void FindingsPanel::onResult(const ResultPtr& r) {
     model_->setResult(r);
+    table_->resizeColumnsToContents();
     showFinding(-1);
 }
 
@@ -96,6 +97,12 @@ void FindingsPanel::onFindingSelected(int index) {
 }
 
 void FindingsPanel::showFinding(int index) {
+    fillFinding(index);
+    // Point at the first evidence frame straight away (the trace scrolls to it).
+    if (evidence_->count() > 0 && evidence_->currentRow() < 0) evidence_->setCurrentRow(0);
+}
+
+void FindingsPanel::fillFinding(int index) {
     QSignalBlocker block(evidence_);
     evidence_->clear();
     const ResultPtr& r = hub_->result();

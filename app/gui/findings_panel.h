@@ -30,6 +30,7 @@ private:
     void onCallSelected(quint64 id);
     void onFindingSelected(int index);
     void showFinding(int index);
+    void fillFinding(int index);
 
     SelectionHub* hub_;
     FindingsModel* model_;

@@ -1,6 +1,7 @@
 // stallscope: the desktop app. Thin: settings identity, theme, window, and
 // an optional capture path on the command line.
 #include "app/gui/main_window.h"
+#include "app/gui/selection_hub.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
     cli.addVersionOption();
     QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system"), QStringLiteral("theme"));
     cli.addOption(theme);
+    QCommandLineOption call(QStringLiteral("call"), QStringLiteral("select this call once the capture is loaded"), QStringLiteral("id"));
+    cli.addOption(call);
     cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
     cli.process(app);
 
@@ -29,6 +32,11 @@ int main(int argc, char** argv) {
 
     MainWindow w(core_backend());
     w.show();
+    if (cli.isSet(call)) {
+        const quint64 id = cli.value(call).toULongLong();
+        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },
+                         Qt::SingleShotConnection);
+    }
     if (!cli.positionalArguments().isEmpty()) w.openFile(cli.positionalArguments().first());
     return app.exec();
 }

@@ -4,9 +4,15 @@
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
 #include "app/gui/calls_page.h"
+#ifdef STALLSCOPE_GUI_HAVE_COMPARE
+#include "app/gui/compare/compare_window.h"
+#endif
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_panel.h"
+#ifdef STALLSCOPE_GUI_HAVE_LIVE
+#include "app/gui/live/live_capture_menu.h"
+#endif
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/timeline_widget.h"
@@ -35,6 +41,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QTableView>
 
 namespace stallscope::gui {
 
@@ -54,6 +61,9 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     pages_->addTab(overview_, tr("&Overview"));
     pages_->addTab(calls_, tr("&Calls"));
     pages_->addTab(timeline_, tr("&Timeline"));
+    // The event trace needs the full width (the layout is ~960 px wide), so it
+    // is a page, not a dock; evidence clicks and double-clicks bring it up.
+    pages_->addTab(trace_, tr("&Event trace"));
     setCentralWidget(pages_);
 
     auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
@@ -62,7 +72,6 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
         d->setWidget(w);
         addDockWidget(area, d);
     };
-    dock(trace_dock_, tr("Event trace"), QStringLiteral("traceDock"), trace_, Qt::RightDockWidgetArea);
     dock(findings_dock_, tr("Findings"), QStringLiteral("findingsDock"), findings_, Qt::BottomDockWidgetArea);
     dock(warnings_dock_, tr("Warnings"), QStringLiteral("warningsDock"), warnings_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(findings_dock_, warnings_dock_);
@@ -73,6 +82,10 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
         const bool all = calls_->proxy()->rowCount() == calls_->model()->rowCount();
         timeline_->setVisibleCalls(all ? std::unordered_set<uint64_t>{} : calls_->visibleCallIds(), all);
     });
+    auto show_trace = [this] { pages_->setCurrentWidget(trace_); };
+    connect(findings_->evidence(), &QListWidget::itemClicked, this, show_trace);
+    connect(calls_->table(), &QAbstractItemView::doubleClicked, this, show_trace);
+    connect(timeline_, &TimelineWidget::callActivated, this, show_trace);
     connect(runner_, &AnalysisRunner::finished, this, &MainWindow::onLoadFinished);
     connect(runner_, &AnalysisRunner::progress, this, &MainWindow::onProgress);
     connect(warnings_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) {
@@ -86,8 +99,7 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
         const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
         resize(std::min(1360, avail.width() * 9 / 10), std::min(860, avail.height() * 9 / 10));
-        resizeDocks({trace_dock_}, {width() * 2 / 5}, Qt::Horizontal);
-        resizeDocks({findings_dock_}, {height() / 3}, Qt::Vertical);
+        resizeDocks({findings_dock_}, {height() * 2 / 7}, Qt::Vertical);
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     updateTitle();
@@ -105,6 +117,9 @@ void MainWindow::buildMenus() {
     QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
+#ifdef STALLSCOPE_GUI_HAVE_COMPARE
+    file->addAction(tr("&Compare Captures…"), this, [this] { openCompareDialog(this, backend_); });
+#endif
     file->addSeparator();
     QMenu* exp = file->addMenu(tr("&Export"));
     QAction* e1 = exp->addAction(tr("&Event trace (SVG, PDF, PNG)…"), this, [this] { exportDialog(QStringLiteral("trace")); });
@@ -118,18 +133,19 @@ void MainWindow::buildMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString names[] = {tr("&Overview"), tr("&Calls"), tr("&Timeline")};
-    for (int i = 0; i < 3; ++i) {
+    const QString names[] = {tr("&Overview"), tr("&Calls"), tr("&Timeline"), tr("&Event Trace")};
+    for (int i = 0; i < 4; ++i) {
         QAction* a = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
     }
     QAction* find = view->addAction(tr("&Filter calls…"), this, [this] { pages_->setCurrentWidget(calls_); calls_->focusFilter(); });
     find->setShortcut(QKeySequence::Find);
     view->addSeparator();
-    view->addAction(trace_dock_->toggleViewAction());
     view->addAction(findings_dock_->toggleViewAction());
     view->addAction(warnings_dock_->toggleViewAction());
-    trace_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    QAction* whole = view->addAction(tr("Event Trace of Whole &Connection"), this,
+                                     [this] { trace_->setShowConnection(!trace_->showsConnection()); pages_->setCurrentWidget(trace_); });
+    whole->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     findings_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     view->addSeparator();
     QAction* zin = view->addAction(tr("Zoom &In"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->zoomIn(); });
@@ -150,6 +166,14 @@ void MainWindow::buildMenus() {
         a->setData(themeToString(t));
         theme_group_->addAction(a);
     }
+
+#ifdef STALLSCOPE_GUI_HAVE_LIVE
+    // Capture > Start... / Stop (app/gui/live): snapshots go to the views while
+    // it runs; the final result is shown like an opened file (the pcapng).
+    live::installCaptureMenu(this, menuBar(), nullptr,
+                             {[this](const ResultPtr& r) { hub_->setResult(r); },
+                              [this](const LoadOutcome& o) { onLoadFinished(o); }});
+#endif
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About StallScope"), this, [this] {

@@ -83,7 +83,7 @@ private:
     EventTracePanel* trace_;
     FindingsPanel* findings_;
     QListWidget* warnings_;
-    QDockWidget *trace_dock_, *findings_dock_, *warnings_dock_;
+    QDockWidget *findings_dock_, *warnings_dock_;
     QProgressDialog* progress_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QActionGroup* theme_group_ = nullptr;

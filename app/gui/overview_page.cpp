@@ -76,12 +76,17 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     fl->addWidget(findings_);
 
     auto* top = new QHBoxLayout;
+    loss_box->setMinimumWidth(360);
+    // The top row stays compact so the ranked findings get the room.
+    for (QWidget* w : {static_cast<QWidget*>(stats_box), static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)})
+        w->setMaximumHeight(290);
     top->addWidget(stats_box, 0);
-    top->addWidget(loss_box, 1);
-    top->addWidget(chart_view_, 2);
+    top->addWidget(loss_box, 3);
+    top->addWidget(chart_view_, 3);
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top, 0);
     lay->addWidget(findings_box, 1);
+    stats_box->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
 
     connect(hub_, &SelectionHub::resultChanged, this, &OverviewPage::onResult);
     connect(findings_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
@@ -163,10 +168,14 @@ void OverviewPage::onResult(const ResultPtr& r) {
     auto* set = new QBarSet(tr("calls"));
     QStringList cats;
     uint64_t peak = 0;
+    // Enough decimals for the bin width: category labels must be distinct
+    // (QBarCategoryAxis merges equal ones and the bars would shift).
+    const double bin_width = bins.empty() ? 1 : bins[0].hi_ms - bins[0].lo_ms;
+    const int decimals = bin_width >= 1 ? 0 : bin_width >= 0.1 ? 1 : bin_width >= 0.01 ? 2 : 3;
     for (const HistogramBin& b : bins) {
         *set << double(b.count);
         peak = std::max(peak, b.count);
-        cats << QStringLiteral("%1").arg(b.lo_ms < 1 ? QString::number(b.lo_ms, 'g', 2) : QString::number(b.lo_ms, 'f', 0));
+        cats << QString::number(b.lo_ms, 'f', decimals);
     }
     auto* series = new QBarSeries;
     series->setBarWidth(0.95);

@@ -51,7 +51,7 @@ void TimelineWidget::rebuildRows() {
 
 void TimelineWidget::updateScrollBars() {
     const int content = int(rows_.rows.size()) * kRowHeight;
-    const int page = std::max(0, viewport()->height() - kHeaderHeight);
+    const int page = std::max(0, viewport()->height() - kHeaderHeight - kLegendHeight);
     verticalScrollBar()->setPageStep(page);
     verticalScrollBar()->setRange(0, std::max(0, content - page));
 }
@@ -65,7 +65,7 @@ void TimelineWidget::resizeEvent(QResizeEvent* e) {
 void TimelineWidget::onCallSelected(quint64 id) {
     if (auto row = rows_.rowOfCall(id)) {
         const int y = int(*row) * kRowHeight;
-        const int page = std::max(kRowHeight, viewport()->height() - kHeaderHeight);
+        const int page = std::max(kRowHeight, viewport()->height() - kHeaderHeight - kLegendHeight);
         QScrollBar* sb = verticalScrollBar();
         if (y < sb->value()) sb->setValue(y);
         else if (y + kRowHeight > sb->value() + page) sb->setValue(y + kRowHeight - page);
@@ -104,7 +104,7 @@ void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int
     for (const AxisTick& t : ticks) p.drawLine(QPointF(t.x, kHeaderHeight), QPointF(t.x, height));
     const uint64_t sel_call = hub_->selectedCall();
     const int sel_finding = hub_->selectedFinding();
-    p.setClipRect(QRect(0, kHeaderHeight, width, height - kHeaderHeight));
+    p.setClipRect(QRect(0, kHeaderHeight, width, height - kHeaderHeight - kLegendHeight));
     for (int i = first; i <= last; ++i) {
         const TimelineRow& row = rows_.rows[size_t(i)];
         const Call& c = result_->calls[row.call];
@@ -132,11 +132,14 @@ void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int
         // Stalls over the phases: hatched band in the stall colour.
         for (const TimelineStall& s : row.stalls) {
             const double x0 = axis.toPixel(s.start_ns), x1 = axis.toPixel(s.end_ns);
-            const QRectF r(x0, y + 2, std::max(2.0, x1 - x0), kRowHeight - 4);
+            // Lower half of the row: the phases stay readable above it.
+            const QRectF r(x0, y + kRowHeight / 2, std::max(2.0, x1 - x0), kRowHeight / 2 - 2);
             QColor fill = stallColor(dark);
-            fill.setAlpha(150);
+            fill.setAlpha(200);
             p.fillRect(r, fill);
-            p.fillRect(r, QBrush(stallColor(dark).darker(140), Qt::BDiagPattern));
+            p.fillRect(r, QBrush(stallColor(dark).darker(130), Qt::BDiagPattern));
+            p.setPen(QPen(stallColor(dark), 1));
+            p.drawRect(r);
             if (int(s.finding) == sel_finding) {
                 p.setPen(QPen(text, 2));
                 p.drawRect(r);
@@ -159,6 +162,35 @@ void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int
     p.setPen(grid);
     p.drawLine(0, kHeaderHeight - 1, width, kHeaderHeight - 1);
     p.drawLine(kLabelWidth - 1, kHeaderHeight, kLabelWidth - 1, height);
+    paintLegend(p, QRect(0, height - kLegendHeight, width, kLegendHeight));
+}
+
+void TimelineWidget::paintLegend(QPainter& p, const QRect& area) const {
+    const QPalette pal = palette();
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    p.fillRect(area, pal.color(QPalette::Window));
+    p.setPen(pal.color(QPalette::Mid));
+    p.drawLine(area.topLeft(), area.topRight());
+    int x = area.left() + 8;
+    const int y = area.top() + (area.height() - 10) / 2;
+    auto item = [&](const QColor& c, const QString& text, bool hatch) {
+        const QRect sw(x, y, 18, 10);
+        p.fillRect(sw, c);
+        if (hatch) p.fillRect(sw, QBrush(c.darker(130), Qt::BDiagPattern));
+        p.setPen(pal.color(QPalette::WindowText));
+        const int w = p.fontMetrics().horizontalAdvance(text);
+        p.drawText(QRect(x + 22, area.top(), w + 4, area.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+        x += 22 + w + 16;
+    };
+    for (PhaseKind k : {PhaseKind::Connect, PhaseKind::RequestHeaders, PhaseKind::ContinueWait, PhaseKind::RequestBody,
+                        PhaseKind::ServerTime, PhaseKind::ResponseHeaders, PhaseKind::ResponseBody, PhaseKind::Close})
+        item(phaseColor(k, dark), phaseLabel(k), false);
+    QColor s = stallColor(dark);
+    s.setAlpha(160);
+    item(s, tr("stall (finding)"), true);
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(QRect(x, area.top(), std::max(0, area.right() - x - 8), area.height()), Qt::AlignVCenter | Qt::AlignRight,
+               tr("wheel: zoom · drag: pan · Shift+wheel: scroll · 0: fit"));
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
@@ -171,7 +203,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
 }
 
 QSize TimelineWidget::exportSize(int width) const {
-    return {width, kHeaderHeight + std::max(1, int(rows_.rows.size())) * kRowHeight + 4};
+    return {width, kHeaderHeight + std::max(1, int(rows_.rows.size())) * kRowHeight + 4 + kLegendHeight};
 }
 
 void TimelineWidget::renderAll(QPainter& p, int width) const {
@@ -224,6 +256,13 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
             else
                 hub_->selectCall(r.call_id);
         }
+    }
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* e) {
+    if (auto row = rowAtY(e->position().y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size())) {
+        hub_->selectCall(rows_.rows[*row].call_id);
+        emit callActivated(rows_.rows[*row].call_id);
     }
 }
 

@@ -33,6 +33,10 @@ public:
     static constexpr int kRowHeight = 22;
     static constexpr int kHeaderHeight = 28;
     static constexpr int kLabelWidth = 190;
+    static constexpr int kLegendHeight = 22;
+
+signals:
+    void callActivated(quint64 id);   // double-click on a row
 
 public slots:
     void zoomIn();
@@ -46,6 +50,7 @@ protected:
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
     void keyPressEvent(QKeyEvent*) override;
     bool viewportEvent(QEvent*) override;
 
@@ -56,6 +61,7 @@ private:
     void updateScrollBars();
     void paintRows(QPainter& p, const TimeAxis& axis, int first_row, int last_row, int y0, int width, int height) const;
     QString tooltipAt(QPoint pos) const;
+    void paintLegend(QPainter& p, const QRect& area) const;
 
     SelectionHub* hub_;
     ResultPtr result_;

@@ -3,6 +3,7 @@
 // view holds what the result holds. Labels (*.label.json, written by whoever
 // made the capture) say how many calls each one has.
 #include "app/gui/calls_model.h"
+#include "app/gui/calls_page.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_model.h"
 #include "app/gui/findings_panel.h"

@@ -1,0 +1,137 @@
+#include "app/gui/compare/compare_tables.h"
+
+#include <QHeaderView>
+#include <QStringList>
+#include <QTableWidget>
+
+namespace stallscope::gui {
+
+namespace {
+
+QString ms(double v) {
+    double a = std::abs(v);
+    return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
+}
+
+QColor outcomeColor(bool good, bool dark) {
+    return good ? (dark ? QColor(0x2e, 0x6b, 0x3a) : QColor(0xd4, 0xf0, 0xd4))
+                : (dark ? QColor(0x7a, 0x2a, 0x2a) : QColor(0xf8, 0xd0, 0xcc));
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells) {
+    for (int col = 0; col < cells.size(); ++col) {
+        auto* item = new QTableWidgetItem(cells[col]);
+        item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+        if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        t->setItem(row, col, item);
+    }
+}
+
+void colourRow(QTableWidget* t, int row, const QColor& c) {
+    for (int col = 0; col < t->columnCount(); ++col)
+        if (auto* item = t->item(row, col)) item->setBackground(c);
+}
+
+void prepare(QTableWidget* t, const QStringList& headers, int rows) {
+    t->clear();
+    t->setColumnCount(int(headers.size()));
+    t->setRowCount(rows);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->hide();
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+}
+
+QString kindSide(const KindSide& s) {
+    if (s.findings == 0) return QStringLiteral("—");
+    return QObject::tr("%1 on %2/%3 calls, %4 ms").arg(s.findings).arg(s.calls_affected).arg(s.calls_total).arg(ms(s.lost_ms));
+}
+
+} // namespace
+
+void fillOperationsTable(QTableWidget* t, const Comparison& c, bool dark) {
+    prepare(t, {QObject::tr("Operation"), QObject::tr("Calls b/a"), QObject::tr("Median ms b → a"),
+                QObject::tr("p90 ms b → a"), QObject::tr("Change"), QObject::tr("Shift [95% CI]"), QObject::tr("p"),
+                QObject::tr("Latency")},
+            int(c.groups.size()) + 1);
+    auto row_of = [&](int row, const GroupComparison& g) {
+        bool hb = !g.before.latencies_ms.empty(), ha = !g.after.latencies_ms.empty();
+        auto pair = [&](double b, double a) {
+            return (hb ? ms(b) : QStringLiteral("—")) + QStringLiteral(" → ") + (ha ? ms(a) : QStringLiteral("—"));
+        };
+        QString change = QStringLiteral("—"), shift = QStringLiteral("—"), p = QStringLiteral("—");
+        if (hb && ha) {
+            change = (g.median_change_ms >= 0 ? QStringLiteral("+") : QString()) + ms(g.median_change_ms);
+            if (g.before.stats.median_ms > 0) change += QStringLiteral(" (%1%)").arg(g.median_change_ratio * 100, 0, 'f', 0);
+            shift = ms(g.shift.estimate) + (g.shift.has_interval
+                                                ? QStringLiteral(" [%1, %2]").arg(ms(g.shift.low), ms(g.shift.high))
+                                                : QObject::tr(" (too few calls)"));
+            p = g.test.p_value < 0.0001 ? QStringLiteral("<0.0001") : QString::number(g.test.p_value, 'f', 4);
+            p += g.test.exact ? QObject::tr(" exact") : QObject::tr(" normal");
+        }
+        setRow(t, row, {QString::fromStdString(g.label),
+                        QStringLiteral("%1/%2").arg(g.before.latencies_ms.size()).arg(g.after.latencies_ms.size()),
+                        pair(g.before.stats.median_ms, g.after.stats.median_ms),
+                        pair(g.before.stats.p90_ms, g.after.stats.p90_ms), change, shift, p,
+                        QString::fromLatin1(latency_change_name(g.change))});
+        if (g.change == LatencyChange::Faster) colourRow(t, row, outcomeColor(true, dark));
+        if (g.change == LatencyChange::Slower) colourRow(t, row, outcomeColor(false, dark));
+    };
+    row_of(0, c.overall);
+    for (size_t i = 0; i < c.groups.size(); ++i) row_of(int(i) + 1, c.groups[i]);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    t->horizontalHeader()->setStretchLastSection(true);
+}
+
+void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
+    prepare(t, {QObject::tr("Kind"), QObject::tr("Before"), QObject::tr("After"), QObject::tr("Verdict")},
+            int(c.kinds.size()));
+    for (size_t i = 0; i < c.kinds.size(); ++i) {
+        const KindComparison& k = c.kinds[i];
+        QString v = QString::fromLatin1(verdict_name(k.verdict));
+        if (k.worse && k.verdict == Verdict::StillPresent) v += QObject::tr(" (worse)");
+        if (k.grew && !k.worse && k.has_underlying && !k.underlying.higher)
+            v += QObject::tr(" (not a regression: server time %1 → %2 ms)")
+                     .arg(ms(k.underlying.median_before_ms), ms(k.underlying.median_after_ms));
+        else if (k.grew && !k.worse)
+            v += QObject::tr(" (%1 call: not a regression)").arg(k.after.calls_affected);
+        setRow(t, int(i), {QString::fromStdString(k.kind), kindSide(k.before), kindSide(k.after), v});
+        t->item(int(i), 0)->setToolTip(QString::fromStdString(k.reason));
+        t->item(int(i), 3)->setToolTip(QString::fromStdString(k.reason));
+        if (k.verdict == Verdict::Fixed || k.verdict == Verdict::Reduced) colourRow(t, int(i), outcomeColor(true, dark));
+        else if (k.worse) colourRow(t, int(i), outcomeColor(false, dark));
+    }
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    t->horizontalHeader()->setStretchLastSection(true);
+}
+
+QString verdictSummary(const Comparison& c) {
+    QStringList fixed, reduced, still, added, faster, slower;
+    for (const KindComparison& k : c.kinds) {
+        QString n = QString::fromStdString(k.kind);
+        switch (k.verdict) {
+        case Verdict::Fixed: fixed << n; break;
+        case Verdict::Reduced: reduced << n; break;
+        case Verdict::StillPresent: still << n + (k.worse ? QObject::tr(" (worse)") : QString()); break;
+        case Verdict::New: added << n; break;
+        case Verdict::AbsentInBoth: break;
+        }
+    }
+    auto groups = [&](const GroupComparison& g) {
+        if (g.change == LatencyChange::Faster) faster << QString::fromStdString(g.label);
+        if (g.change == LatencyChange::Slower) slower << QString::fromStdString(g.label);
+    };
+    groups(c.overall);
+    for (const auto& g : c.groups) groups(g);
+    auto part = [](const QString& name, const QStringList& l) {
+        return QStringLiteral("<b>%1:</b> %2").arg(name, l.isEmpty() ? QObject::tr("none") : l.join(QStringLiteral(", ")).toHtmlEscaped());
+    };
+    return QStringList{part(QObject::tr("Fixed"), fixed), part(QObject::tr("Reduced"), reduced),
+                       part(QObject::tr("Still present"), still), part(QObject::tr("New"), added),
+                       part(QObject::tr("Faster"), faster), part(QObject::tr("Slower"), slower)}
+        .join(QStringLiteral(" &nbsp;·&nbsp; "));
+}
+
+} // namespace stallscope::gui

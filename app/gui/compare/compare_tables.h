@@ -1,0 +1,17 @@
+#pragma once
+// The comparison as two tables: latency per operation (first row: all
+// calls) and findings per kind with the verdict, coloured by outcome.
+#include "analyzers/compare.h"
+
+class QTableWidget;
+class QString;
+
+namespace stallscope::gui {
+
+// Row 0 is the overall group, row i+1 is c.groups[i].
+void fillOperationsTable(QTableWidget* t, const Comparison& c, bool dark);
+void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark);
+// One line for the header: what was fixed, what is new, what got faster.
+QString verdictSummary(const Comparison& c);
+
+} // namespace stallscope::gui
