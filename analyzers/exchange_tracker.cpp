@@ -72,6 +72,7 @@ struct CallState {
     bool done = false;            // final response complete (or given up)
     std::string req_body, resp_body;
     bool req_body_capped = false, resp_body_capped = false;
+    std::string req_encoding, resp_encoding;  // each body is decoded with its own message's coding
 };
 
 // Where the bytes of the message being parsed in one direction go.
@@ -223,7 +224,10 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             if (auto* v = head.header("Server")) cs->call.server = *v;
             cs->call.response_chunked = head.chunked;
             if (head.connection_close) cs->call.connection_close = true;
-            if (auto* v = head.header("Content-Encoding"); v && cs->call.content_encoding.empty()) cs->call.content_encoding = *v;
+            if (auto* v = head.header("Content-Encoding")) {
+                cs->resp_encoding = *v;
+                if (cs->call.content_encoding.empty()) cs->call.content_encoding = *v;
+            }
         }
     }
     if (dir_ == 0 && cs) {
@@ -236,7 +240,7 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         if (auto* v = head.header("Content-Type")) c.content_type = *v;
         if (auto* v = head.header("SOAPAction")) c.soap_action = unquote(*v);
         if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
-        if (auto* v = head.header("Content-Encoding")) c.content_encoding = *v;
+        if (auto* v = head.header("Content-Encoding")) c.content_encoding = cs->req_encoding = *v;
         c.expect_continue = head.expect_continue;
         c.request_chunked = head.chunked;
         c.connection_close = head.connection_close;
@@ -320,7 +324,7 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     if (body.empty()) return;
     std::string decoded;
     std::string_view xml = body;
-    const std::string& enc = cs.call.content_encoding;
+    const std::string& enc = response ? cs.resp_encoding : cs.req_encoding;
     if (!enc.empty() && !icontains(enc, "identity")) {
         std::string err;
         if (!decode_content(enc, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
