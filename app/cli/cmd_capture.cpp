@@ -138,8 +138,6 @@ bool parse_options(Args& a, Options& o, int& rc) {
     }
     if (o.out.empty()) { usage_error("capture", "-w OUT.pcapng is required"); return false; }
     if (o.iface.empty()) { usage_error("capture", "--iface needs an interface name"); return false; }
-    if (o.server_cmd.empty() && o.run_cmd.empty() && o.duration_s == 0 && isatty(STDIN_FILENO) != 1)
-        std::fprintf(stderr, "stallscope-cli capture: no --run or --duration: capturing until SIGINT/SIGTERM\n");
     return true;
 }
 
@@ -170,7 +168,8 @@ int capture_main(const Options& o) {
     runner.on_capturing = [&] {
         if (!o.quiet)
             con.message("capturing on " + o.iface + (o.filter.empty() ? "" : " (filter '" + o.filter + "')") +
-                        " into " + o.out + (o.run_cmd.empty() ? "; Ctrl-C stops" : ""));
+                        " into " + o.out +
+                        (o.run_cmd.empty() && o.duration_s == 0 ? "; Ctrl-C (SIGINT/SIGTERM) stops" : ""));
     };
     if (con.tty())
         runner.on_status = [&](const live::SessionStatus& st, const AnalysisResult& snap) {

@@ -45,59 +45,107 @@ bool Session::open(const SessionOptions& options, std::string& error, LiveCaptur
 }
 
 void Session::start() {
-    if (!cap_ || thread_.joinable() || finished_) return;
+    if (!cap_ || capture_thread_.joinable() || finished_) return;
     start_mono_ns_ = mono_ns();
     start_wall_ns_ = wall_ns();
     capturing_ = true;
-    thread_ = std::thread([this] { thread_main(); });
+    analysis_thread_ = std::thread([this] { analysis_main(); });
+    capture_thread_ = std::thread([this] { capture_main(); });
 }
 
-void Session::thread_main() {
+void Session::capture_main() {
     auto on_frame = [this](const Frame& f) {
-        Frame g = f;
         const int64_t now = mono_ns();
-        std::lock_guard<std::mutex> lock(mu_);
+        Queued q;
+        q.frame = f;
+        q.bytes.assign(f.data.begin(), f.data.end());
         if (write_error_.empty()) {
             uint64_t off = 0;
-            if (writer_->write(f, now, &off)) g.file_offset = off;
-            else write_error_ = writer_->error();
+            if (writer_->write(f, now, &off)) {
+                q.frame.file_offset = off;
+            } else {
+                std::lock_guard<std::mutex> lock(smu_);
+                write_error_ = writer_->error();
+            }
         }
-        ++packets_;
-        file_bytes_ = writer_->bytes_written();
-        analyzer_->on_frame(g);
+        {
+            std::lock_guard<std::mutex> lock(smu_);
+            ++packets_;
+            file_bytes_ = writer_->bytes_written();
+        }
+        std::unique_lock<std::mutex> ql(qmu_);
+        // Far behind: wait for the analysis (the kernel ring takes the slack).
+        qcv_.wait(ql, [&] { return queued_bytes_ < kMaxBacklogBytes; });
+        queued_bytes_ += q.bytes.size() + sizeof(Queued);
+        queue_.push_back(std::move(q));
+        ql.unlock();
+        qcv_.notify_all();
     };
     auto on_tick = [this] {
         LiveStats s = cap_->stats();  // pcap_stats on the thread that reads the handle
-        std::lock_guard<std::mutex> lock(mu_);
+        const bool ok = write_error_.empty() && writer_->tick(mono_ns());
+        std::lock_guard<std::mutex> lock(smu_);
         kernel_ = s;
-        if (write_error_.empty() && !writer_->tick(mono_ns())) write_error_ = writer_->error();
+        if (!ok && write_error_.empty()) write_error_ = writer_->error();
     };
     LiveCapture::RunEnd end = cap_->run(on_frame, on_tick, 100);
     LiveStats s = cap_->stats();
+    const bool flushed = write_error_.empty() && writer_->flush();
     {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(smu_);
         kernel_ = s;
         if (end == LiveCapture::RunEnd::Error) {
             failed_ = true;
             run_error_ = cap_->error();
         }
-        if (write_error_.empty() && !writer_->flush()) write_error_ = writer_->error();
+        if (!flushed && write_error_.empty()) write_error_ = writer_->error();
     }
+    {
+        std::lock_guard<std::mutex> ql(qmu_);
+        capture_done_ = true;
+    }
+    qcv_.notify_all();
     capturing_ = false;
+}
+
+void Session::analysis_main() {
+    for (;;) {
+        std::deque<Queued> batch;
+        {
+            std::unique_lock<std::mutex> ql(qmu_);
+            qcv_.wait(ql, [&] { return !queue_.empty() || capture_done_; });
+            if (queue_.empty()) return;  // capture over and everything analysed
+            // A few packets per lock of the analyzer, so snapshots interleave.
+            for (int i = 0; i < 32 && !queue_.empty(); ++i) {
+                queued_bytes_ -= queue_.front().bytes.size() + sizeof(Queued);
+                batch.push_back(std::move(queue_.front()));
+                queue_.pop_front();
+            }
+        }
+        qcv_.notify_all();
+        std::lock_guard<std::mutex> lock(mu_);
+        for (Queued& q : batch) {
+            q.frame.data = std::span<const uint8_t>(q.bytes.data(), q.bytes.size());
+            analyzer_->on_frame(q.frame);
+        }
+        analysed_ += batch.size();
+    }
 }
 
 void Session::stop() {
     if (cap_) cap_->stop();
-    if (thread_.joinable()) {
-        thread_.join();
+    if (capture_thread_.joinable()) {
+        capture_thread_.join();
         stop_mono_ns_ = mono_ns();
         stop_wall_ns_ = wall_ns();
     }
+    if (analysis_thread_.joinable()) analysis_thread_.join();
 }
 
 SessionStatus Session::status() const {
     SessionStatus st;
-    std::lock_guard<std::mutex> lock(mu_);
+    st.analysed = analysed_.load();
+    std::lock_guard<std::mutex> lock(smu_);
     st.packets = packets_;
     st.file_bytes = file_bytes_;
     st.kernel = kernel_;
@@ -119,6 +167,7 @@ AnalysisResult Session::finish() {
     if (!analyzer_ || finished_) return {};
     finished_ = true;
     std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> slock(smu_);
     const std::string& iface = opt_.capture.iface;
     if (kernel_.valid && kernel_.dropped > 0)
         analyzer_->add_warning({"the kernel dropped " + std::to_string(kernel_.dropped) + " of " +

@@ -1,17 +1,26 @@
 #pragma once
 // One live capture: libpcap -> pcapng file (as packets come) -> Analyzer,
-// on a capture thread of its own, with thread-safe snapshots for a live
-// view. Shared by `stallscope-cli capture` and the GUI's capture dialog; no
+// with thread-safe snapshots for a live view. Two threads: the capture
+// thread only writes the file and queues a copy of each packet, the
+// analysis thread works the queue off. The analysis of big SOAP bodies can
+// be slower than the wire (about 1 ms per 27 KB packet measured); coupled
+// to it, the kernel ring overflowed and the file lost packets. Now the file
+// keeps up and the analysis catches up later (up to kMaxBacklogBytes
+// behind; beyond that the capture thread waits and the kernel may drop,
+// which is reported). Shared by `stallscope-cli capture` and the GUI; no
 // Qt, no child processes (see live_child.h).
 #include "analyzers/analyze.h"
 #include "capture/pcap/live_capture.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace stallscope {
 class Analyzer;
@@ -29,7 +38,8 @@ struct SessionOptions {
 
 // Counters for a status line; cheap to get.
 struct SessionStatus {
-    uint64_t packets = 0;
+    uint64_t packets = 0;               // captured (and written)
+    uint64_t analysed = 0;              // of which analysed so far
     uint64_t file_bytes = 0;
     LiveStats kernel;                   // last pcap_stats (taken on the capture thread)
     bool capturing = false;             // the capture thread is running
@@ -49,8 +59,8 @@ public:
     bool open(const SessionOptions& options, std::string& error, LiveCapture::OpenError* kind = nullptr);
     // Starts the capture thread (packets buffered by the kernel since open() are kept).
     void start();
-    // Stops the capture thread and waits for it (returns promptly even on a
-    // quiet interface). Safe to call more than once.
+    // Stops capturing (promptly, even on a quiet interface), then waits
+    // until the analysis has worked off its backlog. Safe to call twice.
     void stop();
 
     SessionStatus status() const;
@@ -64,18 +74,32 @@ public:
     const SessionOptions& options() const { return opt_; }
 
 private:
-    void thread_main();
+    static constexpr size_t kMaxBacklogBytes = 512u << 20;
+    struct Queued {
+        Frame frame;                    // data points into bytes
+        std::vector<uint8_t> bytes;
+    };
+    void capture_main();
+    void analysis_main();
 
     SessionOptions opt_;
     std::unique_ptr<LiveCapture> cap_;
-    std::unique_ptr<PcapngStreamWriter> writer_;
+    std::unique_ptr<PcapngStreamWriter> writer_;  // capture thread only (until finish)
     std::unique_ptr<Analyzer> analyzer_;
-    std::thread thread_;
-    mutable std::mutex mu_;             // guards analyzer_, status fields below
+    std::thread capture_thread_, analysis_thread_;
+    mutable std::mutex mu_;             // guards analyzer_ (held while analysing a batch)
+    std::atomic<uint64_t> analysed_{0};
+    // The capture thread never waits for mu_: it has its own lock.
+    mutable std::mutex smu_;            // guards the counters and errors below
     uint64_t packets_ = 0, file_bytes_ = 0;
     LiveStats kernel_;
     bool failed_ = false;
     std::string run_error_, write_error_;
+    std::mutex qmu_;                    // guards the queue
+    std::condition_variable qcv_;       // queue: not empty / not full / done
+    std::deque<Queued> queue_;
+    size_t queued_bytes_ = 0;
+    bool capture_done_ = false;
     std::atomic<bool> capturing_{false};
     int64_t start_mono_ns_ = 0, stop_mono_ns_ = 0;
     int64_t start_wall_ns_ = 0, stop_wall_ns_ = 0;

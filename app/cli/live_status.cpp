@@ -21,6 +21,10 @@ std::string status_line(const SessionStatus& st, const AnalysisResult& r) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%.1f s  %llu pkts", st.elapsed_s, (unsigned long long)st.packets);
     std::string s = buf;
+    if (st.packets > st.analysed + 1000) {  // small lags come and go every refresh
+        std::snprintf(buf, sizeof buf, " (analysis %llu behind)", (unsigned long long)(st.packets - st.analysed));
+        s += buf;
+    }
     if (st.kernel.valid && (st.kernel.dropped || st.kernel.if_dropped)) {
         std::snprintf(buf, sizeof buf, "  DROPPED %llu", (unsigned long long)(st.kernel.dropped + st.kernel.if_dropped));
         s += buf;
