@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace stallscope {
 
@@ -48,7 +49,7 @@ SummaryGroup group_of(const std::string& op, const std::vector<const Call*>& cal
     g.operation = op;
     std::vector<double> lat, predicted;
     std::map<std::string, KindLoss> losses;
-    std::map<std::string, std::vector<const Finding*>> seen_findings;
+    std::unordered_set<const Finding*> seen_findings;  // a finding on several calls counts once
     for (const Call* c : calls) {
         if (!c->complete) continue;
         lat.push_back(c->latency_ms);
@@ -62,8 +63,7 @@ SummaryGroup group_of(const std::string& op, const std::vector<const Call*>& cal
                 KindLoss& k = losses[f->kind];
                 k.kind = f->kind;
                 k.lost_ms += share;
-                auto& sf = seen_findings[f->kind];
-                if (std::find(sf.begin(), sf.end(), f) == sf.end()) { sf.push_back(f); ++k.findings; }
+                if (seen_findings.insert(f).second) ++k.findings;
                 if (!kinds_on_call[f->kind]) { kinds_on_call[f->kind] = true; ++k.calls; }
                 // Only time inside the call's latency window can come off it:
                 // a handshake (connection_setup) happens before the first
