@@ -2,7 +2,13 @@
 """tshark loads stallscope.so and marks the same findings as stallscope-cli.
 
 usage: tshark_plugin_test.py TSHARK PLUGIN_SO STALLSCOPE_CLI CAPTURE_OR_DIR...
+       tshark_plugin_test.py --survive TSHARK PLUGIN_SO CAPTURE_OR_DIR...
 (a directory stands for its *.pcap and *.pcapng files)
+
+--survive: damaged and hostile captures; tshark -2 with the plugin must not
+die from a signal (tshark's own exit status for damaged files is accepted).
+Captures named *gzip-bomb* are skipped: Wireshark's own HTTP dissector spends
+about 90 s inflating them, with or without the plugin.
 
 For each capture: `stallscope-cli analyze --json` is the reference; tshark -2
 with the plugin must show, per finding, the same kind on exactly the same
@@ -50,12 +56,15 @@ class Tshark:
                 os.chmod(os.path.join(d, f), 0o644)
         os.chmod(workdir, 0o755)
 
-    def run(self, args):
+    def run(self, args, check=True):
         env = dict(os.environ, HOME=self.home, WIRESHARK_PLUGIN_DIR=self.plugin_dir, LC_ALL="C.UTF-8")
         cmd = [self.tshark] + args
         if os.geteuid() == 0:
             cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, cwd=self.home)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, cwd=self.home,
+                           errors="replace")
+        if not check:
+            return p
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[:500]}")
         return p.stdout
@@ -130,17 +139,51 @@ def check_capture(ts, cli, capture):
     return len(ref["findings"])
 
 
-def main():
-    if len(sys.argv) < 5:
-        print(__doc__)
-        return 2
-    tshark, plugin_so, cli = sys.argv[1], sys.argv[2], sys.argv[3]
+def expand(paths):
     captures = []
-    for a in sys.argv[4:]:
+    for a in paths:
         if os.path.isdir(a):
             captures += sorted(glob.glob(os.path.join(a, "*.pcap")) + glob.glob(os.path.join(a, "*.pcapng")))
         else:
             captures.append(a)
+    return captures
+
+
+def survive(tshark, plugin_so, captures):
+    with tempfile.TemporaryDirectory(prefix="stallscope-ws-") as work:
+        ts = Tshark(tshark, plugin_so, work)
+        checked = 0
+        for cap in captures:
+            name = os.path.basename(cap)
+            if "gzip-bomb" in name:
+                continue
+            local = os.path.join(ts.home, name)
+            shutil.copy(cap, local)
+            os.chmod(local, 0o644)
+            try:
+                p = ts.run(["-r", local, "-2", "-q", "-z", "expert,warn"], check=False)
+            except subprocess.TimeoutExpired:
+                fail(f"{name}: tshark did not finish in {TIMEOUT} s")
+                continue
+            checked += 1
+            # setpriv execs tshark, so a signal shows as a negative status or 128+N from a shell.
+            if p.returncode < 0 or p.returncode >= 128:
+                fail(f"{name}: tshark died (status {p.returncode}): {p.stderr.strip()[-300:]}")
+            else:
+                rows = sum(1 for l in p.stdout.splitlines() if "StallScope " in l)
+                print(f"{name}: exit {p.returncode}, {rows} StallScope expert rows")
+        print(f"{checked} hostile captures, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "--survive":
+        return survive(sys.argv[2], sys.argv[3], expand(sys.argv[4:]))
+    if len(sys.argv) < 5:
+        print(__doc__)
+        return 2
+    tshark, plugin_so, cli = sys.argv[1], sys.argv[2], sys.argv[3]
+    captures = expand(sys.argv[4:])
     if not captures:
         print("no captures given")
         return 1
