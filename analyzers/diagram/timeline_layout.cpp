@@ -170,6 +170,11 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     for (const auto& f : r.findings)
         if (f.end_ns > f.start_ns)
             for (uint64_t id : f.calls) by_call[id].push_back(&f);
+    // Anything outside the plot is drawn at its edge: a finding whose
+    // interval reaches far beyond the calls shown (e.g. a whole-capture
+    // finding) must not become a rectangle millions of pixels wide, which
+    // cairo would try to rasterise.
+    auto clamp_x = [&](double x) { return std::clamp(x, L.plot_left - 4, L.plot_right + 4); };
     double y = L.rows_top;
     for (const Call* c : calls) {
         TimelineRow row;
@@ -183,8 +188,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
             b.kind = p.kind;
             b.start_ns = std::min(p.start_ns, p.end_ns);
             b.end_ns = std::max(p.start_ns, p.end_ns);
-            b.x0 = L.axis.px_of(b.start_ns);
-            b.x1 = std::max(L.axis.px_of(b.end_ns), b.x0 + opt.min_bar_width);
+            b.x0 = clamp_x(L.axis.px_of(b.start_ns));
+            b.x1 = std::max(clamp_x(L.axis.px_of(b.end_ns)), b.x0 + opt.min_bar_width);
             row.phases.push_back(b);
         }
         auto found = by_call.find(c->id);
@@ -193,8 +198,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
             s.kind = f->kind;
             s.start_ns = f->start_ns;
             s.end_ns = f->end_ns;
-            s.x0 = L.axis.px_of(f->start_ns);
-            s.x1 = std::max(L.axis.px_of(f->end_ns), s.x0 + opt.min_bar_width);
+            s.x0 = clamp_x(L.axis.px_of(f->start_ns));
+            s.x1 = std::max(clamp_x(L.axis.px_of(f->end_ns)), s.x0 + opt.min_bar_width);
             double ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
             s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
             s.cost_ms = ms;
