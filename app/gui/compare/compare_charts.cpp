@@ -133,7 +133,7 @@ QChart* makeDistributionChart(const GroupComparison& g, bool dark) {
 
 QChart* makeHistogramChart(const GroupComparison& g, bool dark) {
     QChart* chart = baseChart(QObject::tr("Latency histogram, shared log bins (ms)"));
-    SharedLogBins bins = sharedLogBins(g.before.latencies_ms, g.after.latencies_ms);
+    SharedLogBins bins = sharedLogBins(g.before.latencies_ms, g.after.latencies_ms, 3);  // 1, 2.2, 4.6, 10: short labels
     auto* before = new QBarSet(QObject::tr("before"));
     auto* after = new QBarSet(QObject::tr("after"));
     before->setColor(beforeColor(dark));
@@ -155,7 +155,7 @@ QChart* makeHistogramChart(const GroupComparison& g, bool dark) {
     x_axis->setTitleText(QObject::tr("bin from (ms)"));
     auto* y_axis = new QValueAxis;
     y_axis->setRange(0, double(top));
-    y_axis->setTickCount(int(std::min<uint64_t>(top, 5)) + 1);
+    y_axis->applyNiceNumbers();   // whole-number ticks (0, 2, 4, ...) instead of 0, 1.6, 3.2
     y_axis->setLabelFormat(QStringLiteral("%d"));
     y_axis->setTitleText(QObject::tr("calls"));
     chart->addAxis(x_axis, Qt::AlignBottom);

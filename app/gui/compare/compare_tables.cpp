@@ -22,7 +22,9 @@ void setRow(QTableWidget* t, int row, const QStringList& cells) {
     for (int col = 0; col < cells.size(); ++col) {
         auto* item = new QTableWidgetItem(cells[col]);
         item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        // Numbers right, words (names, verdicts) left.
+        bool words = col == 0 || col == cells.size() - 1;
+        item->setTextAlignment((words ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
         t->setItem(row, col, item);
     }
 }

@@ -68,8 +68,8 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     auto* summary = new QSplitter(Qt::Horizontal);
     summary->addWidget(left);
     summary->addWidget(charts);
-    summary->setStretchFactor(0, 3);
-    summary->setStretchFactor(1, 2);
+    charts->setMinimumWidth(420);
+    summary->setSizes({800, 600});   // proportions: tables get a little more room than the charts
     tabs_->addTab(summary, tr("Summary"));
 
     // Side by side: timelines on top, the matched call's traces below.
@@ -164,13 +164,12 @@ void CompareWindow::setResults(ResultPtr before, ResultPtr after) {
     if (!results_[0] || !results_[1]) return;
     comparison_ = compare_results(*results_[0], *results_[1]);
     const bool dark = isDarkPalette();
-    header_->setText(tr("Before: %1 — %2 calls on %3 connections      After: %4 — %5 calls on %6 connections")
-                         .arg(QString::fromStdString(comparison_.before.file))
-                         .arg(comparison_.before.calls)
-                         .arg(comparison_.before.connections)
-                         .arg(QString::fromStdString(comparison_.after.file))
-                         .arg(comparison_.after.calls)
-                         .arg(comparison_.after.connections));
+    auto side_text = [this](const char* name, const CaptureSideInfo& s) {
+        return tr("%1: %2 — %3 calls on %4 connection%5").arg(tr(name), QString::fromStdString(s.file))
+            .arg(s.calls).arg(s.connections).arg(s.connections == 1 ? QString() : QStringLiteral("s"));
+    };
+    header_->setText(side_text(kSideName[0], comparison_.before) + QStringLiteral("      ") +
+                     side_text(kSideName[1], comparison_.after));
     verdict_->setText(verdictSummary(comparison_));
     fillOperationsTable(operations_, comparison_, dark);
     fillKindsTable(kinds_, comparison_, dark);

@@ -18,13 +18,6 @@ using namespace stallscope::gui;
 namespace {
 QString testdata(const char* name) { return QStringLiteral(STALLSCOPE_TESTDATA_DIR "/") + QLatin1String(name); }
 
-ResultPtr analyse(const GuiBackend& b, const char* name) {
-    AnalysisOptions o;
-    o.keep_segments = true;
-    AnalyzeOutcome out = b.analyze(testdata(name).toStdString(), o, {});
-    REQUIRE(out.ok);
-    return std::make_shared<const AnalysisResult>(std::move(out.result));
-}
 } // namespace
 
 TEST_CASE("shared log bins cover both sides and count every call") {
