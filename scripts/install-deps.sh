@@ -13,7 +13,6 @@ PKGS=(
   default-jdk-headless
   clang libclang-rt-14-dev
   strace
-  wireshark-qt
 )
 missing=()
 for p in "${PKGS[@]}"; do
