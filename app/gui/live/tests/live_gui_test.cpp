@@ -159,18 +159,18 @@ TEST_CASE("live controller: a reference scenario is analysed while it runs and a
     cfg.snapshotMs = 100;
 
     LiveCaptureController ctl;
+    // &ctl as context: the lambdas run on this (the GUI) thread, queued, as a window's slots would.
     int snapshots = 0;
     size_t most_calls_live = 0;
     bool done = false, ok = false;
     gui::ResultPtr final_result;
     QStringList out_lines;
-    QObject::connect(&ctl, &LiveCaptureController::snapshot, [&](const gui::ResultPtr& res, const QString&) {
+    QObject::connect(&ctl, &LiveCaptureController::snapshot, &ctl, [&](const gui::ResultPtr& res, const QString&) {
         ++snapshots;
         most_calls_live = std::max(most_calls_live, res->calls.size());
     });
-    QObject::connect(&ctl, &LiveCaptureController::output,
-                     [&](const QString& l, const QString& line) { out_lines << l + ": " + line; });
-    QObject::connect(&ctl, &LiveCaptureController::finished, [&](const gui::ResultPtr& res, bool k, const QString&) {
+    QObject::connect(&ctl, &LiveCaptureController::output, &ctl, [&](const QString& l, const QString& line) { out_lines << l + ": " + line; });
+    QObject::connect(&ctl, &LiveCaptureController::finished, &ctl, [&](const gui::ResultPtr& res, bool k, const QString&) {
         done = true;
         ok = k;
         final_result = res;
@@ -201,8 +201,8 @@ TEST_CASE("live controller: Stop ends a capture that runs nothing", "[gui][live]
     LiveCaptureController ctl;
     bool capturing = false, done = false;
     QString summary;
-    QObject::connect(&ctl, &LiveCaptureController::capturing, [&] { capturing = true; });
-    QObject::connect(&ctl, &LiveCaptureController::finished, [&](const gui::ResultPtr&, bool, const QString& s) {
+    QObject::connect(&ctl, &LiveCaptureController::capturing, &ctl, [&] { capturing = true; });
+    QObject::connect(&ctl, &LiveCaptureController::finished, &ctl, [&](const gui::ResultPtr&, bool, const QString& s) {
         done = true;
         summary = s;
     });
@@ -224,7 +224,7 @@ TEST_CASE("live controller: a bad filter is reported, nothing runs", "[gui][live
     bool done = false, ok = true;
     gui::ResultPtr res;
     QString summary;
-    QObject::connect(&ctl, &LiveCaptureController::finished, [&](const gui::ResultPtr& r, bool k, const QString& s) {
+    QObject::connect(&ctl, &LiveCaptureController::finished, &ctl, [&](const gui::ResultPtr& r, bool k, const QString& s) {
         done = true;
         ok = k;
         res = r;
