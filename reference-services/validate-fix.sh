@@ -47,6 +47,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1'" ;;
   esac
 done
+case "$fix" in profile|nodelay|one-write|writev) ;; *) die "--fix must be profile, nodelay, one-write or writev" ;; esac
+case "$delack" in ""|client|server|both) ;; *) die "--delack must be client, server or both" ;; esac
 [[ "$calls" =~ ^[0-9]+$ ]] && [ "$calls" -ge 1 ] && [ "$calls" -le 1000 ] || die "--calls must be 1..1000"
 CLI="$build/app/cli/stallscope-cli"
 [ -x "$CLI" ] || die "$CLI not found (build it, and set STALLSCOPE_BUILD or --build)"
