@@ -4,10 +4,13 @@
 #include "app/gui/compare/compare_charts.h"
 #include "app/gui/compare/compare_window.h"
 #include "app/gui/event_trace_view.h"
+#include "app/gui/main_window.h"
 #include "app/gui/timeline_widget.h"
 
 #include <catch2/catch.hpp>
 
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -91,4 +94,16 @@ TEST_CASE("the Compare view reports a capture that cannot be read") {
     REQUIRE(loaded.wait(30000));
     CHECK_FALSE(loaded.first().first().toBool());
     CHECK(w.lastError().contains(QStringLiteral("no-such-file.pcap")));
+}
+
+TEST_CASE("the main window offers File > Compare Captures") {
+    MainWindow w(core_backend());
+    QAction* found = nullptr;
+    for (QAction* menu : w.menuBar()->actions()) {
+        if (!menu->menu()) continue;
+        for (QAction* a : menu->menu()->actions())
+            if (a->text().remove(QLatin1Char('&')).startsWith(QStringLiteral("Compare Captures"))) found = a;
+    }
+    REQUIRE(found != nullptr);
+    CHECK(found->isEnabled());  // no capture needs to be open first
 }
