@@ -86,9 +86,12 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
                          QStringLiteral(".pcapng"));
     auto* browse = new QPushButton(tr("&Browse…"));
+    browse->setAutoDefault(false);  // Enter means Start, wherever the focus is
     outRow->addWidget(out_, 1);
     outRow->addWidget(browse);
-    where->addRow(tr("&Write to:"), outRow);
+    auto* outLabel = new QLabel(tr("&Write to:"));
+    outLabel->setBuddy(out_);
+    where->addRow(outLabel, outRow);
     duration_ = new QDoubleSpinBox;
     duration_->setRange(0, 24 * 3600);
     duration_->setDecimals(1);
@@ -116,7 +119,7 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     rf->addRow(tr("&Size:"), size_);
     calls_ = new QSpinBox;
     calls_->setRange(1, 100000);
-    calls_->setValue(20);
+    calls_->setValue(50);
     rf->addRow(tr("&Calls:"), calls_);
     modes_->addTab(ref, tr("&Reference service"));
 
@@ -154,7 +157,8 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     top->addWidget(preview_);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
-    buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole)->setDefault(true);
+    QPushButton* startButton = buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole);
+    startButton->setDefault(true);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     top->addWidget(buttons);
@@ -179,6 +183,8 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     emit toolkit_dir_->textChanged(toolkit_dir_->text());
     onPortChanged();
     resize(640, sizeHint().height());
+    // Focus on Start: Enter starts (an editable combo box with the focus would eat it).
+    startButton->setFocus();
 }
 
 void CaptureDialog::onPortChanged() {

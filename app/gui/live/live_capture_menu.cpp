@@ -42,6 +42,7 @@ QMenu* installCaptureMenu(QMainWindow* w, QMenuBar* bar, QAction* before, Captur
     auto* log = new QPlainTextEdit;
     log->setReadOnly(true);
     log->setMaximumBlockCount(5000);
+    log->setLineWrapMode(QPlainTextEdit::NoWrap);  // one output line per line
     auto* dock = new QDockWidget(QObject::tr("Capture log"), w);
     dock->setObjectName(QStringLiteral("captureLogDock"));
     dock->setWidget(log);
@@ -56,7 +57,10 @@ QMenu* installCaptureMenu(QMainWindow* w, QMenuBar* bar, QAction* before, Captur
         if (dlg.exec() != QDialog::Accepted) return;
         const LiveCaptureConfig cfg = dlg.config();
         log->clear();
-        dock->show();
+        if (dock->isHidden()) {
+            dock->show();
+            w->resizeDocks({dock}, {w->width() * 2 / 5}, Qt::Horizontal);
+        }
         dock->raise();
         log->appendPlainText(QObject::tr("capture on %1, filter '%2', into %3").arg(cfg.iface, cfg.filter, cfg.outPath));
         QString err;
