@@ -30,7 +30,7 @@ if cc -fsanitize=address "$probe_dir/p.c" -o "$probe_dir/p" 2>/dev/null; then
 fi
 export ASAN_OPTIONS="detect_leaks=$leaks:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export LSAN_OPTIONS="${LSAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 echo "sanitize: ASAN_OPTIONS=$ASAN_OPTIONS"
 # shellcheck disable=SC2086
 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" ${CTEST_ARGS:-}
