@@ -16,10 +16,9 @@ ReadLoopStats bare_pcap_read(const std::string& path) {
         ++s.packets;
         s.bytes += h->caplen;
     }
-    s.ok = rc == PCAP_ERROR_BREAK || rc == -2;
+    s.ok = rc == -2;  // -2: end of file (PCAP_ERROR_BREAK) ; -1: damaged record
     if (rc == -1) s.error = pcap_geterr(p);
     pcap_close(p);
-    s.ok = rc == -2;
     return s;
 }
 

@@ -221,6 +221,19 @@ bool PcapngReader::emit(Frame& out, uint32_t iface_id, int64_t ts_ns, uint32_t c
     return true;
 }
 
+PcapFileReader::Status PcapngReader::packet(ByteReader& r, const std::string& what, size_t in_section, uint32_t id,
+                                            uint32_t ts_hi, uint32_t ts_lo, uint32_t caplen, uint32_t origlen,
+                                            Frame& out) {
+    if (id >= in_section) return failed(what + "packet for undefined interface " + u32s(id));
+    auto data = r.bytes(caplen);
+    if (!data) return failed(what + "captured length " + u32s(caplen) + " exceeds the block");
+    const uint32_t gid = uint32_t(section_first_iface_ + id);
+    int64_t ts = 0;
+    if (!to_ns(ifaces_[gid], (uint64_t(ts_hi) << 32) | ts_lo, ts)) return failed(what + "timestamp out of range");
+    emit(out, gid, ts, caplen, origlen, *data);
+    return Status::Ok;
+}
+
 PcapFileReader::Status PcapngReader::next(Frame& out) {
     if (state_ != Status::Ok) return state_;
     // Each block consumes >= 12 bytes of a finite file: this loop ends.
@@ -246,17 +259,7 @@ PcapFileReader::Status PcapngReader::next(Frame& out) {
             auto caplen = r.u32(endian_), origlen = r.u32(endian_);
             if (!id || !hi || !lo || !caplen || !origlen)
                 return failed(what + "enhanced packet block too short");
-            if (*id >= in_section)
-                return failed(what + "packet for undefined interface " + u32s(*id));
-            auto data = r.bytes(*caplen);
-            if (!data)
-                return failed(what + "captured length " + u32s(*caplen) + " exceeds the block");
-            const uint32_t gid = uint32_t(section_first_iface_ + *id);
-            int64_t ts = 0;
-            if (!to_ns(ifaces_[gid], (uint64_t(*hi) << 32) | *lo, ts))
-                return failed(what + "timestamp out of range");
-            emit(out, gid, ts, *caplen, *origlen, *data);
-            return Status::Ok;
+            return packet(r, what, in_section, *id, *hi, *lo, *caplen, *origlen, out);
         }
         case kPb: {
             auto id = r.u16(endian_), drops = r.u16(endian_);
@@ -264,17 +267,7 @@ PcapFileReader::Status PcapngReader::next(Frame& out) {
             auto caplen = r.u32(endian_), origlen = r.u32(endian_);
             if (!id || !drops || !hi || !lo || !caplen || !origlen)
                 return failed(what + "packet block too short");
-            if (*id >= in_section)
-                return failed(what + "packet for undefined interface " + u32s(*id));
-            auto data = r.bytes(*caplen);
-            if (!data)
-                return failed(what + "captured length " + u32s(*caplen) + " exceeds the block");
-            const uint32_t gid = uint32_t(section_first_iface_ + *id);
-            int64_t ts = 0;
-            if (!to_ns(ifaces_[gid], (uint64_t(*hi) << 32) | *lo, ts))
-                return failed(what + "timestamp out of range");
-            emit(out, gid, ts, *caplen, *origlen, *data);
-            return Status::Ok;
+            return packet(r, what, in_section, *id, *hi, *lo, *caplen, *origlen, out);
         }
         case kSpb: {
             auto origlen = r.u32(endian_);

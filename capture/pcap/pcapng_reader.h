@@ -58,6 +58,10 @@ private:
     bool to_ns(const Interface& iface, uint64_t units, int64_t& ns) const;
     bool emit(Frame& out, uint32_t iface_id, int64_t ts_ns, uint32_t caplen, uint32_t origlen,
               std::span<const uint8_t> data);
+    // The common tail of an enhanced (EPB) and a legacy (PB) packet block:
+    // interface check, captured bytes, timestamp, emit.
+    Status packet(ByteReader& r, const std::string& what, size_t in_section, uint32_t id, uint32_t ts_hi,
+                  uint32_t ts_lo, uint32_t caplen, uint32_t origlen, Frame& out);
 
     std::FILE* f_ = nullptr;
     std::string path_;
