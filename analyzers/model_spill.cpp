@@ -197,14 +197,15 @@ template <class Io> void visit(Io& io, SoapInfo& s) {
 }
 
 template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int64_t ts_base) {
+    // All against the call's bases, not chained: any of these may be unset.
     io.rel(m.first_frame, frame_base, uint64_t(0));
-    io.rel(m.headers_end_frame, m.first_frame, uint64_t(0));
-    io.rel(m.body_first_frame, m.headers_end_frame, uint64_t(0));
-    io.rel(m.last_frame, m.headers_end_frame, uint64_t(0));
+    io.rel(m.headers_end_frame, frame_base, uint64_t(0));
+    io.rel(m.body_first_frame, frame_base, uint64_t(0));
+    io.rel(m.last_frame, frame_base, uint64_t(0));
     io.rel(m.first_ns, ts_base, int64_t(0));
-    io.rel(m.headers_end_ns, m.first_ns, int64_t(0));
-    io.rel(m.body_first_ns, m.headers_end_ns, int64_t(0));
-    io.rel(m.last_ns, m.headers_end_ns, int64_t(0));
+    io.rel(m.headers_end_ns, ts_base, int64_t(0));
+    io.rel(m.body_first_ns, ts_base, int64_t(0));
+    io.rel(m.last_ns, ts_base, int64_t(0));
     io.uint(m.header_bytes);
     io.uint(m.body_bytes);
     vec(io, m.write_sizes, [&](uint32_t& w) { io.uint(w); });

@@ -8,10 +8,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
@@ -548,4 +550,42 @@ void round_trip_capture(const std::string& name, bool keep_segments) {
 TEST_CASE("spill: every call, connection and finding of real captures round-trips", "[spill]") {
     for (const char* name : {"refsvc-apache-soap.pcap", "toolkit-axis.pcap", "toolkit-curl-expect.pcap"})
         for (bool segs : {true, false}) round_trip_capture(name, segs);
+}
+
+// The relative encoding is what keeps records small: a timestamp near the
+// call's start, or an unset one (0, or -1 for acked_ns), takes a byte or
+// two, not the 9 bytes of an absolute nanosecond count.
+TEST_CASE("spill: timestamps near their base and unset ones stay short", "[spill]") {
+    const int64_t now = 1'700'000'000'000'000'000;
+    size_t empty = encode(Call{}).size();
+    Call c;
+    c.start_ns = now;  // the one absolute timestamp
+    CHECK(encode(c).size() <= empty + 9);
+    c.end_ns = now + 1000;
+    c.request.first_ns = now;
+    c.request.last_ns = now + 1000;
+    CHECK(encode(c).size() <= empty + 9 + 4);
+    size_t before = encode(c).size();
+    SegmentInfo s;
+    s.ts_ns = now + 500;
+    s.frame = 1'000'000;
+    s.acked_ns = -1;
+    c.segments.assign(100, s);
+    // Frame and time deltas of 0 after the first: 14 one-byte fields.
+    CHECK(encode(c).size() <= before + 100 * 14 + 8);
+    Finding f;
+    f.frames = {1'000'000'000, 1'000'000'001, 1'000'000'002, 1'000'000'003};
+    CHECK(encode(f).size() <= encode(Finding{}).size() + 5 + 3);
+}
+
+// Not run by default: `analyzers_tests "[.bench]"`. Sizes and speed over
+// every bundled capture, all segments kept (the GUI's worst case).
+TEST_CASE("model round-trip bench over every capture", "[.bench]") {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR))
+        if (e.path().extension() == ".pcap") files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files)
+        for (bool segs : {true, false}) round_trip_capture(f, segs);
 }
