@@ -44,8 +44,10 @@ void Analyzer::call_ready(Call&& call, const Connection& conn) {
 
 void Analyzer::close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it) {
     it->second->finish();
-    result_.connections.push_back(it->second->info());
+    Connection info = it->second->info();
     flows_.erase(it);
+    for (auto& d : detectors_) d->on_connection_closed(info, result_.findings);
+    result_.connections.push_back(std::move(info));
 }
 
 void Analyzer::sweep(int64_t now_ns) {
@@ -132,7 +134,10 @@ AnalysisResult Analyzer::finish() {
     for (auto& [id, key] : order) close_flow(flows_.find(key));
     std::sort(result_.connections.begin(), result_.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
     std::sort(result_.calls.begin(), result_.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
-    for (auto& d : detectors_) d->finish(result_.calls, result_.connections, result_.findings);
+    for (auto& d : detectors_) d->finish(result_.findings);
+    for (Finding& f : result_.findings)
+        for (auto& d : detectors_)
+            if (f.kind == d->kind()) d->finalize(f);
     std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
         uint64_t ca = a.calls.empty() ? 0 : a.calls.front(), cb = b.calls.empty() ? 0 : b.calls.front();
         return ca != cb ? ca < cb : a.kind < b.kind;

@@ -17,9 +17,17 @@ public:
     // `call.segments` holds the call's segments; `conn` is the connection as
     // known so far (complete when call.closed_connection).
     virtual void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) {}
-    // After the last call: findings that need the whole capture.
-    virtual void finish(const std::vector<Call>& calls, const std::vector<Connection>& connections,
-                        std::vector<Finding>& out) {}
+    // A connection is over (closed, its address pair reused, or the capture
+    // ended): `conn` is final and every call on it has been through on_call.
+    virtual void on_connection_closed(const Connection& conn, std::vector<Finding>& out) {}
+    // After the last connection: findings that need the whole capture. A
+    // detector keeps what it needs in compact form as calls pass, because
+    // the calls themselves may already be on disk (big captures).
+    virtual void finish(std::vector<Finding>& out) {}
+    // Fills in facts only known at the end (counts over the whole capture) in
+    // a finding of this detector's kind made earlier. Called once per finding,
+    // after finish().
+    virtual void finalize(Finding& f) const {}
 };
 
 std::vector<std::unique_ptr<Detector>> make_detectors();

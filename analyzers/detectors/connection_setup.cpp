@@ -1,14 +1,15 @@
 // connection_setup: a call that ran on a TCP connection of its own (HTTP/1.0
 // or Connection: close), paying the handshake (and slow start, teardown and
-// a TIME_WAIT socket) every time. Decided at the end, when the number of
-// calls per connection is known. See docs/detectors/connection_setup.md.
+// a TIME_WAIT socket) every time. Decided when the connection is over, the
+// first moment the number of calls it carried is known.
+// See docs/detectors/connection_setup.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
 #include "capture/packet_decoder.h"
 
 #include <cstdio>
-#include <map>
+#include <unordered_map>
 
 namespace stallscope {
 
@@ -16,81 +17,103 @@ namespace {
 
 using namespace detect;
 
+// The facts of a connection's first call that the finding needs, kept
+// until the connection is over (bounded by the open connections).
+Call first_call_facts(const Call& c) {
+    Call k;
+    k.id = c.id;
+    k.connection_id = c.connection_id;
+    k.http_version = c.http_version;
+    k.user_agent = c.user_agent;
+    k.server = c.server;
+    k.request_close = c.request_close;
+    k.connection_close = c.connection_close;
+    k.latency_ms = c.latency_ms;
+    return k;
+}
+
+constexpr const char* kAloneKey = "calls_on_own_connection";
+
 class ConnectionSetup : public Detector {
 public:
     const char* kind() const override { return "connection_setup"; }
 
     // Who closed first is only visible in the segments, which are gone by
-    // finish(): note it per call here.
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>&) override {
+    // the time the connection is over: note it with the call here.
+    void on_call(const Call& call, const Connection&, std::vector<Finding>&) override {
+        ++calls_;
         if (call.index_on_connection != 0 || !call.opened_connection) return;
-        Seen s;
+        Pending p;
+        p.call = first_call_facts(call);
         for (const SegmentInfo& seg : call.segments)
-            if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { s.first_close = seg.from; s.close_frame = seg.frame; break; }
-        seen_[call.id] = s;
+            if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { p.first_close = seg.from; p.close_frame = seg.frame; break; }
+        pending_[call.connection_id] = std::move(p);
     }
 
-    void finish(const std::vector<Call>& calls, const std::vector<Connection>& connections,
-                std::vector<Finding>& out) override {
-        std::map<uint64_t, uint32_t> per_conn;
-        for (const Call& c : calls) ++per_conn[c.connection_id];
-        std::map<uint64_t, const Connection*> conns;
-        for (const Connection& c : connections) conns[c.id] = &c;
-        size_t alone = 0;
-        for (const Call& c : calls)
-            if (c.opened_connection && per_conn[c.connection_id] == 1) ++alone;
-        for (const Call& c : calls) {
-            auto ci = conns.find(c.connection_id);
-            if (ci == conns.end() || !c.opened_connection || per_conn[c.connection_id] != 1) continue;
-            const Connection& conn = *ci->second;
-            bool closed = conn.fin_client || conn.fin_server || conn.rst;
-            // Still open at the end of the capture and nobody asked to close:
-            // it might have carried the next call.
-            if (!closed && !c.connection_close) continue;
-            auto si = seen_.find(c.id);
-            Seen s = si == seen_.end() ? Seen{} : si->second;
+    // Decided when the connection is over: only then is the number of calls
+    // it carried known.
+    void on_connection_closed(const Connection& conn, std::vector<Finding>& out) override {
+        auto it = pending_.find(conn.id);
+        if (it == pending_.end()) return;
+        Pending p = std::move(it->second);
+        pending_.erase(it);
+        if (conn.calls != 1) return;
+        ++alone_;
+        const Call& c = p.call;
+        bool closed = conn.fin_client || conn.fin_server || conn.rst;
+        // Still open at the end of the capture and nobody asked to close:
+        // it might have carried the next call.
+        if (!closed && !c.connection_close) return;
 
-            // Who made it one-shot: the client when its request asked to
-            // close (HTTP/1.0, Connection: close), else the server.
-            Side side = c.request_close ? Side::Client : Side::Server;
-            Finding f = make_finding(kind(), side, c);
-            double hs = conn.handshake_ms.value_or(0);
-            f.frames = {conn.syn_frame};
-            if (conn.synack_frame) f.frames.push_back(conn.synack_frame);
-            if (conn.ack_frame) f.frames.push_back(conn.ack_frame);
-            if (s.close_frame) f.frames.push_back(s.close_frame);
-            f.cost_ms = hs;
-            f.cost_method = conn.ack_frame ? "handshake: client SYN -> final ACK (frames " + std::to_string(conn.syn_frame) +
-                                                 " -> " + std::to_string(conn.ack_frame) + ")"
-                                           : "handshake: SYN -> SYN-ACK";
-            f.start_ns = conn.syn_ns;
-            f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_ns;
-            double share = (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
-            std::string why = c.request_close
-                                  ? (c.http_version == "HTTP/1.0" ? "the client spoke HTTP/1.0" : "the client sent Connection: close")
-                                  : "the server closed it (HTTP/1.0 response or Connection: close)";
-            f.explanation = "call " + std::to_string(c.id) + " opened its own TCP connection (" + why + "): handshake " +
-                            fmt_ms(hs) + " ms (" + fmt_ms(share * 100) + "% of the call with its handshake)";
-            if (conn.syn_retransmissions)
-                f.explanation += "; the SYN was retransmitted " + std::to_string(conn.syn_retransmissions) +
-                                 " time(s), so the handshake includes the SYN retransmission timer";
-            f.fix = "HTTP/1.1 persistent connections (keep-alive) on both sides and a connection pool in the client";
-            apply_toolkit_fix(f, c);
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
-            f.details.push_back({"handshake_ms", fmt_ms(hs)});
-            f.details.push_back({"handshake_share", buf});
-            f.details.push_back({"calls_on_own_connection", std::to_string(alone) + " of " + std::to_string(calls.size())});
-            if (conn.syn_retransmissions) f.details.push_back({"syn_retransmissions", std::to_string(conn.syn_retransmissions)});
-            if (s.close_frame) f.details.push_back({"closed_first_by", side_name(s.first_close)});
-            out.push_back(std::move(f));
-        }
-        seen_.clear();
+        // Who made it one-shot: the client when its request asked to
+        // close (HTTP/1.0, Connection: close), else the server.
+        Side side = c.request_close ? Side::Client : Side::Server;
+        Finding f = make_finding(kind(), side, c);
+        double hs = conn.handshake_ms.value_or(0);
+        f.frames = {conn.syn_frame};
+        if (conn.synack_frame) f.frames.push_back(conn.synack_frame);
+        if (conn.ack_frame) f.frames.push_back(conn.ack_frame);
+        if (p.close_frame) f.frames.push_back(p.close_frame);
+        f.cost_ms = hs;
+        f.cost_method = conn.ack_frame ? "handshake: client SYN -> final ACK (frames " + std::to_string(conn.syn_frame) +
+                                             " -> " + std::to_string(conn.ack_frame) + ")"
+                                       : "handshake: SYN -> SYN-ACK";
+        f.start_ns = conn.syn_ns;
+        f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_ns;
+        double share = (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
+        std::string why = c.request_close
+                              ? (c.http_version == "HTTP/1.0" ? "the client spoke HTTP/1.0" : "the client sent Connection: close")
+                              : "the server closed it (HTTP/1.0 response or Connection: close)";
+        f.explanation = "call " + std::to_string(c.id) + " opened its own TCP connection (" + why + "): handshake " +
+                        fmt_ms(hs) + " ms (" + fmt_ms(share * 100) + "% of the call with its handshake)";
+        if (conn.syn_retransmissions)
+            f.explanation += "; the SYN was retransmitted " + std::to_string(conn.syn_retransmissions) +
+                             " time(s), so the handshake includes the SYN retransmission timer";
+        f.fix = "HTTP/1.1 persistent connections (keep-alive) on both sides and a connection pool in the client";
+        apply_toolkit_fix(f, c);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+        f.details.push_back({"handshake_ms", fmt_ms(hs)});
+        f.details.push_back({"handshake_share", buf});
+        f.details.push_back({kAloneKey, ""});  // the capture-wide count: finalize()
+        if (conn.syn_retransmissions) f.details.push_back({"syn_retransmissions", std::to_string(conn.syn_retransmissions)});
+        if (p.close_frame) f.details.push_back({"closed_first_by", side_name(p.first_close)});
+        out.push_back(std::move(f));
+    }
+
+    void finalize(Finding& f) const override {
+        for (auto& [key, value] : f.details)
+            if (key == kAloneKey) value = std::to_string(alone_) + " of " + std::to_string(calls_);
     }
 
 private:
-    struct Seen { Side first_close = Side::Client; uint64_t close_frame = 0; };
-    std::map<uint64_t, Seen> seen_;
+    struct Pending {
+        Call call;
+        Side first_close = Side::Client;
+        uint64_t close_frame = 0;
+    };
+    std::unordered_map<uint64_t, Pending> pending_;  // by connection id
+    uint64_t calls_ = 0, alone_ = 0;
 };
 
 } // namespace

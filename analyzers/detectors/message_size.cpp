@@ -35,68 +35,94 @@ std::string pct(double v) {
     return b;
 }
 
+// The facts of an operation's first call that the finding needs.
+Call first_call_facts(const Call& c) {
+    Call k;
+    k.id = c.id;
+    k.connection_id = c.connection_id;
+    k.user_agent = c.user_agent;
+    k.server = c.server;
+    k.start_ns = c.start_ns;
+    k.request.first_frame = c.request.first_frame;
+    k.response.first_frame = c.response.first_frame;
+    return k;
+}
+
 class MessageSize : public Detector {
 public:
     const char* kind() const override { return "message_size"; }
 
-    void finish(const std::vector<Call>& calls, const std::vector<Connection>&, std::vector<Finding>& out) override {
-        std::map<std::string, std::vector<const Call*>> ops;
-        for (const Call& c : calls)
-            if (c.complete) ops[operation_key(c)].push_back(&c);
-        for (auto& [op, cs] : ops) {
-            double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
-            bool already = false, chunked = false;
-            std::vector<double> per_call;
-            for (const Call* c : cs) {
-                double rq = double(c->request.header_bytes + c->request.body_bytes);
-                double rs = double(c->response.header_bytes + c->response.body_bytes);
-                req_wire += rq;
-                resp_wire += rs;
-                wire += rq + rs;
-                per_call.push_back(rq + rs);
-                if (encoded(c->content_encoding)) already = true;
-                chunked = chunked || c->request_chunked || c->response_chunked;
-                for (const MessageInfo* m : {&c->request, &c->response}) {
-                    if (!m->deflate_estimate) continue;
-                    content += double(m->content_bytes);
-                    markup += double(m->markup_bytes);
-                    deflated += double(m->deflate_estimate);
-                }
-                elements += double(c->soap.element_count + c->soap_response.element_count);
-            }
-            double n = double(cs.size());
-            double saving = already ? 0 : content - deflated;
-            if (saving / n < kMinSavingBytes || content <= 0 || saving / content < kMinSavingShare) continue;
-            std::sort(per_call.begin(), per_call.end());
-            double median = per_call[per_call.size() / 2];
-            Side side = resp_wire >= req_wire ? Side::Server : Side::Client;
-            Finding f = make_finding(kind(), side, *cs.front());
-            f.calls.clear();
-            for (const Call* c : cs) f.calls.push_back(c->id);
-            f.frames = {cs.front()->request.first_frame, cs.front()->response.first_frame};
+    // Sums per operation as calls pass: the calls themselves may be on disk
+    // by the end. All sums are of whole byte counts, so exact in any order.
+    void on_call(const Call& c, const Connection&, std::vector<Finding>&) override {
+        if (!c.complete) return;
+        Op& a = ops_[operation_key(c)];
+        double rq = double(c.request.header_bytes + c.request.body_bytes);
+        double rs = double(c.response.header_bytes + c.response.body_bytes);
+        a.req_wire += rq;
+        a.resp_wire += rs;
+        a.wire += rq + rs;
+        a.per_call.push_back(rq + rs);
+        a.ids.push_back(c.id);
+        if (encoded(c.content_encoding)) a.already = true;
+        a.chunked = a.chunked || c.request_chunked || c.response_chunked;
+        for (const MessageInfo* m : {&c.request, &c.response}) {
+            if (!m->deflate_estimate) continue;
+            a.content += double(m->content_bytes);
+            a.markup += double(m->markup_bytes);
+            a.deflated += double(m->deflate_estimate);
+        }
+        a.elements += double(c.soap.element_count + c.soap_response.element_count);
+        if (a.ids.size() == 1 || c.id < a.first.id) a.first = first_call_facts(c);
+    }
+
+    void finish(std::vector<Finding>& out) override {
+        for (auto& [op, a] : ops_) {
+            double n = double(a.ids.size());
+            double saving = a.already ? 0 : a.content - a.deflated;
+            if (saving / n < kMinSavingBytes || a.content <= 0 || saving / a.content < kMinSavingShare) continue;
+            std::sort(a.per_call.begin(), a.per_call.end());
+            std::sort(a.ids.begin(), a.ids.end());
+            double median = a.per_call[a.per_call.size() / 2];
+            Side side = a.resp_wire >= a.req_wire ? Side::Server : Side::Client;
+            const Call& first = a.first;
+            Finding f = make_finding(kind(), side, first);
+            f.calls = a.ids;
+            f.frames = {first.request.first_frame, first.response.first_frame};
             f.cost_ms = 0;
             f.cost_method = "0: size is reported, not costed (no stall)";
             // Not a stall: a zero-length interval at the first call's start.
-            f.start_ns = f.end_ns = cs.front()->start_ns;
+            f.start_ns = f.end_ns = first.start_ns;
             f.explanation = op + ": " + std::to_string(uint64_t(median)) + " B on the wire per call (median), " +
-                            pct(content > 0 ? markup / content : 0) + " of the XML is markup; gzip would save about " +
-                            pct(saving / content) + " (" + std::to_string(uint64_t(saving / n)) + " B per call)";
+                            pct(a.content > 0 ? a.markup / a.content : 0) + " of the XML is markup; gzip would save about " +
+                            pct(saving / a.content) + " (" + std::to_string(uint64_t(saving / n)) + " B per call)";
             f.fix = "compress bodies (Content-Encoding: gzip, Accept-Encoding: gzip), send less XML (shorter element "
                     "names, no per-element xsi:type), or batch small calls";
-            apply_toolkit_fix(f, *cs.front());
+            apply_toolkit_fix(f, first);
             f.details.push_back({"operation", op});
-            f.details.push_back({"calls", std::to_string(cs.size())});
+            f.details.push_back({"calls", std::to_string(a.ids.size())});
             f.details.push_back({"bytes_per_call_median", std::to_string(uint64_t(median))});
-            f.details.push_back({"request_bytes_mean", std::to_string(uint64_t(req_wire / n))});
-            f.details.push_back({"response_bytes_mean", std::to_string(uint64_t(resp_wire / n))});
-            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(elements / n))});
-            f.details.push_back({"markup_share", pct(content > 0 ? markup / content : 0)});
-            f.details.push_back({"gzip_estimate_bytes_per_call", std::to_string(uint64_t(deflated / n))});
-            f.details.push_back({"gzip_saving", pct(saving / content)});
-            f.details.push_back({"framing", chunked ? "chunked" : "Content-Length"});
+            f.details.push_back({"request_bytes_mean", std::to_string(uint64_t(a.req_wire / n))});
+            f.details.push_back({"response_bytes_mean", std::to_string(uint64_t(a.resp_wire / n))});
+            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(a.elements / n))});
+            f.details.push_back({"markup_share", pct(a.content > 0 ? a.markup / a.content : 0)});
+            f.details.push_back({"gzip_estimate_bytes_per_call", std::to_string(uint64_t(a.deflated / n))});
+            f.details.push_back({"gzip_saving", pct(saving / a.content)});
+            f.details.push_back({"framing", a.chunked ? "chunked" : "Content-Length"});
             out.push_back(std::move(f));
         }
+        ops_.clear();
     }
+
+private:
+    struct Op {
+        double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
+        bool already = false, chunked = false;
+        std::vector<double> per_call;  // wire bytes of each call, for the median
+        std::vector<uint64_t> ids;     // the calls, for the finding
+        Call first;                    // the lowest-numbered call
+    };
+    std::map<std::string, Op> ops_;
 };
 
 } // namespace

@@ -118,9 +118,13 @@ std::vector<Finding> run(const Builder& b, bool with_finish = false) {
     auto detectors = make_detectors();
     for (auto& d : detectors) d->on_call(b.call, b.conn, out);
     if (with_finish) {
-        Call c = b.call;
-        c.segments.clear();
-        for (auto& d : detectors) d->finish({c}, {b.conn}, out);
+        Connection conn = b.conn;  // over now, having carried this one call
+        if (!conn.calls) conn.calls = 1;
+        for (auto& d : detectors) d->on_connection_closed(conn, out);
+        for (auto& d : detectors) d->finish(out);
+        for (Finding& f : out)
+            for (auto& d : detectors)
+                if (f.kind == d->kind()) d->finalize(f);
     }
     return out;
 }
