@@ -5,6 +5,42 @@
 
 namespace stallscope {
 
+namespace {
+
+// Feeds every frame to the analyzer; stops at damage (analysing what came
+// before it) or when `progress` cancels.
+void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& analyzer, const ProgressFn& progress,
+                 AnalyzeOutcome& out) {
+    auto drain_warnings = [&] {
+        for (auto& w : reader.take_warnings()) analyzer.add_warning({path + ": " + w, 0, 0, 0});
+    };
+    Frame f;
+    uint64_t n = 0;
+    for (;;) {
+        auto st = reader.next(f);
+        if (st == PcapFileReader::Status::End) break;
+        if (st == PcapFileReader::Status::Error) {
+            analyzer.capture().truncated = true;
+            analyzer.add_warning({reader.error() + "; analysed the " + std::to_string(n) + " frames before it", 0,
+                                  reader.error_offset(), 0});
+            break;
+        }
+        ++n;
+        analyzer.on_frame(f);
+        if (progress && (n & 0xFFFF) == 0) {
+            drain_warnings();
+            if (!progress(Progress{reader.position(), reader.file_size(), n})) {
+                out.cancelled = true;
+                break;
+            }
+        }
+    }
+    drain_warnings();
+    if (progress) progress(Progress{reader.position(), reader.file_size(), n});
+}
+
+} // namespace
+
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
     AnalyzeOutcome out;
     std::string error;
@@ -16,34 +52,14 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
     Analyzer analyzer(options, path);
     analyzer.capture().format = reader->format();
     analyzer.capture().bytes = reader->file_size();
-    auto drain_warnings = [&] {
-        for (auto& w : reader->take_warnings()) analyzer.add_warning({path + ": " + w, 0, 0, 0});
-    };
-    Frame f;
-    uint64_t n = 0;
-    for (;;) {
-        auto st = reader->next(f);
-        if (st == PcapFileReader::Status::End) break;
-        if (st == PcapFileReader::Status::Error) {
-            // Analyse what came before the damage and say where it was.
-            analyzer.capture().truncated = true;
-            analyzer.add_warning({reader->error() + "; analysed the " + std::to_string(n) + " frames before it", 0,
-                                  reader->error_offset(), 0});
-            break;
-        }
-        ++n;
-        analyzer.on_frame(f);
-        if (progress && (n & 0xFFFF) == 0) {
-            drain_warnings();
-            if (!progress(Progress{reader->position(), reader->file_size(), n})) {
-                out.cancelled = true;
-                break;
-            }
-        }
+    try {
+        read_frames(path, *reader, analyzer, progress, out);
+        out.result = analyzer.finish();
+    } catch (const SpillError& e) {
+        // Without the spilled items nothing can be reported right.
+        out.error = path + ": " + e.what();
+        return out;
     }
-    drain_warnings();
-    if (progress) progress(Progress{reader->position(), reader->file_size(), n});
-    out.result = analyzer.finish();
     out.ok = true;
     return out;
 }

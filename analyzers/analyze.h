@@ -4,6 +4,7 @@
 #include "analyzers/model.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,6 +25,12 @@ struct AnalysisOptions {
     size_t max_soap_body_bytes = 1 * 1024 * 1024;      // body kept for SOAP decoding
     size_t max_decompressed_bytes = 8 * 1024 * 1024;   // gzip/deflate output per body
     size_t max_header_bytes = 64 * 1024;
+    // More finished calls than this and the calls, connections and findings
+    // go to an unlinked temp file with only an index kept in memory, so
+    // memory stays flat on multi-GB captures (docs/performance.md). The CLI
+    // sets it; live views (Analyzer::snapshot) need everything in memory.
+    size_t spill_after_calls = SIZE_MAX;
+    std::string spill_dir;  // "" = $TMPDIR, else /tmp
 };
 
 struct Progress {

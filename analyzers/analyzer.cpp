@@ -39,7 +39,35 @@ bool Analyzer::keep_segments(const Call& c) const {
 void Analyzer::call_ready(Call&& call, const Connection& conn) {
     for (auto& d : detectors_) d->on_call(call, conn, result_.findings);
     if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
+    summary_.add_call(call);
+    if (spill_) {
+        spill_->add(call);
+        spill_findings();
+        return;
+    }
     result_.calls.push_back(std::move(call));
+    if (result_.calls.size() > opt_.spill_after_calls && !spill_failed_) start_spill();
+}
+
+void Analyzer::start_spill() {
+    std::string error;
+    auto file = SpillFile::create(opt_.spill_dir, error);
+    if (!file) {
+        spill_failed_ = true;
+        add_warning({error + "; keeping every call in memory", 0, 0, 0});
+        return;
+    }
+    spill_ = std::make_shared<ResultSpill>(std::move(file));
+    for (const Connection& c : result_.connections) spill_->add(c);
+    for (const Call& c : result_.calls) spill_->add(c);
+    result_.connections = {};
+    result_.calls = {};
+    spill_findings();
+}
+
+void Analyzer::spill_findings() {
+    for (const Finding& f : result_.findings) spill_->add(f);
+    result_.findings.clear();
 }
 
 void Analyzer::close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it) {
@@ -47,7 +75,12 @@ void Analyzer::close_flow(std::unordered_map<FlowKey, std::unique_ptr<Connection
     Connection info = it->second->info();
     flows_.erase(it);
     for (auto& d : detectors_) d->on_connection_closed(info, result_.findings);
-    result_.connections.push_back(std::move(info));
+    if (spill_) {
+        spill_->add(info);
+        spill_findings();
+    } else {
+        result_.connections.push_back(std::move(info));
+    }
 }
 
 void Analyzer::sweep(int64_t now_ns) {
@@ -135,16 +168,27 @@ AnalysisResult Analyzer::finish() {
     std::sort(result_.connections.begin(), result_.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
     std::sort(result_.calls.begin(), result_.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
     for (auto& d : detectors_) d->finish(result_.findings);
-    for (Finding& f : result_.findings)
+    // Report order of findings, each finalized and counted in the summary
+    // once, in that order (the order fixes how the sums round).
+    auto final_touch = [&](Finding& f) {
         for (auto& d : detectors_)
             if (f.kind == d->kind()) d->finalize(f);
-    std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
-        uint64_t ca = a.calls.empty() ? 0 : a.calls.front(), cb = b.calls.empty() ? 0 : b.calls.front();
-        return ca != cb ? ca < cb : a.kind < b.kind;
-    });
+        summary_.add_finding(f);
+    };
+    if (spill_) {
+        spill_findings();
+        spill_->seal(final_touch);
+        result_.spill = spill_;
+    } else {
+        std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
+            uint64_t ca = a.calls.empty() ? 0 : a.calls.front(), cb = b.calls.empty() ? 0 : b.calls.front();
+            return ca != cb ? ca < cb : a.kind < b.kind;
+        });
+        for (Finding& f : result_.findings) final_touch(f);
+    }
     if (warnings_suppressed_)
         result_.capture.warnings.push_back({std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
-    result_.summary = summarize(result_.calls, result_.findings);
+    result_.summary = summary_.build();
     return std::move(result_);
 }
 

@@ -5,6 +5,8 @@
 #include "analyzers/analyze.h"
 #include "analyzers/connection_analyzer.h"
 #include "analyzers/detector.h"
+#include "analyzers/result_spill.h"
+#include "analyzers/summary.h"
 
 #include <map>
 #include <memory>
@@ -24,9 +26,11 @@ public:
     CaptureInfo& capture() { return result_.capture; }
 
     // Everything known so far, with open calls as provisional entries
-    // (live view). Cheap enough to call a few times a second.
+    // (live view). Cheap enough to call a few times a second. Only what is
+    // in memory: live views do not spill.
     AnalysisResult snapshot() const;
     // Close every connection, run the whole-capture detectors, summarise.
+    // Throws SpillError when a spill file cannot be written or read.
     AnalysisResult finish();
 
 private:
@@ -44,6 +48,8 @@ private:
     void close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it);
     void sweep(int64_t now_ns);
     bool keep_segments(const Call& c) const;
+    void start_spill();
+    void spill_findings();
 
     AnalysisOptions opt_;
     AnalysisResult result_;
@@ -55,6 +61,9 @@ private:
     std::set<int> unsupported_links_warned_;
     std::set<int> link_types_;
     bool cap_warned_ = false;
+    SummaryBuilder summary_;                // every call passes; findings at the end
+    std::shared_ptr<ResultSpill> spill_;    // set once more calls than opt_.spill_after_calls
+    bool spill_failed_ = false;
 };
 
 } // namespace stallscope

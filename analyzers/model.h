@@ -6,6 +6,7 @@
 #include "dissectors/soap/soap_info.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -190,12 +191,19 @@ struct Summary {
     std::vector<SummaryGroup> per_operation;
 };
 
+class ResultSpill;  // analyzers/result_spill.h
+
 struct AnalysisResult {
     CaptureInfo capture;
     std::vector<Connection> connections;
     std::vector<Call> calls;
     std::vector<Finding> findings;
     Summary summary;
+    // Set when the analysis spilled its items to disk (more calls than it
+    // keeps in memory): connections, calls and findings are then there and
+    // the vectors above are empty. Read items with for_each_* from
+    // analyzers/result_spill.h to handle both.
+    std::shared_ptr<const ResultSpill> spill;
 };
 
 } // namespace stallscope

@@ -1,9 +1,11 @@
 #include "analyzers/report.h"
 
+#include "analyzers/call_findings.h"
+#include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
-#include <map>
-#include <set>
+#include <algorithm>
+#include <sstream>
 
 namespace stallscope {
 
@@ -34,34 +36,32 @@ double phase_ms(const Call& c, PhaseKind k) {
 
 } // namespace
 
-std::string report_csv(const AnalysisResult& r) {
-    std::string out =
-        "id,connection_id,method,uri,status,operation,namespace,fault_code,request_first_frame,response_last_frame,"
-        "latency_ms,connect_ms,request_headers_ms,continue_wait_ms,request_body_ms,server_time_ms,"
-        "response_headers_ms,response_body_ms,close_ms,findings,lost_ms,predicted_ms\n";
-    std::map<uint64_t, std::set<std::string>> kinds;
-    std::map<uint64_t, double> lost;
-    for (auto& f : r.findings)
-        for (uint64_t id : f.calls) {
-            kinds[id].insert(f.kind);
-            lost[id] += f.cost_ms / double(f.calls.size());
-        }
-    for (auto& c : r.calls) {
-        std::string ks;
-        for (auto& k : kinds[c.id]) ks += (ks.empty() ? "" : ";") + k;
+void write_report_csv(const AnalysisResult& r, std::ostream& os) {
+    os << "id,connection_id,method,uri,status,operation,namespace,fault_code,request_first_frame,response_last_frame,"
+          "latency_ms,connect_ms,request_headers_ms,continue_wait_ms,request_body_ms,server_time_ms,"
+          "response_headers_ms,response_body_ms,close_ms,findings,lost_ms,predicted_ms\n";
+    CallFindings found(r);
+    for_each_call(r, [&](const Call& c) {
+        double lost = found.lost_ms(c.id);
         const SoapInfo& fs = c.soap_response.fault ? c.soap_response : c.soap;
-        out += std::to_string(c.id) + "," + std::to_string(c.connection_id) + "," + q(c.method) + "," + q(c.uri) + "," +
-               (c.status ? std::to_string(c.status) : "") + "," + q(c.soap.operation) + "," + q(c.soap.operation_ns) +
-               "," + q(fs.fault ? fs.fault_code : "") + "," + std::to_string(c.request_first_frame) + "," +
-               (c.response_last_frame ? std::to_string(c.response_last_frame) : "") + "," +
-               (c.complete ? num(c.latency_ms) : "") + "," + num(phase_ms(c, PhaseKind::Connect)) + "," +
-               num(phase_ms(c, PhaseKind::RequestHeaders)) + "," + num(phase_ms(c, PhaseKind::ContinueWait)) + "," +
-               num(phase_ms(c, PhaseKind::RequestBody)) + "," + num(phase_ms(c, PhaseKind::ServerTime)) + "," +
-               num(phase_ms(c, PhaseKind::ResponseHeaders)) + "," + num(phase_ms(c, PhaseKind::ResponseBody)) + "," +
-               num(phase_ms(c, PhaseKind::Close)) + "," + ks + "," + num(lost[c.id]) + "," +
-               (c.complete ? num(std::max(0.0, c.latency_ms - lost[c.id])) : "") + "\n";
-    }
-    return out;
+        os << std::to_string(c.id) + "," + std::to_string(c.connection_id) + "," + q(c.method) + "," + q(c.uri) + "," +
+                  (c.status ? std::to_string(c.status) : "") + "," + q(c.soap.operation) + "," + q(c.soap.operation_ns) +
+                  "," + q(fs.fault ? fs.fault_code : "") + "," + std::to_string(c.request_first_frame) + "," +
+                  (c.response_last_frame ? std::to_string(c.response_last_frame) : "") + "," +
+                  (c.complete ? num(c.latency_ms) : "") + "," + num(phase_ms(c, PhaseKind::Connect)) + "," +
+                  num(phase_ms(c, PhaseKind::RequestHeaders)) + "," + num(phase_ms(c, PhaseKind::ContinueWait)) + "," +
+                  num(phase_ms(c, PhaseKind::RequestBody)) + "," + num(phase_ms(c, PhaseKind::ServerTime)) + "," +
+                  num(phase_ms(c, PhaseKind::ResponseHeaders)) + "," + num(phase_ms(c, PhaseKind::ResponseBody)) + "," +
+                  num(phase_ms(c, PhaseKind::Close)) + "," + found.kinds(c.id, ";", true) + "," + num(lost) + "," +
+                  (c.complete ? num(std::max(0.0, c.latency_ms - lost)) : "") + "\n";
+        return true;
+    });
+}
+
+std::string report_csv(const AnalysisResult& r) {
+    std::ostringstream os;
+    write_report_csv(r, os);
+    return os.str();
 }
 
 std::string report_csv_summary(const AnalysisResult& r) {

@@ -1,10 +1,12 @@
 #include "analyzers/report.h"
 
+#include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
 #include <cmath>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace stallscope {
 
@@ -55,13 +57,13 @@ json group_json(const SummaryGroup& g) {
     return j;
 }
 
-} // namespace
+// Times in the report are relative to the capture's first packet.
+struct Rel {
+    int64_t t0;
+    double operator()(int64_t ns) const { return round_ms(ns_to_ms(ns - t0)); }
+};
 
-std::string report_json(const AnalysisResult& r, int indent) {
-    const CaptureInfo& c = r.capture;
-    int64_t t0 = c.first_ns;
-    auto rel = [&](int64_t ns) { return round_ms(ns_to_ms(ns - t0)); };
-
+json capture_json(const CaptureInfo& c) {
     json warnings = json::array();
     for (auto& w : c.warnings) {
         json jw = {{"message", w.message}};
@@ -70,119 +72,190 @@ std::string report_json(const AnalysisResult& r, int indent) {
         jw["connection"] = w.connection_id ? json(w.connection_id) : json(nullptr);
         warnings.push_back(jw);
     }
-    json doc;
-    doc["stallscope_version"] = "0.1.0";
-    doc["capture"] = {{"file", c.file},
-                      {"format", c.format},
-                      {"packets", c.packets},
-                      {"bytes", c.bytes},
-                      {"link_types", c.link_types},
-                      {"start_time", c.packets ? json(utc_time(c.first_ns)) : json(nullptr)},
-                      {"duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns))},
-                      {"truncated", c.truncated},
-                      {"non_tcp_packets", c.non_tcp_packets},
-                      {"undecodable_packets", c.undecodable_packets},
-                      {"warnings", warnings}};
+    return {{"file", c.file},
+            {"format", c.format},
+            {"packets", c.packets},
+            {"bytes", c.bytes},
+            {"link_types", c.link_types},
+            {"start_time", c.packets ? json(utc_time(c.first_ns)) : json(nullptr)},
+            {"duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns))},
+            {"truncated", c.truncated},
+            {"non_tcp_packets", c.non_tcp_packets},
+            {"undecodable_packets", c.undecodable_packets},
+            {"warnings", warnings}};
+}
 
-    json conns = json::array();
-    for (auto& k : r.connections) {
-        conns.push_back({{"id", k.id},
-                         {"client", k.client.to_string()},
-                         {"server", k.server.to_string()},
-                         {"saw_handshake", k.saw_syn},
-                         {"handshake_ms", opt_ms(k.handshake_ms)},
-                         {"syn_retransmissions", k.syn_retransmissions},
-                         {"client_mss", opt(k.client_mss)},
-                         {"server_mss", opt(k.server_mss)},
-                         {"client_wscale", opt(k.client_wscale)},
-                         {"server_wscale", opt(k.server_wscale)},
-                         {"first_frame", k.first_frame},
-                         {"last_frame", k.last_frame},
-                         {"packets", k.packets},
-                         {"client_bytes", k.client_bytes},
-                         {"server_bytes", k.server_bytes},
-                         {"retransmissions", k.retransmissions},
-                         {"gap_bytes", k.gap_bytes},
-                         {"fin_client", k.fin_client},
-                         {"fin_server", k.fin_server},
-                         {"rst", k.rst},
-                         {"http", k.http},
-                         {"calls", k.calls}});
+json connection_json(const Connection& k) {
+    return {{"id", k.id},
+            {"client", k.client.to_string()},
+            {"server", k.server.to_string()},
+            {"saw_handshake", k.saw_syn},
+            {"handshake_ms", opt_ms(k.handshake_ms)},
+            {"syn_retransmissions", k.syn_retransmissions},
+            {"client_mss", opt(k.client_mss)},
+            {"server_mss", opt(k.server_mss)},
+            {"client_wscale", opt(k.client_wscale)},
+            {"server_wscale", opt(k.server_wscale)},
+            {"first_frame", k.first_frame},
+            {"last_frame", k.last_frame},
+            {"packets", k.packets},
+            {"client_bytes", k.client_bytes},
+            {"server_bytes", k.server_bytes},
+            {"retransmissions", k.retransmissions},
+            {"gap_bytes", k.gap_bytes},
+            {"fin_client", k.fin_client},
+            {"fin_server", k.fin_server},
+            {"rst", k.rst},
+            {"http", k.http},
+            {"calls", k.calls}};
+}
+
+json call_json(const Call& k, const Rel& rel) {
+    json phases = json::array();
+    for (auto& p : k.phases)
+        phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},
+                          {"duration_ms", round_ms(p.duration_ms())}, {"start_frame", p.start_frame},
+                          {"end_frame", p.end_frame}});
+    json fault = nullptr;
+    const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
+    if (fs.fault) fault = {{"code", fs.fault_code}, {"string", fs.fault_string}};
+    json soap_error = nullptr;
+    if (!k.soap.error.empty()) soap_error = k.soap.error;
+    else if (!k.soap_response.error.empty()) soap_error = k.soap_response.error;
+    return {{"id", k.id},
+            {"connection_id", k.connection_id},
+            {"index_on_connection", k.index_on_connection},
+            {"method", k.method},
+            {"uri", k.uri},
+            {"http_version", k.http_version},
+            {"status", k.status ? json(k.status) : json(nullptr)},
+            {"reason", k.reason},
+            {"operation", k.soap.operation.empty() ? json(nullptr) : json(k.soap.operation)},
+            {"namespace", k.soap.operation_ns.empty() ? json(nullptr) : json(k.soap.operation_ns)},
+            {"soap_version", k.soap.version.empty() ? json(nullptr) : json(k.soap.version)},
+            {"soap_action", k.soap_action},
+            {"fault", fault},
+            {"soap_error", soap_error},
+            {"envelope_bytes", k.soap.bytes},
+            {"element_count", k.soap.element_count},
+            {"user_agent", k.user_agent},
+            {"server", k.server},
+            {"expect_continue", k.expect_continue},
+            {"got_continue", k.got_continue},
+            {"request_first_frame", k.request_first_frame},
+            {"response_last_frame", k.response_last_frame ? json(k.response_last_frame) : json(nullptr)},
+            {"start_ms", rel(k.start_ns)},
+            {"latency_ms", k.complete ? json(round_ms(k.latency_ms)) : json(nullptr)},
+            {"complete", k.complete},
+            {"opened_connection", k.opened_connection},
+            {"closed_connection", k.closed_connection},
+            {"request", message_json(k.request)},
+            {"response", message_json(k.response)},
+            {"phases", phases}};
+}
+
+json finding_json(const Finding& f, const Rel& rel) {
+    json details = json::object();
+    for (auto& [key, v] : f.details) details[key] = v;
+    return {{"kind", f.kind},
+            {"side", side_name(f.side)},
+            {"connection_id", f.connection_id},
+            {"calls", f.calls},
+            {"frames", f.frames},
+            {"cost_ms", round_ms(f.cost_ms)},
+            {"cost_method", f.cost_method},
+            {"start_ms", rel(f.start_ns)},
+            {"end_ms", rel(f.end_ns)},
+            {"explanation", f.explanation},
+            {"fix", f.fix},
+            {"toolkit", f.toolkit.empty() ? json(nullptr) : json(f.toolkit)},
+            {"toolkit_fix", f.toolkit_fix.empty() ? json(nullptr) : json(f.toolkit_fix)},
+            {"details", details}};
+}
+
+// Writes one top-level object member by member, byte for byte as
+// nlohmann's dump(indent) would write the whole document, so arrays of
+// calls and findings never have to be built in memory.
+class JsonDocWriter {
+public:
+    JsonDocWriter(std::ostream& os, int indent) : os_(os), indent_(indent) { os_ << '{'; }
+    void member(const char* key, const json& value) {
+        open(key);
+        put(value, 1);
     }
-    doc["connections"] = conns;
-
-    json calls = json::array();
-    for (auto& k : r.calls) {
-        json phases = json::array();
-        for (auto& p : k.phases)
-            phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},
-                              {"duration_ms", round_ms(p.duration_ms())}, {"start_frame", p.start_frame},
-                              {"end_frame", p.end_frame}});
-        json fault = nullptr;
-        const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
-        if (fs.fault) fault = {{"code", fs.fault_code}, {"string", fs.fault_string}};
-        json soap_error = nullptr;
-        if (!k.soap.error.empty()) soap_error = k.soap.error;
-        else if (!k.soap_response.error.empty()) soap_error = k.soap_response.error;
-        calls.push_back({{"id", k.id},
-                         {"connection_id", k.connection_id},
-                         {"index_on_connection", k.index_on_connection},
-                         {"method", k.method},
-                         {"uri", k.uri},
-                         {"http_version", k.http_version},
-                         {"status", k.status ? json(k.status) : json(nullptr)},
-                         {"reason", k.reason},
-                         {"operation", k.soap.operation.empty() ? json(nullptr) : json(k.soap.operation)},
-                         {"namespace", k.soap.operation_ns.empty() ? json(nullptr) : json(k.soap.operation_ns)},
-                         {"soap_version", k.soap.version.empty() ? json(nullptr) : json(k.soap.version)},
-                         {"soap_action", k.soap_action},
-                         {"fault", fault},
-                         {"soap_error", soap_error},
-                         {"envelope_bytes", k.soap.bytes},
-                         {"element_count", k.soap.element_count},
-                         {"user_agent", k.user_agent},
-                         {"server", k.server},
-                         {"expect_continue", k.expect_continue},
-                         {"got_continue", k.got_continue},
-                         {"request_first_frame", k.request_first_frame},
-                         {"response_last_frame", k.response_last_frame ? json(k.response_last_frame) : json(nullptr)},
-                         {"start_ms", rel(k.start_ns)},
-                         {"latency_ms", k.complete ? json(round_ms(k.latency_ms)) : json(nullptr)},
-                         {"complete", k.complete},
-                         {"opened_connection", k.opened_connection},
-                         {"closed_connection", k.closed_connection},
-                         {"request", message_json(k.request)},
-                         {"response", message_json(k.response)},
-                         {"phases", phases}});
+    // An array member whose elements come from `each`, which calls the
+    // function it is given once per element.
+    template <class Each> void array(const char* key, Each each) {
+        open(key);
+        bool any = false;
+        each([&](const json& v) {
+            os_ << (any ? "," : "[");
+            newline(2);
+            put(v, 2);
+            any = true;
+        });
+        if (!any) { os_ << "[]"; return; }
+        newline(1);
+        os_ << ']';
     }
-    doc["calls"] = calls;
-
-    json findings = json::array();
-    for (auto& f : r.findings) {
-        json details = json::object();
-        for (auto& [key, v] : f.details) details[key] = v;
-        findings.push_back({{"kind", f.kind},
-                            {"side", side_name(f.side)},
-                            {"connection_id", f.connection_id},
-                            {"calls", f.calls},
-                            {"frames", f.frames},
-                            {"cost_ms", round_ms(f.cost_ms)},
-                            {"cost_method", f.cost_method},
-                            {"start_ms", rel(f.start_ns)},
-                            {"end_ms", rel(f.end_ns)},
-                            {"explanation", f.explanation},
-                            {"fix", f.fix},
-                            {"toolkit", f.toolkit.empty() ? json(nullptr) : json(f.toolkit)},
-                            {"toolkit_fix", f.toolkit_fix.empty() ? json(nullptr) : json(f.toolkit_fix)},
-                            {"details", details}});
+    void close() {
+        if (members_) newline(0);
+        os_ << "}\n";
     }
-    doc["findings"] = findings;
 
+private:
+    void open(const char* key) {
+        if (members_++) os_ << ',';
+        newline(1);
+        os_ << json(key).dump() << (indent_ >= 0 ? ": " : ":");
+    }
+    void newline(int depth) {
+        if (indent_ >= 0) os_ << '\n' << std::string(size_t(depth * indent_), ' ');
+    }
+    // A value dumped alone, its lines shifted right to `depth`. Strings are
+    // escaped in the dump, so every newline in it is layout.
+    void put(const json& v, int depth) {
+        // Hostile captures may carry invalid UTF-8 in URIs and headers: replace, never throw.
+        std::string s = v.dump(indent_, ' ', false, json::error_handler_t::replace);
+        if (indent_ <= 0) { os_ << s; return; }
+        std::string pad = "\n" + std::string(size_t(depth * indent_), ' ');
+        size_t from = 0;
+        for (size_t nl; (nl = s.find('\n', from)) != std::string::npos; from = nl + 1)
+            os_.write(s.data() + from, std::streamsize(nl - from)) << pad;
+        os_.write(s.data() + from, std::streamsize(s.size() - from));
+    }
+
+    std::ostream& os_;
+    int indent_;
+    size_t members_ = 0;
+};
+
+} // namespace
+
+void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
+    Rel rel{r.capture.first_ns};
+    JsonDocWriter doc(os, indent);
+    doc.member("stallscope_version", "0.1.0");
+    doc.member("capture", capture_json(r.capture));
+    doc.array("connections", [&](auto emit) {
+        for_each_connection(r, [&](const Connection& k) { emit(connection_json(k)); return true; });
+    });
+    doc.array("calls", [&](auto emit) {
+        for_each_call(r, [&](const Call& k) { emit(call_json(k, rel)); return true; });
+    });
+    doc.array("findings", [&](auto emit) {
+        for_each_finding(r, [&](const Finding& f) { emit(finding_json(f, rel)); return true; });
+    });
     json per_op = json::array();
     for (auto& g : r.summary.per_operation) per_op.push_back(group_json(g));
-    doc["summary"] = {{"overall", group_json(r.summary.overall)}, {"per_operation", per_op}};
-    // Hostile captures may carry invalid UTF-8 in URIs and headers: replace, never throw.
-    return doc.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
+    doc.member("summary", {{"overall", group_json(r.summary.overall)}, {"per_operation", per_op}});
+    doc.close();
+}
+
+std::string report_json(const AnalysisResult& r, int indent) {
+    std::ostringstream os;
+    write_report_json(r, os, indent);
+    return os.str();
 }
 
 } // namespace stallscope

@@ -1,5 +1,7 @@
 #include "analyzers/report.h"
 
+#include "analyzers/call_findings.h"
+#include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
 #include <algorithm>
@@ -52,7 +54,7 @@ std::string report_text(const AnalysisResult& r) {
     out += "StallScope report: " + clean(cap.file, 200) + "\n";
     out += fmt("  %s, %llu packets, link types: %s, %.3f s, %zu connections, %zu calls\n", cap.format.c_str(),
                (unsigned long long)cap.packets, links.empty() ? "none" : links.c_str(),
-               double(cap.last_ns - cap.first_ns) / 1e9, r.connections.size(), r.calls.size());
+               double(cap.last_ns - cap.first_ns) / 1e9, connection_count(r), call_count(r));
     if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
 
     const SummaryGroup& all = r.summary.overall;
@@ -84,30 +86,35 @@ std::string report_text(const AnalysisResult& r) {
         }
     }
 
-    if (!r.findings.empty()) {
+    if (finding_count(r)) {
         // Findings of one kind and side usually repeat call after call: show
         // each group once (total, typical cost, the calls) with its first
         // case as the example. --json lists every finding.
-        struct Group { std::vector<const Finding*> items; double total = 0; };
+        struct Group {
+            Finding example;
+            size_t count = 0;
+            double total = 0;
+            std::vector<double> costs;
+            std::vector<uint64_t> calls;
+        };
         std::map<std::pair<std::string, int>, Group> groups;
-        for (auto& f : r.findings) {
+        for_each_finding(r, [&](const Finding& f) {
             Group& g = groups[{f.kind, int(f.side)}];
-            g.items.push_back(&f);
+            if (g.count++ == 0) g.example = f;
             g.total += f.cost_ms;
-        }
-        std::vector<const Group*> order;
+            g.costs.push_back(f.cost_ms);
+            g.calls.insert(g.calls.end(), f.calls.begin(), f.calls.end());
+            return true;
+        });
+        std::vector<Group*> order;
         for (auto& [key, g] : groups) order.push_back(&g);
         std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
         out += "\nFindings (grouped by kind, by time lost)\n";
         size_t n = 0;
-        for (const Group* g : order) {
-            const Finding& ex = *g->items.front();
-            std::vector<double> costs;
-            std::vector<uint64_t> calls;
-            for (auto* f : g->items) {
-                costs.push_back(f->cost_ms);
-                calls.insert(calls.end(), f->calls.begin(), f->calls.end());
-            }
+        for (Group* g : order) {
+            const Finding& ex = g->example;
+            std::vector<double>& costs = g->costs;
+            std::vector<uint64_t>& calls = g->calls;
             std::sort(costs.begin(), costs.end());
             std::sort(calls.begin(), calls.end());
             calls.erase(std::unique(calls.begin(), calls.end()), calls.end());
@@ -115,7 +122,7 @@ std::string report_text(const AnalysisResult& r) {
             for (size_t i = 0; i < calls.size() && i < 12; ++i) call_list += (i ? "," : "") + std::to_string(calls[i]);
             if (calls.size() > 12) call_list += fmt(",... (%zu calls)", calls.size());
             out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
-                       ex.kind.c_str(), side_name(ex.side), g->items.size(), g->items.size() == 1 ? "" : "s", g->total,
+                       ex.kind.c_str(), side_name(ex.side), g->count, g->count == 1 ? "" : "s", g->total,
                        costs[costs.size() / 2], call_list.c_str());
             out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
                    ex.explanation + "\n";
@@ -126,18 +133,15 @@ std::string report_text(const AnalysisResult& r) {
         }
     }
 
-    if (!r.calls.empty()) {
-        std::map<uint64_t, std::string> kinds;
-        for (auto& f : r.findings)
-            for (uint64_t id : f.calls)
-                if (kinds[id].find(f.kind) == std::string::npos) kinds[id] += (kinds[id].empty() ? "" : ",") + f.kind;
+    if (size_t total = call_count(r)) {
+        CallFindings kinds(r);
         out += "\nCalls (ms)\n";
         out += fmt("  %5s %4s %-6s %-22s %6s %10s %8s %8s %8s %8s %8s %8s %8s  %s\n", "id", "conn", "method",
                    "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
                    "resp_bdy", "findings");
         size_t shown = 0;
-        for (auto& c : r.calls) {
-            if (++shown > 500) { out += fmt("  ... %zu more calls (see --json or --csv)\n", r.calls.size() - 500); break; }
+        for_each_call(r, [&](const Call& c) {
+            if (++shown > 500) { out += fmt("  ... %zu more calls (see --json or --csv)\n", total - 500); return false; }
             std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
             std::string status = c.status ? std::to_string(c.status) : std::string("-");
             out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
@@ -146,8 +150,9 @@ std::string report_text(const AnalysisResult& r) {
                        phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
                        phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
                        phase_ms(c, PhaseKind::ServerTime), phase_ms(c, PhaseKind::ResponseHeaders),
-                       phase_ms(c, PhaseKind::ResponseBody), kinds[c.id].c_str());
-        }
+                       phase_ms(c, PhaseKind::ResponseBody), kinds.kinds(c.id, ",", false).c_str());
+            return true;
+        });
     }
 
     if (!cap.warnings.empty()) {
@@ -161,5 +166,7 @@ std::string report_text(const AnalysisResult& r) {
     }
     return out;
 }
+
+void write_report_text(const AnalysisResult& r, std::ostream& os) { os << report_text(r); }
 
 } // namespace stallscope

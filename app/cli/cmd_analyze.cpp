@@ -1,11 +1,14 @@
 // stallscope-cli analyze CAPTURE: every call's timeline and findings.
 #include "analyzers/analyze.h"
 #include "analyzers/report.h"
+#include "analyzers/spill_file.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace stallscope::cli {
@@ -13,6 +16,7 @@ namespace stallscope::cli {
 namespace {
 const char* kHelp =
     "usage: stallscope-cli analyze CAPTURE [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
+    "                              [--spill-after CALLS]\n"
     "\n"
     "Reads a pcap or pcapng file in one pass and reports every HTTP/SOAP call with its\n"
     "timeline and the stalls found (text by default).\n"
@@ -21,12 +25,29 @@ const char* kHelp =
     "  --csv-summary   one CSV row per operation and finding kind\n"
     "  -o FILE         write the report to FILE instead of stdout\n"
     "  --quiet         no progress and no warnings on stderr (they stay in the report)\n"
+    "  --spill-after CALLS  past this many calls, keep finished calls, connections and\n"
+    "                  findings in an unlinked temp file in $TMPDIR (default 20000; 0 =\n"
+    "                  from the first call), so memory stays flat on big captures\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable, 2 usage error\n";
+
+// Calls kept in memory before the rest go to a spill file: about 60 MB of
+// calls, and no disk use at all for the captures most people open.
+constexpr size_t kDefaultSpillAfterCalls = 20000;
+
+void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os) {
+    if (format == "json") write_report_json(r, os);
+    else if (format == "csv") write_report_csv(r, os);
+    else if (format == "csv-summary") os << report_csv_summary(r);
+    else write_report_text(r, os);
 }
+
+} // namespace
 
 int cmd_analyze(Args& a) {
     std::string capture, out_path, format = "text";
     bool quiet = false;
+    AnalysisOptions options;
+    options.spill_after_calls = kDefaultSpillAfterCalls;
     while (!a.done()) {
         std::string s = a.next();
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -35,6 +56,15 @@ int cmd_analyze(Args& a) {
         else if (s == "--csv-summary") format = "csv-summary";
         else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--spill-after") {
+            std::string v;
+            if (!a.value(s, v)) return kExitUsage;
+            char* end = nullptr;
+            errno = 0;
+            unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end || errno || v[0] == '-') return usage_error("analyze", "--spill-after needs a number of calls, got " + v);
+            options.spill_after_calls = size_t(n);
+        }
         else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("analyze", "unknown option " + s);
         else if (capture.empty()) capture = s;
         else return usage_error("analyze", "only one capture file, got also " + s);
@@ -42,7 +72,7 @@ int cmd_analyze(Args& a) {
     if (capture.empty()) return usage_error("analyze", "no capture file given");
 
     ProgressPrinter progress(!quiet);
-    AnalyzeOutcome o = analyze_file(capture, AnalysisOptions{}, std::ref(progress));
+    AnalyzeOutcome o = analyze_file(capture, options, std::ref(progress));
     progress.done();
     if (!o.ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
@@ -62,12 +92,19 @@ int cmd_analyze(Args& a) {
                          where.empty() ? "" : "]");
         }
     }
-    std::string text = format == "json" ? report_json(o.result)
-                     : format == "csv" ? report_csv(o.result)
-                     : format == "csv-summary" ? report_csv_summary(o.result)
-                     : report_text(o.result);
     std::string err;
-    if (!write_output(out_path, text, err)) {
+    OutputStream out;
+    if (!out.open(out_path, err)) {
+        std::fprintf(stderr, "stallscope-cli: error: %s\n", err.c_str());
+        return kExitInput;
+    }
+    try {
+        write_report(o.result, format, out.stream());
+    } catch (const SpillError& e) {
+        std::fprintf(stderr, "stallscope-cli: error: %s: %s\n", capture.c_str(), e.what());
+        return kExitInput;
+    }
+    if (!out.commit(err)) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", err.c_str());
         return kExitInput;
     }

@@ -1,0 +1,65 @@
+#pragma once
+// Where a result's connections, calls and findings live: in the vectors of
+// AnalysisResult, or, for captures with more calls than the analysis keeps
+// in memory, in a spill file (analyzers/spill_file.h) with only a small
+// index in memory. Reports read items through the for_each_* functions and
+// so work the same either way.
+#include "analyzers/model.h"
+#include "analyzers/spill_file.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace stallscope {
+
+class ResultSpill {
+public:
+    explicit ResultSpill(std::unique_ptr<SpillFile> file);
+
+    // While analysing, in any order. Throws SpillError.
+    void add(const Connection& c);
+    void add(const Call& c);
+    void add(const Finding& f);
+
+    // Puts everything in report order: connections and calls by id, findings
+    // by (first call, kind, arrival) like Analyzer::finish sorts them.
+    // `each_finding` sees every finding once, in that order, and may change
+    // it (finalize) before it is stored for good. Throws SpillError.
+    void seal(const std::function<void(Finding&)>& each_finding);
+
+    size_t connection_count() const { return conns_.size(); }
+    size_t call_count() const { return calls_.size(); }
+    size_t finding_count() const { return findings_.size(); }
+    uint64_t file_bytes() const { return file_->size(); }
+
+    // Read back in report order; `fn` returns false to stop. Throws SpillError.
+    void each_connection(const std::function<bool(const Connection&)>& fn) const;
+    void each_call(const std::function<bool(const Call&)>& fn) const;
+    void each_finding(const std::function<bool(const Finding&)>& fn) const;
+
+private:
+    struct Entry {
+        uint64_t key = 0;      // id (connections, calls) or first call (findings)
+        uint64_t offset = 0;
+        uint32_t len = 0;
+        uint32_t kind = 0;     // findings: index into kinds_
+    };
+    Entry put(uint64_t key, const std::string& bytes);
+    template <class T> void read(const Entry& e, T& out) const;
+
+    std::unique_ptr<SpillFile> file_;
+    std::vector<Entry> conns_, calls_, findings_;
+    std::vector<std::string> kinds_;
+    mutable std::string scratch_;
+};
+
+// The items of a result, wherever they are.
+size_t connection_count(const AnalysisResult& r);
+size_t call_count(const AnalysisResult& r);
+size_t finding_count(const AnalysisResult& r);
+void for_each_connection(const AnalysisResult& r, const std::function<bool(const Connection&)>& fn);
+void for_each_call(const AnalysisResult& r, const std::function<bool(const Call&)>& fn);
+void for_each_finding(const AnalysisResult& r, const std::function<bool(const Finding&)>& fn);
+
+} // namespace stallscope

@@ -1,0 +1,76 @@
+#include "analyzers/spill_file.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace stallscope {
+
+namespace {
+constexpr size_t kBufferBytes = 1 << 20;  // write in 1 MiB pieces
+
+std::string sys_error(const std::string& what, const std::string& dir) {
+    return "spill file in " + dir + ": " + what + ": " + std::strerror(errno);
+}
+} // namespace
+
+std::unique_ptr<SpillFile> SpillFile::create(const std::string& dir_in, std::string& error) {
+    std::string dir = dir_in;
+    if (dir.empty()) {
+        const char* t = std::getenv("TMPDIR");
+        dir = t && *t ? t : "/tmp";
+    }
+    // O_TMPFILE: a file with no name at all. Where the file system does not
+    // support it, a named file removed at once.
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+        std::string name = dir + "/stallscope-spill-XXXXXX";
+        fd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (fd >= 0) ::unlink(name.c_str());
+    }
+    if (fd < 0) {
+        error = sys_error("cannot create", dir);
+        return nullptr;
+    }
+    return std::unique_ptr<SpillFile>(new SpillFile(fd, dir));
+}
+
+SpillFile::~SpillFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void SpillFile::flush() {
+    size_t done = 0;
+    while (done < buffer_.size()) {
+        ssize_t n = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done, off_t(written_ + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw SpillError(sys_error("write failed", dir_));
+        done += size_t(n);
+    }
+    written_ += buffer_.size();
+    buffer_.clear();
+}
+
+uint64_t SpillFile::append(std::string_view bytes) {
+    uint64_t at = size();
+    buffer_.append(bytes);
+    if (buffer_.size() >= kBufferBytes) flush();
+    return at;
+}
+
+void SpillFile::read(uint64_t offset, uint32_t len, std::string& out) {
+    if (offset + len > written_) flush();  // the record is (partly) still in the buffer
+    out.resize(len);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = ::pread(fd_, out.data() + done, len - done, off_t(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) throw SpillError("spill file in " + dir_ + ": short read at offset " + std::to_string(offset));
+        if (n < 0) throw SpillError(sys_error("read failed", dir_));
+        done += size_t(n);
+    }
+}
+
+} // namespace stallscope
