@@ -83,7 +83,7 @@ def limit_resources(mb, cpu_seconds):
     return apply
 
 
-def strace_problems(trace_path, capture, cli):
+def strace_problems(trace_path, capture, cli, spill_dir=None):
     problems = []
     allowed_exec = {os.path.realpath(cli)}
     real_capture = os.path.realpath(capture)
@@ -95,6 +95,9 @@ def strace_problems(trace_path, capture, cli):
                 if path in (capture, real_capture) or os.path.realpath(path) == real_capture:
                     continue
                 if path.startswith(ALLOWED_PREFIXES):
+                    continue
+                # --spill: the unlinked temp file (O_TMPFILE opens the directory itself)
+                if spill_dir and os.path.realpath(path) == os.path.realpath(spill_dir) and "O_TMPFILE" in line:
                     continue
                 problems.append("opened a file other than the input: " + line.strip()[:200])
                 continue
@@ -111,6 +114,8 @@ def run_one(cli, path, exp, args, strace):
     name = os.path.basename(path)
     problems = []
     cmd = [cli, "analyze", path, "--json"]
+    if args.spill:
+        cmd += ["--spill-after", "0"]
     trace = None
     if strace:
         fd, trace = tempfile.mkstemp(prefix="hostile-strace-", suffix=".txt")
@@ -118,6 +123,8 @@ def run_one(cli, path, exp, args, strace):
         cmd = [strace, "-f", "-qq", "-e", "trace=" + TRACED, "-o", trace] + cmd
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C")
+    if args.spill:
+        env["TMPDIR"] = args.spill
     t0 = time.monotonic()
     wall = max(120, 6 * args.timeout)
     try:
@@ -131,7 +138,7 @@ def run_one(cli, path, exp, args, strace):
     out = proc.stdout.decode("utf-8", errors="replace")
     err = proc.stderr.decode("utf-8", errors="replace")
     if trace:
-        problems += strace_problems(trace, path, cli)
+        problems += strace_problems(trace, path, cli, args.spill)
         os.unlink(trace)
 
     if proc.returncode in (-9, -24):  # SIGKILL / SIGXCPU from RLIMIT_CPU
@@ -206,11 +213,16 @@ def main():
     ap.add_argument("--mem-mb", type=int, default=2048, help="address-space limit; 0 = none (ASan)")
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--caps", action="store_true", help="generate and check the big cap-hitting captures")
+    ap.add_argument("--spill", action="store_true",
+                    help="analyse with --spill-after 0 (every call through the temp file), TMPDIR a fresh "
+                         "directory that must be empty afterwards")
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
     cli = os.path.abspath(args.cli)
+    if args.spill:
+        args.spill = tempfile.mkdtemp(prefix="hostile-spill-")
     tmp = None
     corpus = args.dir
     if args.caps:
@@ -237,6 +249,10 @@ def main():
                 continue
             path = os.path.join(os.path.abspath(corpus), name)
             problems, secs = run_one(cli, path, expectations[name], args, strace)
+            if args.spill and os.listdir(args.spill):
+                problems.append("left files in the spill directory: %s" % os.listdir(args.spill))
+                for f in os.listdir(args.spill):
+                    os.unlink(os.path.join(args.spill, f))
             if problems:
                 failed += 1
                 print("FAIL %s (%.2f s): %s" % (name, secs, expectations[name]["what"]))
@@ -247,9 +263,12 @@ def main():
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+        if args.spill:
+            shutil.rmtree(args.spill, ignore_errors=True)
     total = len(expectations) if not args.only else len(args.only)
-    print("run_corpus: %d of %d captures ok%s" % (total - failed, total,
-                                                   "" if strace else " (without strace checks)"))
+    print("run_corpus: %d of %d captures ok%s%s" % (total - failed, total,
+                                                     "" if strace else " (without strace checks)",
+                                                     " (spilling every call)" if args.spill else ""))
     return 1 if failed else 0
 
 
