@@ -60,20 +60,18 @@ void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
     std::stable_sort(findings_.begin(), findings_.end(), [&](const Entry& a, const Entry& b) {
         return a.key != b.key ? a.key < b.key : rank[a.kind] < rank[b.kind];
     });
-    // Rewrite the findings, final and in order, after everything else.
-    std::vector<Entry> final_order;
-    final_order.reserve(findings_.size());
+    // Rewrite the findings, final and in order, after everything else
+    // (entries updated in place: no second index at the peak).
     Finding f;
-    for (const Entry& e : findings_) {
+    for (Entry& e : findings_) {
         read(e, f);
         each_finding(f);
         scratch_.clear();
         spill_encode(f, scratch_);
         Entry n = put(e.key, scratch_);
-        n.kind = e.kind;
-        final_order.push_back(n);
+        e.offset = n.offset;
+        e.len = n.len;
     }
-    findings_ = std::move(final_order);
 }
 
 void ResultSpill::each_connection(const std::function<bool(const Connection&)>& fn) const {

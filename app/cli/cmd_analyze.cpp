@@ -26,13 +26,13 @@ const char* kHelp =
     "  -o FILE         write the report to FILE instead of stdout\n"
     "  --quiet         no progress and no warnings on stderr (they stay in the report)\n"
     "  --spill-after CALLS  past this many calls, keep finished calls, connections and\n"
-    "                  findings in an unlinked temp file in $TMPDIR (default 20000; 0 =\n"
+    "                  findings in an unlinked temp file in $TMPDIR (default 1000; 0 =\n"
     "                  from the first call), so memory stays flat on big captures\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable, 2 usage error\n";
 
-// Calls kept in memory before the rest go to a spill file: about 60 MB of
-// calls, and no disk use at all for the captures most people open.
-constexpr size_t kDefaultSpillAfterCalls = 20000;
+// Calls kept in memory before everything goes to a spill file: about 3 MB
+// of calls, and no disk use at all for the captures most people open.
+constexpr size_t kDefaultSpillAfterCalls = 1000;
 
 void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os) {
     if (format == "json") write_report_json(r, os);
