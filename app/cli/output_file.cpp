@@ -4,38 +4,37 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sys/stat.h>
 
 namespace stallscope::cli {
 
-bool write_output(const std::string& path, const std::string& text, std::string& error) {
-    if (path.empty() || path == "-") {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) { error = "stdout: write failed"; return false; }
-        std::fflush(stdout);
-        return true;
-    }
-    std::string tmp = path + ".tmp";
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) { error = path + ": " + std::strerror(errno); return false; }
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        error = path + ": " + std::strerror(errno);
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+namespace {
+
+// A regular file (or a new one) is written beside itself and renamed into
+// place, so a reader never sees half a report. Anything else (/dev/null, a
+// FIFO, /dev/stdout) is written directly: renaming over it would replace
+// the device or pipe with a regular file.
+bool atomic_target(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return errno == ENOENT;
+    return S_ISREG(st.st_mode);
 }
 
-} // namespace stallscope::cli
+} // namespace
 
-namespace stallscope::cli {
+bool write_output(const std::string& path, const std::string& text, std::string& error) {
+    OutputStream out;
+    if (!out.open(path, error)) return false;
+    out.stream().write(text.data(), std::streamsize(text.size()));
+    return out.commit(error);
+}
 
 bool OutputStream::open(const std::string& path, std::string& error) {
     path_ = path;
     to_file_ = !(path.empty() || path == "-");
     if (!to_file_) return true;
-    tmp_ = path + ".tmp";
-    file_.open(tmp_, std::ios::binary | std::ios::trunc);
+    tmp_ = atomic_target(path) ? path + ".tmp" : std::string();
+    file_.open(tmp_.empty() ? path : tmp_, std::ios::binary | std::ios::trunc);
     if (!file_) { error = path + ": " + std::strerror(errno); return false; }
     return true;
 }
@@ -49,7 +48,8 @@ bool OutputStream::commit(std::string& error) {
         return true;
     }
     file_.close();
-    if (file_.fail() || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    if (file_.fail()) { error = path_ + ": write failed: " + std::strerror(errno); return false; }
+    if (!tmp_.empty() && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
         error = path_ + ": " + std::strerror(errno);
         return false;
     }
@@ -58,7 +58,7 @@ bool OutputStream::commit(std::string& error) {
 }
 
 OutputStream::~OutputStream() {
-    if (to_file_ && !committed_) {
+    if (to_file_ && !committed_ && !tmp_.empty()) {
         file_.close();
         std::remove(tmp_.c_str());
     }
