@@ -2,6 +2,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/report.h"
 #include "analyzers/spill_file.h"
+#include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
@@ -29,10 +30,6 @@ const char* kHelp =
     "                  findings in an unlinked temp file in $TMPDIR (default 1000; 0 =\n"
     "                  from the first call), so memory stays flat on big captures\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable, 2 usage error\n";
-
-// Calls kept in memory before everything goes to a spill file: about 3 MB
-// of calls, and no disk use at all for the captures most people open.
-constexpr size_t kDefaultSpillAfterCalls = 1000;
 
 void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os) {
     if (format == "json") write_report_json(r, os);
