@@ -17,21 +17,6 @@ namespace {
 
 using namespace detect;
 
-// The facts of a connection's first call that the finding needs, kept
-// until the connection is over (bounded by the open connections).
-Call first_call_facts(const Call& c) {
-    Call k;
-    k.id = c.id;
-    k.connection_id = c.connection_id;
-    k.http_version = c.http_version;
-    k.user_agent = c.user_agent;
-    k.server = c.server;
-    k.request_close = c.request_close;
-    k.connection_close = c.connection_close;
-    k.latency_ms = c.latency_ms;
-    return k;
-}
-
 constexpr const char* kAloneKey = "calls_on_own_connection";
 
 class ConnectionSetup : public Detector {
@@ -44,7 +29,7 @@ public:
         ++calls_;
         if (call.index_on_connection != 0 || !call.opened_connection) return;
         Pending p;
-        p.call = first_call_facts(call);
+        p.call = call_facts(call);
         for (const SegmentInfo& seg : call.segments)
             if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { p.first_close = seg.from; p.close_frame = seg.frame; break; }
         pending_[call.connection_id] = std::move(p);

@@ -74,6 +74,17 @@ std::string fmt_ms(double v) {
     return buf;
 }
 
+Call call_facts(const Call& call) {
+    Call k = call;
+    k.segments = {};
+    k.phases = {};
+    for (MessageInfo* m : {&k.request, &k.response}) {
+        m->write_sizes = {};
+        m->frames = {};
+    }
+    return k;
+}
+
 Finding make_finding(const char* kind, Side side, const Call& call) {
     Finding f;
     f.kind = kind;

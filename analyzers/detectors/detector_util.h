@@ -42,6 +42,11 @@ std::string join_sizes(const std::vector<uint32_t>& v, size_t max = 16);
 std::string join_frames(const std::vector<uint64_t>& v, size_t max = 16);
 std::string fmt_ms(double v);  // "43.7" / "0.052"
 
+// A call without its per-segment vectors (segments, phases, write sizes,
+// frames): what a detector keeps of a call it decides about later, when the
+// call itself may already be on disk.
+Call call_facts(const Call& call);
+
 // A finding with the fields every kind fills the same way.
 Finding make_finding(const char* kind, Side side, const Call& call);
 

@@ -35,19 +35,6 @@ std::string pct(double v) {
     return b;
 }
 
-// The facts of an operation's first call that the finding needs.
-Call first_call_facts(const Call& c) {
-    Call k;
-    k.id = c.id;
-    k.connection_id = c.connection_id;
-    k.user_agent = c.user_agent;
-    k.server = c.server;
-    k.start_ns = c.start_ns;
-    k.request.first_frame = c.request.first_frame;
-    k.response.first_frame = c.response.first_frame;
-    return k;
-}
-
 class MessageSize : public Detector {
 public:
     const char* kind() const override { return "message_size"; }
@@ -73,7 +60,7 @@ public:
             a.deflated += double(m->deflate_estimate);
         }
         a.elements += double(c.soap.element_count + c.soap_response.element_count);
-        if (a.ids.size() == 1 || c.id < a.first.id) a.first = first_call_facts(c);
+        if (a.ids.size() == 1 || c.id < a.first.id) a.first = call_facts(c);
     }
 
     void finish(std::vector<Finding>& out) override {
