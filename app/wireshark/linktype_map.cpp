@@ -1,4 +1,4 @@
-#include "dissectors/wireshark/linktype_map.h"
+#include "app/wireshark/linktype_map.h"
 
 #include "capture/packet_decoder.h"
 

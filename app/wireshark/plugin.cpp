@@ -6,7 +6,7 @@
 #include <epan/proto.h>
 #include <ws_version.h>
 
-#include "dissectors/wireshark/packet-stallscope.h"
+#include "app/wireshark/packet-stallscope.h"
 
 extern "C" {
 WS_DLL_PUBLIC const gchar plugin_version[];

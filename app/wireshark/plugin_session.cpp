@@ -1,4 +1,4 @@
-#include "dissectors/wireshark/plugin_session.h"
+#include "app/wireshark/plugin_session.h"
 
 #include <exception>
 

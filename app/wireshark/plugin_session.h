@@ -6,7 +6,7 @@
 // indexes it by frame. Pure C++ (no epan), exception-free interface.
 #include "analyzers/analyzer.h"
 #include "capture/frame.h"
-#include "dissectors/wireshark/frame_marks.h"
+#include "app/wireshark/frame_marks.h"
 
 #include <memory>
 #include <string>

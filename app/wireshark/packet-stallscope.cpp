@@ -18,9 +18,9 @@
 #include <epan/proto.h>
 #include <wiretap/wtap.h>
 
-#include "dissectors/wireshark/linktype_map.h"
-#include "dissectors/wireshark/packet-stallscope.h"
-#include "dissectors/wireshark/plugin_session.h"
+#include "app/wireshark/linktype_map.h"
+#include "app/wireshark/packet-stallscope.h"
+#include "app/wireshark/plugin_session.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "dissectors/wireshark/frame_marks.h"
+#include "app/wireshark/frame_marks.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>

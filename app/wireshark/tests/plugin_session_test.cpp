@@ -1,6 +1,6 @@
 // The plugin session fed frame by frame (as Wireshark's first pass does)
 // must give exactly what stallscope-cli's analyze_file() gives.
-#include "dissectors/wireshark/plugin_session.h"
+#include "app/wireshark/plugin_session.h"
 
 #include "analyzers/analyze.h"
 #include "capture/pcap/pcap_file_reader.h"
