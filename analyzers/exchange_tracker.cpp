@@ -88,6 +88,10 @@ struct MsgTrack {
     uint64_t begin_frame = 0;
     int64_t begin_ns = 0;
     uint64_t last_seg = UINT64_MAX;
+    // Where the message began and what that segment carried before it, so a
+    // head that turns out to be an interim 1xx can be relabelled.
+    uint64_t begin_seg = 0;
+    uint16_t begin_seg_prior = 0;
 };
 
 class ExchangeTracker::Listener : public HttpStreamListener {
@@ -169,6 +173,8 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     d.have_active = true;
     d.active.begin_frame = seg ? seg->frame : 0;
     d.active.begin_ns = seg ? seg->ts_ns : 0;
+    d.active.begin_seg = d.cur_seg;
+    d.active.begin_seg_prior = seg ? seg->carries : 0;
     if (dir_ == 0) {
         auto cs = std::make_unique<CallState>();
         cs->call.id = t_.host_.new_call_id();
@@ -213,6 +219,7 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         if (head.status >= 100 && head.status < 200) {
             m.interim = true;
             m.head_bit = m.body_bit = carries::kContinue;
+            t_.relabel_interim_head(m.begin_seg, m.begin_seg_prior, d.cur_seg);
             if (head.status == 100 && !cs->call.got_continue) {
                 cs->call.got_continue = true;
                 cs->call.continue_frame = m.begin_frame;
@@ -261,6 +268,18 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         m.info->headers_end_ns = seg ? seg->ts_ns : 0;
     }
     m.in_body = true;
+}
+
+// The head's earlier segments were marked as response headers before the
+// status line could say 1xx (a status line and its CRLF written apart):
+// they carried the interim response.
+void ExchangeTracker::relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg) {
+    for (uint64_t i = begin_seg; i < cur_seg; ++i) {
+        SegmentInfo* s = segs_.at(i);
+        if (!s || s->from != Side::Server || !(s->carries & carries::kResponseHeaders)) continue;
+        const uint16_t keep = i == begin_seg ? begin_prior : uint16_t(s->carries & ~carries::kResponseHeaders);
+        s->carries = uint16_t(keep | carries::kContinue);
+    }
 }
 
 void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {

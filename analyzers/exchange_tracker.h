@@ -56,6 +56,7 @@ private:
     struct Dir;
     class Listener;
     void attribute(int dir, uint64_t upto);
+    void relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg);
     void finish_soap(CallState& c, bool response);
 
     uint64_t conn_id_;
