@@ -1,71 +1,11 @@
 #include "analyzers/exchange_tracker.h"
 
-#include "dissectors/http/content_decoder.h"
-#include "dissectors/soap/soap_decoder.h"
+#include "analyzers/message_content.h"
 
 #include <algorithm>
-#include <cctype>
-#include <string_view>
 #include <vector>
 
-#include <zlib.h>
-
 namespace stallscope {
-
-namespace {
-
-bool icontains(const std::string& hay, const char* needle) {
-    std::string h = hay;
-    for (char& ch : h) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    return h.find(needle) != std::string::npos;
-}
-
-// SOAP 1.2 carries the action as a media-type parameter.
-std::string action_param(const std::string& content_type) {
-    std::string lower = content_type;
-    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    auto p = lower.find("action=");
-    if (p == std::string::npos) return {};
-    std::string v = content_type.substr(p + 7);
-    if (!v.empty() && v[0] == '"') { v.erase(0, 1); auto q = v.find('"'); if (q != std::string::npos) v.resize(q); }
-    else { auto q = v.find(';'); if (q != std::string::npos) v.resize(q); }
-    return v;
-}
-
-std::string unquote(std::string v) {
-    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-    return v;
-}
-
-// Size facts for the message_size detector: decoded bytes (of what was
-// kept, see max_soap_body_bytes), the share that is markup, and what
-// deflate would make of it (measured on the first 64 KiB and scaled, so a
-// big body costs a bounded amount of CPU).
-void measure_content(std::string_view content, MessageInfo& m) {
-    constexpr size_t kSample = 64 * 1024;
-    m.content_bytes = content.size();
-    bool in_tag = false;
-    uint64_t markup = 0;
-    for (char ch : content) {
-        if (ch == '<') in_tag = true;
-        if (in_tag) ++markup;
-        if (ch == '>') in_tag = false;
-    }
-    m.markup_bytes = markup;
-    // Small messages are counted as incompressible: compressing each costs
-    // a zlib state per message (most SOAP messages are this small), and one
-    // can save under 512 B, half of the 1 KiB per call message_size needs.
-    if (content.size() < 512) { m.deflate_estimate = content.size(); return; }
-    size_t n = std::min(content.size(), kSample);
-    uLongf cap = compressBound(uLong(n));
-    std::vector<Bytef> buf(cap);
-    if (compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return;
-    // compress2 adds a 6-byte zlib wrapper; gzip adds 18 bytes instead.
-    double ratio = double(cap) / double(n);
-    m.deflate_estimate = uint64_t(ratio * double(content.size())) + 12;
-}
-
-} // namespace
 
 // One call being assembled.
 struct CallState {
@@ -73,9 +13,7 @@ struct CallState {
     uint64_t seg_first = 0, seg_last = 0;
     bool have_request_head = false;
     bool done = false;            // final response complete (or given up)
-    std::string req_body, resp_body;
-    bool req_body_capped = false, resp_body_capped = false;
-    std::string req_encoding, resp_encoding;  // each body is decoded with its own message's coding
+    MessageBody bodies[2];        // request, response: each decoded with its own message's coding
 };
 
 // Where the bytes of the message being parsed in one direction go.
@@ -229,32 +167,14 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             // The final response: move what was tracked so far into the call.
             cs->call.response = d.scratch;
             m.info = &cs->call.response;
-            cs->call.status = head.status;
-            cs->call.reason = head.reason;
-            if (auto* v = head.header("Server")) cs->call.server = *v;
-            cs->call.response_chunked = head.chunked;
-            if (head.connection_close) cs->call.connection_close = true;
-            if (auto* v = head.header("Content-Encoding")) {
-                cs->resp_encoding = *v;
-                if (cs->call.content_encoding.empty()) cs->call.content_encoding = *v;
-            }
+            fill_response_fields(cs->call, head);
+            if (auto* v = head.header("Content-Encoding")) cs->bodies[1].set_encoding(*v);
         }
     }
     if (dir_ == 0 && cs) {
-        Call& c = cs->call;
         cs->have_request_head = true;
-        c.method = head.method;
-        c.uri = head.uri;
-        c.http_version = head.version;
-        if (auto* v = head.header("User-Agent")) c.user_agent = *v;
-        if (auto* v = head.header("Content-Type")) c.content_type = *v;
-        if (auto* v = head.header("SOAPAction")) c.soap_action = unquote(*v);
-        if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
-        if (auto* v = head.header("Content-Encoding")) c.content_encoding = cs->req_encoding = *v;
-        c.expect_continue = head.expect_continue;
-        c.request_chunked = head.chunked;
-        c.connection_close = head.connection_close;
-        c.request_close = head.connection_close;
+        fill_request_fields(cs->call, head);
+        if (auto* v = head.header("Content-Encoding")) cs->bodies[0].set_encoding(*v);
         // The response parser needs each request's method (HEAD has no body).
         Dir& resp = *t_.dirs_[1];
         if (resp.parser) resp.parser->push_request_method(head.method);
@@ -285,12 +205,7 @@ void ExchangeTracker::relabel_interim_head(uint64_t begin_seg, uint16_t begin_pr
 void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {
     Dir& d = *t_.dirs_[dir_];
     if (!d.have_active || !d.active.call || d.active.interim) return;
-    CallState& cs = *d.active.call;
-    std::string& buf = dir_ == 0 ? cs.req_body : cs.resp_body;
-    bool& capped = dir_ == 0 ? cs.req_body_capped : cs.resp_body_capped;
-    size_t room = t_.opt_.max_soap_body_bytes > buf.size() ? t_.opt_.max_soap_body_bytes - buf.size() : 0;
-    if (data.size() > room) capped = true;
-    buf.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+    d.active.call->bodies[dir_].append(data, t_.opt_.max_soap_body_bytes);
 }
 
 void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
@@ -340,44 +255,10 @@ void ExchangeTracker::Listener::on_error(const std::string& message, uint64_t of
 }
 
 void ExchangeTracker::finish_soap(CallState& cs, bool response) {
-    std::string& body = response ? cs.resp_body : cs.req_body;
-    bool capped = response ? cs.resp_body_capped : cs.req_body_capped;
-    SoapInfo& out = response ? cs.call.soap_response : cs.call.soap;
-    if (body.empty()) return;
-    std::string decoded;
-    std::string_view xml = body;
-    const std::string& enc = response ? cs.resp_encoding : cs.req_encoding;
-    if (!enc.empty() && !icontains(enc, "identity")) {
-        std::string err;
-        if (!decode_content(enc, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
-                            opt_.max_decompressed_bytes, decoded, err)) {
-            out.error = "content-encoding " + enc + ": " + err;
-            if (decoded.size() >= opt_.max_decompressed_bytes)  // the cap, not corrupt data
-                host_.warn("decompressed-size cap (" + std::to_string(opt_.max_decompressed_bytes) + " bytes) hit: " +
-                               enc + (response ? " response" : " request") + " body of call " +
-                               std::to_string(cs.call.id) + " not decoded (" + err + ")",
-                           (response ? cs.call.response : cs.call.request).last_frame);
-            body.clear();
-            return;
-        }
-        xml = decoded;
-    }
-    measure_content(xml, response ? cs.call.response : cs.call.request);
-    size_t i = 0;
-    while (i < xml.size() && std::isspace(static_cast<unsigned char>(xml[i]))) ++i;
-    if (i < xml.size() && (xml[i] == '<' || uint8_t(xml[i]) == 0xEF)) {
-        if (capped) {
-            out.error = "body larger than " + std::to_string(opt_.max_soap_body_bytes) + " bytes: not decoded";
-            host_.warn("SOAP body cap (" + std::to_string(opt_.max_soap_body_bytes) + " bytes) hit: " +
-                           (response ? "response" : "request") + " body of call " + std::to_string(cs.call.id) +
-                           " is larger than that; its envelope was not decoded",
-                       (response ? cs.call.response : cs.call.request).last_frame);
-        } else {
-            out = decode_soap(xml);
-        }
-    }
-    body.clear();
-    body.shrink_to_fit();
+    MessageInfo& msg = response ? cs.call.response : cs.call.request;
+    std::string what = std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id);
+    cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
+                                       [&](const std::string& w) { host_.warn(w, msg.last_frame); });
 }
 
 void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {

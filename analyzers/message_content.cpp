@@ -1,0 +1,133 @@
+#include "analyzers/message_content.h"
+
+#include "dissectors/http/content_decoder.h"
+#include "dissectors/soap/soap_decoder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <vector>
+
+#include <zlib.h>
+
+namespace stallscope {
+
+namespace {
+
+bool icontains(const std::string& hay, const char* needle) {
+    std::string h = hay;
+    for (char& ch : h) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return h.find(needle) != std::string::npos;
+}
+
+// SOAP 1.2 carries the action as a media-type parameter.
+std::string action_param(const std::string& content_type) {
+    std::string lower = content_type;
+    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    auto p = lower.find("action=");
+    if (p == std::string::npos) return {};
+    std::string v = content_type.substr(p + 7);
+    if (!v.empty() && v[0] == '"') { v.erase(0, 1); auto q = v.find('"'); if (q != std::string::npos) v.resize(q); }
+    else { auto q = v.find(';'); if (q != std::string::npos) v.resize(q); }
+    return v;
+}
+
+std::string unquote(std::string v) {
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    return v;
+}
+
+} // namespace
+
+void fill_request_fields(Call& c, const HttpMessageHead& head) {
+    c.method = head.method;
+    c.uri = head.uri;
+    c.http_version = head.version;
+    if (auto* v = head.header("User-Agent")) c.user_agent = *v;
+    if (auto* v = head.header("Content-Type")) c.content_type = *v;
+    if (auto* v = head.header("SOAPAction")) c.soap_action = unquote(*v);
+    if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
+    if (auto* v = head.header("Content-Encoding")) c.content_encoding = *v;
+    c.expect_continue = head.expect_continue;
+    c.request_chunked = head.chunked;
+    c.connection_close = head.connection_close;
+    c.request_close = head.connection_close;
+}
+
+void fill_response_fields(Call& c, const HttpMessageHead& head) {
+    c.status = head.status;
+    c.reason = head.reason;
+    if (auto* v = head.header("Server")) c.server = *v;
+    c.response_chunked = head.chunked;
+    if (head.connection_close) c.connection_close = true;
+    if (auto* v = head.header("Content-Encoding"); v && c.content_encoding.empty()) c.content_encoding = *v;
+}
+
+// Size facts for the message_size detector: decoded bytes (of what was
+// kept, see max_soap_body_bytes), the share that is markup, and what
+// deflate would make of it (measured on the first 64 KiB and scaled, so a
+// big body costs a bounded amount of CPU).
+void measure_content(std::string_view content, MessageInfo& m) {
+    constexpr size_t kSample = 64 * 1024;
+    m.content_bytes = content.size();
+    bool in_tag = false;
+    uint64_t markup = 0;
+    for (char ch : content) {
+        if (ch == '<') in_tag = true;
+        if (in_tag) ++markup;
+        if (ch == '>') in_tag = false;
+    }
+    m.markup_bytes = markup;
+    // Small messages are counted as incompressible: compressing each costs
+    // a zlib state per message (most SOAP messages are this small), and one
+    // can save under 512 B, half of the 1 KiB per call message_size needs.
+    if (content.size() < 512) { m.deflate_estimate = content.size(); return; }
+    size_t n = std::min(content.size(), kSample);
+    uLongf cap = compressBound(uLong(n));
+    std::vector<Bytef> buf(cap);
+    if (compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return;
+    // compress2 adds a 6-byte zlib wrapper; gzip adds 18 bytes instead.
+    double ratio = double(cap) / double(n);
+    m.deflate_estimate = uint64_t(ratio * double(content.size())) + 12;
+}
+
+void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
+    size_t room = cap > bytes_.size() ? cap - bytes_.size() : 0;
+    if (data.size() > room) capped_ = true;
+    bytes_.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+}
+
+void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out, const std::string& what,
+                         const std::function<void(const std::string&)>& warn) {
+    if (bytes_.empty()) return;
+    std::string decoded;
+    std::string_view xml = bytes_;
+    if (!encoding_.empty() && !icontains(encoding_, "identity")) {
+        std::string err;
+        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
+                            opt.max_decompressed_bytes, decoded, err)) {
+            out.error = "content-encoding " + encoding_ + ": " + err;
+            if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
+                warn("decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
+                     encoding_ + " " + what + " not decoded (" + err + ")");
+            bytes_ = std::string();
+            return;
+        }
+        xml = decoded;
+    }
+    measure_content(xml, msg);
+    size_t i = 0;
+    while (i < xml.size() && std::isspace(static_cast<unsigned char>(xml[i]))) ++i;
+    if (i < xml.size() && (xml[i] == '<' || uint8_t(xml[i]) == 0xEF)) {
+        if (capped_) {
+            out.error = "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded";
+            warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what +
+                 " is larger than that; its envelope was not decoded");
+        } else {
+            out = decode_soap(xml);
+        }
+    }
+    bytes_ = std::string();
+}
+
+} // namespace stallscope

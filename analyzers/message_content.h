@@ -1,0 +1,44 @@
+#pragma once
+// What a call's messages say, as opposed to how they travelled (pairing and
+// timing live in exchange_tracker): header fields copied into the call, and
+// each body kept (up to a cap), undone of its Content-Encoding, measured for
+// the message_size detector and decoded as a SOAP envelope.
+#include "analyzers/analyze.h"
+#include "analyzers/model.h"
+#include "dissectors/http/http_message.h"
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+namespace stallscope {
+
+// Request-line and header facts a call reports (method, URI, SOAPAction ...).
+void fill_request_fields(Call& call, const HttpMessageHead& head);
+// Status, reason, Server, framing facts of the final response.
+void fill_response_fields(Call& call, const HttpMessageHead& head);
+
+// One message's body, kept for decoding until the message ends.
+class MessageBody {
+public:
+    void set_encoding(std::string content_encoding) { encoding_ = std::move(content_encoding); }
+    // Keeps at most `cap` bytes in all; past it the body is marked capped.
+    void append(std::span<const uint8_t> data, size_t cap);
+    // The message ended: undo Content-Encoding, measure the content into
+    // `msg`, decode the SOAP envelope into `soap`, free the buffer. `what`
+    // names the body in warnings ("response body of call 7").
+    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::string& what,
+                const std::function<void(const std::string&)>& warn);
+    size_t held() const { return bytes_.size(); }
+
+private:
+    std::string bytes_;
+    bool capped_ = false;
+    std::string encoding_;
+};
+
+// Size facts for the message_size detector (exposed for tests).
+void measure_content(std::string_view content, MessageInfo& m);
+
+} // namespace stallscope
