@@ -81,7 +81,8 @@ def check_report(doc):
             hs = conns.get(f.get("connection_id"), {}).get("handshake_ms")
             limit = hs if _num(hs) else duration
             why = "its connection's handshake_ms" if _num(hs) else "the capture's duration"
-        elif charged and all(_num(c.get("latency_ms")) for c in charged):
+        elif charged and all(_num(c.get("latency_ms")) and -EPS <= c["latency_ms"] <= hi for c in charged):
+            # (an impossible latency is reported as latency_bounds; the cost is then held to the capture)
             limit = sum(c["latency_ms"] for c in charged)
             why = "the latency of the calls it is charged to"
         else:
