@@ -92,7 +92,7 @@ def run_one(cli, mid, path, rng, tmp, keep):
         p = subprocess.run([cli, "analyze", out, "--json"], capture_output=True, preexec_fn=limits,
                            timeout=WALL_S, env=dict(os.environ, TZ="UTC", LC_ALL="C"))
     except subprocess.TimeoutExpired:
-        return mid, ops, [("limits", f"no exit within {WALL_S} s")], time.monotonic() - t0
+        return mid, ops, [("limits", f"no exit within {WALL_S} s")], time.monotonic() - t0, None
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode < 0:
         sig = -p.returncode
@@ -122,7 +122,7 @@ def run_one(cli, mid, path, rng, tmp, keep):
     if keep and viol:
         shutil.copy(out, keep)
     os.unlink(out)
-    return mid, ops, viol, time.monotonic() - t0
+    return mid, ops, viol, time.monotonic() - t0, p.returncode
 
 
 def main():
@@ -157,10 +157,10 @@ def main():
             results.append(fu.result())
     wall = time.monotonic() - t0
 
-    got = {(mid, name): msg for mid, ops, viol, _ in results for name, msg in viol}
-    ops_of = {mid: ops for mid, ops, _, _ in results}
+    got = {(mid, name): msg for mid, ops, viol, _, _ in results for name, msg in viol}
+    ops_of = {mid: ops for mid, ops, _, _, _ in results}
     known_list = json.load(open(KNOWN)) if os.path.exists(KNOWN) else []
-    ran = {mid for mid, _, _, _ in results}
+    ran = {mid for mid, _, _, _, _ in results}
     known = {(k["id"], k["invariant"]): k["reason"] for k in known_list if k["id"] in ran}
     new = {k: v for k, v in got.items() if k not in known}
     fixed = {k: v for k, v in known.items() if k not in got}
@@ -170,6 +170,7 @@ def main():
         by_inv.setdefault(name, []).append(mid)
     print(f"{len(results)} mutants of {len(files)} seed captures in {wall:.1f} s "
           f"(slowest {max((r[3] for r in results), default=0):.2f} s); "
+          f"{sum(1 for r in results if r[4] == 1)} rejected with exit 1; "
           f"{sum(1 for r in results if r[2])} with violations")
     for name, mids in sorted(by_inv.items(), key=lambda kv: -len(kv[1])):
         print(f"  {name:24} {len(mids):4} mutants  e.g. {mids[0]} ({'+'.join(ops_of[mids[0]])}): "
