@@ -13,7 +13,9 @@ request_first_frame is the same: client, server, method, uri, status,
 response_last_frame, complete; calls the report has and the label has not are
 `extra_call`, labelled calls it misses are `missing_call`. File-level checks:
 `call_count`, `non_tcp_frames` (frames the report skipped as non-TCP or
-undecodable, against the label's count of non-TCP frames), `tunnel_warnings`
+undecodable, against the label's count of non-TCP frames), `warning` (the label's
+"warnings": at least `min` warnings naming a frame in `frames` [a, b], keyed by a),
+`tunnel_warnings`
 (no warning on a tunnelled connection after the frame that opened the tunnel),
 and the report invariants of report_invariants.py (`latency_bounds`,
 `empty_method`, ...).
@@ -99,6 +101,12 @@ def compare(label, doc):
         if bad:
             got[(None, "tunnel_warnings")] = (f"{len(bad)} warning(s) inside the tunnel after frame "
                                               f"{t['after_frame']}: {bad[0]['message']}")
+    for w in label.get("warnings", []):
+        a, b = w["frames"]
+        n = sum(1 for x in cap.get("warnings", []) if x.get("frame") is not None and a <= x["frame"] <= b)
+        if n < w.get("min", 1):
+            got[(a, "warning")] = (f"{n} warning(s) naming a frame in {a}-{b}, want at least {w.get('min', 1)}: "
+                                   f"{w['why']}")
     for name, msg in check_report(doc):
         got.setdefault((None, name), msg)
     return got
