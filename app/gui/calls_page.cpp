@@ -1,14 +1,19 @@
 #include "app/gui/calls_page.h"
 
+#include <algorithm>
+
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
 #include "app/gui/display_text.h"
 #include "app/gui/selection_hub.h"
+#include "app/gui/wireshark_link.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QFontMetrics>
 #include <QHeaderView>
+#include <QMenu>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -33,6 +38,17 @@ CallsPage::CallsPage(SelectionHub* hub, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
+    // Wireshark habits on a call: open it there at its first frame, or copy the plugin's filter.
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex idx = table_->indexAt(pos);
+        const Call* c = idx.isValid() ? hub_->call(idx.data(CallsModel::CallIdRole).toULongLong()) : nullptr;
+        if (!c || !hub_->result()) return;
+        QMenu menu;
+        addWiresharkActions(&menu, QString::fromStdString(hub_->result()->capture.file), c->request_first_frame,
+                            callDisplayFilter(c->id));
+        menu.exec(table_->viewport()->mapToGlobal(pos));
+    });
 
     operation_->setPlaceholderText(tr("Operation or URI…"));
     operation_->setClearButtonEnabled(true);
@@ -98,6 +114,17 @@ void CallsPage::onResult(const ResultPtr& r) {
         for (const QString& k : model_->allFindingKinds()) kind_->addItem(findingKindLabel(k.toStdString()), k);
     }
     table_->resizeColumnsToContents();
+    // resizeColumnsToContents samples only the first rows: the last calls
+    // have the longest ids and start times, so those columns fit them too.
+    if (const int n = model_->rowCount(); n > 0) {
+        const QFontMetrics fm(table_->font());
+        for (int col : {int(CallsModel::Id), int(CallsModel::Connection), int(CallsModel::Start)}) {
+            int w = table_->columnWidth(col);
+            for (int row : {0, n / 2, n - 1})
+                w = std::max(w, fm.horizontalAdvance(model_->index(row, col).data().toString()) + 24);
+            table_->setColumnWidth(col, w);
+        }
+    }
     applyFilter();
 }
 

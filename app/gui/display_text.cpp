@@ -64,4 +64,57 @@ QString statusText(const Call& c) {
 
 QString endpointText(const Endpoint& e) { return QString::fromStdString(e.to_string()); }
 
+std::pair<QString, QString> detailText(const std::string& key, const std::string& value) {
+    static const std::pair<const char*, const char*> kWords[] = {
+        {"ack_delay_ms", "ACK delay"},           {"ack_to_next_ms", "ACK to next segment"},
+        {"armed_nagle_stall_ms", "Nagle hold armed for"}, {"rtt_ms", "Round trip"},
+        {"mss", "MSS"},                          {"gzip_saving", "gzip would save"},
+        {"gzip_estimate_bytes_per_call", "gzip estimate per call"}, {"xml_elements_per_call", "XML elements per call"},
+        {"closed_first_by", "Closed first by"},  {"held_segment", "Held segment"},
+        {"write_sizes", "Write sizes (bytes)"},  {"segments_needed", "Segments needed"},
+        {"share_of_call", "Share of the call"},  {"handshake_share", "Handshake share"},
+        {"markup_share", "Markup share"},        {"zero_windows", "Zero windows"},
+    };
+    std::string k = key, unit;
+    for (const char* suffix : {"_ms", "_bytes"}) {
+        const std::string sfx = suffix;
+        if (k.size() > sfx.size() && k.compare(k.size() - sfx.size(), sfx.size(), sfx) == 0) {
+            unit = sfx == "_ms" ? " ms" : " B";
+            break;
+        }
+    }
+    QString label;
+    for (const auto& [raw, words] : kWords)
+        if (key == raw) label = QString::fromLatin1(words);
+    if (label.isEmpty()) {
+        std::string base = unit.empty() ? k : k.substr(0, k.rfind('_'));
+        label = QString::fromStdString(base).replace(QLatin1Char('_'), QLatin1Char(' '));
+        if (!label.isEmpty()) label[0] = label[0].toUpper();
+    }
+    QString v = QString::fromStdString(value);
+    bool numeric = false;
+    v.toDouble(&numeric);
+    if (numeric && !unit.empty()) v += QString::fromLatin1(unit.c_str());
+    return {label, v};
+}
+
+QString evidenceFrameText(uint64_t frame, const std::vector<const SegmentInfo*>& segments) {
+    const QString id = QStringLiteral("#%1").arg(frame);
+    const SegmentInfo* s = nullptr;
+    for (const SegmentInfo* x : segments)
+        if (x->frame == frame) { s = x; break; }
+    if (!s) return id;
+    const QString what = s->len > 0 && s->carries == 0 ? QStringLiteral("data") : QString::fromStdString(carries_label(s->carries));
+    QString text = s->len > 0 ? QStringLiteral("%1 %2 (%3) from %4").arg(id, what, formatBytes(s->len), sideLabel(s->from))
+                              : QStringLiteral("%1 %2 from %3").arg(id, what, sideLabel(s->from));
+    // An ACK: how long after the data it acknowledges. Data: how long its ACK took.
+    for (const SegmentInfo* d : segments) {
+        if (s->len == 0 && d->acked_frame == frame && d->len > 0)
+            return text + QStringLiteral(", %1 after #%2").arg(formatMs(double(s->ts_ns - d->ts_ns) / 1e6)).arg(d->frame);
+    }
+    if (s->len > 0 && s->acked_frame && s->acked_ns >= s->ts_ns)
+        text += QStringLiteral(", ACKed %1 later by #%2").arg(formatMs(double(s->acked_ns - s->ts_ns) / 1e6)).arg(s->acked_frame);
+    return text;
+}
+
 } // namespace stallscope::gui

@@ -12,7 +12,8 @@
 
 // Mirrors the cairo exporter (analyzers/diagram/diagram_export.cpp) with the
 // same colours (diagram_style.h), so the screen matches SVG/PDF/PNG exports.
-// The diagram is always drawn on light paper, in both themes, like a document.
+// Exports are drawn on light paper; on screen the dark theme gets dark paper
+// with light ink, and the arrow colours lightened to keep their contrast.
 
 namespace stallscope::gui {
 
@@ -20,13 +21,28 @@ namespace {
 
 QColor qc(style::Rgb c, double alpha = 1) { return QColor::fromRgbF(float(c.r), float(c.g), float(c.b), float(alpha)); }
 
-QColor arrowColour(const TraceArrow& a) {
-    if (a.flags & tcpflag::kRst) return qc(style::kReset);
-    if (a.retransmission) return qc(style::kRetransmit);
-    if (a.carries & carries::kContinue) return qc(style::kContinue);
-    if (a.pure_ack) return qc(style::kPureAck);
-    if (a.len == 0) return qc(style::kControl);
-    return a.from == Side::Client ? qc(style::kClientData) : qc(style::kServerData);
+// The paper and ink of one theme.
+struct Ink {
+    bool dark = false;
+    QColor paper, ink, muted;
+    QColor tone(style::Rgb c, double alpha = 1) const {
+        QColor q = qc(c, alpha);
+        return dark ? q.lighter(165) : q;
+    }
+};
+
+Ink inkFor(bool dark) {
+    if (!dark) return {false, Qt::white, qc(style::kInk), qc(style::kMuted)};
+    return {true, QColor(0x1e, 0x1f, 0x22), QColor(0xe4, 0xe6, 0xea), QColor(0xa2, 0xa6, 0xad)};
+}
+
+QColor arrowColour(const TraceArrow& a, const Ink& k) {
+    if (a.flags & tcpflag::kRst) return k.tone(style::kReset);
+    if (a.retransmission) return k.tone(style::kRetransmit);
+    if (a.carries & carries::kContinue) return k.tone(style::kContinue);
+    if (a.pure_ack) return k.tone(style::kPureAck);
+    if (a.len == 0) return k.dark ? k.muted : qc(style::kControl);
+    return a.from == Side::Client ? k.tone(style::kClientData) : k.tone(style::kServerData);
 }
 
 QFont font(double px, bool bold = false, bool mono = false, bool italic = false) {
@@ -64,25 +80,25 @@ void arrowHead(QPainter& p, QPointF from, QPointF to, double size, const QColor&
 double lanesTop(const EventTraceLayout& l) { return l.lanes_top > 0 ? l.lanes_top : l.top; }
 double lanesBottom(const EventTraceLayout& l) { return l.lanes_bottom > 0 ? l.lanes_bottom : l.height - 8; }
 
-void legendItem(QPainter& p, double& x, double y, const QString& text, int kind) {
+void legendItem(QPainter& p, double& x, double y, const QString& text, int kind, const Ink& k) {
     p.save();
     if (kind <= 3) {
         const style::Rgb c = kind == 0 ? style::kClientData : kind == 1 ? style::kServerData
                            : kind == 2 ? style::kContinue : style::kPureAck;
-        QPen pen(qc(c), kind == 2 ? 2.2 : 1.6);
+        QPen pen(k.tone(c), kind == 2 ? 2.2 : 1.6);
         if (kind == 3) pen.setDashPattern({4 / 1.6, 3 / 1.6});
         p.setPen(pen);
         p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 2));
-        arrowHead(p, {x, y - 4}, {x + 26, y - 2}, 7, qc(c));
+        arrowHead(p, {x, y - 4}, {x + 26, y - 2}, 7, k.tone(c));
     } else if (kind == 4) {
-        p.fillRect(QRectF(x, y - 10, 26, 12), qc(style::kStall, 0.10));
-        p.setPen(QPen(qc(style::kStall), 2));
+        p.fillRect(QRectF(x, y - 10, 26, 12), k.tone(style::kStall, 0.10));
+        p.setPen(QPen(k.tone(style::kStall), 2));
         p.drawPolyline(QPolygonF({QPointF(x + 4, y - 10), QPointF(x, y - 10), QPointF(x, y + 2), QPointF(x + 4, y + 2)}));
     } else {
         p.fillRect(QRectF(x, y - 10, 26, 13), qc(style::kEvidence));
     }
     p.restore();
-    p.setPen(qc(style::kInk));
+    p.setPen(k.ink);
     x += 32 + drawText(p, text, x + 32, y, Align::Left) + 18;
 }
 
@@ -125,20 +141,21 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setRenderHint(QPainter::TextAntialiasing, true);
-    p.fillRect(QRectF(0, 0, l.width, l.height), Qt::white);
+    const Ink k = inkFor(st.dark);
+    p.fillRect(QRectF(0, 0, l.width, l.height), k.paper);
     const double top = lanesTop(l), bottom = lanesBottom(l);
 
     // Header: title, legend, note, lane names.
     p.setFont(font(15, true));
-    p.setPen(qc(style::kInk));
+    p.setPen(k.ink);
     drawText(p, elide(p, QString::fromStdString(l.title.empty() ? "Event trace" : l.title), l.width - 32), 16, 28, Align::Left);
     if (top >= 100) {   // the real layout leaves room for the legend
         p.setFont(font(10.5));
         double x = 16;
         const QString names[] = {QObject::tr("request data"), QObject::tr("response data"), QObject::tr("100 Continue"),
                                  QObject::tr("pure ACK"), QObject::tr("stall"), QObject::tr("evidence frame")};
-        for (int k = 0; k < 6; ++k) legendItem(p, x, 56, names[k], k);
-        p.setPen(qc(style::kMuted));
+        for (int i = 0; i < 6; ++i) legendItem(p, x, 56, names[i], i, k);
+        p.setPen(k.muted);
         p.setFont(font(10, false, false, true));
         drawText(p, QObject::tr("time goes down; not to scale: every segment gets a row, waits grow with their length"),
                  16, 76, Align::Left);
@@ -148,31 +165,31 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         const QString name = QString::fromStdString(side == 0 ? l.client_name : l.server_name);
         const double zone = l.label_zone > 0 ? l.label_zone : 150;
         const double w = std::min(2 * zone, 2 * std::min(cx, l.width - cx) - 8);
-        p.setPen(qc(style::kInk));
+        p.setPen(k.ink);
         p.setFont(font(12.5, true));
         drawText(p, side == 0 ? QObject::tr("Client") : QObject::tr("Server"), cx, top - 16, Align::Centre);
         p.setFont(font(10));
-        p.setPen(qc(style::kMuted));
+        p.setPen(k.muted);
         if (!name.isEmpty()) drawText(p, elide(p, name, w), cx, top - 3, Align::Centre);
     }
 
     // Stall bands between the lanes, under everything else.
     for (const TraceStall& s : l.stalls)
-        p.fillRect(QRectF(l.client_x, s.y_start, l.server_x - l.client_x, s.y_end - s.y_start), qc(style::kStall, 0.07));
+        p.fillRect(QRectF(l.client_x, s.y_start, l.server_x - l.client_x, s.y_end - s.y_start), k.tone(style::kStall, st.dark ? 0.16 : 0.07));
     // Lanes.
-    p.setPen(QPen(qc(style::kInk), 1.6));
+    p.setPen(QPen(k.ink, 1.6));
     for (double x : {l.client_x, l.server_x}) p.drawLine(QPointF(x, top), QPointF(x, bottom));
     // Breaks: a white gap with zig-zags in each lane, label in the middle.
     for (const TraceBreak& b : l.breaks) {
         const double y_end = b.y_end > b.y ? b.y_end : b.y + 12;
         for (double x : {l.client_x, l.server_x}) {
-            p.fillRect(QRectF(x - 6, b.y, 12, y_end - b.y), Qt::white);
-            p.setPen(QPen(qc(style::kMuted), 1.2));
+            p.fillRect(QRectF(x - 6, b.y, 12, y_end - b.y), k.paper);
+            p.setPen(QPen(k.muted, 1.2));
             for (double yy : {b.y, y_end})
                 p.drawPolyline(QPolygonF({QPointF(x - 8, yy + 2), QPointF(x - 3, yy - 2), QPointF(x + 3, yy + 2), QPointF(x + 8, yy - 2)}));
         }
         p.setFont(font(10.5, false, false, true));
-        p.setPen(qc(style::kMuted));
+        p.setPen(k.muted);
         drawText(p, QString::fromStdString(b.label), (l.client_x + l.server_x) / 2, (b.y + y_end) / 2 + 4, Align::Centre);
     }
 
@@ -181,7 +198,7 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
     const QColor highlight(255, 170, 0, 110);
     for (const TraceArrow& a : l.arrows) {
         const QPointF s = arrowStart(l, a), e = arrowEnd(l, a);
-        const QColor c = arrowColour(a);
+        const QColor c = arrowColour(a, k);
         const double dir = e.x() > s.x() ? 1 : -1;
         const QPointF sa(s.x() + dir, s.y()), eb(e.x() - dir, e.y());
         const bool hl = st.highlighted_frame && a.frame == st.highlighted_frame;
@@ -209,10 +226,10 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
             const double w = QFontMetricsF(p.font()).horizontalAdvance(label);
             p.fillRect(QRectF(mx - w / 2 - 4, my - 11, w + 8, 14.5), hl ? QColor(255, 170, 0) : qc(style::kEvidence));
         }
-        p.setPen(a.pure_ack && !a.evidence && !hl ? qc(style::kMuted) : qc(style::kInk));
+        p.setPen(a.evidence || hl ? qc(style::kInk) : a.pure_ack ? k.muted : k.ink);   // dark ink on the yellow marker
         drawText(p, label, mx, my, Align::Centre);
         p.setFont(font(9.5, false, true));
-        p.setPen(qc(style::kMuted));
+        p.setPen(k.muted);
         const double tx = l.time_label_x > 0 ? l.time_label_x : l.client_x - 12;
         drawText(p, QString::fromStdString(a.time_label), tx, s.y() + 3.5, Align::Right);
     }
@@ -222,7 +239,7 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         const bool left = s.side == Side::Client;
         const double x = s.x != 0 ? s.x : (left ? l.client_x - 14 : l.server_x + 14);
         const double tick = left ? 6 : -6;
-        p.setPen(QPen(qc(style::kStall), 2.2));
+        p.setPen(QPen(k.tone(style::kStall), 2.2));
         p.drawPolyline(QPolygonF({QPointF(x + tick, s.y_start), QPointF(x, s.y_start), QPointF(x, s.y_end), QPointF(x + tick, s.y_end)}));
         const double ly = s.label_y != 0 ? s.label_y : (s.y_start + s.y_end) / 2;
         const double lx = left ? x - 7 : x + 7;

@@ -1,10 +1,16 @@
 #include "app/gui/findings_panel.h"
 
 #include "app/gui/display_text.h"
+#include "app/gui/findings_groups.h"
 #include "app/gui/findings_model.h"
+#include "app/gui/fix_prediction.h"
+#include "app/gui/help_links.h"
 #include "app/gui/selection_hub.h"
+#include "app/gui/wireshark_link.h"
 
 #include <QCheckBox>
+#include <QDesktopServices>
+#include <QMenu>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -30,25 +36,34 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
     only_call_->setChecked(true);
 
     details_->setOpenLinks(false);
-    evidence_->setToolTip(tr("Click a frame to highlight it in the event trace"));
+    evidence_->setToolTip(tr("Click a frame to highlight it in the event trace; right-click for Wireshark"));
+    evidence_->setContextMenuPolicy(Qt::CustomContextMenu);
+    evidence_->setWordWrap(true);
+    connect(evidence_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QListWidgetItem* item = evidence_->itemAt(pos);
+        if (!item || !hub_->result()) return;
+        const quint64 frame = item->data(Qt::UserRole).toULongLong();
+        QMenu menu;
+        addWiresharkActions(&menu, QString::fromStdString(hub_->result()->capture.file), frame, frameDisplayFilter(frame));
+        menu.exec(evidence_->viewport()->mapToGlobal(pos));
+    });
+    connect(details_, &QTextBrowser::anchorClicked, this, [](const QUrl& u) { QDesktopServices::openUrl(u); });
     auto* ev_box = new QWidget;
     auto* ev_lay = new QVBoxLayout(ev_box);
     ev_lay->setContentsMargins(0, 0, 0, 0);
-    ev_lay->addWidget(new QLabel(tr("Evidence frames")));
+    ev_lay->addWidget(new QLabel(tr("Evidence frames (Wireshark numbers)")));
     ev_lay->addWidget(evidence_);
 
-    auto* lower = new QSplitter(Qt::Horizontal);
-    lower->addWidget(details_);
-    lower->addWidget(ev_box);
-    lower->setStretchFactor(0, 4);
-    lower->setStretchFactor(1, 1);
-
-    auto* split = new QSplitter(Qt::Vertical);
+    // Side by side: the details get the pane's full height, so the fix (at
+    // the top of them) shows without scrolling even in a short dock.
+    auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(table_);
-    split->addWidget(lower);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
-
+    split->addWidget(details_);
+    split->addWidget(ev_box);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 5);
+    split->setStretchFactor(2, 2);
+    split->setSizes({360, 640, 300});
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     lay->addWidget(only_call_);
@@ -73,6 +88,7 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
 }
 
 void FindingsPanel::onResult(const ResultPtr& r) {
+    groups_ = r ? groupFindings(*r) : std::vector<FindingGroup>{};
     model_->setResult(r);
     table_->resizeColumnsToContents();
     showFinding(-1);
@@ -113,27 +129,48 @@ void FindingsPanel::fillFinding(int index) {
     }
     const Finding& f = r->findings[size_t(index)];
     auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
-    QString html = QStringLiteral("<h3>%1</h3>").arg(findingKindLabel(f.kind).toHtmlEscaped());
-    html += QStringLiteral("<p>%1</p>").arg(esc(f.explanation));
+    // What to do first: the kind, what it cost, the fix and the toolkit's own
+    // knob, and what fixing it would buy. The why and the facts follow.
+    QString html = QStringLiteral("<h3 style='margin:0'>%1 <span style='font-weight:normal'>— %2 lost, caused by the %3</span></h3>")
+                       .arg(findingKindLabel(f.kind).toHtmlEscaped(), f.cost_ms > 0 ? formatMs(f.cost_ms) : tr("no time"), sideLabel(f.side));
+    if (!f.fix.empty()) html += QStringLiteral("<p style='margin:4px 0'><b>Fix:</b> %1</p>").arg(esc(f.fix));
+    if (!f.toolkit_fix.empty())
+        html += QStringLiteral("<p style='margin:4px 0'><b>%1:</b> %2</p>").arg(f.toolkit.empty() ? tr("Toolkit") : esc(f.toolkit), esc(f.toolkit_fix));
+    for (const FindingGroup& g : groups_)
+        if (g.kind == f.kind && g.side == f.side) {
+            html += QStringLiteral("<p style='margin:4px 0'><b>If fixed:</b> %1 <span style='color:gray'>(%2 findings of this kind, %3 lost in all)</span></p>")
+                        .arg(fixPredictionText(*r, g).toHtmlEscaped())
+                        .arg(g.findings.size())
+                        .arg(formatMs(g.lost_ms));
+            break;
+        }
+    html += QStringLiteral("<p style='margin:4px 0'>%1</p>").arg(esc(f.explanation));
     QStringList calls;
-    for (uint64_t c : f.calls) calls << QString::number(c);
-    html += QStringLiteral("<p><b>Time lost:</b> %1 <span style='color:gray'>(%2)</span><br><b>Caused by:</b> %3"
-                           "<br><b>Connection:</b> %4 &nbsp; <b>Calls:</b> %5</p>")
-                .arg(formatMs(f.cost_ms), esc(f.cost_method), sideLabel(f.side))
+    for (size_t i = 0; i < f.calls.size() && i < 12; ++i) calls << QString::number(f.calls[i]);
+    if (f.calls.size() > 12) calls << tr("… (%1 calls)").arg(f.calls.size());
+    html += QStringLiteral("<p style='margin:4px 0'><b>Connection:</b> %1 &nbsp; <b>Calls:</b> %2<br>"
+                           "<span style='color:gray'>Time lost is %3.</span></p>")
                 .arg(f.connection_id)
-                .arg(calls.join(QStringLiteral(", ")));
-    if (!f.fix.empty()) html += QStringLiteral("<p><b>Fix:</b> %1</p>").arg(esc(f.fix));
-    if (!f.toolkit.empty() || !f.toolkit_fix.empty())
-        html += QStringLiteral("<p><b>%1:</b> %2</p>").arg(f.toolkit.empty() ? tr("Toolkit") : esc(f.toolkit), esc(f.toolkit_fix));
+                .arg(calls.join(QStringLiteral(", ")), esc(f.cost_method));
     if (!f.details.empty()) {
         html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
-        for (const auto& [k, v] : f.details)
-            html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(esc(k), esc(v));
+        for (const auto& [k, v] : f.details) {
+            const auto [label, value] = detailText(k, v);
+            html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(label.toHtmlEscaped(), value.toHtmlEscaped());
+        }
         html += QStringLiteral("</table>");
     }
+    const QUrl doc = detectorDocUrl(f.kind);
+    if (doc.isValid())
+        html += QStringLiteral("<p><a href='%1'>About %2 stalls: how they are found and fixed</a></p>")
+                    .arg(doc.toString(), findingKindLabel(f.kind).toHtmlEscaped());
     details_->setHtml(html);
+    std::vector<const SegmentInfo*> segs;
+    for (uint64_t id : f.calls)
+        if (const Call* c = hub_->call(id))
+            for (const SegmentInfo& sg : c->segments) segs.push_back(&sg);
     for (uint64_t frame : f.frames) {
-        auto* item = new QListWidgetItem(tr("Frame %1").arg(frame), evidence_);
+        auto* item = new QListWidgetItem(evidenceFrameText(frame, segs), evidence_);
         item->setData(Qt::UserRole, QVariant::fromValue<quint64>(frame));
     }
 }

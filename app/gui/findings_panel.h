@@ -3,6 +3,7 @@
 // the chosen finding its explanation, cost, fix and evidence frames.
 // Clicking an evidence frame highlights that arrow in the event trace.
 #include "app/gui/analysis_snapshot.h"
+#include "app/gui/findings_groups.h"
 
 #include <QWidget>
 
@@ -38,6 +39,7 @@ private:
     QTableView* table_;
     QTextBrowser* details_;
     QListWidget* evidence_;
+    std::vector<FindingGroup> groups_;
 };
 
 } // namespace stallscope::gui

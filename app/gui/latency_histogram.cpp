@@ -31,4 +31,23 @@ std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values, in
     return bins;
 }
 
+std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values, int per_decade) {
+    std::vector<HistogramBin> bins;
+    if (values.empty()) return bins;
+    per_decade = std::clamp(per_decade, 1, 20);
+    double lo = HUGE_VAL, hi = 0;
+    for (double v : values)
+        if (v > 0) { lo = std::min(lo, v); hi = std::max(hi, v); }
+    if (hi <= 0) return {{0, 1, uint64_t(values.size())}};
+    const int k0 = int(std::floor(std::log10(lo) * per_decade + 1e-9));
+    const int k1 = std::min(int(std::floor(std::log10(hi) * per_decade + 1e-9)) + 1, k0 + 12 * per_decade);
+    for (int k = k0; k < k1; ++k)
+        bins.push_back({std::pow(10.0, double(k) / per_decade), std::pow(10.0, double(k + 1) / per_decade), 0});
+    for (double v : values) {
+        int i = v > 0 ? int(std::floor(std::log10(v) * per_decade + 1e-9)) - k0 : 0;
+        bins[size_t(std::clamp(i, 0, int(bins.size()) - 1))].count++;
+    }
+    return bins;
+}
+
 } // namespace stallscope::gui

@@ -14,4 +14,10 @@ struct HistogramBin {
 // 1-2-5 step so the labels read well. Empty input -> no bins.
 std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values_ms, int max_bins);
 
+// Log-spaced bins, edges at 10^(k / per_decade) ms, from the edge at or below
+// the smallest value to the first above the largest: latencies spread over
+// decades (0.2 ms calls and 200 ms stalls) each get readable bars. Values
+// <= 0 count in the first bin. Empty input -> no bins.
+std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values_ms, int per_decade = 4);
+
 } // namespace stallscope::gui

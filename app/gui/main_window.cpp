@@ -10,6 +10,7 @@
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_panel.h"
+#include "app/gui/help_links.h"
 #ifdef STALLSCOPE_GUI_HAVE_LIVE
 #include "app/gui/live/live_capture_menu.h"
 #endif
@@ -99,7 +100,7 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
         const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
         resize(std::min(1360, avail.width() * 9 / 10), std::min(860, avail.height() * 9 / 10));
-        resizeDocks({findings_dock_}, {height() * 2 / 7}, Qt::Vertical);
+        resizeDocks({findings_dock_}, {height() * 2 / 5}, Qt::Vertical);   // room for the fix
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     updateTitle();
@@ -175,14 +176,20 @@ void MainWindow::buildMenus() {
                               [this](const LoadOutcome& o) { onLoadFinished(o); }});
 #endif
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About StallScope"), this, [this] {
-        QMessageBox::about(this, tr("About StallScope"),
-                           tr("<h3>StallScope</h3><p>Finds why SOAP/HTTP-1.x calls are slow from packet captures: "
-                              "Nagle/delayed-ACK stalls, split header/body writes, Expect: 100-continue waits, "
-                              "connection per call.</p>"));
-    });
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    fillHelpMenu(menuBar()->addMenu(tr("&Help")), this);
+}
+
+bool MainWindow::saveScreenshots(const QString& prefix) {
+    static const char* const kNames[] = {"overview", "calls", "timeline", "over-time", "event-trace", "page6", "page7"};
+    const int keep = pages_->currentIndex();
+    bool ok = true;
+    for (int i = 0; i < pages_->count() && i < 7; ++i) {
+        pages_->setCurrentIndex(i);
+        QApplication::processEvents();
+        ok = grab().save(QStringLiteral("%1-%2.png").arg(prefix, QString::fromLatin1(kNames[i]))) && ok;
+    }
+    pages_->setCurrentIndex(keep);
+    return ok;
 }
 
 void MainWindow::setTheme(Theme t) {
@@ -197,9 +204,10 @@ void MainWindow::changeEvent(QEvent* e) {
 }
 
 void MainWindow::updateTitle() {
-    // U+2014 em dash: "StallScope — file.pcap"
+    // "file.pcap — StallScope", Wireshark's order. Ending in the application
+    // display name keeps the platform from appending it a second time.
     setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope")
-                                           : QStringLiteral("StallScope \u2014 %1").arg(QFileInfo(current_file_).fileName()));
+                                           : QStringLiteral("%1 \u2014 StallScope").arg(QFileInfo(current_file_).fileName()));
 }
 
 void MainWindow::updateActions() {
@@ -270,6 +278,8 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     }
     current_file_ = out.path;
     addRecentFile(out.path);
+    if (QFileInfo::exists(out.path))   // File > Open starts where the last capture came from
+        QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(out.path).absolutePath());
     warnings_->clear();
     for (const Warning& w : out.result->capture.warnings) {
         QString text = QString::fromStdString(w.message);

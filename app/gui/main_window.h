@@ -51,6 +51,8 @@ public:
     QString lastError() const { return last_error_; }
     QStringList recentFiles() const;
     void setTheme(Theme t);
+    // PREFIX-overview.png, -calls.png, ... one per page, of the whole window.
+    bool saveScreenshots(const QString& prefix);
 
 signals:
     void loadFinished(bool ok);

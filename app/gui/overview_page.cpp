@@ -1,10 +1,11 @@
 #include "app/gui/overview_page.h"
 
 #include "app/gui/display_text.h"
-#include "app/gui/findings_model.h"
+#include "app/gui/findings_tree_model.h"
 #include "app/gui/latency_histogram.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/theme.h"
+#include "app/gui/chart_theme.h"
 
 #include <QFileInfo>
 #include <QFormLayout>
@@ -15,6 +16,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
@@ -25,6 +27,11 @@
 
 namespace stallscope::gui {
 
+namespace {
+// "0.18", "1", "5.6", "320": two significant digits, no trailing zeros.
+QString binLabel(double ms) { return QString::number(ms, 'g', ms >= 100 ? 3 : 2); }
+}
+
 static const char* const kStatKeys[][2] = {
     {"file", "File"},       {"packets", "Packets"},   {"calls", "Calls"},
     {"connections", "Connections"}, {"median", "Latency median"}, {"p90", "Latency p90"},
@@ -33,8 +40,8 @@ static const char* const kStatKeys[][2] = {
 };
 
 OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
-    : QWidget(parent), hub_(hub), losses_(new QTableWidget(0, 4)), findings_(new QTableView),
-      findings_model_(new FindingsModel(this)), chart_view_(new QChartView) {
+    : QWidget(parent), hub_(hub), losses_(new QTableWidget(0, 4)), findings_(new QTreeView),
+      findings_model_(new FindingsTreeModel(this)), chart_view_(new QChartView) {
     auto* stats_box = new QGroupBox(tr("Capture"));
     auto* form = new QFormLayout(stats_box);
     for (const auto& kv : kStatKeys) {
@@ -67,11 +74,10 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     findings_->setModel(findings_model_);
     findings_->setSelectionBehavior(QAbstractItemView::SelectRows);
     findings_->setSelectionMode(QAbstractItemView::SingleSelection);
-    findings_->verticalHeader()->hide();
-    findings_->horizontalHeader()->setStretchLastSection(true);
+    findings_->setUniformRowHeights(true);   // 100k children stay fast
+    findings_->header()->setStretchLastSection(true);
     findings_->setAlternatingRowColors(true);
-    findings_->verticalHeader()->setDefaultSectionSize(findings_->fontMetrics().height() + 6);
-    auto* findings_box = new QGroupBox(tr("Findings, ranked by time lost"));
+    auto* findings_box = new QGroupBox(tr("Findings by kind, ranked by time lost (expand a row for each finding)"));
     auto* fl = new QVBoxLayout(findings_box);
     fl->addWidget(findings_);
 
@@ -79,7 +85,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     loss_box->setMinimumWidth(360);
     // The top row stays compact so the ranked findings get the room.
     for (QWidget* w : {static_cast<QWidget*>(stats_box), static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)})
-        w->setMaximumHeight(290);
+        w->setMaximumHeight(250);
     top->addWidget(stats_box, 0);
     top->addWidget(loss_box, 3);
     top->addWidget(chart_view_, 3);
@@ -90,7 +96,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
 
     connect(hub_, &SelectionHub::resultChanged, this, &OverviewPage::onResult);
     connect(findings_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-        if (cur.isValid()) hub_->selectFinding(findings_model_->findingIndex(cur.row()));
+        if (cur.isValid()) hub_->selectFinding(cur.data(FindingsTreeModel::FindingIndexRole).toInt());
     });
     onResult(hub_->result());
 }
@@ -106,14 +112,7 @@ void OverviewPage::setStat(const QString& key, const QString& value) {
     if (auto* l = stats_.value(key)) l->setText(value);
 }
 
-void OverviewPage::refreshColors() {
-    QChart* chart = chart_view_->chart();
-    chart->setTheme(isDarkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    chart->setBackgroundBrush(palette().color(QPalette::Base));
-    for (auto* s : chart->series())
-        if (auto* bars = qobject_cast<QBarSeries*>(s))
-            for (auto* set : bars->barSets()) set->setColor(phaseColor(PhaseKind::RequestHeaders, isDarkPalette()));
-}
+void OverviewPage::refreshColors() { themeChart(chart_view_->chart(), phaseColor(PhaseKind::RequestHeaders, isDarkPalette())); }
 
 void OverviewPage::onResult(const ResultPtr& r) {
     findings_model_->setResult(r);
@@ -164,18 +163,15 @@ void OverviewPage::onResult(const ResultPtr& r) {
     std::vector<double> lat;
     for (const Call& c : r->calls)
         if (c.complete) lat.push_back(c.latency_ms);
-    const auto bins = latencyHistogram(lat, 12);
+    // Log bins: a capture's fast calls and its stalls differ by decades.
+    const auto bins = logLatencyHistogram(lat, 4);
     auto* set = new QBarSet(tr("calls"));
     QStringList cats;
     uint64_t peak = 0;
-    // Enough decimals for the bin width: category labels must be distinct
-    // (QBarCategoryAxis merges equal ones and the bars would shift).
-    const double bin_width = bins.empty() ? 1 : bins[0].hi_ms - bins[0].lo_ms;
-    const int decimals = bin_width >= 1 ? 0 : bin_width >= 0.1 ? 1 : bin_width >= 0.01 ? 2 : 3;
     for (const HistogramBin& b : bins) {
         *set << double(b.count);
         peak = std::max(peak, b.count);
-        cats << QString::number(b.lo_ms, 'f', decimals);
+        cats << binLabel(b.lo_ms);
     }
     auto* series = new QBarSeries;
     series->setBarWidth(0.95);
@@ -183,7 +179,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(cats);
-    x->setTitleText(tr("latency (ms, bin start)"));
+    x->setTitleText(tr("latency (ms, bin start, log bins)"));
     auto* y = new QValueAxis;
     // Integer ticks: up to 4 intervals of a whole number of calls.
     const uint64_t top = peak <= 4 ? std::max<uint64_t>(1, peak) : (peak + 3) / 4 * 4;
@@ -196,7 +192,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     series->attachAxis(x);
     series->attachAxis(y);
     refreshColors();
-    findings_->resizeColumnsToContents();
+    for (int c = 0; c < FindingsTreeModel::Fix; ++c) findings_->resizeColumnToContents(c);
 }
 
 } // namespace stallscope::gui

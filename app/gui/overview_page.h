@@ -9,12 +9,12 @@
 class QChartView;
 class QChart;
 class QLabel;
-class QTableView;
 class QTableWidget;
+class QTreeView;
 
 namespace stallscope::gui {
 
-class FindingsModel;
+class FindingsTreeModel;
 class SelectionHub;
 
 class OverviewPage : public QWidget {
@@ -25,7 +25,7 @@ public:
     // For tests: the numbers as shown.
     QString statText(const QString& key) const;
     QTableWidget* lossTable() const { return losses_; }
-    QTableView* findingsTable() const { return findings_; }
+    QTreeView* findingsTree() const { return findings_; }
     QChart* chart() const;
     void refreshColors();
 
@@ -36,8 +36,8 @@ private:
     SelectionHub* hub_;
     QHash<QString, QLabel*> stats_;
     QTableWidget* losses_;
-    QTableView* findings_;
-    FindingsModel* findings_model_;
+    QTreeView* findings_;
+    FindingsTreeModel* findings_model_;
     QChartView* chart_view_;
 };
 

@@ -22,6 +22,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtCharts/QBarSeries>
@@ -195,7 +196,8 @@ TEST_CASE("Main window shows a loaded result in every view") {
     CHECK(w.overviewPage()->statText("connections") == "3");
     CHECK(w.overviewPage()->statText("median") == "4.00 ms");
     CHECK(w.overviewPage()->lossTable()->rowCount() == 3);
-    CHECK(w.overviewPage()->findingsTable()->model()->rowCount() == 3);
+    CHECK(w.overviewPage()->findingsTree()->model()->rowCount() == 3);   // three kinds, one finding each
+    CHECK(w.windowTitle().count("StallScope") == 1);
     auto series = w.overviewPage()->chart()->series();
     REQUIRE(series.size() == 1);
     auto* bars = qobject_cast<QBarSeries*>(series[0]);

@@ -1,0 +1,30 @@
+#pragma once
+// Findings grouped the way Wireshark's Expert Information groups them: one
+// group per kind and side, with how many findings and calls it holds, the
+// time it cost and a severity; groups ranked by time lost. Pure, no Qt.
+#include "analyzers/model.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope::gui {
+
+enum class Severity { Info, Note, Warning };   // no time lost / some / a large share
+
+struct FindingGroup {
+    std::string kind;
+    Side side = Side::Client;
+    std::vector<size_t> findings;   // indexes into result.findings, costliest first
+    uint64_t calls = 0;             // distinct calls touched
+    double lost_ms = 0;             // summed cost
+    bool every_call = false;        // touches every call of the capture
+    Severity severity = Severity::Info;
+};
+
+// A group is a Warning when it cost at least this share of all call time.
+constexpr double kWarningShare = 0.05;
+
+std::vector<FindingGroup> groupFindings(const AnalysisResult& r);
+const char* severityName(Severity s);   // "Warning", "Note", "Info"
+
+} // namespace stallscope::gui

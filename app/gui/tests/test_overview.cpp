@@ -1,0 +1,220 @@
+// The Overview's grouped findings, the details pane at the default window
+// size, words instead of keys, evidence descriptions, log-binned histogram
+// and the dark theme of charts and traces. Offscreen.
+#include "app/gui/display_text.h"
+#include "app/gui/event_trace_painter.h"
+#include "app/gui/findings_groups.h"
+#include "app/gui/findings_panel.h"
+#include "app/gui/findings_tree_model.h"
+#include "app/gui/latency_histogram.h"
+#include "app/gui/main_window.h"
+#include "app/gui/overview_page.h"
+#include "app/gui/selection_hub.h"
+#include "app/gui/tests/fake_result.h"
+#include "app/gui/theme.h"
+#include "app/gui/wireshark_link.h"
+
+#include <catch2/catch.hpp>
+
+#include <QAbstractTextDocumentLayout>
+#include <QApplication>
+#include <QImage>
+#include <QListWidget>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTextBrowser>
+#include <QTextBlock>
+#include <QTreeView>
+#include <QtCharts/QAbstractAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+
+using namespace stallscope;
+using namespace stallscope::gui;
+
+namespace {
+// The fake result plus 40 server_time findings (one per extra call) and a
+// message_size finding on every call: the shape of a big capture.
+AnalysisResult crowdedResult() {
+    AnalysisResult r = test::makeResult();
+    const size_t base = r.calls.size();
+    for (uint64_t i = 0; i < 40; ++i) {
+        Call c = r.calls[0];
+        c.id = base + 1 + i;
+        c.latency_ms = 12;
+        r.calls.push_back(c);
+        Finding f;
+        f.kind = "server_time";
+        f.side = Side::Server;
+        f.calls = {c.id};
+        f.cost_ms = 2 + double(i % 3);
+        f.fix = "make the server faster";
+        r.findings.push_back(f);
+    }
+    for (const Call& c : r.calls) {
+        Finding f;
+        f.kind = "message_size";
+        f.side = Side::Client;
+        f.calls = {c.id};
+        r.findings.push_back(f);
+    }
+    return r;
+}
+} // namespace
+
+TEST_CASE("Findings group by kind and side, ranked by time lost, every-call kinds said once") {
+    const AnalysisResult r = crowdedResult();
+    const auto groups = groupFindings(r);
+    REQUIRE(groups.size() == 5);
+    CHECK(groups[0].kind == "server_time");   // 40 findings, 119 ms in all, beats Nagle's 40 ms
+    CHECK(groups[0].findings.size() == 40);
+    CHECK(groups[0].lost_ms == Approx(14 * 2 + 13 * 3 + 13 * 4));
+    CHECK(r.findings[groups[0].findings.front()].cost_ms == 4);   // costliest first inside a group
+    CHECK(groups[1].kind == "nagle_delayed_ack");
+    CHECK(groups.back().kind == "message_size");
+    CHECK(groups.back().every_call);
+    CHECK(groups.back().severity == Severity::Info);
+    CHECK_FALSE(groups[0].every_call);
+    for (size_t i = 1; i < groups.size(); ++i) CHECK(groups[i - 1].lost_ms >= groups[i].lost_ms);
+
+    FindingsTreeModel m;
+    m.setResult(std::make_shared<const AnalysisResult>(r));
+    REQUIRE(m.rowCount() == 5);
+    const QModelIndex top = m.index(0, 0);
+    CHECK(m.rowCount(top) == 40);
+    CHECK(m.data(m.index(0, FindingsTreeModel::Count), Qt::DisplayRole).toString() == "40");
+    CHECK(m.data(m.index(0, FindingsTreeModel::Kind), Qt::DisplayRole).toString() == "Server time (server)");
+    CHECK(m.data(m.index(4, FindingsTreeModel::Calls), Qt::DisplayRole).toString().startsWith("every call"));
+    CHECK(m.data(m.index(0, FindingsTreeModel::Fix), Qt::DisplayRole).toString() == "make the server faster");
+    const QModelIndex child = m.index(3, FindingsTreeModel::Lost, top);
+    REQUIRE(child.isValid());
+    CHECK(m.parent(child) == top);
+    CHECK(m.rowCount(child) == 0);
+    const int fi = child.data(FindingsTreeModel::FindingIndexRole).toInt();
+    CHECK(m.indexOfFinding(fi).row() == 3);
+    CHECK(m.indexOfFinding(fi).parent() == top);
+}
+
+TEST_CASE("Finding details read as words, evidence frames say what they are") {
+    CHECK(detailText("held_segment", "312 B body").first == "Held segment");
+    CHECK(detailText("ack_delay_ms", "40.1") == std::pair<QString, QString>("ACK delay", "40.1 ms"));
+    CHECK(detailText("some_new_key", "x").first == "Some new key");
+    CHECK(detailText("wait_ms", "n/a") == std::pair<QString, QString>("Wait", "n/a"));
+
+    SegmentInfo data, ack;
+    data.frame = 24;
+    data.ts_ns = 1'000'000'000;
+    data.from = Side::Server;
+    data.len = 312;
+    data.carries = carries::kResponseBody;
+    data.acked_frame = 25;
+    data.acked_ns = data.ts_ns + 46'000'000;
+    ack.frame = 25;
+    ack.ts_ns = data.acked_ns;
+    ack.from = Side::Client;
+    const std::vector<const SegmentInfo*> segs{&data, &ack};
+    CHECK(evidenceFrameText(25, segs) == "#25 ACK from client, 46.0 ms after #24");
+    CHECK(evidenceFrameText(24, segs) == "#24 response body (312 B) from server, ACKed 46.0 ms later by #25");
+    CHECK(evidenceFrameText(99, segs) == "#99");
+}
+
+// The main window at the default size with the fake result loaded.
+static void loadFake(MainWindow& w) {
+    w.resize(1360, 860);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openFile("fake:ok");
+    REQUIRE(loaded.wait(10000));
+    QApplication::processEvents();
+}
+
+TEST_CASE("The fix is visible without scrolling at 1360x860") {
+    MainWindow w(test::fakeBackend());
+    loadFake(w);
+    QTextBrowser* d = w.findingsPanel()->details();
+    REQUIRE(d->isVisible());
+    const QString text = d->toPlainText();
+    REQUIRE(text.contains("Fix: fix it"));
+    REQUIRE(text.contains("kit.setting=1"));
+    CHECK(text.contains("If fixed:"));
+    CHECK(text.indexOf("Fix:") < text.indexOf("nagle_delayed_ack explained"));   // the fix comes first
+    CHECK(text.contains("40.0 ms lost"));                                         // beside its cost
+    // The toolkit line (after the fix) lies inside the visible part of the pane.
+    QTextDocument* doc = d->document();
+    const QTextBlock kit = doc->find(QStringLiteral("kit.setting=1")).block();
+    REQUIRE(kit.isValid());
+    const QRectF box = doc->documentLayout()->blockBoundingRect(kit);
+    CHECK(d->verticalScrollBar()->value() == 0);
+    CHECK(box.bottom() <= d->viewport()->height());
+    CHECK(d->viewport()->height() >= 120);
+    // Evidence frames are described, not "Frame 21".
+    QListWidget* ev = w.findingsPanel()->evidence();
+    REQUIRE(ev->count() == 2);
+    CHECK(ev->item(0)->text().startsWith("#21 data (100 B) from client"));
+    CHECK(ev->item(0)->text().contains("#21"));
+}
+
+TEST_CASE("Overview histogram uses log bins") {
+    const auto bins = logLatencyHistogram({0.2, 0.3, 1.0, 45, 200, 1000}, 4);
+    REQUIRE(!bins.empty());
+    uint64_t n = 0;
+    for (size_t i = 0; i < bins.size(); ++i) {
+        n += bins[i].count;
+        CHECK(bins[i].hi_ms / bins[i].lo_ms == Approx(std::pow(10.0, 0.25)));
+        if (i) CHECK(bins[i].lo_ms == Approx(bins[i - 1].hi_ms));
+    }
+    CHECK(n == 6);
+    CHECK(bins.front().lo_ms <= 0.2);
+    CHECK(bins.back().hi_ms > 1000);
+    CHECK(bins.size() <= 4 * 4 + 1);   // 0.2 .. 1000 ms: under four decades
+    CHECK(logLatencyHistogram({}, 4).empty());
+}
+
+TEST_CASE("Dark theme: the histogram and the event trace follow the palette") {
+    MainWindow w(test::fakeBackend());
+    loadFake(w);
+    w.setTheme(Theme::Dark);
+    QApplication::processEvents();
+    REQUIRE(isDarkPalette());
+    QChart* chart = w.overviewPage()->chart();
+    CHECK(chart->backgroundBrush().color().lightness() < 100);
+    CHECK(chart->titleBrush().color().lightness() > 150);
+    REQUIRE(!chart->axes().isEmpty());
+    for (QAbstractAxis* a : chart->axes()) {
+        CHECK(a->labelsBrush().color().lightness() > 150);
+        CHECK(a->titleBrush().color().lightness() > 150);
+    }
+    // The trace: dark paper, light ink.
+    EventTraceLayout l;
+    l.width = 200;
+    l.height = 100;
+    l.client_x = 40;
+    l.server_x = 160;
+    l.top = 30;
+    QImage img(200, 100, QImage::Format_ARGB32);
+    {
+        QPainter p(&img);
+        paintEventTrace(p, l, {true, 0});
+    }
+    CHECK(QColor(img.pixel(190, 95)).lightness() < 60);
+    {
+        QPainter p(&img);
+        paintEventTrace(p, l, {false, 0});
+    }
+    CHECK(QColor(img.pixel(190, 95)).lightness() > 240);
+    w.setTheme(Theme::Light);
+    QApplication::processEvents();
+    CHECK(chart->backgroundBrush().color().lightness() > 200);
+}
+
+TEST_CASE("Wireshark display filters and the Open action") {
+    CHECK(callDisplayFilter(12) == "stallscope.call == 12");
+    CHECK(frameDisplayFilter(25) == "frame.number == 25");
+    const QByteArray path = qgetenv("PATH");
+    qputenv("PATH", "/nonexistent");
+    CHECK(wiresharkExecutable().isEmpty());
+    CHECK_FALSE(openInWireshark("/tmp/x.pcap", 3));
+    qputenv("PATH", path);
+}
