@@ -1,6 +1,7 @@
 #include "analyzers/exchange_tracker.h"
 
 #include "analyzers/message_content.h"
+#include "dissectors/http/http_sniffer.h"
 
 #include <algorithm>
 #include <vector>
@@ -12,6 +13,7 @@ struct CallState {
     Call call;
     uint64_t seg_first = 0, seg_last = 0;
     bool have_request_head = false;
+    bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
     bool done = false;            // final response complete (or given up)
     MessageBody bodies[2];        // request, response: each decoded with its own message's coding
 };
@@ -36,10 +38,11 @@ class ExchangeTracker::Listener : public HttpStreamListener {
 public:
     Listener(ExchangeTracker& t, int dir) : t_(t), dir_(dir) {}
     void on_message_begin(uint64_t offset) override;
+    void on_start_line(const HttpMessageHead& head, uint64_t end_offset) override;
     void on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) override;
     void on_body(std::span<const uint8_t> data, uint64_t body_pos) override;
     void on_message_complete(uint64_t end_offset) override;
-    void on_error(const std::string& message, uint64_t offset, bool fatal) override;
+    void on_error(const HttpParseError& error) override;
 private:
     ExchangeTracker& t_;
     int dir_;
@@ -47,6 +50,7 @@ private:
 
 struct ExchangeTracker::Dir {
     int http = -1;                 // -1 not sniffed yet, 0 not HTTP, 1 HTTP
+    std::unique_ptr<HttpSniffer> sniffer;  // until the first valid start line
     uint64_t base = 0;             // stream offset where the parser started
     std::unique_ptr<Listener> listener;
     std::unique_ptr<HttpStreamParser> parser;
@@ -148,6 +152,16 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     if (d.active.info) { d.active.info->first_frame = d.active.begin_frame; d.active.info->first_ns = d.active.begin_ns; }
 }
 
+void ExchangeTracker::Listener::on_start_line(const HttpMessageHead& head, uint64_t) {
+    Dir& d = *t_.dirs_[dir_];
+    if (dir_ != 0 || !d.have_active || !d.active.call) return;
+    CallState& cs = *d.active.call;
+    cs.start_line = true;
+    cs.call.method = head.method;
+    cs.call.uri = head.uri;
+    cs.call.http_version = head.version;
+}
+
 void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) {
     Dir& d = *t_.dirs_[dir_];
     if (!d.have_active) return;
@@ -232,20 +246,26 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     t_.finish_soap(cs, true);
 }
 
-void ExchangeTracker::Listener::on_error(const std::string& message, uint64_t offset, bool fatal) {
+void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
     Dir& d = *t_.dirs_[dir_];
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
-    if (++d.errors <= 20) {
-        t_.host_.warn(std::string(dir_ == 0 ? "request" : "response") + " stream: " + message + " (stream offset " +
-                          std::to_string(d.base + offset) + (fatal ? ", rest of this direction not parsed)" : ")"),
+    static constexpr const char* kWhat[] = {
+        "",                                                 // Warning
+        ", message dropped; parsing resumes at the next message",  // Dropped
+        ", not HTTP/1.x; parsing resumes at the next message",     // Rejected
+        ", bytes skipped up to the next message",                  // Skipped
+    };
+    if (e.code != HttpError::TunnelEntered && ++d.errors <= 20) {
+        t_.host_.warn(std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
+                          std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
                       seg ? seg->frame : 0);
     }
-    if (fatal && d.have_active) {
-        // Bytes that do not even start like a request line (after an Upgrade,
-        // or garbage) are not a call: drop the one opened at message begin.
+    if (e.effect != HttpErrorEffect::Warning && d.have_active) {
+        // Bytes that never had a valid HTTP/1.x start line are not a call:
+        // drop the one opened at message begin.
         CallState* cs = d.active.call;
-        if (dir_ == 0 && cs && !cs->have_request_head && message == "not an HTTP request line" &&
-            !t_.calls_.empty() && t_.calls_.back().get() == cs) {
+        if (e.effect == HttpErrorEffect::Rejected && dir_ == 0 && cs && !cs->start_line && !t_.calls_.empty() &&
+            t_.calls_.back().get() == cs) {
             t_.calls_.pop_back();
             --t_.calls_started_;
         }
@@ -266,19 +286,26 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
     if (d.http == 0) return;
     d.cur_seg = seg;
     if (!d.parser) {
-        // Find HTTP by content: a direction is HTTP when a segment starts like
-        // a request (client) or a status line (server). Until then (capture
-        // began mid-message) bytes are skipped at segment granularity.
-        bool looks = dir == 0 ? HttpStreamParser::looks_like_request(data) : HttpStreamParser::looks_like_response(data);
-        if (!looks) {
-            if (offset == 0 && d.http == -1 && data.size() >= 8) d.http = -2;  // remember: not at a message start
+        // Find HTTP by content, on the reassembled stream: a direction is
+        // HTTP once a whole valid start line is seen (split over segments
+        // or not). Until then (capture began mid-message, or not HTTP) its
+        // bytes are not parsed.
+        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == 0, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
+        auto verdict = d.sniffer->feed(offset, data, seg);
+        if (auto at = d.sniffer->take_rejected_first_line()) {
+            SegmentInfo* s = segs_.at(*at);
+            host_.warn(dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
+                                : "response stream: first line is not an HTTP/1.x status line",
+                       s ? s->frame : 0);
+        }
+        if (verdict != HttpSniffer::Verdict::Http) {
             if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
-            if (offset > 64 * 1024 && d.http < 0) d.http = 0;  // give up: not HTTP
+            if (verdict == HttpSniffer::Verdict::NotHttp) { d.http = 0; d.sniffer.reset(); }
             return;
         }
         d.http = 1;
-        d.base = offset;
-        d.cursor = offset;
+        d.base = d.sniffer->message_offset();
+        d.cursor = d.base;
         d.listener = std::make_unique<Listener>(*this, dir);
         HttpParserLimits lim;
         lim.max_header_bytes = opt_.max_header_bytes;
@@ -287,15 +314,30 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
                                                       *d.listener, lim);
         for (auto& m : d.pending_methods) d.parser->push_request_method(m);
         d.pending_methods.clear();
+        // The first message's bytes from earlier segments, each with its segment.
+        auto sniffer = std::move(d.sniffer);
+        for (const auto& h : sniffer->held()) {
+            d.cur_seg = h.tag;
+            d.parser->feed(h.bytes);
+            attribute(dir, h.offset + h.bytes.size());
+        }
+        d.cur_seg = seg;
+        uint64_t skip = d.base > offset ? d.base - offset : 0;
+        d.cursor = std::max(d.cursor, offset + skip);
+        d.parser->feed(data.subspan(size_t(skip)));
+    } else {
+        d.cursor = std::max(d.cursor, offset);
+        d.parser->feed(data);
     }
-    d.cursor = std::max(d.cursor, offset);
-    d.parser->feed(data);
     attribute(dir, offset + data.size());
+    // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
+    Dir& req = *dirs_[0];
+    if (dir == 1 && d.parser->in_tunnel() && req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
 }
 
 void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
     Dir& d = *dirs_[dir];
-    if (!d.parser) return;
+    if (!d.parser) return;  // the sniffer sees the jump in offsets
     d.parser->gap(len);
     d.cursor = std::max(d.cursor, offset + len);
 }
@@ -307,6 +349,14 @@ void ExchangeTracker::on_end_of_stream(int dir) {
 
 std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
     std::vector<Ready> out;
+    // A message whose start line never completed is not a call.
+    if (all)
+        while (!calls_.empty() && !calls_.back()->start_line) {
+            for (auto& d : dirs_)
+                if (d->have_active && d->active.call == calls_.back().get()) { d->have_active = false; d->active = MsgTrack{}; }
+            calls_.pop_back();
+            --calls_started_;
+        }
     // Keep the newest completed call back (unless `all`): its trailing ACKs
     // and a possible close still belong to it.
     size_t last_done = SIZE_MAX;
@@ -328,7 +378,8 @@ std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
 
 std::vector<Call> ExchangeTracker::provisional() const {
     std::vector<Call> out;
-    for (auto& cs : calls_) out.push_back(cs->call);
+    for (auto& cs : calls_)
+        if (cs->start_line) out.push_back(cs->call);
     return out;
 }
 

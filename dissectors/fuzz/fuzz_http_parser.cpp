@@ -1,8 +1,11 @@
 // libFuzzer: HttpStreamParser in both roles. Input: [split][flags][stream...].
 // The stream is fed in two parts split at a fuzzer-chosen point (optionally
 // with a gap between them, optionally ended by end_of_stream). Checks that
-// offsets only move forward and stay inside what was fed, and that without a
-// gap the events do not depend on where the stream was split.
+// offsets only move forward and stay inside what was fed, that every begun
+// message ends exactly once (complete, dropped or rejected), and that without
+// a gap the events up to the first error that loses framing do not depend on
+// where the stream was split (after it the parser resynchronises at chunk
+// starts too, which depend on the split by design).
 #include "dissectors/http/http_stream_parser.h"
 
 #include <cstdint>
@@ -25,7 +28,9 @@ struct Recorder : HttpStreamListener {
         last = off;
     }
     void on_message_begin(uint64_t offset) override {
-        at(offset);
+        if (in_message) std::abort();
+        if (offset > limit) std::abort();  // may lie before `last` (a start line found while resynchronising)
+        last = std::max(last, offset);
         in_message = true;
         body_next = 0;
         events.push_back("begin " + std::to_string(offset));
@@ -46,13 +51,27 @@ struct Recorder : HttpStreamListener {
     }
     void on_message_complete(uint64_t end_offset) override {
         at(end_offset);
+        if (!in_message) std::abort();
         in_message = false;
         events.push_back("complete " + std::to_string(end_offset) + " body " + std::to_string(body_total));
         body_total = 0;
     }
-    void on_error(const std::string& message, uint64_t offset, bool fatal) override {
-        if (offset > limit) std::abort();
-        events.push_back("error " + message + " " + std::to_string(offset) + (fatal ? " fatal" : ""));
+    void on_error(const HttpParseError& e) override {
+        if (e.offset > limit) std::abort();
+        bool ends = e.effect == HttpErrorEffect::Dropped || e.effect == HttpErrorEffect::Rejected;
+        if (ends != in_message && e.effect != HttpErrorEffect::Warning) std::abort();  // Skipped only between messages
+        if (ends) in_message = false;
+        if (!lost_framing && e.effect != HttpErrorEffect::Warning) {
+            lost_framing = true;
+            framed_events = events.size() + 1;
+        }
+        events.push_back(std::string("error ") + http_error_name(e.code) + " " + std::to_string(e.offset) + " " +
+                         std::to_string(int(e.effect)));
+    }
+    bool lost_framing = false;
+    size_t framed_events = 0;
+    std::vector<std::string> framed() const {
+        return lost_framing ? std::vector<std::string>(events.begin(), events.begin() + ptrdiff_t(framed_events)) : events;
     }
 };
 
@@ -75,7 +94,7 @@ std::vector<std::string> run(HttpStreamParser::Role role, std::span<const uint8_
     p.feed(stream.subspan(split));
     if (p.offset() != rec.limit) std::abort();
     if (eos) p.end_of_stream();
-    return rec.events;
+    return rec.framed();
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "dissectors/http/http_stream_parser.h"
 
+#include "dissectors/http/start_line.h"
+
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -9,17 +11,12 @@ namespace stallscope {
 
 namespace {
 
-// Longest request method we accept while sniffing the start line early.
-constexpr size_t kMaxMethodLength = 32;
 // A chunk-size line (size + extensions) longer than this is garbage.
 constexpr size_t kMaxChunkLine = 4096;
 // Responses may never come; do not let pushed methods pile up forever.
 constexpr size_t kMaxPendingMethods = 65536;
 
-bool is_tchar(uint8_t c) {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-    return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
+bool is_tchar(uint8_t c) { return is_http_tchar(c); }
 
 char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
 
@@ -48,10 +45,6 @@ void for_each_list_token(std::string_view list, Fn fn) {
     }
 }
 
-bool parse_http1_version(std::string_view v) {
-    return v.size() == 8 && v.substr(0, 7) == "HTTP/1." && v[7] >= '0' && v[7] <= '9';
-}
-
 int hex_value(uint8_t c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -74,9 +67,8 @@ struct HttpStreamParser::Impl {
         ChunkDataCR,     // CRLF after chunk data
         ChunkDataLF,
         Trailer,         // trailer fields up to the empty line
-        Resync,          // after a gap: waiting for a feed that looks like a message start
+        Resync,          // framing lost: scanning for the next valid start line
         Tunnel,          // after 101 / CONNECT 2xx: bytes are not HTTP any more
-        Dead,            // after a fatal error
         Closed,          // after end_of_stream()
     };
 
@@ -90,10 +82,13 @@ struct HttpStreamParser::Impl {
     // Head accumulation: only the current line is buffered.
     HttpMessageHead head;
     std::string line;
+    StartLineMatcher start;    // the start line of the message in progress
+    StartLineScanner scanner;  // where to begin again when framing is lost
     bool start_line_done = false;
     uint64_t head_bytes = 0;
     size_t header_lines = 0;
     uint64_t msg_begin = 0;
+    uint32_t warned = 0;       // lenient-form warnings already given for this message
 
     // Body.
     uint64_t remaining = 0;
@@ -109,11 +104,36 @@ struct HttpStreamParser::Impl {
 
     std::deque<std::string> pending_methods;
 
-    Impl(Role r, HttpStreamListener& l, HttpParserLimits lim) : role(r), listener(l), limits(lim) {}
+    Impl(Role r, HttpStreamListener& l, HttpParserLimits lim)
+        : role(r), listener(l), limits(lim), start(r == Role::Request, lim.max_header_bytes),
+          scanner(r == Role::Request, lim.max_header_bytes) {}
 
-    void fatal(const std::string& msg, uint64_t at) {
-        listener.on_error(msg, at, true);
-        state = State::Dead;
+    bool in_message() const {
+        return state != State::Idle && state != State::Resync && state != State::Tunnel && state != State::Closed;
+    }
+
+    void report(HttpError code, HttpErrorEffect effect, std::string msg, uint64_t at) {
+        listener.on_error(HttpParseError{code, effect, at, std::move(msg)});
+    }
+
+    // A lenient form: reported once per message.
+    void warn(HttpError code, std::string msg, uint64_t at) {
+        uint32_t b = StartLineMatcher::bit(code);
+        if (warned & b) return;
+        warned |= b;
+        report(code, HttpErrorEffect::Warning, std::move(msg), at);
+    }
+
+    // The message in progress (if any) ends here; skip to the next start
+    // line. `line_start`: the next byte begins a line.
+    void drop(HttpError code, const std::string& msg, uint64_t at, bool line_start) {
+        HttpErrorEffect effect = !in_message()       ? HttpErrorEffect::Skipped
+                                 : start_line_done   ? HttpErrorEffect::Dropped
+                                                     : HttpErrorEffect::Rejected;
+        reset_message();
+        state = State::Resync;
+        scanner.restart(line_start);
+        report(code, effect, msg, at);
     }
 
     void reset_message() {
@@ -125,6 +145,7 @@ struct HttpStreamParser::Impl {
         header_lines = 0;
         remaining = 0;
         body_pos = 0;
+        warned = 0;
     }
 
     void complete(State next = State::Idle) {
@@ -133,24 +154,31 @@ struct HttpStreamParser::Impl {
         state = next;
     }
 
-    bool looks_like_start(std::span<const uint8_t> d) const {
-        return role == Role::Request ? HttpStreamParser::looks_like_request(d)
-                                     : HttpStreamParser::looks_like_response(d);
+    // The start line in `m` is valid: it becomes the head's first line.
+    void accept_start_line(const StartLineMatcher& m) {
+        start_line_done = true;
+        head_bytes = off - msg_begin;
+        head.method = m.method;
+        head.uri = m.target;
+        head.version = m.version;
+        head.status = m.status;
+        head.reason = m.reason;
+        listener.on_start_line(head, off);
+        static constexpr std::pair<HttpError, const char*> kLenient[] = {
+            {HttpError::ExtraWhitespace, "extra whitespace in the start line (accepted)"},
+            {HttpError::LowerCaseVersion, "lower-case HTTP version (accepted)"},
+            {HttpError::BareLineFeed, "line ended by a bare LF (accepted)"},
+        };
+        for (auto [code, text] : kLenient)
+            if (m.lenient() & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
     }
 
     void feed(std::span<const uint8_t> data) {
-        if (state == State::Resync) {
-            if (!looks_like_start(data)) {
-                off += data.size();
-                return;
-            }
-            reset_message();
-            state = State::Idle;
-        }
         const uint8_t* p = data.data();
         size_t n = data.size();
         size_t i = 0;
         auto consume = [&](size_t k) { i += k; off += k; };
+        if (state == State::Resync) scanner.chunk_start();
         while (i < n) {
             switch (state) {
             case State::Idle: {
@@ -158,26 +186,46 @@ struct HttpStreamParser::Impl {
                 if (c == '\r' || c == '\n') { consume(1); break; }  // tolerated empty lines
                 reset_message();
                 msg_begin = off;
+                start.reset();
                 listener.on_message_begin(off);
                 state = State::Head;
                 break;
             }
+            case State::Resync: {
+                uint8_t c = p[i];
+                uint64_t at = off;
+                consume(1);
+                if (scanner.push(c, at)) {
+                    reset_message();
+                    msg_begin = scanner.candidate_offset();
+                    state = State::Head;
+                    listener.on_message_begin(msg_begin);
+                    accept_start_line(scanner.matcher());
+                }
+                break;
+            }
             case State::Head: {
+                if (!start_line_done) {
+                    uint8_t c = p[i];
+                    consume(1);
+                    auto r = start.push(c);
+                    if (r == StartLineMatcher::Result::Accepted) accept_start_line(start);
+                    else if (r == StartLineMatcher::Result::Rejected) drop(start.reject_code, start.reject_reason, msg_begin, c == '\n');
+                    break;
+                }
                 const void* lf = std::memchr(p + i, '\n', n - i);
                 size_t k = lf ? size_t(static_cast<const uint8_t*>(lf) - (p + i)) + 1 : n - i;
                 if (head_bytes + k > limits.max_header_bytes) {
                     uint64_t at = off + (limits.max_header_bytes - head_bytes);
-                    fatal("header section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", at);
+                    consume(k);
+                    drop(HttpError::HeaderTooLarge,
+                         "header section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", at, lf != nullptr);
                     break;
                 }
                 uint64_t line_start = off - line.size();
                 line.append(reinterpret_cast<const char*>(p + i), k);
                 head_bytes += k;
                 consume(k);
-                if (!start_line_done && !start_line_prefix_ok()) {
-                    fatal(role == Role::Request ? "not an HTTP request line" : "not an HTTP status line", msg_begin);
-                    break;
-                }
                 if (lf) process_line(line_start);
                 break;
             }
@@ -199,11 +247,11 @@ struct HttpStreamParser::Impl {
             }
             case State::ChunkSize: {
                 uint8_t c = p[i];
-                if (++chunk_line_len > kMaxChunkLine) { fatal("chunk-size line too long", off); break; }
+                if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); break; }
                 int v = hex_value(c);
                 if (v >= 0) {
                     if (chunk_size > (std::numeric_limits<uint64_t>::max() >> 4)) {
-                        fatal("chunk size overflows 64 bits", off);
+                        bad_chunk("chunk size overflows 64 bits", c);
                         break;
                     }
                     chunk_size = (chunk_size << 4) | uint64_t(v);
@@ -211,23 +259,23 @@ struct HttpStreamParser::Impl {
                     consume(1);
                     break;
                 }
-                if (!chunk_has_digit) { fatal("bogus chunk size", off); break; }
+                if (!chunk_has_digit) { bad_chunk("bogus chunk size", c); break; }
                 if (c == ';' || c == ' ' || c == '\t') { state = State::ChunkExt; consume(1); break; }
                 if (c == '\r') { state = State::ChunkSizeLF; consume(1); break; }
                 if (c == '\n') { consume(1); chunk_size_done(); break; }
-                fatal("bogus chunk size", off);
+                bad_chunk("bogus chunk size", c);
                 break;
             }
             case State::ChunkExt: {
                 uint8_t c = p[i];
-                if (++chunk_line_len > kMaxChunkLine) { fatal("chunk-size line too long", off); break; }
+                if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); break; }
                 consume(1);
                 if (c == '\r') state = State::ChunkSizeLF;
                 else if (c == '\n') chunk_size_done();
                 break;
             }
             case State::ChunkSizeLF:
-                if (p[i] != '\n') { fatal("expected LF after chunk size", off); break; }
+                if (p[i] != '\n') { bad_chunk("expected LF after chunk size", p[i]); break; }
                 consume(1);
                 chunk_size_done();
                 break;
@@ -243,10 +291,10 @@ struct HttpStreamParser::Impl {
             case State::ChunkDataCR:
                 if (p[i] == '\r') { state = State::ChunkDataLF; consume(1); }
                 else if (p[i] == '\n') { begin_chunk_size(); consume(1); }  // bare LF tolerated
-                else fatal("missing CRLF after chunk data", off);
+                else bad_chunk("missing CRLF after chunk data", p[i]);
                 break;
             case State::ChunkDataLF:
-                if (p[i] != '\n') { fatal("missing CRLF after chunk data", off); break; }
+                if (p[i] != '\n') { bad_chunk("missing CRLF after chunk data", p[i]); break; }
                 consume(1);
                 begin_chunk_size();
                 break;
@@ -257,19 +305,20 @@ struct HttpStreamParser::Impl {
                     if (trailer_line_len == 0) { complete(); break; }
                     trailer_line_len = 0;
                     if (++trailer_lines > limits.max_headers) {
-                        fatal("more than " + std::to_string(limits.max_headers) + " trailer fields", off - 1);
+                        drop(HttpError::TooManyHeaders,
+                             "more than " + std::to_string(limits.max_headers) + " trailer fields", off - 1, true);
                     }
                 } else if (c != '\r') {
                     ++trailer_line_len;
                     if (++trailer_bytes > limits.max_header_bytes) {
-                        fatal("trailer section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", off - 1);
+                        drop(HttpError::HeaderTooLarge,
+                             "trailer section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", off - 1,
+                             false);
                     }
                 }
                 break;
             }
-            case State::Resync:  // only entered from gap(); handled above
             case State::Tunnel:
-            case State::Dead:
             case State::Closed:
                 consume(n - i);
                 break;
@@ -277,22 +326,9 @@ struct HttpStreamParser::Impl {
         }
     }
 
-    // Rejects a stream that cannot be HTTP as soon as its first bytes show it,
-    // instead of buffering up to max_header_bytes of garbage.
-    bool start_line_prefix_ok() const {
-        if (role == Role::Response) {
-            static constexpr std::string_view kPrefix = "HTTP/";
-            size_t k = std::min(line.size(), kPrefix.size());
-            return std::string_view(line).substr(0, k) == kPrefix.substr(0, k);
-        }
-        size_t k = std::min(line.size(), kMaxMethodLength + 1);
-        for (size_t j = 0; j < k; ++j) {
-            uint8_t c = uint8_t(line[j]);
-            if (c == ' ') return j > 0;
-            if (!is_tchar(c)) return false;
-        }
-        return k <= kMaxMethodLength;
-    }
+    // Broken chunk framing at the byte `c` (not consumed): the byte itself
+    // may begin the next line, so the scan starts on it.
+    void bad_chunk(const char* msg, uint8_t) { drop(HttpError::BadChunk, msg, off, true); }
 
     void begin_chunk_size() {
         state = State::ChunkSize;
@@ -317,19 +353,21 @@ struct HttpStreamParser::Impl {
         std::string_view l(line);
         l.remove_suffix(1);  // '\n'
         if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-        if (!start_line_done) {
-            start_line_done = true;
-            if (!parse_start_line(l)) return;
-        } else if (l.empty()) {
+        else warn(HttpError::BareLineFeed, "line ended by a bare LF (accepted)", line_start);
+        if (l.empty()) {
             line.clear();
             finish_head();
             return;
         } else if (++header_lines > limits.max_headers) {
-            fatal("more than " + std::to_string(limits.max_headers) + " header fields", line_start);
+            drop(HttpError::TooManyHeaders, "more than " + std::to_string(limits.max_headers) + " header fields",
+                 line_start, true);
             return;
         } else if (l.front() == ' ' || l.front() == '\t') {
             // obs-fold (RFC 9112 5.2): continuation of the previous field value.
-            if (head.headers.empty()) { fatal("obs-fold line before any header field", line_start); return; }
+            if (head.headers.empty()) {
+                drop(HttpError::MalformedHeader, "obs-fold line before any header field", line_start, true);
+                return;
+            }
             std::string& v = head.headers.back().value;
             std::string_view more = trim_ows(l);
             if (!more.empty()) {
@@ -339,54 +377,18 @@ struct HttpStreamParser::Impl {
         } else {
             size_t colon = l.find(':');
             if (colon == std::string_view::npos || colon == 0) {
-                fatal("malformed header field line", line_start);
+                drop(HttpError::MalformedHeader, "malformed header field line", line_start, true);
                 return;
             }
             std::string_view name = l.substr(0, colon);
             for (char c : name)
-                if (!is_tchar(uint8_t(c))) { fatal("invalid header field name", line_start); return; }
+                if (!is_tchar(uint8_t(c))) {
+                    drop(HttpError::MalformedHeader, "invalid header field name", line_start, true);
+                    return;
+                }
             head.headers.push_back({std::string(name), std::string(trim_ows(l.substr(colon + 1)))});
         }
         line.clear();
-    }
-
-    bool parse_start_line(std::string_view l) {
-        if (role == Role::Request) {
-            size_t sp1 = l.find(' ');
-            size_t sp2 = sp1 == std::string_view::npos ? sp1 : l.find(' ', sp1 + 1);
-            if (sp2 == std::string_view::npos || sp1 == 0 || sp2 == sp1 + 1) {
-                fatal("malformed request line", msg_begin);
-                return false;
-            }
-            std::string_view version = l.substr(sp2 + 1);
-            if (!parse_http1_version(version)) {
-                fatal("unsupported HTTP version in request line", msg_begin);
-                return false;
-            }
-            std::string_view uri = l.substr(sp1 + 1, sp2 - sp1 - 1);
-            for (char c : uri)
-                if (uint8_t(c) <= 0x20 || c == 0x7f) { fatal("malformed request target", msg_begin); return false; }
-            head.method = std::string(l.substr(0, sp1));
-            head.uri = std::string(uri);
-            head.version = std::string(version);
-            return true;
-        }
-        // HTTP-version SP 3DIGIT [SP reason-phrase]
-        if (l.size() < 12 || !parse_http1_version(l.substr(0, 8)) || l[8] != ' ') {
-            fatal("malformed status line", msg_begin);
-            return false;
-        }
-        int status = 0;
-        for (size_t j = 9; j < 12; ++j) {
-            if (l[j] < '0' || l[j] > '9') { fatal("malformed status code", msg_begin); return false; }
-            status = status * 10 + (l[j] - '0');
-        }
-        if (l.size() > 12 && l[12] != ' ') { fatal("malformed status code", msg_begin); return false; }
-        if (status < 100) { fatal("malformed status code", msg_begin); return false; }
-        head.version = std::string(l.substr(0, 8));
-        head.status = status;
-        head.reason = l.size() > 13 ? std::string(l.substr(13)) : std::string();
-        return true;
     }
 
     void finish_head() {
@@ -438,19 +440,19 @@ struct HttpStreamParser::Impl {
 
         if (te_present) {
             if (!head.chunked && role == Role::Request) {
-                fatal("request Transfer-Encoding does not end in chunked", msg_begin);
+                drop(HttpError::BadTransferEncoding, "request Transfer-Encoding does not end in chunked", msg_begin, true);
                 return;
             }
             if (cl_present || cl_invalid) {
                 // RFC 9112 6.3: Transfer-Encoding overrides Content-Length.
-                listener.on_error("both Transfer-Encoding and Content-Length; Transfer-Encoding wins", msg_begin,
-                                  false);
+                warn(HttpError::LengthAndChunked, "both Transfer-Encoding and Content-Length; Transfer-Encoding wins",
+                     msg_begin);
             }
         } else if (cl_invalid) {
-            fatal("invalid Content-Length", msg_begin);
+            drop(HttpError::InvalidContentLength, "invalid Content-Length", msg_begin, true);
             return;
         } else if (cl_conflict) {
-            fatal("conflicting Content-Length values", msg_begin);
+            drop(HttpError::ConflictingContentLength, "conflicting Content-Length values", msg_begin, true);
             return;
         } else if (cl_present) {
             head.content_length = cl;
@@ -478,7 +480,6 @@ struct HttpStreamParser::Impl {
             }
         }
         listener.on_headers_complete(head, off);
-        if (state == State::Dead) return;
         if (no_body) {
             complete(after_no_body);
         } else if (head.chunked) {
@@ -522,41 +523,39 @@ struct HttpStreamParser::Impl {
             body_pos += len;
             return;
         case State::Resync:
+            scanner.restart(false);
+            off += len;
+            return;
         case State::Tunnel:
-        case State::Dead:
         case State::Closed:
             off += len;
             return;
         default:
             break;
         }
-        // Framing is lost. Abandon the current message (it never completes)
-        // and resynchronise: the next feed() whose data starts like a message
-        // (looks_like_request / looks_like_response) begins a new message;
-        // feeds before that are skipped whole. A message starting in the middle
-        // of a fed chunk is therefore missed.
-        listener.on_error("gap of " + std::to_string(len) + " bytes outside a body of known length; resynchronising",
-                          off, false);
+        // Framing is lost: the message in progress never completes.
+        drop(HttpError::Gap, "gap of " + std::to_string(len) + " bytes outside a body of known length; resynchronising",
+             off, false);
         off += len;
+    }
+
+    void abandon() {
+        if (in_message()) drop(HttpError::Abandoned, "message abandoned; resynchronising", off, false);
+    }
+
+    void enter_tunnel() {
+        if (state == State::Tunnel || state == State::Closed) return;
+        if (in_message()) drop(HttpError::TunnelEntered, "the connection became a tunnel inside a message", off, false);
         reset_message();
-        state = State::Resync;
+        state = State::Tunnel;
     }
 
     void end_of_stream() {
-        switch (state) {
-        case State::BodyUntilClose:
+        if (state == State::BodyUntilClose) {
             complete(State::Closed);
             return;
-        case State::Idle:
-        case State::Resync:
-        case State::Tunnel:
-        case State::Dead:
-        case State::Closed:
-            break;
-        default:
-            listener.on_error("stream ended inside a message", off, true);
-            break;
         }
+        if (in_message()) drop(HttpError::StreamEnded, "stream ended inside a message", off, false);
         state = State::Closed;
     }
 };
@@ -571,6 +570,13 @@ HttpStreamParser::~HttpStreamParser() = default;
 void HttpStreamParser::feed(std::span<const uint8_t> data) { impl_->feed(data); }
 void HttpStreamParser::gap(uint64_t len) { impl_->gap(len); }
 void HttpStreamParser::end_of_stream() { impl_->end_of_stream(); }
+void HttpStreamParser::abandon() { impl_->abandon(); }
+void HttpStreamParser::enter_tunnel() { impl_->enter_tunnel(); }
+bool HttpStreamParser::in_tunnel() const { return impl_->state == Impl::State::Tunnel; }
+
+void HttpStreamParser::discard_request_method() {
+    if (!impl_->pending_methods.empty()) impl_->pending_methods.pop_front();
+}
 
 void HttpStreamParser::push_request_method(const std::string& method) {
     if (impl_->pending_methods.size() >= kMaxPendingMethods) impl_->pending_methods.pop_front();
@@ -579,13 +585,16 @@ void HttpStreamParser::push_request_method(const std::string& method) {
 
 bool HttpStreamParser::looks_like_request(std::span<const uint8_t> data) {
     size_t n = 0;
-    while (n < data.size() && n <= 10 && data[n] >= 'A' && data[n] <= 'Z') ++n;
-    return n >= 3 && n <= 10 && n < data.size() && data[n] == ' ';
+    while (n < data.size() && n < 32 && is_tchar(data[n])) ++n;
+    return n > 0 && n < data.size() && data[n] == ' ';
 }
 
 bool HttpStreamParser::looks_like_response(std::span<const uint8_t> data) {
     static constexpr std::string_view kPrefix = "HTTP/1.";
-    return data.size() >= kPrefix.size() && std::memcmp(data.data(), kPrefix.data(), kPrefix.size()) == 0;
+    if (data.size() < kPrefix.size()) return false;
+    for (size_t i = 0; i < kPrefix.size(); ++i)
+        if (ascii_lower(char(data[i])) != ascii_lower(kPrefix[i])) return false;
+    return true;
 }
 
 uint64_t HttpStreamParser::offset() const { return impl_->off; }
