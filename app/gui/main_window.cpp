@@ -14,6 +14,7 @@
 #ifdef STALLSCOPE_GUI_HAVE_LIVE
 #include "app/gui/live/live_capture_menu.h"
 #endif
+#include "app/gui/over_time_view.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/timeline_widget.h"
@@ -54,7 +55,7 @@ QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(
 MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     : QMainWindow(parent), backend_(std::move(backend)), hub_(new SelectionHub(this)),
       runner_(new AnalysisRunner(backend_.analyze, this)), pages_(new QTabWidget),
-      overview_(new OverviewPage(hub_)), calls_(new CallsPage(hub_)), timeline_(new TimelineWidget(hub_)),
+      overview_(new OverviewPage(hub_)), calls_(new CallsPage(hub_)), timeline_(new TimelineWidget(hub_)), over_time_(new OverTimeView(hub_)),
       trace_(new EventTracePanel(hub_, &backend_)), findings_(new FindingsPanel(hub_)), warnings_(new QListWidget) {
     setObjectName(QStringLiteral("StallScopeMainWindow"));
     setAcceptDrops(true);
@@ -62,6 +63,7 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     pages_->addTab(overview_, tr("&Overview"));
     pages_->addTab(calls_, tr("&Calls"));
     pages_->addTab(timeline_, tr("&Timeline"));
+    pages_->addTab(over_time_, tr("O&ver time"));
     // The event trace needs the full width (the layout is ~960 px wide), so it
     // is a page, not a dock; evidence clicks and double-clicks bring it up.
     pages_->addTab(trace_, tr("&Event trace"));
@@ -87,6 +89,7 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     connect(findings_->evidence(), &QListWidget::itemClicked, this, show_trace);
     connect(calls_->table(), &QAbstractItemView::doubleClicked, this, show_trace);
     connect(timeline_, &TimelineWidget::callActivated, this, show_trace);
+    connect(over_time_, &OverTimeView::callActivated, this, show_trace);
     connect(runner_, &AnalysisRunner::finished, this, &MainWindow::onLoadFinished);
     connect(runner_, &AnalysisRunner::progress, this, &MainWindow::onProgress);
     connect(warnings_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) {
@@ -134,8 +137,8 @@ void MainWindow::buildMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString names[] = {tr("&Overview"), tr("&Calls"), tr("&Timeline"), tr("&Event Trace")};
-    for (int i = 0; i < 4; ++i) {
+    const QString names[] = {tr("&Overview"), tr("&Calls"), tr("&Timeline"), tr("O&ver Time"), tr("&Event Trace")};
+    for (int i = 0; i < 5; ++i) {
         QAction* a = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
     }
@@ -149,11 +152,11 @@ void MainWindow::buildMenus() {
     whole->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     findings_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     view->addSeparator();
-    QAction* zin = view->addAction(tr("Zoom &In"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->zoomIn(); });
+    QAction* zin = view->addAction(tr("Zoom &In"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->zoomIn(); else { pages_->setCurrentWidget(timeline_); timeline_->zoomIn(); } });
     zin->setShortcut(QKeySequence::ZoomIn);
-    QAction* zout = view->addAction(tr("Zoom O&ut"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->zoomOut(); });
+    QAction* zout = view->addAction(tr("Zoom O&ut"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->zoomOut(); else { pages_->setCurrentWidget(timeline_); timeline_->zoomOut(); } });
     zout->setShortcut(QKeySequence::ZoomOut);
-    QAction* zfit = view->addAction(tr("&Fit Timeline"), this, [this] { pages_->setCurrentWidget(timeline_); timeline_->fitAll(); });
+    QAction* zfit = view->addAction(tr("&Fit Timeline"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->fitAll(); else { pages_->setCurrentWidget(timeline_); timeline_->fitAll(); } });
     zfit->setShortcut(QKeySequence(tr("Ctrl+0")));
     view->addSeparator();
     QMenu* theme = view->addMenu(tr("T&heme"));

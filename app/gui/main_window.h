@@ -21,6 +21,7 @@ class AnalysisRunner;
 class CallsPage;
 class EventTracePanel;
 class FindingsPanel;
+class OverTimeView;
 class OverviewPage;
 class SelectionHub;
 class TimelineWidget;
@@ -43,6 +44,7 @@ public:
     OverviewPage* overviewPage() const { return overview_; }
     CallsPage* callsPage() const { return calls_; }
     TimelineWidget* timeline() const { return timeline_; }
+    OverTimeView* overTime() const { return over_time_; }
     EventTracePanel* tracePanel() const { return trace_; }
     FindingsPanel* findingsPanel() const { return findings_; }
     QListWidget* warningsList() const { return warnings_; }
@@ -82,6 +84,7 @@ private:
     OverviewPage* overview_;
     CallsPage* calls_;
     TimelineWidget* timeline_;
+    OverTimeView* over_time_;
     EventTracePanel* trace_;
     FindingsPanel* findings_;
     QListWidget* warnings_;

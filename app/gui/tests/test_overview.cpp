@@ -8,6 +8,7 @@
 #include "app/gui/findings_tree_model.h"
 #include "app/gui/latency_histogram.h"
 #include "app/gui/main_window.h"
+#include "app/gui/over_time_view.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/tests/fake_result.h"
@@ -24,6 +25,8 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTextBrowser>
+#include <QTabWidget>
+#include <QTest>
 #include <QTextBlock>
 #include <QTreeView>
 #include <QtCharts/QAbstractAxis>
@@ -217,4 +220,56 @@ TEST_CASE("Wireshark display filters and the Open action") {
     CHECK(wiresharkExecutable().isEmpty());
     CHECK_FALSE(openInWireshark("/tmp/x.pcap", 3));
     qputenv("PATH", path);
+}
+
+TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hover and click") {
+    const AnalysisResult r = test::makeResult();
+    const OverTimeSeries s = OverTimeSeries::build(r);
+    REQUIRE(s.points.size() == 5);   // complete calls only
+    CHECK(s.points.front().call_id == 1);
+    CHECK(s.points[1].stalled);      // call 2: Nagle
+    CHECK_FALSE(s.points[0].stalled);
+    CHECK(s.min_ms == Approx(1));
+    CHECK(s.max_ms == Approx(45));
+    // One bucket over everything: 6 calls, 3 stalls, 47 ms lost.
+    const auto all = s.buckets(0, double(s.end_ns - s.origin_ns) + 1, double(s.end_ns - s.origin_ns) + 1);
+    REQUIRE(all.size() == 1);
+    CHECK(all[0].calls == 6);
+    CHECK(all[0].stalls == 3);
+    CHECK(all[0].lost_ms == Approx(47));
+    // 100 ms buckets: one call starts in each of the first six.
+    const auto per100 = s.buckets(0, 700e6, 100e6);
+    REQUIRE(per100.size() == 7);
+    for (int i = 0; i < 6; ++i) CHECK(per100[size_t(i)].calls == 1);
+    CHECK(per100[1].stalls == 1);
+    CHECK(per100[1].lost_ms == Approx(40));
+
+    MainWindow w(test::fakeBackend());
+    loadFake(w);
+    w.pages()->setCurrentWidget(w.overTime());
+    QApplication::processEvents();
+    OverTimeView* v = w.overTime();
+    REQUIRE(v->series().points.size() == 5);
+    const auto p2 = v->pointOf(2), p1 = v->pointOf(1);
+    REQUIRE(p2);
+    REQUIRE(p1);
+    CHECK(p2->y() < p1->y());   // 45 ms is higher than 1 ms on the log axis
+    CHECK(v->scatterRect().contains(*p2));
+    CHECK(v->callAt(*p2) == std::optional<uint64_t>(2));
+    CHECK_FALSE(v->callAt(*p2 + QPointF(0, 40)).has_value());
+    // Clicking a dot opens the call.
+    QSignalSpy opened(v, &OverTimeView::callActivated);
+    QTest::mouseClick(v, Qt::LeftButton, {}, p1->toPoint());
+    REQUIRE(opened.count() == 1);
+    CHECK(w.hub()->selectedCall() == 1);
+    // Zooming in narrows the span and the interval.
+    const double span = v->axis().viewSpan(), interval = v->intervalNs();
+    v->zoomIn();
+    v->zoomIn();
+    CHECK(v->axis().viewSpan() < span / 2);
+    CHECK(v->intervalNs() <= interval);
+    v->fitAll();
+    CHECK(v->axis().viewSpan() == Approx(span));
+    QImage img(v->size(), QImage::Format_ARGB32);
+    v->render(&img);   // paints without crashing, at any zoom
 }
