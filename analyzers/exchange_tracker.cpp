@@ -182,13 +182,13 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             cs->call.response = d.scratch;
             m.info = &cs->call.response;
             fill_response_fields(cs->call, head);
-            if (auto* v = head.header("Content-Encoding")) cs->bodies[1].set_encoding(*v);
+            cs->bodies[1].set_head(head);
         }
     }
     if (dir_ == 0 && cs) {
         cs->have_request_head = true;
         fill_request_fields(cs->call, head);
-        if (auto* v = head.header("Content-Encoding")) cs->bodies[0].set_encoding(*v);
+        cs->bodies[0].set_head(head);
         // The response parser needs each request's method (HEAD has no body).
         Dir& resp = *t_.dirs_[1];
         if (resp.parser) resp.parser->push_request_method(head.method);

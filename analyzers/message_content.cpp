@@ -91,6 +91,12 @@ void measure_content(std::string_view content, MessageInfo& m) {
     m.deflate_estimate = uint64_t(ratio * double(content.size())) + 12;
 }
 
+void MessageBody::set_head(const HttpMessageHead& head) {
+    if (auto* v = head.header("Content-Encoding")) encoding_ = *v;
+    const std::string* type = head.header("Content-Type");
+    xml_expected_ = head.header("SOAPAction") || (type && (icontains(*type, "xml") || icontains(*type, "soap")));
+}
+
 void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
     size_t room = cap > bytes_.size() ? cap - bytes_.size() : 0;
     if (data.size() > room) capped_ = true;
@@ -116,9 +122,10 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
         xml = decoded;
     }
     measure_content(xml, msg);
-    size_t i = 0;
-    while (i < xml.size() && std::isspace(static_cast<unsigned char>(xml[i]))) ++i;
-    if (i < xml.size() && (xml[i] == '<' || uint8_t(xml[i]) == 0xEF)) {
+    // UTF-8, UTF-16 or UTF-32, with a byte-order mark or not (Windows clients send UTF-16).
+    if (!starts_like_xml(xml)) {
+        if (xml_expected_) out.error = not_xml_reason(xml) + ": envelope not decoded";
+    } else {
         if (capped_) {
             out.error = "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded";
             warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what +

@@ -23,6 +23,10 @@ void fill_response_fields(Call& call, const HttpMessageHead& head);
 class MessageBody {
 public:
     void set_encoding(std::string content_encoding) { encoding_ = std::move(content_encoding); }
+    // Content-Encoding, and whether the head says the body is XML/SOAP
+    // (Content-Type ...xml or soap, or a SOAPAction): then a body that is
+    // not XML gets a soap_error saying so.
+    void set_head(const HttpMessageHead& head);
     // Keeps at most `cap` bytes in all; past it the body is marked capped.
     void append(std::span<const uint8_t> data, size_t cap);
     // The message ended: undo Content-Encoding, measure the content into
@@ -36,6 +40,7 @@ private:
     std::string bytes_;
     bool capped_ = false;
     std::string encoding_;
+    bool xml_expected_ = false;
 };
 
 // Size facts for the message_size detector (exposed for tests).

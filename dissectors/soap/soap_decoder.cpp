@@ -41,7 +41,7 @@ void init_libxml_for_this_thread() {
 // ---- Prolog scan: reject a DOCTYPE before libxml2 ever parses its internal subset.
 
 // Reads the document as ASCII code units whatever its (supported) encoding:
-// 1 byte per unit, or 2 for UTF-16. Non-ASCII units read as 0xFFFF.
+// 1 byte per unit, 2 for UTF-16, 4 for UTF-32. Non-ASCII units read as 0xFFFF.
 struct UnitReader {
     std::string_view bytes;
     size_t start = 0;
@@ -51,13 +51,12 @@ struct UnitReader {
     size_t size() const { return (bytes.size() - start) / size_t(width); }
     unsigned at(size_t i) const {
         size_t b = start + i * size_t(width);
-        unsigned u = uint8_t(bytes[b]);
-        if (width == 2) {
-            unsigned hi = big_endian ? uint8_t(bytes[b]) : uint8_t(bytes[b + 1]);
-            unsigned lo = big_endian ? uint8_t(bytes[b + 1]) : uint8_t(bytes[b]);
-            u = hi ? 0xFFFF : lo;
+        uint32_t u = 0;
+        for (int k = 0; k < width; ++k) {
+            uint32_t byte = uint8_t(bytes[b + size_t(big_endian ? k : width - 1 - k)]);
+            u = (u << 8) | byte;
         }
-        return u < 0x80 ? u : 0xFFFF;
+        return u < 0x80 ? unsigned(u) : 0xFFFF;
     }
     bool starts_with(size_t i, std::string_view s) const {
         if (i + s.size() > size()) return false;
@@ -80,11 +79,12 @@ std::string upper_ascii(std::string s) {
     return s;
 }
 
-// Encodings whose bytes (or UTF-16 units) spell "<!DOCTYPE" as ASCII, so the scan is sound.
+// Encodings whose bytes (or UTF-16/32 units) spell "<!DOCTYPE" as ASCII, so the scan is sound.
 bool encoding_allowed(const std::string& declared) {
     static const char* const kAllowed[] = {"UTF-8",      "UTF8",        "US-ASCII",     "ASCII",   "ISO-8859-1",
                                            "ISO-LATIN-1", "LATIN1",     "ISO-8859-15",  "WINDOWS-1252",
-                                           "CP1252",     "UTF-16",      "UTF-16LE",     "UTF-16BE"};
+                                           "CP1252",     "UTF-16",      "UTF-16LE",     "UTF-16BE",
+                                           "UTF-32",     "UTF-32LE",    "UTF-32BE",     "UCS-4",   "ISO-10646-UCS-4"};
     std::string u = upper_ascii(declared);
     return std::any_of(std::begin(kAllowed), std::end(kAllowed), [&](const char* a) { return u == a; });
 }
@@ -110,11 +110,19 @@ std::string declared_encoding(const UnitReader& r, size_t b, size_t e) {
 std::string check_prolog(std::string_view xml) {
     auto b = [&](size_t i) { return i < xml.size() ? unsigned(uint8_t(xml[i])) : 0x100u; };
     UnitReader r{xml};
-    if (b(0) == 0x00 && b(1) == 0x00) return "unsupported document encoding (UCS-4)";
-    if (b(0) == 0xFF && b(1) == 0xFE && b(2) == 0x00 && b(3) == 0x00) return "unsupported document encoding (UCS-4)";
-    if (b(0) == 0x3C && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x00) return "unsupported document encoding (UCS-4)";
     if (b(0) == 0x4C && b(1) == 0x6F && b(2) == 0xA7 && b(3) == 0x94) return "unsupported document encoding (EBCDIC)";
-    if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) {
+    // UTF-32 (with a BOM, or starting with '<'), then UTF-16, then UTF-8 with a BOM (XML 1.0 F.1).
+    if (b(0) == 0x00 && b(1) == 0x00 && b(2) == 0xFE && b(3) == 0xFF) {
+        r = {xml, 4, 4, true};
+    } else if (b(0) == 0xFF && b(1) == 0xFE && b(2) == 0x00 && b(3) == 0x00) {
+        r = {xml, 4, 4, false};
+    } else if (b(0) == 0x00 && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x3C) {
+        r = {xml, 0, 4, true};
+    } else if (b(0) == 0x3C && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x00) {
+        r = {xml, 0, 4, false};
+    } else if (b(0) == 0x00 && b(1) == 0x00) {
+        return "unsupported document encoding (UCS-4 in an unusual byte order)";
+    } else if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) {
         r.start = 3;
     } else if (b(0) == 0xFE && b(1) == 0xFF) {
         r = {xml, 2, 2, true};
@@ -148,6 +156,49 @@ std::string check_prolog(std::string_view xml) {
             return {};  // the root element (or garbage libxml2 will reject)
         }
     }
+}
+
+// ---- UTF-32: libxml2 reads it only in some byte orders, so it gets UTF-8.
+
+// UTF-32 (BOM or '<' first, XML 1.0 F.1): 4 and big-endian or not; else 0.
+int utf32_order(std::string_view x) {
+    auto b = [&](size_t i) { return i < x.size() ? unsigned(uint8_t(x[i])) : 0x100u; };
+    if ((b(0) == 0x00 && b(1) == 0x00 && b(2) == 0xFE && b(3) == 0xFF) ||
+        (b(0) == 0x00 && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x3C))
+        return +1;
+    if ((b(0) == 0xFF && b(1) == 0xFE && b(2) == 0x00 && b(3) == 0x00) ||
+        (b(0) == 0x3C && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x00))
+        return -1;
+    return 0;
+}
+
+// UTF-32 to UTF-8 (BOM dropped). Empty `why` on success.
+std::string utf32_to_utf8(std::string_view x, bool big_endian, std::string& why) {
+    std::string out;
+    out.reserve(x.size());
+    if (x.size() % 4 != 0) { why = "UTF-32 document whose length is not a multiple of 4"; return {}; }
+    for (size_t i = 0; i < x.size(); i += 4) {
+        uint32_t u = 0;
+        for (int k = 0; k < 4; ++k) u = (u << 8) | uint8_t(x[i + size_t(big_endian ? k : 3 - k)]);
+        if (i == 0 && u == 0xFEFF) continue;
+        if (u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF)) { why = "invalid UTF-32 code point"; return {}; }
+        if (u < 0x80) {
+            out += char(u);
+        } else if (u < 0x800) {
+            out += char(0xC0 | (u >> 6));
+            out += char(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            out += char(0xE0 | (u >> 12));
+            out += char(0x80 | ((u >> 6) & 0x3F));
+            out += char(0x80 | (u & 0x3F));
+        } else {
+            out += char(0xF0 | (u >> 18));
+            out += char(0x80 | ((u >> 12) & 0x3F));
+            out += char(0x80 | ((u >> 6) & 0x3F));
+            out += char(0x80 | (u & 0x3F));
+        }
+    }
+    return out;
 }
 
 // ---- Pull-parse the envelope.
@@ -290,6 +341,31 @@ private:
 
 } // namespace
 
+bool starts_like_xml(std::string_view body) {
+    auto b = [&](size_t i) { return i < body.size() ? unsigned(uint8_t(body[i])) : 0x100u; };
+    UnitReader r{body};
+    if (int order = utf32_order(body)) r = {body, b(0) == 0x3C || b(3) == 0x3C ? 0u : 4u, 4, order > 0};
+    else if (b(0) == 0xFE && b(1) == 0xFF) r = {body, 2, 2, true};
+    else if (b(0) == 0xFF && b(1) == 0xFE) r = {body, 2, 2, false};
+    else if (b(0) == 0x00 && b(1) == 0x3C) r = {body, 0, 2, true};
+    else if (b(0) == 0x3C && b(1) == 0x00) r = {body, 0, 2, false};
+    else if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) r.start = 3;
+    size_t i = 0;
+    while (i < r.size() && i < 4096 && is_xml_space(r.at(i))) ++i;
+    return i < r.size() && r.at(i) == '<';
+}
+
+std::string not_xml_reason(std::string_view body) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string first;
+    for (size_t i = 0; i < body.size() && i < 4; ++i) {
+        if (i) first += ' ';
+        first += kHex[uint8_t(body[i]) >> 4];
+        first += kHex[uint8_t(body[i]) & 15];
+    }
+    return body.empty() ? "empty body" : "body is not XML (starts with " + first + ")";
+}
+
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
     SoapInfo info;
     if (xml.empty()) {
@@ -306,8 +382,22 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
     }
     init_libxml_for_this_thread();
 
+    // UTF-32 is handed over as UTF-8 (after the DOCTYPE check on the original).
+    std::string transcoded;
+    const char* forced_encoding = nullptr;
+    std::string_view doc = xml;
+    if (int order = utf32_order(xml)) {
+        std::string why;
+        transcoded = utf32_to_utf8(xml, order > 0, why);
+        if (!why.empty()) {
+            info.error = why;
+            return info;
+        }
+        doc = transcoded;
+        forced_encoding = "UTF-8";  // overrides encoding="UTF-32" in the declaration
+    }
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-    xmlTextReaderPtr reader = xmlReaderForMemory(xml.data(), int(xml.size()), nullptr, nullptr, options);
+    xmlTextReaderPtr reader = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, forced_encoding, options);
     if (!reader) {
         info.error = "cannot create XML reader";
         return info;

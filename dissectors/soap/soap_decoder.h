@@ -15,4 +15,12 @@ struct SoapLimits {
 
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {});
 
+// Does `body` start like an XML document (after white space) in an encoding
+// decode_soap reads: UTF-8 (with or without BOM), UTF-16 or UTF-32 (BOM, or
+// '<' as the first unit, XML 1.0 appendix F)? Cheap; looks at a few bytes.
+bool starts_like_xml(std::string_view body);
+// Why `body` is not decoded when starts_like_xml() says no, e.g.
+// "body is not XML (starts with 7b 22 61 22)".
+std::string not_xml_reason(std::string_view body);
+
 } // namespace stallscope

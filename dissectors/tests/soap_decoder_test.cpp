@@ -261,3 +261,57 @@ TEST_CASE("concurrent decoding from several threads gives the same answers") {
     for (auto& th : threads) th.join();
     CHECK(wrong == std::vector<int>(4, 0));
 }
+
+namespace {
+// `s` (ASCII) in UTF-16 or UTF-32, either byte order, with a BOM or not.
+std::string widen(const std::string& s, int width, bool big_endian, bool bom) {
+    std::string out;
+    auto put = [&](uint32_t u) {
+        for (int k = 0; k < width; ++k) out += char((u >> (8 * (big_endian ? width - 1 - k : k))) & 0xFF);
+    };
+    if (bom) put(0xFEFF);
+    for (unsigned char c : s) put(c);
+    return out;
+}
+} // namespace
+
+TEST_CASE("UTF-16 and UTF-32 envelopes, with a BOM or not, either byte order, are decoded") {
+    const std::string doc = "<?xml version=\"1.0\" encoding=\"utf-16\"?>\r\n" + soap11_body("<q:GetQuote xmlns:q=\"urn:q\"/>");
+    for (int width : {2, 4})
+        for (bool be : {false, true})
+            for (bool bom : {true, false}) {
+                INFO("width " << width << " big-endian " << be << " bom " << bom);
+                std::string x = widen(doc, width, be, bom);
+                CHECK(starts_like_xml(x));
+                SoapInfo i = decode_soap(x);
+                CHECK(i.error.empty());
+                CHECK(i.is_soap);
+                CHECK(i.operation == "GetQuote");
+            }
+}
+
+TEST_CASE("DOCTYPE is refused in UTF-32 too") {
+    std::string x = widen("<!DOCTYPE x [<!ENTITY e \"v\">]>" + soap11_body("<op>&e;</op>"), 4, false, true);
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error == "DOCTYPE not allowed in SOAP");
+    check_nothing_decoded(i);
+}
+
+TEST_CASE("invalid UTF-32 says why") {
+    std::string x = widen(soap11_body("<op/>"), 4, true, true) + "\x7F\xFF\xFF\xFF";  // above U+10FFFF
+    SoapInfo i = decode_soap(x);
+    CHECK(i.error == "invalid UTF-32 code point");
+    CHECK(decode_soap(x.substr(0, x.size() - 1)).error.find("multiple of 4") != std::string::npos);
+}
+
+TEST_CASE("starts_like_xml and not_xml_reason") {
+    CHECK(starts_like_xml("  \r\n<a/>"));
+    CHECK(starts_like_xml("\xEF\xBB\xBF<a/>"));
+    CHECK(starts_like_xml(widen("<a/>", 2, false, false)));   // XML 1.0 F.1: without a BOM, "<" comes first
+    CHECK(starts_like_xml(widen("  <a/>", 2, true, true)));
+    CHECK_FALSE(starts_like_xml("{\"a\": 1}"));
+    CHECK_FALSE(starts_like_xml(""));
+    CHECK_FALSE(starts_like_xml(widen("{}", 2, false, true)));
+    CHECK(not_xml_reason("{\"a\"") == "body is not XML (starts with 7b 22 61 22)");
+    CHECK(not_xml_reason("") == "empty body");
+}
