@@ -171,7 +171,8 @@ def main():
     print(f"{len(results)} mutants of {len(files)} seed captures in {wall:.1f} s "
           f"(slowest {max((r[3] for r in results), default=0):.2f} s); "
           f"{sum(1 for r in results if r[4] == 1)} rejected with exit 1; "
-          f"{sum(1 for r in results if r[2])} with violations")
+          f"{sum(1 for r in results if r[2])} with violations; largest peak RSS of a run "
+          f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MB (limit {MEM_MB or 'none'} MB)")
     for name, mids in sorted(by_inv.items(), key=lambda kv: -len(kv[1])):
         print(f"  {name:24} {len(mids):4} mutants  e.g. {mids[0]} ({'+'.join(ops_of[mids[0]])}): "
               f"{got[(mids[0], name)][:150]}")
