@@ -112,6 +112,21 @@ EventTraceView::EventTraceView(QWidget* parent) : QScrollArea(parent), canvas_(n
     setBackgroundRole(QPalette::Base);
 }
 
+void EventTraceView::setFitWidth(bool on) {
+    fit_width_ = on;
+    if (on) fitWidth();
+}
+
+void EventTraceView::fitWidth() {
+    const double w = canvas_->trace().width;
+    if (w > 0) canvas_->setZoom(std::min(1.0, std::max(0.2, (viewport()->width() - 2) / w)));
+}
+
+void EventTraceView::resizeEvent(QResizeEvent* e) {
+    QScrollArea::resizeEvent(e);
+    if (fit_width_) fitWidth();
+}
+
 bool EventTraceView::highlightFrame(uint64_t frame) {
     canvas_->setHighlightedFrame(frame);
     auto r = canvas_->arrowRect(frame);

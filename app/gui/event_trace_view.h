@@ -52,12 +52,18 @@ public:
     EventTraceCanvas* canvas() const { return canvas_; }
     // Highlights the arrow of frame and scrolls it into view; false if absent.
     bool highlightFrame(uint64_t frame);
+    // Keep the whole width in view (zoom <= 1), also after resizes: for
+    // narrow places like the Compare window's two traces.
+    void setFitWidth(bool on);
+    void fitWidth();
 
 protected:
     void wheelEvent(QWheelEvent*) override;   // Ctrl+wheel zooms
+    void resizeEvent(QResizeEvent*) override;
 
 private:
     EventTraceCanvas* canvas_;
+    bool fit_width_ = false;
 };
 
 // Dock content: header (what is shown) + "whole connection" toggle + view.

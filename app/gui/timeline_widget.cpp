@@ -41,10 +41,15 @@ void TimelineWidget::setVisibleCalls(const std::unordered_set<uint64_t>& ids, bo
     rebuildRows();
 }
 
+void TimelineWidget::setMinimumSpan(double span_ns) {
+    min_span_ns_ = std::max(0.0, span_ns);
+    rebuildRows();
+}
+
 void TimelineWidget::rebuildRows() {
     rows_ = result_ ? TimelineRows::build(*result_, only_, all_) : TimelineRows{};
     axis_.setViewport(kLabelWidth, std::max(1, viewport()->width() - kLabelWidth - 8));
-    axis_.setDataRange(rows_.start_ns, rows_.end_ns);
+    axis_.setDataRange(rows_.start_ns, std::max(rows_.end_ns, rows_.start_ns + int64_t(min_span_ns_)));
     updateScrollBars();
     viewport()->update();
 }

@@ -19,6 +19,9 @@ class TimelineWidget : public QAbstractScrollArea {
 public:
     explicit TimelineWidget(SelectionHub* hub, QWidget* parent = nullptr);
 
+    // The time axis covers at least this span from the first call (ns), so two
+    // timelines shown side by side share one scale.
+    void setMinimumSpan(double span_ns);
     // Show only these calls (empty set + all=true: every call).
     void setVisibleCalls(const std::unordered_set<uint64_t>& ids, bool all);
     const TimelineRows& rows() const { return rows_; }
@@ -55,6 +58,7 @@ protected:
     bool viewportEvent(QEvent*) override;
 
 private:
+    double min_span_ns_ = 0;
     void onResult(const ResultPtr& r);
     void onCallSelected(quint64 id);
     void rebuildRows();

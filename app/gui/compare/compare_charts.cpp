@@ -64,7 +64,8 @@ QString msLabel(double v) {
 
 QChart* baseChart(const QString& title) {
     auto* chart = new QChart;
-    chart->setTitle(title);
+    // Qt Charts read titles as rich text: "echoString [<1 KiB]" lost its "<1 KiB]".
+    chart->setTitle(title.toHtmlEscaped());
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setAnimationOptions(QChart::NoAnimation);

@@ -1,5 +1,7 @@
 #include "app/gui/compare/compare_tables.h"
 
+#include "app/gui/display_text.h"
+
 #include <QHeaderView>
 #include <QStringList>
 #include <QTableWidget>
@@ -93,13 +95,13 @@ void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
     for (size_t i = 0; i < c.kinds.size(); ++i) {
         const KindComparison& k = c.kinds[i];
         QString v = QString::fromLatin1(verdict_name(k.verdict));
-        if (k.worse && k.verdict == Verdict::StillPresent) v += QObject::tr(" (worse)");
-        if (k.grew && !k.worse && k.has_underlying && !k.underlying.higher)
+        if (k.worse && k.verdict == Verdict::StillPresent) v = worseText(k);
+        else if (k.grew && !k.worse && k.has_underlying && !k.underlying.higher)
             v += QObject::tr(" (not a regression: server time %1 → %2 ms)")
                      .arg(ms(k.underlying.median_before_ms), ms(k.underlying.median_after_ms));
         else if (k.grew && !k.worse)
             v += QObject::tr(" (%1 call: not a regression)").arg(k.after.calls_affected);
-        setRow(t, int(i), {QString::fromStdString(k.kind), kindSide(k.before), kindSide(k.after), v});
+        setRow(t, int(i), {findingKindLabel(k.kind), kindSide(k.before), kindSide(k.after), v});
         t->item(int(i), 0)->setToolTip(QString::fromStdString(k.reason));
         t->item(int(i), 3)->setToolTip(QString::fromStdString(k.reason));
         if (k.verdict == Verdict::Fixed || k.verdict == Verdict::Reduced) colourRow(t, int(i), outcomeColor(true, dark));
@@ -109,14 +111,26 @@ void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
     t->horizontalHeader()->setStretchLastSection(true);
 }
 
+QString worseText(const KindComparison& k) {
+    if (k.has_underlying)
+        return QObject::tr("worse: %1 %2 → %3 per call").arg(QString::fromStdString(k.underlying.name) == QLatin1String("server_time_ms")
+                                                                   ? QObject::tr("server time") : QString::fromStdString(k.underlying.name),
+                                                               formatMs(k.underlying.median_before_ms), formatMs(k.underlying.median_after_ms));
+    if (k.measure == "affected_share")
+        return QObject::tr("worse: on %1 % → %2 % of calls")
+            .arg(100 * k.before.affected_share(), 0, 'f', 1)
+            .arg(100 * k.after.affected_share(), 0, 'f', 1);
+    return QObject::tr("worse: %1 → %2 lost per call").arg(formatMs(k.before.lost_per_call_ms()), formatMs(k.after.lost_per_call_ms()));
+}
+
 QString verdictSummary(const Comparison& c) {
-    QStringList fixed, reduced, still, added, faster, slower;
+    QStringList fixed, reduced, still, worse, added, faster, slower;
     for (const KindComparison& k : c.kinds) {
-        QString n = QString::fromStdString(k.kind);
+        const QString n = findingKindLabel(k.kind);
         switch (k.verdict) {
         case Verdict::Fixed: fixed << n; break;
         case Verdict::Reduced: reduced << n; break;
-        case Verdict::StillPresent: still << n + (k.worse ? QObject::tr(" (worse)") : QString()); break;
+        case Verdict::StillPresent: (k.worse ? worse : still) << (k.worse ? n + QStringLiteral(" (") + worseText(k) + QLatin1Char(')') : n); break;
         case Verdict::New: added << n; break;
         case Verdict::AbsentInBoth: break;
         }
@@ -130,9 +144,11 @@ QString verdictSummary(const Comparison& c) {
     auto part = [](const QString& name, const QStringList& l) {
         return QStringLiteral("<b>%1:</b> %2").arg(name, l.isEmpty() ? QObject::tr("none") : l.join(QStringLiteral(", ")).toHtmlEscaped());
     };
-    return QStringList{part(QObject::tr("Fixed"), fixed), part(QObject::tr("Reduced"), reduced),
-                       part(QObject::tr("Still present"), still), part(QObject::tr("New"), added),
-                       part(QObject::tr("Faster"), faster), part(QObject::tr("Slower"), slower)}
+    QStringList parts{part(QObject::tr("Fixed"), fixed), part(QObject::tr("Reduced"), reduced),
+                       part(QObject::tr("Still present"), still)};
+    if (!worse.isEmpty()) parts << part(QObject::tr("Worse"), worse);
+    return (parts + QStringList{part(QObject::tr("New"), added),
+                       part(QObject::tr("Faster"), faster), part(QObject::tr("Slower"), slower)})
         .join(QStringLiteral(" &nbsp;·&nbsp; "));
 }
 

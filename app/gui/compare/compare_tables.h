@@ -13,5 +13,7 @@ void fillOperationsTable(QTableWidget* t, const Comparison& c, bool dark);
 void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark);
 // One line for the header: what was fixed, what is new, what got faster.
 QString verdictSummary(const Comparison& c);
+// A kind that got worse, with its numbers: "worse: server time 10.0 → 19.9 ms per call".
+QString worseText(const KindComparison& k);
 
 } // namespace stallscope::gui

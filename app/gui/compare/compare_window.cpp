@@ -9,7 +9,17 @@
 #include "app/gui/theme.h"
 #include "app/gui/timeline_widget.h"
 
+#include "analyzers/compare_report.h"
+#include "app/gui/chart_theme.h"
+
 #include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSvgGenerator>
 #include <QFileDialog>
 #include <QSettings>
 #include <QFileInfo>
@@ -87,6 +97,7 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
         tl_row->addWidget(tl);
 
         traces_[s] = new EventTraceView;
+        traces_[s]->setFitWidth(true);   // half a window is narrower than a trace
         trace_titles_[s] = titleLabel();
         auto* trw = new QWidget;
         auto* trl = new QVBoxLayout(trw);
@@ -112,8 +123,20 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     side->setStretchFactor(1, 2);
     tabs_->addTab(side, tr("Side by side"));
 
+    auto* export_button = new QPushButton(tr("&Export…"));
+    export_button->setToolTip(tr("Save this view as PNG or SVG, or the comparison report as text or JSON"));
+    connect(export_button, &QPushButton::clicked, this, &CompareWindow::exportDialog);
+    auto* head_row = new QHBoxLayout;
+    head_row->addWidget(header_, 1);
+    head_row->addWidget(export_button, 0, Qt::AlignTop);
+    // Esc and Ctrl+W close it, like a document window.
+    for (const QKeySequence& k : {QKeySequence(Qt::Key_Escape), QKeySequence(QKeySequence::Close), QKeySequence(tr("Ctrl+W"))}) {
+        auto* sc = new QShortcut(k, this);
+        sc->setContext(Qt::WindowShortcut);
+        connect(sc, &QShortcut::activated, this, &QWidget::close);
+    }
     auto* lay = new QVBoxLayout(this);
-    lay->addWidget(header_);
+    lay->addLayout(head_row);
     lay->addWidget(verdict_);
     lay->addWidget(tabs_, 1);
 
@@ -174,8 +197,15 @@ void CompareWindow::setResults(ResultPtr before, ResultPtr after) {
     fillOperationsTable(operations_, comparison_, dark);
     fillKindsTable(kinds_, comparison_, dark);
     for (int s = 0; s < 2; ++s) {
+        timelines_[s]->setMinimumSpan(0);
         hubs_[s]->setResult(results_[s]);
         timeline_titles_[s]->setText(tr("%1: %2").arg(tr(kSideName[s]), QFileInfo(QString::fromStdString(results_[s]->capture.file)).fileName()));
+    }
+    // One time scale for both: a 200 ms capture beside a 1 s one looks shorter.
+    const double span = std::max(timelines_[0]->axis().dataSpan(), timelines_[1]->axis().dataSpan());
+    for (int s = 0; s < 2; ++s) {
+        timelines_[s]->setMinimumSpan(span);
+        timeline_titles_[s]->setText(timeline_titles_[s]->text() + tr(" — time axis 0 to %1 s, shared").arg(span / 1e9, 0, 'g', 3));
     }
     group_row_ = -1;
     selectGroup(comparison_.groups.size() == 1 ? 1 : 0);  // one operation: show it, not "all calls"
@@ -200,6 +230,7 @@ void CompareWindow::selectGroup(int row) {
     QChart* old_h = histogram_->chart();
     distribution_->setChart(makeDistributionChart(*g, dark));
     histogram_->setChart(makeHistogramChart(*g, dark));
+    for (QChartView* v : {distribution_, histogram_}) themeChart(v->chart(), QColor());
     delete old_d;
     delete old_h;
 
@@ -261,6 +292,53 @@ void CompareWindow::showTrace(int side, uint64_t call_id) {
     trace_titles_[side]->setText(tr("%1: %2").arg(tr(kSideName[side]), what) +
                                  (ok ? QString() : tr(" — no trace: %1").arg(QString::fromStdString(error))));
     traces_[side]->canvas()->setTrace(ok ? std::move(layout) : EventTraceLayout{});
+    traces_[side]->fitWidth();
+}
+
+bool CompareWindow::exportTo(const QString& path, QString* error) {
+    const QString fmt = QFileInfo(path).suffix().toLower();
+    if (fmt == QLatin1String("txt") || fmt == QLatin1String("json")) {
+        if (!results_[0] || !results_[1]) { *error = tr("Nothing compared yet."); return false; }
+        const std::string text = fmt == QLatin1String("json") ? compare_json(comparison_) : compare_text(comparison_);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
+            *error = tr("Cannot write %1: %2").arg(path, f.errorString());
+            return false;
+        }
+        return true;
+    }
+    QWidget* view = tabs_->currentWidget();
+    if (fmt == QLatin1String("png")) {
+        if (view->grab().save(path, "PNG")) return true;
+        *error = tr("Cannot write %1").arg(path);
+        return false;
+    }
+    if (fmt == QLatin1String("svg")) {
+        QSvgGenerator gen;
+        gen.setFileName(path);
+        gen.setSize(view->size());
+        gen.setViewBox(view->rect());
+        gen.setTitle(windowTitle());
+        QPainter p;
+        if (!p.begin(&gen)) { *error = tr("Cannot write %1").arg(path); return false; }
+        view->render(&p);
+        p.end();
+        return QFileInfo(path).size() > 0;
+    }
+    *error = tr("Unknown format “%1”: use .png or .svg (this view), .txt or .json (the report)").arg(fmt);
+    return false;
+}
+
+void CompareWindow::exportDialog() {
+    QSettings s;
+    const QString dir = s.value(QStringLiteral("export/dir")).toString();
+    const QString name = tabs_->currentIndex() == 0 ? QStringLiteral("compare-summary.png") : QStringLiteral("compare-side-by-side.png");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), dir + QLatin1Char('/') + name,
+                                                tr("This view as PNG (*.png);;This view as SVG (*.svg);;Report as text (*.txt);;Report as JSON (*.json)"));
+    if (path.isEmpty()) return;
+    s.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 CompareWindow* openCompareDialog(QWidget* parent, const GuiBackend& backend) {

@@ -43,6 +43,8 @@ public:
     void selectPair(int index);
     std::pair<uint64_t, uint64_t> shownPair() const { return shown_pair_; }
     QString lastError() const { return error_; }
+    // .png / .svg: the current tab as shown; .txt / .json: the comparison report.
+    bool exportTo(const QString& path, QString* error);
 
     // Parts, for tests and screenshots.
     QTabWidget* tabs() const { return tabs_; }
@@ -55,6 +57,7 @@ signals:
     void loaded(bool ok);
 
 private:
+    void exportDialog();
     void onRunnerFinished(const LoadOutcome& o);
     const GroupComparison* group() const;
     void showTrace(int side, uint64_t call_id);

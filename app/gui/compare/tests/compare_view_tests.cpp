@@ -2,6 +2,7 @@
 // tables hold the comparison, the charts bin both sides, and the traces show
 // the matched calls of the selected operation.
 #include "app/gui/compare/compare_charts.h"
+#include "app/gui/compare/compare_tables.h"
 #include "app/gui/compare/compare_window.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
@@ -9,7 +10,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QMenu>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QtCharts/QChart>
+#include <memory>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -58,7 +66,7 @@ TEST_CASE("the Compare view shows a Nagle fix: tables, charts, timelines, matche
     CHECK(w.kindsTable()->rowCount() == int(c.kinds.size()));
     bool nagle_fixed = false;
     for (int r = 0; r < w.kindsTable()->rowCount(); ++r)
-        if (w.kindsTable()->item(r, 0)->text() == QStringLiteral("nagle_delayed_ack"))
+        if (w.kindsTable()->item(r, 0)->text() == QStringLiteral("Nagle / delayed ACK"))   // the name used elsewhere
             nagle_fixed = w.kindsTable()->item(r, 3)->text() == QStringLiteral("fixed");
     CHECK(nagle_fixed);
 
@@ -85,6 +93,60 @@ TEST_CASE("the Compare view shows a Nagle fix: tables, charts, timelines, matche
     w.tabs()->setCurrentIndex(1);
     QImage shot = w.grab().toImage();
     CHECK(shot.width() > 0);
+
+    // Side by side: one time axis for both timelines; both traces fit their width.
+    QApplication::processEvents();
+    CHECK(w.timeline(0)->axis().dataSpan() == Approx(w.timeline(1)->axis().dataSpan()));
+    CHECK(w.timeline(0)->axis().viewSpan() == Approx(w.timeline(1)->axis().viewSpan()).epsilon(0.02));
+    for (int s = 0; s < 2; ++s) {
+        const EventTraceCanvas* cv = w.trace(s)->canvas();
+        CHECK(cv->trace().width * cv->zoom() <= w.trace(s)->viewport()->width() + 1);
+    }
+
+    // Export: the view as PNG and SVG, the report as text and JSON.
+    QTemporaryDir dir;
+    QString err;
+    for (const char* name : {"v.png", "v.svg", "r.txt", "r.json"}) {
+        CHECK(w.exportTo(dir.filePath(name), &err));
+        CHECK(QFileInfo(dir.filePath(name)).size() > 100);
+    }
+    CHECK_FALSE(w.exportTo(dir.filePath("v.bmp"), &err));
+    CHECK(err.contains("png"));
+    QFile json(dir.filePath("r.json"));
+    REQUIRE(json.open(QIODevice::ReadOnly));
+    CHECK(json.readAll().contains("nagle_delayed_ack"));
+
+    // Esc closes the window.
+    w.activateWindow();
+    QTest::keyClick(&w, Qt::Key_Escape);
+    CHECK_FALSE(w.isVisible());
+}
+
+TEST_CASE("Compare: chart titles are plain text, a worse kind says so with numbers") {
+    GroupComparison g;
+    g.label = "echoString [<1 KiB]";
+    g.before.latencies_ms = {1, 2, 3};
+    g.after.latencies_ms = {1, 2};
+    std::unique_ptr<QChart> chart(makeDistributionChart(g, false));
+    CHECK(chart->title().contains("&lt;1 KiB]"));   // escaped: shown as typed, not parsed as a tag
+
+    KindComparison k;
+    k.kind = "server_time";
+    k.verdict = Verdict::StillPresent;
+    k.worse = true;
+    k.has_underlying = true;
+    k.underlying.name = "server_time_ms";
+    k.underlying.median_before_ms = 10.0;
+    k.underlying.median_after_ms = 19.9;
+    CHECK(worseText(k) == "worse: server time 10.0 ms → 19.9 ms per call");
+    k.has_underlying = false;
+    k.measure = "lost_per_call_ms";
+    k.before = {4, 4, 10, 40};
+    k.after = {8, 8, 10, 90};
+    CHECK(worseText(k) == "worse: 4.00 ms → 9.00 ms lost per call");
+    Comparison c;
+    c.kinds.push_back(k);
+    CHECK(verdictSummary(c).contains("Worse:</b> Server time (worse: 4.00 ms"));
 }
 
 TEST_CASE("the Compare view reports a capture that cannot be read") {
