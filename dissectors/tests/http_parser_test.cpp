@@ -1,8 +1,10 @@
 // HTTP/1.x stream parser: framing, splitting, gaps, limits.
+#include "dissectors/http/http_sniffer.h"
 #include "dissectors/http/http_stream_parser.h"
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -548,4 +550,251 @@ TEST_CASE("random garbage and random splits never break offset accounting") {
         REQUIRE(r.contract_ok);
         REQUIRE(!r.open);  // end_of_stream ends every message
     }
+}
+
+// ---- Issue 13: sniffing, extension methods, resync, lenient forms, non-HTTP, tunnels.
+
+namespace {
+// Feeds `pieces` in order; a piece "#N" is a gap of N bytes instead.
+void play(HttpStreamParser& p, std::initializer_list<std::string_view> pieces) {
+    for (std::string_view piece : pieces) {
+        if (!piece.empty() && piece[0] == '#') p.gap(std::stoull(std::string(piece.substr(1))));
+        else p.feed(bytes(piece));
+    }
+}
+
+// The events of `s` fed in one piece.
+Recorder parsed(Role role, std::string_view s) {
+    Recorder r;
+    HttpStreamParser p(role, r);
+    p.feed(bytes(s));
+    return r;
+}
+
+// Feeds `s` to a sniffer in chunks of `step` bytes (tag = chunk number).
+struct SniffRun {
+    HttpSniffer::Verdict verdict = HttpSniffer::Verdict::NeedMore;
+    uint64_t at_chunk = 0, last_chunk_offset = 0;
+    std::string replay;  // held bytes, then the last chunk from the message on
+    std::optional<uint64_t> rejected_first_line;
+};
+SniffRun sniff(bool request, std::string_view s, size_t step, uint64_t budget = HttpSniffer::kDefaultBudget) {
+    HttpSniffer sn(request, budget);
+    SniffRun r;
+    for (size_t pos = 0, chunk = 0; pos < s.size(); pos += step, ++chunk) {
+        std::string_view piece = s.substr(pos, step);
+        r.verdict = sn.feed(pos, bytes(piece), chunk);
+        if (auto t = sn.take_rejected_first_line()) r.rejected_first_line = t;
+        if (r.verdict == HttpSniffer::Verdict::NeedMore) continue;
+        r.at_chunk = chunk;
+        if (r.verdict == HttpSniffer::Verdict::Http) {
+            for (const auto& h : sn.held()) r.replay.append(h.bytes.begin(), h.bytes.end());
+            size_t skip = sn.message_offset() > pos ? size_t(sn.message_offset() - pos) : 0;
+            r.replay += std::string(piece.substr(skip));
+            r.last_chunk_offset = sn.message_offset();
+        }
+        break;
+    }
+    return r;
+}
+} // namespace
+
+TEST_CASE("sniffer finds a request however it is split into segments") {
+    const std::string req = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (size_t step = 1; step <= req.size(); ++step) {
+        INFO("step " << step);
+        SniffRun r = sniff(true, req, step);
+        REQUIRE(r.verdict == HttpSniffer::Verdict::Http);
+        CHECK(r.last_chunk_offset == 0);
+        // Held bytes plus the rest of the deciding chunk are the stream from the message on.
+        CHECK(req.rfind(r.replay, 0) == 0);
+        CHECK(r.replay.size() >= std::string_view("GET /a HTTP/1.1\r\n").size());
+        CHECK_FALSE(r.rejected_first_line);
+    }
+    // A capture that begins mid-body: the request at the next segment start is found.
+    const std::string tail = "...</soap:Envelope>";
+    HttpSniffer sn(true);
+    CHECK(sn.feed(100, bytes(tail), 7) == HttpSniffer::Verdict::NeedMore);
+    CHECK(sn.feed(100 + tail.size(), bytes("PO"), 8) == HttpSniffer::Verdict::NeedMore);
+    CHECK(sn.feed(100 + tail.size() + 2, bytes("ST /svc HTTP/1.1\r\n"), 9) == HttpSniffer::Verdict::Http);
+    CHECK(sn.message_offset() == 100 + tail.size());
+    REQUIRE(sn.held().size() == 1);
+    CHECK(sn.held()[0].tag == 8);
+    // Status lines too, lower-case version included.
+    CHECK(sniff(false, "http/1.1 200 OK\r\n\r\n", 1).verdict == HttpSniffer::Verdict::Http);
+}
+
+TEST_CASE("sniffer: SMTP, speed tests and HTTP/0.9 are not HTTP") {
+    for (const char* s : {"EHLO mail.example.org\r\nMAIL FROM:<a@b>\r\n", "HI\n", "PING 12345\r\n", "GET /\r\n"}) {
+        INFO(s);
+        SniffRun r = sniff(true, std::string(s) + std::string(40, '\n'), 1, 40);  // past the budget
+        CHECK(r.verdict == HttpSniffer::Verdict::NotHttp);
+    }
+    // Only attempts at HTTP are worth a warning.
+    CHECK(sniff(true, "GET /\r\nxxxxxxxxxxxxxxxxxxxx", 3, 16).rejected_first_line.has_value());
+    CHECK(sniff(true, "GET /HTTP/1.1\r\nxxxxxxxxxxxxxxxxxxxxx", 3, 16).rejected_first_line.has_value());
+    CHECK(sniff(true, "OPTIONS HTTP/1.1\r\nxxxxxxxxxxxxxxxxxxxx", 3, 16).rejected_first_line.has_value());
+    CHECK_FALSE(sniff(true, "EHLO mail.example.org\r\nxxxxxxxxxxxxxxx", 3, 16).rejected_first_line.has_value());
+    CHECK_FALSE(sniff(true, "HI\nxxxxxxxxxxxxxxxxxxxxxxx", 3, 16).rejected_first_line.has_value());
+    // Within the budget a later request line still counts.
+    CHECK(sniff(true, "EHLO x\r\nGET / HTTP/1.1\r\n\r\n", 4).verdict == HttpSniffer::Verdict::Http);
+}
+
+TEST_CASE("extension methods are any RFC 9110 token") {
+    std::string s = "CCM_POST /cgi HTTP/1.1\r\nContent-Length: 1\r\n\r\nx"
+                    "M-SEARCH * HTTP/1.1\r\nMAN: \"ssdp:discover\"\r\n\r\n"
+                    "get /lower HTTP/1.1\r\n\r\n";
+    Recorder r = parsed(Role::Request, s);
+    REQUIRE(r.heads.size() == 3);
+    CHECK(r.heads[0].method == "CCM_POST");
+    CHECK(r.heads[1].method == "M-SEARCH");
+    CHECK(r.heads[2].method == "get");
+    CHECK(r.fatal_errors == 0);
+    check_split_invariance(Role::Request, s);
+}
+
+TEST_CASE("a malformed request line is skipped and parsing resumes at the next request line in the same data") {
+    std::string s = "GET /HTTP/1.1\r\nHost: x\r\n\r\n"          // no version: not HTTP/1.x
+                    "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"
+                    "GET /a b HTTP/1.1\r\n\r\n"                 // space in the target
+                    "POST /2 HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi";
+    for (size_t step : {s.size(), size_t(1), size_t(5)}) {
+        INFO("step " << step);
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        for (size_t pos = 0; pos < s.size(); pos += step) p.feed(bytes(std::string_view(s).substr(pos, step)));
+        p.end_of_stream();
+        REQUIRE(r.heads.size() == 2);
+        CHECK(r.heads[0].uri == "/ok");
+        CHECK(r.heads[1].uri == "/2");
+        CHECK(r.bodies[1] == "hi");
+        CHECK(r.codes == std::vector<HttpError>{HttpError::NotHttp, HttpError::MalformedStartLine});
+        CHECK(r.events[1] == "reject@0:request line without an HTTP/1.x version (HTTP/0.9 or not HTTP)");
+        CHECK(r.events[2] == "begin@" + std::to_string(s.find("GET /ok")));
+        CHECK(r.contract_ok);
+    }
+}
+
+TEST_CASE("after a gap the parser resynchronises inside a chunk") {
+    SECTION("status line after a line end in the middle of a chunk") {
+        Recorder r;
+        HttpStreamParser p(Role::Response, r);
+        p.push_request_method("GET");
+        p.push_request_method("GET");
+        // 50 bytes lost: the rest of this chunked body and more.
+        play(p, {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n0123", "#50",
+                 "tail of something\r\nHTTP/1.1 204 No Content\r\n\r\n"});
+        REQUIRE(r.heads.size() == 2);
+        CHECK(r.heads[1].status == 204);
+        CHECK(r.events.back().rfind("complete@", 0) == 0);
+        CHECK(r.codes == std::vector<HttpError>{HttpError::Gap});
+    }
+    SECTION("a request glued to the end of a body, at the start of the next segment") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        play(p, {"POST /1 HTTP/1.1\r\nHost", "#10", "<x>no line end here</x>",
+                 "POST /2 HTTP/1.1\r\nContent-Length: 0\r\n\r\n"});
+        REQUIRE(r.heads.size() == 1);
+        CHECK(r.heads[0].method == "POST");  // not "</x>POST": the segment start wins
+        CHECK(r.heads[0].uri == "/2");
+    }
+    SECTION("a request typed one byte per segment after a gap keeps its method") {
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.gap(5);
+        for (char c : std::string("xx\r\nGET /t HTTP/1.1\r\n\r\n")) p.feed(bytes(std::string(1, c)));
+        REQUIRE(r.heads.size() == 1);
+        CHECK(r.heads[0].method == "GET");
+        CHECK(r.heads[0].uri == "/t");
+    }
+}
+
+TEST_CASE("abandon() drops the message in progress and resynchronises") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    for (int i = 0; i < 2; ++i) p.push_request_method("GET");
+    p.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nabc"));
+    p.abandon();
+    p.feed(bytes("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"));
+    CHECK(r.codes == std::vector<HttpError>{HttpError::Abandoned});
+    CHECK(r.events[3].rfind("drop@", 0) == 0);
+    REQUIRE(r.heads.size() == 2);
+    CHECK(r.heads[1].status == 404);
+    CHECK(r.events.back().rfind("complete@", 0) == 0);
+    p.abandon();  // between messages: nothing to drop
+    CHECK(r.codes.size() == 1);
+    CHECK(r.contract_ok);
+}
+
+TEST_CASE("lenient forms are accepted with one warning each") {
+    std::string s = "GET   /x   HTTP/1.1\r\nHost: a\r\n\r\n"
+                    "POST /y http/1.0\nContent-Length: 2\n\nok";
+    Recorder r = parsed(Role::Request, s);
+    REQUIRE(r.heads.size() == 2);
+    CHECK(r.heads[0].uri == "/x");
+    CHECK(r.heads[1].version == "HTTP/1.0");
+    CHECK(r.heads[1].connection_close);
+    CHECK(r.bodies[1] == "ok");
+    CHECK(r.fatal_errors == 0);
+    CHECK(r.codes == std::vector<HttpError>{HttpError::ExtraWhitespace, HttpError::LowerCaseVersion,
+                                            HttpError::BareLineFeed});
+    check_split_invariance(Role::Request, s);
+
+    Recorder rs;
+    HttpStreamParser ps(Role::Response, rs);
+    ps.push_request_method("GET");
+    ps.feed(bytes("http/1.1  200  OK\r\nContent-Length: 0\r\n\r\n"));
+    REQUIRE(rs.heads.size() == 1);
+    CHECK(rs.heads[0].status == 200);
+    CHECK(rs.heads[0].reason == "OK");
+    CHECK(rs.heads[0].version == "HTTP/1.1");
+    CHECK(rs.codes == std::vector<HttpError>{HttpError::ExtraWhitespace, HttpError::LowerCaseVersion});
+}
+
+TEST_CASE("non-HTTP bytes at a message boundary are rejected before any start line") {
+    for (const char* s : {"EHLO mail.example.org\r\n", "HI\n", "GET /\r\n", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"}) {
+        INFO(s);
+        struct StartLines : Recorder {
+            int start_lines = 0;
+            void on_start_line(const HttpMessageHead&, uint64_t) override { ++start_lines; }
+        } r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes(s));
+        p.end_of_stream();
+        CHECK(r.start_lines == 0);
+        CHECK(r.heads.empty());
+        REQUIRE(!r.codes.empty());
+        CHECK((r.codes[0] == HttpError::NotHttp || r.codes[0] == HttpError::UnsupportedVersion));
+        CHECK(r.events[1].rfind("reject@", 0) == 0);
+        CHECK(r.contract_ok);
+    }
+}
+
+TEST_CASE("tunnel mode: CONNECT 2xx and enter_tunnel()") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.push_request_method("CONNECT");
+    p.feed(bytes("HTTP/1.1 200 Connection established\r\n\r\n\x16\x03\x01\x02\x00"));
+    CHECK(p.in_tunnel());
+    CHECK(r.heads.size() == 1);
+    CHECK(r.codes.empty());
+
+    Recorder rq;
+    HttpStreamParser q(Role::Request, rq);
+    q.feed(bytes("GET /chat HTTP/1.1\r\nUpgrade: websocket\r\n\r\n"));
+    q.enter_tunnel();
+    q.feed(bytes("\x81\x85garbage that is not HTTP\r\nGET / HTTP/1.1\r\n\r\n"));
+    q.gap(10);
+    q.end_of_stream();
+    CHECK(q.in_tunnel() == false);  // closed after end_of_stream
+    CHECK(rq.heads.size() == 1);
+    CHECK(rq.codes.empty());        // no warnings in a tunnel
+
+    Recorder rm;
+    HttpStreamParser m(Role::Request, rm);
+    m.feed(bytes("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nab"));
+    m.enter_tunnel();
+    CHECK(rm.codes == std::vector<HttpError>{HttpError::TunnelEntered});
+    CHECK(rm.contract_ok);
+    CHECK_FALSE(rm.open);
 }
