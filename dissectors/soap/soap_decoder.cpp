@@ -393,8 +393,19 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
             info.error = why;
             return info;
         }
+        // libxml2 follows encoding="UTF-32" in the declaration even when told
+        // UTF-8, so the declaration is made to say what the bytes now are.
+        if (transcoded.rfind("<?xml", 0) == 0) {
+            size_t end = transcoded.find("?>");
+            size_t k = transcoded.find("encoding", 0);
+            if (end != std::string::npos && k != std::string::npos && k < end) {
+                size_t q1 = transcoded.find_first_of("\"'", k);
+                size_t q2 = q1 < end ? transcoded.find(transcoded[q1], q1 + 1) : std::string::npos;
+                if (q2 != std::string::npos && q2 < end) transcoded.replace(q1 + 1, q2 - q1 - 1, "UTF-8");
+            }
+        }
         doc = transcoded;
-        forced_encoding = "UTF-8";  // overrides encoding="UTF-32" in the declaration
+        forced_encoding = "UTF-8";
     }
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
     xmlTextReaderPtr reader = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, forced_encoding, options);
