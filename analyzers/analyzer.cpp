@@ -9,10 +9,15 @@ namespace stallscope {
 
 namespace {
 constexpr size_t kMaxWarnings = 500;
+constexpr size_t kMaxUnsupportedKinds = 64;  // distinct "unsupported encapsulation" warnings
 constexpr int64_t kClosedLingerNs = 1'000'000'000;  // late ACKs of a closed connection still count
 }
 
-Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name) : opt_(options), detectors_(make_detectors()) {
+Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name)
+    : opt_(options), detectors_(make_detectors()),
+      fragments_(FragmentLimits{}, [this](const std::string& message, uint64_t frame) {
+          add_warning({message, frame, 0, 0});
+      }) {
     result_.capture.file = std::move(file_name);
 }
 
@@ -91,6 +96,45 @@ void Analyzer::sweep(int64_t now_ns) {
     }
 }
 
+bool Analyzer::resolve_decoded(const Frame& f, DecodeResult& d) {
+    CaptureInfo& cap = result_.capture;
+    auto skipped = [&](const std::string& what) {
+        ++cap.undecodable_packets;
+        add_warning({"frame " + std::to_string(f.number) + ": " + what, f.number, f.file_offset, 0});
+        return false;
+    };
+    // A reassembled datagram can hold another fragment (inside a tunnel):
+    // bounded like tunnel nesting.
+    for (int round = 0; round <= kMaxTunnelDepth; ++round) {
+        switch (d.status) {
+        case DecodeStatus::Tcp: return true;
+        case DecodeStatus::NotTcp: ++cap.non_tcp_packets; return false;
+        case DecodeStatus::UnsupportedLink:
+            if (!unsupported_links_warned_.insert(f.linktype).second) {
+                ++cap.undecodable_packets;
+                return false;
+            }
+            return skipped(std::string("unsupported link type ") + linktype_name(f.linktype) +
+                           " (packets of this link type are skipped)");
+        case DecodeStatus::Unsupported:
+            // Once per kind: a capture of one unknown encapsulation has thousands.
+            if (unsupported_warned_.size() >= kMaxUnsupportedKinds || !unsupported_warned_.insert(d.detail).second) {
+                ++cap.undecodable_packets;
+                return false;
+            }
+            return skipped(d.detail + " (packets like this one are skipped)");
+        case DecodeStatus::Malformed: return skipped(d.detail + " (packet skipped)");
+        case DecodeStatus::Fragment: {
+            auto whole = fragments_.add(d.fragment, f.number, f.ts_ns);
+            if (!whole) return false;  // held (or dropped with a warning)
+            d = decode_ip_datagram(*whole, d.fragment.depth);
+            continue;
+        }
+        }
+    }
+    return skipped("IP fragments nested deeper than " + std::to_string(kMaxTunnelDepth) + " (packet skipped)");
+}
+
 void Analyzer::on_frame(const Frame& f) {
     CaptureInfo& cap = result_.capture;
     ++cap.packets;
@@ -98,24 +142,9 @@ void Analyzer::on_frame(const Frame& f) {
     cap.last_ns = std::max(cap.last_ns, f.ts_ns);
     if (link_types_.insert(f.linktype).second) cap.link_types.push_back(linktype_name(f.linktype));
 
+    if (fragments_.datagrams_held()) fragments_.advance(f.ts_ns);
     DecodeResult d = decode_packet(f.linktype, f.data);
-    switch (d.status) {
-    case DecodeStatus::Tcp: break;
-    case DecodeStatus::NotTcp: ++cap.non_tcp_packets; return;
-    case DecodeStatus::UnsupportedLink:
-        ++cap.undecodable_packets;
-        if (unsupported_links_warned_.insert(f.linktype).second)
-            add_warning({"frame " + std::to_string(f.number) + ": unsupported link type " + linktype_name(f.linktype) +
-                             " (packets of this link type are skipped)",
-                         f.number, f.file_offset, 0});
-        return;
-    case DecodeStatus::Fragment:
-    case DecodeStatus::Malformed:
-        ++cap.undecodable_packets;
-        add_warning({"frame " + std::to_string(f.number) + ": " + d.detail + " (packet skipped)", f.number,
-                     f.file_offset, 0});
-        return;
-    }
+    if (!resolve_decoded(f, d)) return;
     const TcpPacket& p = d.tcp;
     FlowKey key = p.src < p.dst ? FlowKey{p.src, p.dst} : FlowKey{p.dst, p.src};
     auto it = flows_.find(key);
@@ -160,6 +189,8 @@ AnalysisResult Analyzer::snapshot() const {
 }
 
 AnalysisResult Analyzer::finish() {
+    fragments_.finish();
+    result_.capture.undecodable_packets += fragments_.fragments_dropped();
     // Close in connection order so results do not depend on hash order.
     std::vector<std::pair<uint64_t, FlowKey>> order;
     for (auto& [key, conn] : flows_) order.push_back({conn->info().id, key});

@@ -7,6 +7,8 @@
 #include "analyzers/detector.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
+#include "capture/fragment_reassembler.h"
+#include "capture/packet_decoder.h"
 
 #include <map>
 #include <memory>
@@ -47,6 +49,9 @@ private:
     void call_ready(Call&& call, const Connection& conn) override;
     void close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it);
     void sweep(int64_t now_ns);
+    // Reassembles fragments and counts and warns about whatever is not a
+    // TCP segment; true when d.tcp holds one.
+    bool resolve_decoded(const Frame& f, DecodeResult& d);
     bool keep_segments(const Call& c) const;
     void start_spill();
     void spill_findings();
@@ -59,6 +64,8 @@ private:
     int64_t last_sweep_ns_ = 0;
     uint64_t warnings_suppressed_ = 0;
     std::set<int> unsupported_links_warned_;
+    std::set<std::string> unsupported_warned_;
+    FragmentReassembler fragments_;
     std::set<int> link_types_;
     bool cap_warned_ = false;
     SummaryBuilder summary_;                // every call passes; findings at the end

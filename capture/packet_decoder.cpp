@@ -1,25 +1,27 @@
 #include "capture/packet_decoder.h"
 
-#include "capture/byte_reader.h"
+#include "capture/decode_internal.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
 
+// Link layers and the EtherType dispatch; IP/TCP are in ip_decoder.cpp,
+// tunnels in tunnel_decoder.cpp.
 namespace stallscope {
 
-namespace {
+namespace decode {
 
+namespace {
 constexpr uint16_t kEtherIpv4 = 0x0800;
 constexpr uint16_t kEtherIpv6 = 0x86dd;
-constexpr uint16_t kEtherVlan = 0x8100;   // 802.1Q
-constexpr uint16_t kEtherQinQ = 0x88a8;   // 802.1ad service tag
+constexpr uint16_t kEtherVlan = 0x8100;    // 802.1Q
+constexpr uint16_t kEtherQinQ = 0x88a8;    // 802.1ad service tag
 constexpr uint16_t kEtherQinQOld = 0x9100; // pre-standard QinQ, still seen
-constexpr int kMaxVlanTags = 8;           // more is not a real frame
-constexpr int kMaxIpv6ExtHeaders = 16;
-
-constexpr uint8_t kProtoTcp = 6;
+constexpr uint16_t kEtherMpls = 0x8847, kEtherMplsMulticast = 0x8848;
+constexpr uint16_t kEtherPppoeDiscovery = 0x8863, kEtherPppoeSession = 0x8864;
+constexpr int kMaxVlanTags = 8;            // more is not a real frame
+} // namespace
 
 DecodeResult fail(DecodeStatus s, std::string detail) {
     DecodeResult r;
@@ -27,8 +29,6 @@ DecodeResult fail(DecodeStatus s, std::string detail) {
     r.detail = std::move(detail);
     return r;
 }
-DecodeResult malformed(std::string detail) { return fail(DecodeStatus::Malformed, std::move(detail)); }
-DecodeResult not_tcp(std::string detail) { return fail(DecodeStatus::NotTcp, std::move(detail)); }
 
 std::string hex16(uint16_t v) {
     char buf[8];
@@ -36,219 +36,51 @@ std::string hex16(uint16_t v) {
     return buf;
 }
 
-// ---- TCP -------------------------------------------------------------------
-
-// Parses the options area; a malformed option stops parsing but keeps the
-// segment (the rest of the header is fine and the segment still matters).
-void parse_tcp_options(ByteReader opts, TcpPacket& tcp, std::string& detail) {
-    // Each iteration consumes at least one byte, so this ends within 40 steps.
-    while (opts.remaining() > 0) {
-        uint8_t kind = *opts.u8();
-        if (kind == 0) break;     // end of option list
-        if (kind == 1) continue;  // NOP
-        auto len = opts.u8();
-        if (!len || *len < 2 || !opts.has(size_t(*len) - 2)) {
-            detail = "bad TCP option length (kind " + std::to_string(kind) + ")";
-            return;
-        }
-        ByteReader body = *opts.sub(size_t(*len) - 2);
-        switch (kind) {
-        case 2:  // MSS
-            if (*len == 4) tcp.mss = *body.be16();
-            break;
-        case 3:  // window scale; RFC 7323 2.3: values above 14 are used as 14
-            if (*len == 3) {
-                uint8_t ws = *body.u8();
-                if (ws > 14) {
-                    detail = "window scale " + std::to_string(ws) + " clamped to 14";
-                    ws = 14;
-                }
-                tcp.wscale = ws;
-            }
-            break;
-        case 4:  // SACK permitted
-            if (*len == 2) tcp.sack_permitted = true;
-            break;
-        default:
-            break;
-        }
-    }
+bool enter_tunnel(Context& c, const char* name) {
+    if (c.depth >= kMaxTunnelDepth) return false;
+    ++c.depth;
+    if (!c.tunnels.empty()) c.tunnels += ',';
+    c.tunnels += name;
+    return true;
 }
 
-// `seg` holds the IP payload as captured; `seg_len_on_wire` is the TCP
-// segment length according to the IP header.
-DecodeResult decode_tcp(ByteReader seg, uint32_t seg_len_on_wire, DecodeResult r) {
-    const size_t captured = seg.remaining();
-    auto sport = seg.be16(), dport = seg.be16();
-    auto seq = seg.be32(), ack = seg.be32();
-    auto off_flags = seg.be16(), window = seg.be16();
-    if (!sport || !dport || !seq || !ack || !off_flags || !window || !seg.skip(4))
-        return malformed("truncated TCP header (" + std::to_string(captured) + " of 20 bytes)");
-    const size_t hlen = size_t(*off_flags >> 12) * 4;
-    if (hlen < 20) return malformed("bad TCP data offset " + std::to_string(hlen) + " (< 20)");
-    if (hlen > seg_len_on_wire)
-        return malformed("TCP header (" + std::to_string(hlen) + " bytes) longer than the segment (" +
-                         std::to_string(seg_len_on_wire) + " bytes)");
-    auto opts = seg.sub(hlen - 20);
-    if (!opts) return malformed("truncated TCP options (" + std::to_string(captured) + " of " +
-                                std::to_string(hlen) + " header bytes captured)");
-
-    TcpPacket& t = r.tcp;
-    t.src.port = *sport;
-    t.dst.port = *dport;
-    t.seq = *seq;
-    t.ack = *ack;
-    t.flags = uint8_t(*off_flags & 0x3f);
-    t.window = *window;
-    parse_tcp_options(*opts, t, r.detail);
-    t.payload_len = seg_len_on_wire - uint32_t(hlen);
-    // Captured payload: never more than the IP lengths say (padding excluded).
-    t.payload = seg.rest().first(std::min<size_t>(seg.remaining(), t.payload_len));
-    r.status = DecodeStatus::Tcp;
-    return r;
-}
-
-// ---- IP --------------------------------------------------------------------
-
-DecodeResult decode_ipv4(ByteReader ip) {
-    const size_t captured = ip.remaining();
-    auto vihl = ip.u8();
-    if (!vihl) return malformed("truncated IPv4 header (0 of 20 bytes)");
-    if ((*vihl >> 4) != 4) return malformed("IPv4 header with version " + std::to_string(*vihl >> 4));
-    const size_t ihl = size_t(*vihl & 0x0f) * 4;
-    if (ihl < 20) return malformed("bad IPv4 header length " + std::to_string(ihl) + " (< 20)");
-    ip.skip(1);  // DSCP/ECN
-    auto total = ip.be16(), id = ip.be16(), frag = ip.be16();
-    auto ttl = ip.u8(), proto = ip.u8();
-    bool ok = total && id && frag && ttl && proto && ip.skip(2);
-    auto src = ip.bytes(4), dst = ip.bytes(4);
-    if (!ok || !src || !dst || !ip.skip(ihl - 20))
-        return malformed("truncated IPv4 header (" + std::to_string(captured) + " of " +
-                         std::to_string(ihl) + " bytes)");
-
-    DecodeResult r;
-    r.tcp.src.addr = IpAddress::v4(src->data());
-    r.tcp.dst.addr = IpAddress::v4(dst->data());
-
-    // Total length 0 is what TSO/GSO captures show: trust the captured length.
-    size_t total_len = *total;
-    if (total_len == 0) total_len = captured;
-    if (total_len < ihl)
-        return malformed("IPv4 total length " + std::to_string(total_len) + " < header length " +
-                         std::to_string(ihl));
-
-    const bool more_fragments = (*frag & 0x2000) != 0;
-    const uint16_t frag_offset = *frag & 0x1fff;
-    if (more_fragments || frag_offset != 0) {
-        r.status = DecodeStatus::Fragment;
-        r.detail = "IPv4 fragment (id " + hex16(*id) + ", offset " + std::to_string(frag_offset * 8) +
-                   (more_fragments ? ", more fragments" : ", last") + ", proto " + std::to_string(*proto) + ")";
-        return r;
-    }
-    if (*proto != kProtoTcp) return not_tcp("IPv4 protocol " + std::to_string(*proto));
-
-    // Bytes past total length are link padding, not payload.
-    const size_t payload_on_wire = total_len - ihl;
-    ByteReader seg(ip.rest().first(std::min(ip.remaining(), payload_on_wire)));
-    return decode_tcp(seg, uint32_t(payload_on_wire), std::move(r));
-}
-
-DecodeResult decode_ipv6(ByteReader ip) {
-    const size_t captured = ip.remaining();
-    auto vtc = ip.be32();
-    auto plen = ip.be16();
-    auto next = ip.u8();
-    bool ok = vtc && plen && next && ip.skip(1);
-    auto src = ip.bytes(16), dst = ip.bytes(16);
-    if (!ok || !src || !dst) return malformed("truncated IPv6 header (" + std::to_string(captured) + " of 40 bytes)");
-    if ((*vtc >> 28) != 6) return malformed("IPv6 header with version " + std::to_string(*vtc >> 28));
-
-    DecodeResult r;
-    r.tcp.src.addr = IpAddress::v6(src->data());
-    r.tcp.dst.addr = IpAddress::v6(dst->data());
-
-    // Payload length 0 means a jumbogram or a TSO capture: use what we have.
-    size_t remaining_on_wire = *plen ? *plen : ip.remaining();
-    // Work on the part that belongs to the packet (drops link padding).
-    ByteReader body(ip.rest().first(std::min(ip.remaining(), remaining_on_wire)));
-
-    uint8_t proto = *next;
-    for (int n = 0;; ++n) {
-        if (n > kMaxIpv6ExtHeaders) return malformed("too many IPv6 extension headers");
-        if (proto == 0 || proto == 43 || proto == 60 || proto == 51) {
-            // hop-by-hop, routing, destination options: (len+1)*8; AH: (len+2)*4
-            auto nh = body.u8(), len = body.u8();
-            if (!nh || !len) return malformed("truncated IPv6 extension header " + std::to_string(proto));
-            size_t ext_len = proto == 51 ? (size_t(*len) + 2) * 4 : (size_t(*len) + 1) * 8;
-            if (ext_len > remaining_on_wire)
-                return malformed("IPv6 extension header " + std::to_string(proto) + " longer than the payload");
-            if (!body.skip(ext_len - 2))
-                return malformed("truncated IPv6 extension header " + std::to_string(proto));
-            remaining_on_wire -= ext_len;
-            proto = *nh;
-            continue;
-        }
-        if (proto == 44) {  // fragment header
-            auto nh = body.u8();
-            bool ok2 = nh && body.skip(1);
-            auto offflags = body.be16();
-            auto ident = body.be32();
-            if (!ok2 || !offflags || !ident) return malformed("truncated IPv6 fragment header");
-            if (remaining_on_wire < 8) return malformed("IPv6 fragment header longer than the payload");
-            remaining_on_wire -= 8;
-            const uint16_t offset = *offflags & 0xfff8;
-            const bool more = (*offflags & 1) != 0;
-            if (offset == 0 && !more) {
-                // RFC 6946 atomic fragment: a whole packet, process as such.
-                proto = *nh;
-                continue;
-            }
-            char idbuf[16];
-            std::snprintf(idbuf, sizeof idbuf, "0x%08x", *ident);
-            r.status = DecodeStatus::Fragment;
-            r.detail = std::string("IPv6 fragment (id ") + idbuf + ", offset " + std::to_string(offset) +
-                       (more ? ", more fragments" : ", last") + ", next header " + std::to_string(*nh) + ")";
-            return r;
-        }
-        break;
-    }
-    if (proto == 59) return not_tcp("IPv6 no next header");
-    if (proto != kProtoTcp) return not_tcp("IPv6 next header " + std::to_string(proto));
-    return decode_tcp(body, uint32_t(remaining_on_wire), std::move(r));
-}
-
-DecodeResult decode_ip_by_version(ByteReader ip) {
-    auto first = ip.peek_u8();
-    if (!first) return malformed("empty IP packet");
-    if ((*first >> 4) == 4) return decode_ipv4(ip);
-    if ((*first >> 4) == 6) return decode_ipv6(ip);
-    return malformed("raw IP packet with version " + std::to_string(*first >> 4));
+DecodeResult too_deep(const Context& c) {
+    return unsupported("tunnels nested deeper than " + std::to_string(kMaxTunnelDepth) + " (" + c.tunnels + ")");
 }
 
 // ---- link layers -------------------------------------------------------------
 
 // Dispatches on an EtherType, first skipping any VLAN tags.
-DecodeResult decode_ethertype(uint16_t type, ByteReader r) {
+DecodeResult decode_ethertype(uint16_t type, ByteReader r, Context& c) {
     for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
         if (tags >= kMaxVlanTags) return malformed("too many VLAN tags");
         auto tci = r.be16(), inner = r.be16();
         if (!tci || !inner) return malformed("truncated VLAN tag");
         type = *inner;
     }
-    if (type == kEtherIpv4) return decode_ipv4(r);
-    if (type == kEtherIpv6) return decode_ipv6(r);
+    switch (type) {
+    case kEtherIpv4: return decode_ipv4(r, c);
+    case kEtherIpv6: return decode_ipv6(r, c);
+    case kEtherMpls:
+    case kEtherMplsMulticast: return decode_mpls(r, c);
+    case kEtherPppoeSession: return decode_pppoe_session(r, c);
+    case kEtherPppoeDiscovery: return not_tcp("PPPoE discovery");
+    default: break;
+    }
     if (type < 0x0600) return not_tcp("802.3 frame (length/LLC " + hex16(type) + ")");
     return not_tcp("EtherType " + hex16(type));
 }
 
-DecodeResult decode_ethernet(ByteReader r) {
+DecodeResult decode_ethernet(ByteReader r, Context& c) {
     if (!r.skip(12)) return malformed("truncated Ethernet header");
     auto type = r.be16();
     if (!type) return malformed("truncated Ethernet header");
-    return decode_ethertype(*type, r);
+    return decode_ethertype(*type, r, c);
 }
 
-DecodeResult decode_sll(ByteReader r) {
+namespace {
+
+DecodeResult decode_sll(ByteReader r, Context& c) {
     // packet type(2) ARPHRD(2) addr len(2) addr(8) protocol(2)
     if (!r.skip(2)) return malformed("truncated Linux cooked header");
     auto hatype = r.be16();
@@ -256,20 +88,20 @@ DecodeResult decode_sll(ByteReader r) {
     auto proto = r.be16();
     if (!proto) return malformed("truncated Linux cooked header");
     if (*hatype == 824) return not_tcp("netlink");  // ARPHRD_NETLINK: protocol is not an EtherType
-    return decode_ethertype(*proto, r);
+    return decode_ethertype(*proto, r, c);
 }
 
-DecodeResult decode_sll2(ByteReader r) {
+DecodeResult decode_sll2(ByteReader r, Context& c) {
     // protocol(2) reserved(2) ifindex(4) ARPHRD(2) packet type(1) addr len(1) addr(8)
     auto proto = r.be16();
     if (!proto || !r.skip(6)) return malformed("truncated Linux cooked v2 header");
     auto hatype = r.be16();
     if (!hatype || !r.skip(10)) return malformed("truncated Linux cooked v2 header");
     if (*hatype == 824) return not_tcp("netlink");
-    return decode_ethertype(*proto, r);
+    return decode_ethertype(*proto, r, c);
 }
 
-DecodeResult decode_null(ByteReader r) {
+DecodeResult decode_null(ByteReader r, Context& c) {
     // The family is in the byte order of the capturing host (and LINKTYPE_LOOP
     // claims network order but writers get it wrong); families are small, so
     // a value with high bits set is the other byte order.
@@ -278,13 +110,15 @@ DecodeResult decode_null(ByteReader r) {
     uint32_t f = *fam;
     if (f > 0xffff) f = ((f & 0xff) << 24) | ((f & 0xff00) << 8) | ((f >> 8) & 0xff00) | (f >> 24);
     switch (f) {
-    case 2: return decode_ipv4(r);                               // AF_INET everywhere
-    case 24: case 28: case 30: return decode_ipv6(r);            // AF_INET6: Net/OpenBSD, FreeBSD, Darwin
+    case 2: return decode_ipv4(r, c);                            // AF_INET everywhere
+    case 24: case 28: case 30: return decode_ipv6(r, c);         // AF_INET6: Net/OpenBSD, FreeBSD, Darwin
     default: return not_tcp("loopback address family " + std::to_string(f));
     }
 }
 
 } // namespace
+
+} // namespace decode
 
 const char* linktype_name(int lt) {
     switch (lt) {
@@ -295,6 +129,7 @@ const char* linktype_name(int lt) {
     case linktype::kLinuxSll: return "LINUX_SLL";
     case linktype::kIpv4: return "IPV4";
     case linktype::kIpv6: return "IPV6";
+    case linktype::kNflog: return "NFLOG";
     case linktype::kLinuxSll2: return "LINUX_SLL2";
     default: break;
     }
@@ -308,19 +143,42 @@ const char* linktype_name(int lt) {
     return it->second.c_str();
 }
 
-DecodeResult decode_packet(int lt, std::span<const uint8_t> data) {
-    ByteReader r(data);
+namespace {
+
+DecodeResult decode_link(int lt, ByteReader r, decode::Context& c) {
+    using namespace decode;
     switch (lt) {
-    case linktype::kEthernet: return decode_ethernet(r);
-    case linktype::kLinuxSll: return decode_sll(r);
-    case linktype::kLinuxSll2: return decode_sll2(r);
+    case linktype::kEthernet: return decode_ethernet(r, c);
+    case linktype::kLinuxSll: return decode_sll(r, c);
+    case linktype::kLinuxSll2: return decode_sll2(r, c);
     case linktype::kNull:
-    case linktype::kLoop: return decode_null(r);
-    case linktype::kRaw: return decode_ip_by_version(r);
-    case linktype::kIpv4: return decode_ipv4(r);
-    case linktype::kIpv6: return decode_ipv6(r);
+    case linktype::kLoop: return decode_null(r, c);
+    case linktype::kRaw: return decode_ip_by_version(r, c);
+    case linktype::kIpv4: return decode_ipv4(r, c);
+    case linktype::kIpv6: return decode_ipv6(r, c);
+    case linktype::kNflog: return decode_nflog(r, c);
     default: return fail(DecodeStatus::UnsupportedLink, std::string("link type ") + linktype_name(lt));
     }
+}
+
+// Says in which tunnel a malformed inner packet was found.
+DecodeResult finish(DecodeResult r, decode::Context& c) {
+    if (r.status == DecodeStatus::Malformed && !c.tunnels.empty()) r.detail += " (inside " + c.tunnels + ")";
+    r.tunnels = std::move(c.tunnels);
+    return r;
+}
+
+} // namespace
+
+DecodeResult decode_packet(int lt, std::span<const uint8_t> data) {
+    decode::Context c;
+    return finish(decode_link(lt, ByteReader(data), c), c);
+}
+
+DecodeResult decode_ip_datagram(std::span<const uint8_t> data, int tunnel_depth) {
+    decode::Context c;
+    c.depth = tunnel_depth;
+    return finish(decode::decode_ip_by_version(ByteReader(data), c), c);
 }
 
 } // namespace stallscope

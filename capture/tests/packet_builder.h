@@ -157,6 +157,72 @@ inline Bytes null_header(uint32_t family, bool big_endian, const Bytes& payload)
     return b;
 }
 
+// ---- encapsulations ----------------------------------------------------------
+
+inline Bytes udp_datagram(uint16_t sport, uint16_t dport, const Bytes& payload) {
+    Bytes b;
+    put16be(b, sport);
+    put16be(b, dport);
+    put16be(b, uint16_t(8 + payload.size()));
+    put16be(b, 0);
+    append(b, payload);
+    return b;
+}
+
+// GRE (RFC 2784/2890): optional checksum, key and sequence number.
+inline Bytes gre(uint16_t proto, const Bytes& payload, bool checksum = false, bool key = false, bool seq = false) {
+    Bytes b;
+    put16be(b, uint16_t((checksum ? 0x8000 : 0) | (key ? 0x2000 : 0) | (seq ? 0x1000 : 0)));
+    put16be(b, proto);
+    if (checksum) put32be(b, 0xbeef0000);
+    if (key) put32be(b, 0x00000abc);
+    if (seq) put32be(b, 7);
+    append(b, payload);
+    return b;
+}
+
+inline Bytes vxlan(uint32_t vni, const Bytes& inner_ethernet) {
+    Bytes b = {0x08, 0, 0, 0};
+    put32be(b, vni << 8);
+    append(b, inner_ethernet);
+    return b;
+}
+
+// MPLS label stack entries (label, bottom-of-stack set on the last).
+inline Bytes mpls(const std::vector<uint32_t>& labels, const Bytes& payload) {
+    Bytes b;
+    for (size_t i = 0; i < labels.size(); ++i)
+        put32be(b, (labels[i] << 12) | (i + 1 == labels.size() ? 0x100 : 0) | 64);
+    append(b, payload);
+    return b;
+}
+
+inline Bytes pppoe_session(uint16_t ppp_proto, const Bytes& payload) {
+    Bytes b = {0x11, 0x00};
+    put16be(b, 0x1234);  // session id
+    put16be(b, uint16_t(payload.size() + 2));
+    put16be(b, ppp_proto);
+    append(b, payload);
+    return b;
+}
+
+// NFLOG: header, a few TLVs in little-endian (x86) order, the payload TLV (type 9).
+inline Bytes nflog(uint8_t family, const Bytes& packet, bool big_endian_tlvs = false) {
+    Bytes b = {family, 0};
+    put16be(b, 42);  // resource id
+    auto tlv = [&](uint16_t type, const Bytes& value) {
+        const uint16_t len = uint16_t(4 + value.size());
+        if (big_endian_tlvs) { put16be(b, len); put16be(b, type); }
+        else { put16le(b, len); put16le(b, type); }
+        append(b, value);
+        while (b.size() % 4) b.push_back(0);
+    };
+    tlv(1, {0x08, 0x00, 3, 0});  // NFULA_PACKET_HDR
+    tlv(10, {'x'});              // NFULA_PREFIX: 5 bytes, padded to 8
+    tlv(9, packet);              // NFULA_PAYLOAD
+    return b;
+}
+
 inline Bytes default_tcp(size_t payload_len = 5) {
     TcpSpec t;
     for (size_t i = 0; i < payload_len; ++i) t.payload.push_back(uint8_t('a' + i % 26));

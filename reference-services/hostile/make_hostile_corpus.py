@@ -24,8 +24,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcapgen import (ACK, FIN, PSH, RST, SYN, LINKTYPE_ETHERNET, LINKTYPE_RAW, Capture, Flow, envelope, ethernet,
-                     ipv4, ipv6, ng_block, ng_epb, ng_idb, ng_shb, pcap_bytes, pcap_header, pcap_record, request,
-                     response, tcp_segment)
+                     gre, ipv4, ipv4_fragments, ipv6, ipv6_fragments, mpls, ng_block, ng_epb, ng_idb, ng_shb, nflog,
+                     pcap_bytes, pcap_header, pcap_record, pppoe_session, request, response, tcp_segment, teredo, udp,
+                     vxlan)
 
 CASES = {}
 CAP_CASES = {}
@@ -254,6 +255,21 @@ def _():
                                    what="the whole call over IPv6")
 
 
+def request_segment(cap, req, **flow_args):
+    """A connection after its handshake, and the TCP bytes of its request (not yet in the capture)."""
+    f = Flow(cap, **flow_args)
+    f.handshake()
+    seg = f.tcp_bytes(True, PSH | ACK, req)
+    f.nxt[True] += len(req)
+    return f, seg
+
+
+def answer_and_close(f):
+    f.ack(False)
+    f.send(False, response())
+    f.close()
+
+
 @case("ip-fragments.pcap")
 def _():
     cap = Capture()
@@ -267,15 +283,201 @@ def _():
     for off, part, more in ((0, seg[:half], 0x2000), (half, seg[half:], 0)):
         cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, part, ident=cap.ident, frag=more | (off // 8),
                               total_len=20 + len(part)), 0x0800))
-    # An IPv6 fragment header (next header 44) around a TCP segment.
+    # An IPv6 fragment header (next header 44) around a TCP segment: the
+    # first fragment of a datagram whose other fragments never come.
     v6 = tcp_segment("2001:db8::1", "2001:db8::2", 40009, 80, 7, 0, SYN)
     cap.add(ethernet(ipv6("2001:db8::1", "2001:db8::2", 44, v6, ext=struct.pack("!BBHI", 6, 0, 1, 0xBEEF)), 0x86DD))
     f.ack(False)
     f.send(False, response())
     f.close()
-    return pcap_bytes(cap), expect(0, ["ip-fragments.pcap", "fragment"], ["IPv4 fragment", "IPv6 fragment"],
-                                   [["capture.undecodable_packets", ">=", 3]],
-                                   what="the request in two IPv4 fragments; an IPv6 fragment (not reassembled)")
+    return pcap_bytes(cap), expect(0, ["ip-fragments.pcap", "frame 6"], ["frame 6: IPv6 datagram", "never completed"],
+                                   ANALYSED_ONE + [["calls.#", "==", 1], ["capture.undecodable_packets", "==", 1]],
+                                   what="the request in two IPv4 fragments (reassembled); an IPv6 fragment whose "
+                                        "datagram never completes (warned)")
+
+
+@case("ipv6-fragments.pcap")
+def _():
+    cap = Capture()
+    f, seg = request_segment(cap, request(envelope(inner="<x>%s</x>" % ("a" * 3000))),
+                             client=("2001:db8::1", 40001), server=("2001:db8::2", 80))
+    frags = ipv6_fragments("2001:db8::1", "2001:db8::2", 6, seg, 0x1234, [1232, 1232])
+    for frag in reversed(frags):  # last fragment first
+        cap.add(ethernet(frag, 0x86DD))
+    answer_and_close(f)
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["calls.#", "==", 1],
+                                                             ["capture.undecodable_packets", "==", 0],
+                                                             ["calls.0.request.body_bytes", ">=", 3000]],
+                                   what="a 3 kB request in three IPv6 fragments, last one captured first")
+
+
+@case("ip-fragment-overlap.pcap")
+def _():
+    cap = Capture()
+    f, seg = request_segment(cap, request(uri=b"/quote"))
+    # Fragment 2 (offset 24) arrives twice: first the real bytes, then a copy
+    # that rewrites the request line's URI ("/quote" -> "/evil!"); the first wins.
+    forged = seg[:20] + seg[20:].replace(b"/quote", b"/evil!", 1)
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, seg[24:48], ident=77, frag=0x2000 | 3), 0x0800))
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, forged[24:48], ident=77, frag=0x2000 | 3), 0x0800))
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, seg[0:24], ident=77, frag=0x2000), 0x0800))
+    cap.add(ethernet(ipv4("10.0.0.1", "10.0.0.2", 6, seg[48:], ident=77, frag=48 // 8), 0x0800))
+    answer_and_close(f)
+    return pcap_bytes(cap), expect(0, ["frame 5"], ["frame 5: IP fragment overlaps", "first copy is kept"],
+                                   ANALYSED_ONE + [["calls.0.uri", "==", "/quote"]], absent=["/evil!"],
+                                   what="an overlapping IPv4 fragment with different bytes: the first copy wins")
+
+
+@case("ip-fragment-timeout.pcap")
+def _():
+    cap = Capture()
+    f, seg = request_segment(cap, request())
+    # The first fragment only; 40 s later the sender retransmits the segment
+    # unfragmented (as after a path MTU change).
+    cap.add(ethernet(ipv4_fragments("10.0.0.1", "10.0.0.2", 6, seg, 99, [64])[0], 0x0800))
+    f.seg(True, PSH | ACK, request(), seq=f.nxt[True] - len(request()), dt_ns=40_000_000_000)
+    answer_and_close(f)
+    return pcap_bytes(cap), expect(0, ["frame 4"], ["frame 4: IPv4 datagram", "no fragment for 30 s"],
+                                   ANALYSED_ONE + [["capture.undecodable_packets", "==", 1]],
+                                   what="a fragment whose datagram times out (30 s of capture time)")
+
+
+@case("ip-fragment-flood.pcap")
+def _():
+    cap = Capture()
+    # 4200 first fragments of datagrams that never complete: over the cap of
+    # 4096 datagrams in flight. Then a call whose request is fragmented: still
+    # reassembled (the oldest incomplete datagrams made room).
+    for i in range(4200):
+        cap.add(ethernet(ipv4("10.9.0.1", "10.9.0.2", 6, b"\0" * 8, ident=i, frag=0x2000), 0x0800), dt_ns=1000)
+    f, seg = request_segment(cap, request())
+    for frag in ipv4_fragments("10.0.0.1", "10.0.0.2", 6, seg, 50000, [256]):
+        cap.add(ethernet(frag, 0x0800))
+    answer_and_close(f)
+    return pcap_bytes(cap), expect(0, ["frame 4097"], ["frame 4097: IP fragment reassembly cap (4096 datagrams",
+                                                       "incomplete IP datagram(s) dropped in all",
+                                                       "more incomplete IP datagram(s) at the end"],
+                                   ANALYSED_ONE + [["calls.#", "==", 1], ["capture.undecodable_packets", "==", 4200]],
+                                   what="4200 incomplete datagrams: over the reassembly cap (4096 in flight)")
+
+
+# ---------------------------------------------------------------- encapsulations
+# Each a call inside what a capture point in front of it sees; the tunnel end
+# points (192.0.2.x) must never show up as a connection's address.
+
+OUTER_A, OUTER_B = "192.0.2.1", "192.0.2.2"
+
+
+def tunnel_case(encap, what, linktype=None, client=("10.0.0.1", 40001), server=("10.0.0.2", 80), warnings=()):
+    cap, _ = one_call(Capture(encap=encap), client=client, server=server)
+    return pcap_bytes(cap, linktype=linktype), expect(
+        0, [], list(warnings),
+        ANALYSED_ONE + [["calls.#", "==", 1], ["capture.undecodable_packets", "==", 0],
+                        ["connections.0.client", "contains", client[0]]],
+        absent=["192.0.2."], what=what)
+
+
+def over_ipv4(proto, payload):
+    return ethernet(ipv4(OUTER_A, OUTER_B, proto, payload), 0x0800)
+
+
+@case("nflog.pcap")
+def _():
+    return tunnel_case(lambda l3, v6: nflog(l3, v6), "LINKTYPE_NFLOG (239): TLVs, the packet in NFULA_PAYLOAD",
+                       linktype=239)
+
+
+@case("pppoe.pcap")
+def _():
+    # Short frames get Ethernet padding after the PPPoE payload.
+    def encap(l3, v6):
+        frame = ethernet(pppoe_session(l3, v6), 0x8864)
+        return frame + b"\xee" * max(0, 60 - len(frame))
+    return tunnel_case(encap, "a PPPoE session (0x8864, PPP IPv4), padded short frames")
+
+
+@case("gre.pcap")
+def _():
+    seq = [0]
+
+    def encap(l3, v6):
+        seq[0] += 1
+        return over_ipv4(47, gre(0x86DD if v6 else 0x0800, l3, checksum=True, key=7, seq=seq[0]))
+    return tunnel_case(encap, "GRE with checksum, key and sequence number over IPv4")
+
+
+@case("gre-ethernet.pcap")
+def _():
+    return tunnel_case(lambda l3, v6: over_ipv4(47, gre(0x6558, ethernet(l3, 0x86DD if v6 else 0x0800), key=5000)),
+                       "GRE transparent Ethernet bridging (0x6558, NVGRE-like)")
+
+
+@case("vxlan.pcap")
+def _():
+    return tunnel_case(lambda l3, v6: over_ipv4(17, udp(49152, 4789, vxlan(42, ethernet(l3, 0x0800, (7,))))),
+                       "VXLAN (UDP 4789), inner Ethernet with a VLAN tag")
+
+
+@case("teredo.pcap")
+def _():
+    sent = [0]
+
+    def encap(l3, v6):
+        sent[0] += 1
+        origin = (3544, "198.51.100.7") if sent[0] == 2 else None  # the server's first packet has one
+        return over_ipv4(17, udp(3544, 61000, teredo(l3, origin)))
+    return tunnel_case(encap, "Teredo (IPv6 in UDP 3544), one packet with an origin indication header",
+                       client=("2001:0:4136:e378::1", 40001), server=("2001:0:4136:e378::2", 80))
+
+
+@case("ip-in-ip.pcap")
+def _():
+    cap, _ = one_call(Capture(encap=lambda l3, v6: over_ipv4(41 if v6 else 4, l3)))
+    cap2, _ = one_call(Capture(encap=lambda l3, v6: over_ipv4(41 if v6 else 4, l3), t0=cap.t),
+                       client=("2001:db8::1", 40002), server=("2001:db8::2", 80))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 2], ["calls.0.complete", "==", True],
+                                               ["calls.1.complete", "==", True],
+                                               ["connections.1.client", "contains", "2001:db8::1"]],
+                                   absent=["192.0.2."], what="IPv4 in IPv4 (protocol 4) and IPv6 in IPv4 (41)")
+
+
+@case("mpls.pcap")
+def _():
+    cap, _ = one_call(Capture(encap=lambda l3, v6: ethernet(mpls([1000, 2000], l3), 0x8847)))
+    pw = lambda l3, v6: ethernet(mpls([3000], b"\0\0\0\0" + ethernet(l3, 0x0800)), 0x8847)  # control word
+    cap2, _ = one_call(Capture(encap=pw, t0=cap.t), client=("10.0.0.3", 40002))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 2], ["calls.1.complete", "==", True],
+                                               ["capture.undecodable_packets", "==", 0]],
+                                   what="IPv4 under two MPLS labels; an Ethernet pseudowire with a control word")
+
+
+@case("tunnel-too-deep.pcap")
+def _():
+    def nested(l3, v6):
+        for _ in range(8):
+            l3 = ipv4(OUTER_A, OUTER_B, 4, l3)
+        return ethernet(l3, 0x0800)
+    cap, _ = one_call(Capture(encap=nested))
+    cap2, _ = one_call(Capture(t0=cap.t), client=("10.0.0.3", 40002))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, ["tunnel-too-deep.pcap", "frame 1"], ["nested deeper than 6"],
+                                   [["calls.#", "==", 1], ["connections.0.client", "contains", "10.0.0.3"]],
+                                   what="a call in 8 nested IP-in-IP tunnels (over the cap of 6: warned once, "
+                                        "skipped), then a plain call")
+
+
+@case("gre-unknown-payload.pcap")
+def _():
+    cap = Capture()
+    cap.add(over_ipv4(47, gre(0x880B, b"\xff\x03\x00\x21" + b"\0" * 40)))  # PPP in GRE: not followed
+    cap.add(over_ipv4(47, gre(0x880B, b"\xff\x03\x00\x21" + b"\0" * 40)))
+    cap2, _ = one_call(Capture(t0=cap.t))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, ["frame 1"], ["GRE protocol 0x880b"],
+                                   ANALYSED_ONE + [["capture.undecodable_packets", "==", 2]],
+                                   what="GRE carrying PPP (0x880b): warned once, never counted as non-TCP")
 
 
 @case("malformed-headers.pcap")

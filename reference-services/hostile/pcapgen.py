@@ -67,17 +67,107 @@ def ethernet(l3, ethertype, vlans=()):
     return out + struct.pack("!H", ethertype) + l3
 
 
-class Capture:
-    """Frames in capture order: (ts_ns, bytes, origlen)."""
+# ---- encapsulations (a capture point outside a tunnel sees these)
 
-    def __init__(self, link="eth", vlans=(), t0=T0_NS):
+def udp(sport, dport, payload):
+    """A UDP header (checksum 0: optional over IPv4, not checked by readers we test)."""
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def gre(proto, payload, checksum=False, key=None, seq=None):
+    flags = (0x8000 if checksum else 0) | (0x2000 if key is not None else 0) | (0x1000 if seq is not None else 0)
+    out = struct.pack("!HH", flags, proto)
+    if checksum:
+        out += struct.pack("!HH", 0, 0)
+    if key is not None:
+        out += struct.pack("!I", key)
+    if seq is not None:
+        out += struct.pack("!I", seq)
+    out += payload
+    if checksum:
+        out = out[:4] + struct.pack("!H", csum(out)) + out[6:]
+    return out
+
+
+def vxlan(vni, inner_frame):
+    return struct.pack("!II", 0x08000000, vni << 8) + inner_frame
+
+
+def teredo(ipv6_packet, origin=None):
+    """Teredo (RFC 4380): an optional origin indication, then the IPv6 packet."""
+    pre = b""
+    if origin is not None:
+        port, addr = origin
+        pre = struct.pack("!HH4s", 0, port ^ 0xFFFF, bytes(b ^ 0xFF for b in ip_bytes(addr)))
+    return pre + ipv6_packet
+
+
+def mpls(labels, payload):
+    out = b""
+    for i, label in enumerate(labels):
+        out += struct.pack("!I", (label << 12) | (0x100 if i == len(labels) - 1 else 0) | 64)
+    return out + payload
+
+
+def pppoe_session(l3, v6, session=0x2a):
+    ppp = struct.pack("!H", 0x0057 if v6 else 0x0021) + l3
+    return struct.pack("!BBHH", 0x11, 0, session, len(ppp)) + ppp
+
+
+def nflog(l3, v6, big_endian=False):
+    """A LINKTYPE_NFLOG record: header, then TLVs in the capturing host's byte order."""
+    order = ">" if big_endian else "<"
+    out = struct.pack("!BBH", 10 if v6 else 2, 0, 42)
+
+    def tlv(kind, value):
+        body = struct.pack(order + "HH", 4 + len(value), kind) + value
+        return body + b"\0" * ((4 - len(body) % 4) % 4)
+    out += tlv(1, struct.pack("!HBB", 0x86DD if v6 else 0x0800, 3, 0))  # NFULA_PACKET_HDR
+    out += tlv(10, b"http\0")                                            # NFULA_PREFIX
+    out += tlv(9, l3)                                                     # NFULA_PAYLOAD
+    return out
+
+
+def _fragments(payload, sizes, build):
+    """Cuts payload after the given sizes (multiples of 8); build(part, offset, more) makes each packet."""
+    out, off = [], 0
+    for n in list(sizes) + [len(payload)]:
+        part = payload[off:off + n]
+        more = off + len(part) < len(payload)
+        out.append(build(part, off, more))
+        off += len(part)
+        if not more:
+            break
+    return out
+
+
+def ipv4_fragments(src, dst, proto, payload, ident, sizes):
+    """The IPv4 fragments of one datagram."""
+    return _fragments(payload, sizes, lambda part, off, more: ipv4(
+        src, dst, proto, part, ident=ident, frag=(0x2000 if more else 0) | (off // 8)))
+
+
+def ipv6_fragments(src, dst, next_header, payload, ident, sizes):
+    """The IPv6 fragments of one datagram (a Fragment header in each)."""
+    return _fragments(payload, sizes, lambda part, off, more: ipv6(
+        src, dst, 44, part, ext=struct.pack("!BBHI", next_header, 0, off | int(more), ident)))
+
+
+class Capture:
+    """Frames in capture order: (ts_ns, bytes, origlen). `encap(l3, v6)`, when
+    given, builds each frame around the IP packet (a tunnel, NFLOG, PPPoE)."""
+
+    def __init__(self, link="eth", vlans=(), t0=T0_NS, encap=None):
         self.link = link
         self.vlans = vlans
         self.t = t0
         self.frames = []
         self.ident = 1
+        self.encap = encap
 
     def wrap(self, l3, v6):
+        if self.encap:
+            return self.encap(l3, v6)
         if self.link == "raw":
             return l3
         return ethernet(l3, 0x86DD if v6 else 0x0800, self.vlans)
