@@ -85,8 +85,7 @@ void draw_trace_header(cairo_t* cr, const EventTraceLayout& L, int page, int pag
     for (int k = 0; k < 6; ++k) x = legend_item(cr, x, y, names[k], k);
     set_rgb(cr, style::kMuted);
     set_font(cr, 10, false, false, true);
-    draw_text(cr, "time goes down; not to scale: every segment gets a row, waits grow with their length",
-              16, 76, Align::Left);
+    draw_text(cr, time_axis_note(L), 16, 76, Align::Left);
 
     // Lane headers.
     for (int side = 0; side < 2; ++side) {
@@ -233,9 +232,20 @@ PagedDrawing trace_drawing(const EventTraceLayout& L) {
 
 } // namespace
 
+double figure_scale(double layout_width, const std::string& page, const std::string& format, double dpi) {
+    double inches = 0;
+    if (page == "one-column") inches = 3.5;
+    else if (page == "two-column") inches = 7.16;
+    else if (!page.empty()) return 0;
+    const double per_inch = format == "pdf" ? 72 : format == "svg" ? 96 : (dpi > 0 ? dpi : 300);
+    if (inches > 0) return inches * per_inch / std::max(1.0, layout_width);
+    return format == "png" && dpi > 0 ? dpi / 96 : 1;   // PNG at the layout's size is 96 dpi
+}
+
 bool export_event_trace(const EventTraceLayout& L, const std::string& path, const std::string& format,
-                        std::string& error) {
+                        std::string& error, double scale) {
     PagedDrawing d = trace_drawing(L);
+    d.scale = scale > 0 ? scale : 1;
     if (format == "svg") return write_svg_file(d, path, error);
     if (format == "pdf") return write_pdf_file(d, path, kPdfPageHeight, error);
     if (format == "png") return write_png_file(d, path, error);

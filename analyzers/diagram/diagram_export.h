@@ -13,8 +13,14 @@
 namespace stallscope {
 
 // format: "svg", "pdf" or "png". Returns false with error set on failure.
+// scale: output units per layout px (SVG px, PDF pt, PNG px); see figure_scale().
 bool export_event_trace(const EventTraceLayout& layout, const std::string& path,
-                        const std::string& format, std::string& error);
+                        const std::string& format, std::string& error, double scale = 1);
+
+// The scale for a figure of a given size: page "one-column" (3.5 in) or
+// "two-column" (7.16 in) wide, or "" for the layout's own width; dpi for PNG
+// (SVG counts 96 px and PDF 72 pt per inch). Returns 0 for an unknown page.
+double figure_scale(double layout_width, const std::string& page, const std::string& format, double dpi);
 // The event trace as an SVG document in memory.
 bool event_trace_svg(const EventTraceLayout& layout, std::string& svg, std::string& error);
 

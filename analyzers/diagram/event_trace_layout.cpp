@@ -1,5 +1,7 @@
 #include "analyzers/diagram/event_trace_layout.h"
 
+#include <cstdio>
+
 #include "analyzers/diagram/diagram_text.h"
 #include "capture/packet_decoder.h"
 
@@ -125,7 +127,17 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     const double cap = gap_extra(opt.break_after_ns);
     double y = L.top;
     L.axis.add_knot(segs.front()->ts_ns, y);
-    for (size_t i = 1; i < segs.size(); ++i) {
+    if (opt.linear_time) {
+        const double span_ms = std::max(1e-3, double(segs.back()->ts_ns - segs.front()->ts_ns) / 1e6);
+        const double target = std::clamp(row * double(segs.size()), 500.0, 1400.0);
+        L.px_per_ms = opt.px_per_ms > 0 ? opt.px_per_ms : target / span_ms;
+    }
+    for (size_t i = 1; i < segs.size() && L.px_per_ms > 0; ++i) {
+        // Strictly increasing (the axis needs it): same-time segments 0.01 px apart.
+        y = std::max(y + 0.01, L.top + double(segs[i]->ts_ns - segs.front()->ts_ns) / 1e6 * L.px_per_ms);
+        L.axis.add_knot(segs[i]->ts_ns, y);
+    }
+    for (size_t i = 1; i < segs.size() && L.px_per_ms <= 0; ++i) {
         int64_t a = segs[i - 1]->ts_ns, b = segs[i]->ts_ns;
         int64_t dt = b - a;
         double y_prev = y;
@@ -151,6 +163,7 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     // Arrows.
     L.arrows.reserve(segs.size());
     const auto& knots = L.axis.knots();
+    double last_arrow_label_y = -1e18;
     for (size_t i = 0; i < segs.size(); ++i) {
         const SegmentInfo& s = *segs[i];
         TraceArrow a;
@@ -166,9 +179,19 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
         a.carries = s.carries;
         a.retransmission = s.retransmission;
         a.pure_ack = is_pure_ack(s);
-        a.evidence = evidence.count(s.frame) > 0;
+        a.evidence = opt.highlight_evidence && evidence.count(s.frame) > 0;
         a.label = arrow_label(s);
         a.time_label = format_offset_ms(s.ts_ns - L.t0_ns);
+        // To scale, arrows can be closer than a label is tall: keep the first.
+        if (L.px_per_ms > 0 && !L.arrows.empty() && a.y_from - last_arrow_label_y < 13) {
+            TraceArrow& prev = L.arrows.back();
+            TraceArrow& quiet = a.evidence && !prev.evidence ? prev : a;   // evidence keeps its label
+            if (!quiet.evidence) {
+                quiet.label.clear();
+                quiet.time_label.clear();
+            }
+        }
+        if (!a.label.empty()) last_arrow_label_y = a.y_from;
         L.arrows.push_back(std::move(a));
     }
 
@@ -206,6 +229,13 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
 
     L.height = L.lanes_bottom + 24;
     return L;
+}
+
+std::string time_axis_note(const EventTraceLayout& L) {
+    if (L.px_per_ms <= 0) return "time goes down; not to scale: every segment gets a row, waits grow with their length";
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "time goes down, to scale: 100 px = %.3g ms", 100 / L.px_per_ms);
+    return buf;
 }
 
 } // namespace stallscope

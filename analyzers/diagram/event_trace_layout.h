@@ -68,6 +68,7 @@ struct EventTraceLayout {
     double time_label_x = 0;        // right edge of the time-label column
     double label_zone = 0;          // width beside each lane for stall labels
     int64_t t0_ns = 0;              // time of the first segment (time labels are relative to it)
+    double px_per_ms = 0;           // > 0: the time axis is linear (to scale), this many px per ms
 };
 
 struct EventTraceOptions {
@@ -83,7 +84,16 @@ struct EventTraceOptions {
     // drown a 40 ms stall; findings without a cost never highlight on their
     // own. 0 = every finding's frames.
     double evidence_min_share = 0.05;
+    // A true time scale ("--time-axis linear"): y grows with time, so a 44 ms
+    // stall looks 44 ms long; labels of arrows too close to the one above
+    // are left out. px_per_ms 0 = chosen so the lanes are about 500-1400 px.
+    bool linear_time = false;
+    double px_per_ms = 0;
+    bool highlight_evidence = true; // false: no yellow evidence markers (--no-highlight)
 };
+
+// The note under the legend: how the time axis reads.
+std::string time_axis_note(const EventTraceLayout& layout);
 
 // Segments are those of one call or one connection (Call::segments);
 // findings are drawn where their [start_ns, end_ns] overlaps the segments.

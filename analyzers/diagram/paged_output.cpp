@@ -58,6 +58,7 @@ bool write_svg(const PagedDrawing& d, cairo_surface_t* s, const std::string& wha
     cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);   // 1.16 defaults to pt (a third larger)
     cairo_t* cr = cairo_create(s);
     paint_white(cr);
+    cairo_scale(cr, d.scale, d.scale);
     draw_page(cr, d, {d.header, d.height}, 0, 1);
     cairo_destroy(cr);
     cairo_surface_finish(s);
@@ -87,25 +88,29 @@ std::vector<PageRange> paginate(const PagedDrawing& d, double max_body) {
 }
 
 bool write_svg_file(const PagedDrawing& d, const std::string& path, std::string& error) {
-    return write_svg(d, cairo_svg_surface_create(path.c_str(), d.width, d.height), path, error);
+    return write_svg(d, cairo_svg_surface_create(path.c_str(), d.width * d.scale, d.height * d.scale), path, error);
 }
 
 bool write_svg_string(const PagedDrawing& d, std::string& out, std::string& error) {
     out.clear();
-    return write_svg(d, cairo_svg_surface_create_for_stream(append_to_string, &out, d.width, d.height),
+    return write_svg(d, cairo_svg_surface_create_for_stream(append_to_string, &out, d.width * d.scale, d.height * d.scale),
                      "SVG", error);
 }
 
 bool write_pdf_file(const PagedDrawing& d, const std::string& path, double page_height, std::string& error) {
-    auto pages = paginate(d, page_height - d.header);
-    cairo_surface_t* s = cairo_pdf_surface_create(path.c_str(), d.width, d.header + (pages[0].y1 - pages[0].y0));
+    const double k = d.scale;   // page_height is in output points
+    auto pages = paginate(d, page_height / k - d.header);
+    cairo_surface_t* s = cairo_pdf_surface_create(path.c_str(), d.width * k, (d.header + (pages[0].y1 - pages[0].y0)) * k);
     if (!check(s, path, error)) { cairo_surface_destroy(s); return false; }
     cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "StallScope");
     cairo_t* cr = cairo_create(s);
     for (size_t i = 0; i < pages.size(); ++i) {
-        cairo_pdf_surface_set_size(s, d.width, d.header + (pages[i].y1 - pages[i].y0));
+        cairo_pdf_surface_set_size(s, d.width * k, (d.header + (pages[i].y1 - pages[i].y0)) * k);
         paint_white(cr);
+        cairo_save(cr);
+        cairo_scale(cr, k, k);
         draw_page(cr, d, pages[i], int(i), int(pages.size()));
+        cairo_restore(cr);
         cairo_show_page(cr);
     }
     cairo_destroy(cr);
@@ -120,7 +125,7 @@ bool write_png_file(const PagedDrawing& d, const std::string& path, std::string&
     // header; if even that is too wide, scale the whole image down.
     const double gap = 24;
     double body = std::max(1.0, d.height - d.header);
-    double max_body = max_side - d.header;
+    double max_body = max_side / std::max(1.0, d.scale) - d.header;
     size_t ncols = size_t(std::ceil(body / max_body));
     std::vector<PageRange> cols;
     if (ncols <= 1) {
@@ -132,7 +137,7 @@ bool write_png_file(const PagedDrawing& d, const std::string& path, std::string&
     double col_h = 0;
     for (const auto& c : cols) col_h = std::max(col_h, d.header + (c.y1 - c.y0));
     double full_w = double(cols.size()) * d.width + double(cols.size() - 1) * gap;
-    double scale = std::min({1.0, max_side / full_w, max_side / col_h});
+    double scale = std::min({d.scale, max_side / full_w, max_side / col_h});
     auto img_w = uint32_t(std::max(1.0, std::ceil(full_w * scale)));
     auto img_h = uint32_t(std::max(1.0, std::ceil(col_h * scale)));
 

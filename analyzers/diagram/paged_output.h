@@ -15,6 +15,7 @@ namespace stallscope::detail {
 struct PagedDrawing {
     double width = 0, height = 0;   // the whole drawing, one page
     double header = 0;              // [0, header) is drawn on every page
+    double scale = 1;               // output units (SVG px, PDF pt, PNG px) per drawing px
     std::vector<double> cuts;       // body y positions where a page may end (sorted)
     // Draws the header; page is 0-based.
     std::function<void(cairo_t*, int page, int pages)> draw_header;

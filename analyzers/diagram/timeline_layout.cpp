@@ -100,7 +100,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     L.rows_top = 132;
     L.calls_total = r.calls.size();
     L.title = "Timeline: " + std::to_string(r.calls.size()) + (r.calls.size() == 1 ? " call" : " calls");
-    if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file;
+    // The file's name, not its path: figures go into papers and slides.
+    if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
 
     std::vector<const Call*> calls;
     for (const auto& c : r.calls) calls.push_back(&c);

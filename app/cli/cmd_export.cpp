@@ -10,6 +10,7 @@
 #include "app/cli/output_file.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace stallscope::cli {
@@ -23,6 +24,14 @@ const char* kHelp =
     "    --timeline        waterfall of every call                (svg, png)\n"
     "    --report          the analysis report                    (html, json, csv)\n"
     "  --format defaults to the extension of -o.\n"
+    "  Event-trace figures:\n"
+    "    --time-axis rows|linear  rows: one row per segment, waits grow (default);\n"
+    "                             linear: true time scale, a 44 ms stall is 44 ms long\n"
+    "    --width PX               layout width (default 960; 480..4000): narrower = larger text\n"
+    "    --page one-column|two-column  output width 3.5 in / 7.16 in (PDF in pt, SVG at 96/in, PNG at --dpi)\n"
+    "    --scale F                output size = layout size x F (PNG pixels, SVG px, PDF pt)\n"
+    "    --dpi N                  PNG resolution (default 96 at --scale 1, 300 with --page)\n"
+    "    --no-highlight           no yellow evidence markers\n"
     "exit status: 0 written, 1 capture not analysable / no such call, 2 usage error\n";
 
 std::string extension_of(const std::string& path) {
@@ -34,6 +43,20 @@ std::string extension_of(const std::string& path) {
 int cmd_export(Args& a) {
     std::string capture, out, format, what;
     std::optional<uint64_t> call, conn;
+    EventTraceOptions trace_opt;
+    std::string page;
+    double scale = 0, dpi = 0;
+    auto number = [&](const std::string& opt, double lo, double hi, double& out) {
+        std::string v;
+        if (!a.value(opt, v)) return false;
+        char* end = nullptr;
+        out = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || !(out >= lo && out <= hi)) {
+            usage_error("export", opt + " needs a number from " + std::to_string(int(lo)) + " to " + std::to_string(int(hi)) + ", got '" + v + "'");
+            return false;
+        }
+        return true;
+    };
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -44,6 +67,20 @@ int cmd_export(Args& a) {
             (s == "--call" ? call : conn) = n;
             what = s.substr(2);
         }
+        else if (s == "--time-axis") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (v != "rows" && v != "linear") return usage_error("export", "--time-axis is rows or linear, not '" + v + "'");
+            trace_opt.linear_time = v == "linear";
+        }
+        else if (s == "--width") { if (!number(s, 480, 4000, trace_opt.width)) return kExitUsage; }
+        else if (s == "--scale") { if (!number(s, 0.1, 10, scale)) return kExitUsage; }
+        else if (s == "--dpi") { if (!number(s, 36, 2400, dpi)) return kExitUsage; }
+        else if (s == "--page") {
+            if (!a.value(s, page)) return kExitUsage;
+            if (page != "one-column" && page != "two-column")
+                return usage_error("export", "--page is one-column or two-column, not '" + page + "'");
+        }
+        else if (s == "--no-highlight") trace_opt.highlight_evidence = false;
         else if (s == "--timeline") what = "timeline";
         else if (s == "--report") what = "report";
         else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
@@ -58,6 +95,9 @@ int cmd_export(Args& a) {
     if (out.empty()) return usage_error("export", "-o FILE is required");
     if (format.empty()) format = extension_of(out);
     bool diagram = what == "call" || what == "connection";
+    if (!diagram && (trace_opt.linear_time || !trace_opt.highlight_evidence || !page.empty() || scale > 0 || dpi > 0))
+        return usage_error("export", "--time-axis, --width, --page, --scale, --dpi and --no-highlight are for --call and --connection");
+    if (scale > 0 && !page.empty()) return usage_error("export", "--scale and --page exclude each other");
     if (diagram && format != "svg" && format != "pdf" && format != "png")
         return usage_error("export", "event traces export as svg, pdf or png, not '" + format + "'");
     if (what == "timeline" && format != "svg" && format != "png")
@@ -75,8 +115,13 @@ int cmd_export(Args& a) {
     }
     std::string err;
     bool ok;
-    if (what == "call") ok = export_call_diagram(o.result, *call, format, out, err);
-    else if (what == "connection") ok = export_connection_diagram(o.result, *conn, format, out, err);
+    if (diagram) {
+        EventTraceLayout layout;
+        ok = what == "call" ? call_event_trace(o.result, *call, layout, err, trace_opt)
+                            : connection_event_trace(o.result, *conn, layout, err, trace_opt);
+        const double k = scale > 0 ? scale : figure_scale(layout.width, page, format, dpi);
+        ok = ok && export_event_trace(layout, out, format, err, k);
+    }
     else if (what == "timeline") ok = export_timeline(o.result, out, format, err);
     else {
         std::string text = format == "json" ? report_json(o.result)

@@ -157,8 +157,7 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         for (int i = 0; i < 6; ++i) legendItem(p, x, 56, names[i], i, k);
         p.setPen(k.muted);
         p.setFont(font(10, false, false, true));
-        drawText(p, QObject::tr("time goes down; not to scale: every segment gets a row, waits grow with their length"),
-                 16, 76, Align::Left);
+        drawText(p, QString::fromStdString(time_axis_note(l)), 16, 76, Align::Left);
     }
     for (int side = 0; side < 2; ++side) {
         const double cx = side == 0 ? l.client_x : l.server_x;

@@ -107,3 +107,23 @@ TEST_CASE("Export reports bad formats, bad paths and survives hostile text", "[e
     CHECK(png_decodes(dir + "/h.png"));
     REQUIRE(export_event_trace(L, dir + "/h.svg", "svg", err));
 }
+
+TEST_CASE("Figure sizes: two-column PNG at 300 dpi, PDF in points, SVG scaled", "[export]") {
+    std::string dir = temp_dir();
+    std::string err;
+    auto L = fig2_layout();
+    const double k = figure_scale(L.width, "two-column", "png", 300);
+    CHECK(k == Approx(7.16 * 300 / L.width));
+    REQUIRE(export_event_trace(L, dir + "/two.png", "png", err, k));
+    uint32_t w = 0, h = 0;
+    REQUIRE(png_size(dir + "/two.png", w, h));
+    CHECK(std::abs(double(w) - 7.16 * 300) <= 1);
+    CHECK(figure_scale(L.width, "one-column", "pdf", 0) == Approx(3.5 * 72 / L.width));
+    CHECK(figure_scale(L.width, "", "png", 192) == Approx(2));
+    CHECK(figure_scale(L.width, "", "svg", 0) == 1);
+    CHECK(figure_scale(L.width, "A4", "svg", 0) == 0);
+    std::string svg;
+    REQUIRE(export_event_trace(L, dir + "/s.svg", "svg", err, 0.5));
+    svg = read_file(dir + "/s.svg");
+    CHECK(svg.find("width=\"" + std::to_string(int(L.width / 2))) != std::string::npos);
+}

@@ -181,3 +181,35 @@ TEST_CASE("Degenerate and large inputs stay sensible", "[trace]") {
         CHECK(L.stalls.empty());
     }
 }
+
+TEST_CASE("Linear time axis: y grows in proportion to time, so a 40 ms stall is drawn 40 ms long", "[trace]") {
+    const auto segs = fig2_segments();
+    EventTraceOptions opt;
+    opt.linear_time = true;
+    opt.px_per_ms = 10;
+    auto L = layout_event_trace(segs, {fig2_nagle_finding()}, "Call 1", "c", "s", opt);
+    REQUIRE(L.px_per_ms == 10);
+    REQUIRE(L.arrows.size() == segs.size());
+    const int64_t t0 = L.arrows.front().ts_ns;
+    for (const TraceArrow& a : L.arrows) {
+        if (a.ts_ns == t0) continue;
+        CHECK(a.y_from - L.top == Approx(double(a.ts_ns - t0) / 1e6 * 10).margin(0.05 * double(L.arrows.size())));
+    }
+    REQUIRE(!L.stalls.empty());
+    const TraceStall& st = L.stalls.front();
+    CHECK(st.y_end - st.y_start == Approx(double(st.end_ns - st.start_ns) / 1e6 * 10).margin(0.5));
+    CHECK(time_axis_note(L).find("to scale") != std::string::npos);
+    // The default layout is not to scale and says so.
+    auto rows = layout_event_trace(segs, {fig2_nagle_finding()}, "Call 1", "c", "s");
+    CHECK(rows.px_per_ms == 0);
+    CHECK(time_axis_note(rows).find("not to scale") != std::string::npos);
+}
+
+TEST_CASE("No highlight: evidence frames are drawn like any other", "[trace]") {
+    EventTraceOptions opt;
+    opt.highlight_evidence = false;
+    auto L = layout_event_trace(fig2_segments(), {fig2_nagle_finding()}, "Call 1", "c", "s", opt);
+    for (const TraceArrow& a : L.arrows) CHECK_FALSE(a.evidence);
+    auto H = layout_event_trace(fig2_segments(), {fig2_nagle_finding()}, "Call 1", "c", "s");
+    CHECK(std::any_of(H.arrows.begin(), H.arrows.end(), [](const TraceArrow& a) { return a.evidence; }));
+}
