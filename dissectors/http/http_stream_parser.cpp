@@ -584,9 +584,18 @@ void HttpStreamParser::push_request_method(const std::string& method) {
 }
 
 bool HttpStreamParser::looks_like_request(std::span<const uint8_t> data) {
-    size_t n = 0;
-    while (n < data.size() && n < 32 && is_tchar(data[n])) ++n;
-    return n > 0 && n < data.size() && data[n] == ' ';
+    // A whole line is judged as the parser would; a line cut by the segment
+    // end needs a method with a letter in it followed by white space ("220 "
+    // of SMTP, or digits of a chunk size, do not orient a connection).
+    StartLineMatcher m(true, data.size() + 1);
+    m.reset();
+    for (uint8_t c : data) {
+        auto r = m.push(c);
+        if (r != StartLineMatcher::Result::More) return r == StartLineMatcher::Result::Accepted;
+    }
+    bool letter = std::any_of(m.method.begin(), m.method.end(),
+                              [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); });
+    return letter && data.size() > m.method.size();
 }
 
 bool HttpStreamParser::looks_like_response(std::span<const uint8_t> data) {

@@ -93,9 +93,10 @@ public:
     // Response role: forget the oldest pushed method (its response was lost).
     void discard_request_method();
 
-    // Quick guess on ONE chunk (connection orientation): true if `data`
-    // starts like a request line (token SP) or a status line ("HTTP/1.",
-    // any case). To decide whether a stream is HTTP use HttpSniffer, which
+    // Guess on ONE chunk (connection orientation): true if `data` holds a
+    // valid request line, or starts like one (a method with a letter, then
+    // white space) and ends before the line does; or starts like a status
+    // line ("HTTP/1.", any case). To decide whether a stream is HTTP use HttpSniffer, which
     // judges whole start lines across chunks.
     static bool looks_like_request(std::span<const uint8_t> data);
     static bool looks_like_response(std::span<const uint8_t> data);

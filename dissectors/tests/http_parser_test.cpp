@@ -509,6 +509,9 @@ TEST_CASE("looks_like_request and looks_like_response") {
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes(" GET / HTTP/1.1")));
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("<soap:Envelope")));
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes(std::string(33, 'A') + " / HTTP/1.1")));  // 33-byte method
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("220 mail.example.org ESMTP\r\n")));  // SMTP greeting
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("GET /\r\n")));                    // HTTP/0.9
+    CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("EHLO client.example.org\r\n")));
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("GET")));               // no space yet
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("")));
     CHECK_FALSE(HttpStreamParser::looks_like_request(bytes("HTTP/1.1 200 OK")));
