@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
         w.resize(1360, 860);
     }
     w.show();
+    if (cli.isSet(call)) {
+        const quint64 id = cli.value(call).toULongLong();
+        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },
+                         Qt::SingleShotConnection);
+    }
     if (cli.isSet(quit_after) || cli.isSet(shots)) {
         if (cli.positionalArguments().isEmpty()) {
             fprintf(stderr, "stallscope: --quit-after-load and --screenshots need a capture file\n");
@@ -63,11 +68,6 @@ int main(int argc, char** argv) {
             if (!ok) fprintf(stderr, "stallscope: %s\n", qPrintable(w.lastError()));
             QApplication::exit(ok ? 0 : 1);
         }, Qt::SingleShotConnection);
-    }
-    if (cli.isSet(call)) {
-        const quint64 id = cli.value(call).toULongLong();
-        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },
-                         Qt::SingleShotConnection);
     }
     if (!cli.positionalArguments().isEmpty()) w.openFile(cli.positionalArguments().first());
     return app.exec();
