@@ -34,6 +34,19 @@ GuiBackend core_backend() {
     b.export_timeline = [](const AnalysisResult& r, const std::string& path, const std::string& fmt, std::string& err) {
         return export_timeline(r, path, fmt, err);
     };
+    b.figure_trace = [](const AnalysisResult& r, uint64_t call_id, bool whole, const EventTraceOptions& o,
+                        EventTraceLayout& out, std::string& err) {
+        if (!whole) return call_event_trace(r, call_id, out, err, o);
+        for (const Call& c : r.calls)
+            if (c.id == call_id) return connection_event_trace(r, c.connection_id, out, err, o);
+        err = "no call " + std::to_string(call_id);
+        return false;
+    };
+    b.export_figure = [](const EventTraceLayout& l, const std::string& path, const std::string& fmt, double scale,
+                         std::string& err) { return export_event_trace(l, path, fmt, err, scale); };
+    b.figure_scale = [](double w, const std::string& page, const std::string& fmt, double dpi) {
+        return figure_scale(w, page, fmt, dpi);
+    };
 #endif
 #if defined(STALLSCOPE_GUI_HAVE_REPORT)
     b.report_json = [](const AnalysisResult& r) { return report_json(r); };

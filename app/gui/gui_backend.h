@@ -25,6 +25,16 @@ struct GuiBackend {
                        std::string& error)>
         export_timeline;
     std::function<std::string(const AnalysisResult&)> report_html, report_json, report_csv;
+    // Figures for papers: the trace of a call (or its whole connection) laid
+    // out with options (time axis, width, highlight), exported at a scale
+    // (output units per layout px), and the scale for a page width and dpi.
+    std::function<bool(const AnalysisResult&, uint64_t call_id, bool whole_connection, const EventTraceOptions&,
+                       EventTraceLayout&, std::string& error)>
+        figure_trace;
+    std::function<bool(const EventTraceLayout&, const std::string& path, const std::string& format, double scale,
+                       std::string& error)>
+        export_figure;
+    std::function<double(double layout_width, const std::string& page, const std::string& format, double dpi)> figure_scale;
 };
 
 // The real analysis core, with whatever exporters this build contains.

@@ -10,6 +10,7 @@
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_panel.h"
+#include "app/gui/figure_dialog.h"
 #include "app/gui/help_links.h"
 #ifdef STALLSCOPE_GUI_HAVE_LIVE
 #include "app/gui/live/live_capture_menu.h"
@@ -393,7 +394,9 @@ void MainWindow::exportDialog(const QString& what) {
     }
     s.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    bool ok = what == QLatin1String("trace") ? exportEventTrace(path, &error)
+    FigureSettings fig;
+    if (what == QLatin1String("trace") && !askFigureSettings(this, fig)) return;
+    bool ok = what == QLatin1String("trace") ? exportFigure(path, fig, &error)
             : what == QLatin1String("timeline") ? exportTimeline(path, &error) : exportReport(path, &error);
     if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
     else showError(tr("Export failed"), error);
@@ -455,6 +458,30 @@ bool MainWindow::exportEventTrace(const QString& path, QString* error) {
     }
     return paintToFile(path, fmt, QSize(int(l.width), int(l.height)),
                        [&](QPainter& p) { paintEventTrace(p, l, {false, 0}); }, error);
+}
+
+bool MainWindow::exportFigure(const QString& path, const FigureSettings& fs, QString* error) {
+    const QString fmt = suffixOf(path);
+    const ResultPtr& r = hub_->result();
+    if (!backend_.figure_trace || !backend_.export_figure || !backend_.figure_scale || !r || !hub_->selectedCall())
+        return exportEventTrace(path, error);
+    if (fmt != QLatin1String("svg") && fmt != QLatin1String("pdf") && fmt != QLatin1String("png")) {
+        *error = tr("Unknown format “%1”: use .svg, .pdf or .png").arg(fmt);
+        return false;
+    }
+    EventTraceOptions o;
+    o.linear_time = fs.linear_time;
+    o.width = std::clamp(fs.width, 480.0, 4000.0);
+    o.highlight_evidence = fs.highlight;
+    EventTraceLayout l;
+    std::string err;
+    const double scale = backend_.figure_scale(o.width, fs.page.toStdString(), fmt.toStdString(), fs.dpi);
+    if (!backend_.figure_trace(*r, hub_->selectedCall(), trace_->showsConnection(), o, l, err) ||
+        !backend_.export_figure(l, path.toStdString(), fmt.toStdString(), scale > 0 ? scale : 1, err)) {
+        *error = QString::fromStdString(err);
+        return false;
+    }
+    return true;
 }
 
 bool MainWindow::exportTimeline(const QString& path, QString* error) {

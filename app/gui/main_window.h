@@ -26,6 +26,15 @@ class OverviewPage;
 class SelectionHub;
 class TimelineWidget;
 
+// The figure options of File > Export > Event trace (as stallscope-cli export's).
+struct FigureSettings {
+    bool linear_time = false;   // --time-axis linear
+    double width = 960;         // --width
+    QString page;               // "", "one-column", "two-column"
+    double dpi = 0;             // PNG; 0 = 96 (300 with a page)
+    bool highlight = true;      // false: --no-highlight
+};
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -36,6 +45,9 @@ public:
     void openFile(const QString& path);
     // Exports; the format comes from the file suffix. False with *error set on failure.
     bool exportEventTrace(const QString& path, QString* error);
+    // The selected call (or its connection, as shown) as a figure with options;
+    // falls back to exportEventTrace when the build has no figure exporter.
+    bool exportFigure(const QString& path, const FigureSettings& settings, QString* error);
     bool exportTimeline(const QString& path, QString* error);
     bool exportReport(const QString& path, QString* error);
 

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <QImage>
 #include <QTreeView>
 
 #include <QDir>
@@ -146,6 +147,21 @@ TEST_CASE("Exports from the GUI write the same kinds of files as the CLI") {
     CHECK(head(dir.filePath("t.pdf"), 5) == "%PDF-");
     CHECK(w.exportEventTrace(dir.filePath("t.png"), &err));
     CHECK(head(dir.filePath("t.png"), 4) == "\x89PNG");
+    // A figure for a paper: to scale, two columns wide at 300 dpi, no highlight.
+    FigureSettings fig;
+    fig.linear_time = true;
+    fig.width = 700;
+    fig.page = QStringLiteral("two-column");
+    fig.dpi = 300;
+    fig.highlight = false;
+    CHECK(w.exportFigure(dir.filePath("fig.png"), fig, &err));
+    {
+        QImage img(dir.filePath("fig.png"));
+        CHECK(std::abs(img.width() - int(7.16 * 300)) <= 1);
+    }
+    CHECK(w.exportFigure(dir.filePath("fig.pdf"), fig, &err));
+    CHECK(head(dir.filePath("fig.pdf"), 5) == "%PDF-");
+    CHECK_FALSE(w.exportFigure(dir.filePath("fig.bmp"), fig, &err));
     CHECK(w.exportTimeline(dir.filePath("tl.svg"), &err));
     CHECK(head(dir.filePath("tl.svg"), 200).contains("<svg"));
     CHECK(w.exportTimeline(dir.filePath("tl.png"), &err));
