@@ -332,7 +332,13 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
     attribute(dir, offset + data.size());
     // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
     Dir& req = *dirs_[0];
-    if (dir == 1 && d.parser->in_tunnel() && req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
+    if (dir == 1 && d.parser->in_tunnel()) {
+        if (req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
+        if (!req.parser && req.http != 0) {  // its request was never seen: still no HTTP in the tunnel
+            req.http = 0;
+            req.sniffer.reset();
+        }
+    }
 }
 
 void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {

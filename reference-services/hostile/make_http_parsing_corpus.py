@@ -10,6 +10,7 @@ Classes: a request typed one byte per segment or split after 1-3 bytes,
 extension methods, a malformed request line followed by good requests in
 the same segment, lenient forms (several spaces, lower-case http/1.1, bare
 LF), TCP that is not HTTP (SMTP, a speed test, HTTP/0.9), a CONNECT tunnel,
+a 101 seen without its request,
 SOAP in UTF-16 and UTF-32 with a byte-order mark, and a body declared XML
 that is not. python3 stdlib only; deterministic output.
 """
@@ -176,6 +177,19 @@ def _():
         checks=[["calls.#", "==", 1], ["calls.0.method", "==", "CONNECT"], ["calls.0.status", "==", 200]],
         absent=["request stream:", "response stream:", "response without a request"],
         what="CONNECT 200 puts both directions into tunnel mode: the TLS bytes are neither parsed nor warned about")
+
+
+@case("upgrade-before-capture.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap, client=("10.0.1.1", 41000), server=("10.0.1.2", 80))  # no handshake: capture began late
+    f.send(False, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+    f.send(True, b"\x81\x20GET /inside HTTP/1.1\r\nHost: x\r\n\r\n")
+    f.send(True, b"GET /also-inside HTTP/1.1\r\nHost: x\r\n\r\n")  # a WebSocket payload, not a request
+    return pcap_bytes(cap), expect(
+        checks=[["calls.#", "==", 0]], absent=["also-inside"],
+        what="capture began after the upgrade request: the 101 puts the client direction into tunnel mode "
+             "before a request was ever seen, so text inside the WebSocket frames is no call")
 
 
 def soap_call(req_body, resp_body):
