@@ -130,6 +130,11 @@ struct HttpStreamParser::Impl {
         HttpErrorEffect effect = !in_message()       ? HttpErrorEffect::Skipped
                                  : start_line_done   ? HttpErrorEffect::Dropped
                                                      : HttpErrorEffect::Rejected;
+        // A final response dropped inside its head still answered a request:
+        // its method goes, or the next response would take it (HEAD bodies).
+        if (role == Role::Response && state == State::Head && start_line_done && head.status >= 200 &&
+            !pending_methods.empty())
+            pending_methods.pop_front();
         reset_message();
         state = State::Resync;
         scanner.restart(line_start);

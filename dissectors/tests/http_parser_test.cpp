@@ -801,3 +801,15 @@ TEST_CASE("tunnel mode: CONNECT 2xx and enter_tunnel()") {
     CHECK(rm.contract_ok);
     CHECK_FALSE(rm.open);
 }
+
+TEST_CASE("a final response dropped inside its head still consumes its request's method") {
+    Recorder r;
+    HttpStreamParser p(Role::Response, r);
+    p.push_request_method("GET");
+    p.push_request_method("HEAD");
+    play(p, {"HTTP/1.1 200 OK\r\nContent-Le", "#40", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+             "HTTP/1.1 200 OK\r\n\r\n"});
+    REQUIRE(r.heads.size() == 2);
+    CHECK(r.bodies[0].empty());  // the HEAD response: Content-Length is no body
+    CHECK(r.events[r.events.size() - 3].rfind("complete@", 0) == 0);
+}
