@@ -12,7 +12,7 @@ namespace {
 void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& analyzer, const ProgressFn& progress,
                  AnalyzeOutcome& out) {
     auto drain_warnings = [&] {
-        for (auto& w : reader.take_warnings()) analyzer.add_warning({path + ": " + w, 0, 0, 0});
+        for (auto& w : reader.take_warnings()) analyzer.add_warning({w.message, w.frame, w.offset, 0});
     };
     Frame f;
     uint64_t n = 0;
@@ -21,7 +21,10 @@ void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& anal
         if (st == PcapFileReader::Status::End) break;
         if (st == PcapFileReader::Status::Error) {
             analyzer.capture().truncated = true;
-            analyzer.add_warning({reader.error() + "; analysed the " + std::to_string(n) + " frames before it", 0,
+            // The report names the file: the warning need not (the error does, for exit 1).
+            std::string reason = reader.error();
+            if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
+            analyzer.add_warning({reason + "; analysed the " + std::to_string(n) + " frames before it", 0,
                                   reader.error_offset(), 0});
             break;
         }

@@ -67,14 +67,16 @@ std::string report_csv(const AnalysisResult& r) {
 std::string report_csv_summary(const AnalysisResult& r) {
     std::string out = "operation,calls,median_ms,p90_ms,max_ms,kind,findings,calls_affected,lost_ms,share,predicted_median_ms\n";
     auto rows = [&](const std::string& name, const SummaryGroup& g) {
-        std::string head = q(name) + "," + std::to_string(g.latency.calls) + "," + num(g.latency.median_ms) + "," +
-                           num(g.latency.p90_ms) + "," + num(g.latency.max_ms) + ",";
-        if (g.losses.empty()) out += head + ",0,0,0.000,0.0000," + num(g.predicted_median_ms) + "\n";
+        // No complete call: latencies are unknown (empty), not 0.
+        auto lat = [&](double v) { return g.latency.calls ? num(v) : std::string(); };
+        std::string head = q(name) + "," + std::to_string(g.latency.calls) + "," + lat(g.latency.median_ms) + "," +
+                           lat(g.latency.p90_ms) + "," + lat(g.latency.max_ms) + ",";
+        if (g.losses.empty()) out += head + ",0,0,0.000,0.0000," + lat(g.predicted_median_ms) + "\n";
         for (auto& k : g.losses) {
             char share[32];
             std::snprintf(share, sizeof share, "%.4f", k.share);
             out += head + k.kind + "," + std::to_string(k.findings) + "," + std::to_string(k.calls) + "," +
-                   num(k.lost_ms) + "," + share + "," + num(g.predicted_median_ms) + "\n";
+                   num(k.lost_ms) + "," + share + "," + lat(g.predicted_median_ms) + "\n";
         }
     };
     rows("(all)", r.summary.overall);

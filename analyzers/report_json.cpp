@@ -44,14 +44,16 @@ json group_json(const SummaryGroup& g) {
     for (auto& k : g.losses)
         losses.push_back({{"kind", k.kind}, {"findings", k.findings}, {"calls", k.calls},
                           {"lost_ms", round_ms(k.lost_ms)}, {"share", std::round(k.share * 10000) / 10000}});
+    // No complete call: there is no median (null), though a sum over none is 0.
+    auto lat = [&](double v) { return g.latency.calls ? json(round_ms(v)) : json(nullptr); };
     json j = {{"calls", g.latency.calls},
-              {"median_ms", round_ms(g.latency.median_ms)},
-              {"p90_ms", round_ms(g.latency.p90_ms)},
-              {"max_ms", round_ms(g.latency.max_ms)},
-              {"mean_ms", round_ms(g.latency.mean_ms)},
+              {"median_ms", lat(g.latency.median_ms)},
+              {"p90_ms", lat(g.latency.p90_ms)},
+              {"max_ms", lat(g.latency.max_ms)},
+              {"mean_ms", lat(g.latency.mean_ms)},
               {"total_ms", round_ms(g.latency.total_ms)},
               {"lost", losses},
-              {"predicted_median_ms", round_ms(g.predicted_median_ms)},
+              {"predicted_median_ms", lat(g.predicted_median_ms)},
               {"predicted_total_ms", round_ms(g.predicted_total_ms)}};
     if (!g.operation.empty()) j["operation"] = g.operation;
     return j;

@@ -59,8 +59,11 @@ std::string report_text(const AnalysisResult& r) {
 
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
-    out += fmt("  %llu complete calls: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
-               (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
+    if (all.latency.calls)
+        out += fmt("  %llu complete calls: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
+                   (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
+    else
+        out += "  no complete calls\n";
     if (all.losses.empty()) out += "  No stalls found.\n";
     for (auto& k : all.losses) {
         if (k.lost_ms > 0)
@@ -69,7 +72,7 @@ std::string report_text(const AnalysisResult& r) {
         else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
             out += fmt("  %-18s    found in %llu calls (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls);
     }
-    if (!all.losses.empty())
+    if (!all.losses.empty() && all.latency.calls)
         out += fmt("  Without them the median call would take %.3f ms (now %.3f ms).\n", all.predicted_median_ms,
                    all.latency.median_ms);
 
@@ -80,9 +83,12 @@ std::string report_text(const AnalysisResult& r) {
         for (auto& g : r.summary.per_operation) {
             double lost = 0;
             for (auto& k : g.losses) lost += k.lost_ms;
-            out += fmt("  %-28s %6llu %11.3f %11.3f %11.3f %11.3f %13.3f\n", clean(g.operation, 28).c_str(),
-                       (unsigned long long)g.latency.calls, g.latency.median_ms, g.latency.p90_ms, g.latency.max_ms,
-                       lost, g.predicted_median_ms);
+            // An operation without a complete call has no latency: "-", not 0.
+            auto lat = [&](double v, int width) { return g.latency.calls ? fmt("%*.3f", width, v) : fmt("%*s", width, "-"); };
+            out += fmt("  %-28s %6llu %s %s %s %11.3f %s\n", clean(g.operation, 28).c_str(),
+                       (unsigned long long)g.latency.calls, lat(g.latency.median_ms, 11).c_str(),
+                       lat(g.latency.p90_ms, 11).c_str(), lat(g.latency.max_ms, 11).c_str(), lost,
+                       lat(g.predicted_median_ms, 13).c_str());
         }
     }
 

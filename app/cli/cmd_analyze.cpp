@@ -29,7 +29,8 @@ const char* kHelp =
     "  --spill-after CALLS  past this many calls, keep finished calls, connections and\n"
     "                  findings in an unlinked temp file in $TMPDIR (default 1000; 0 =\n"
     "                  from the first call), so memory stays flat on big captures\n"
-    "exit status: 0 analysed (warnings on stderr), 1 not analysable, 2 usage error\n";
+    "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
+    "in it could be decoded), 2 usage error\n";
 
 void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os) {
     if (format == "json") write_report_json(r, os);
@@ -73,6 +74,16 @@ int cmd_analyze(Args& a) {
     progress.done();
     if (!o.ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
+        return kExitInput;
+    }
+    const CaptureInfo& cap = o.result.capture;
+    if (cap.packets > 0 && cap.undecodable_packets >= cap.packets) {
+        // Nothing in it could be looked at: an empty report would look like "no calls, no stalls".
+        std::string links, first;
+        for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
+        if (!cap.warnings.empty()) first = "; " + cap.warnings.front().message;
+        std::fprintf(stderr, "stallscope-cli: error: %s: none of its %llu frames could be decoded (link types: %s%s)\n",
+                     capture.c_str(), (unsigned long long)cap.packets, links.c_str(), first.c_str());
         return kExitInput;
     }
     if (!quiet) {

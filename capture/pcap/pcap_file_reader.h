@@ -10,6 +10,14 @@
 
 namespace stallscope {
 
+// A problem that does not stop reading. The message does not name the file
+// (whoever shows it does); it starts with "frame N: " when it has a frame.
+struct ReaderWarning {
+    std::string message;
+    uint64_t frame = 0;   // 0 = none
+    uint64_t offset = 0;  // file offset of that frame's record
+};
+
 class PcapFileReader {
 public:
     enum class Status { Ok, End, Error };
@@ -29,7 +37,7 @@ public:
     virtual uint64_t position() const = 0;    // bytes consumed so far
     virtual std::string format() const = 0;   // "pcap", "pcap-ns", "pcapng"
     // Warnings that do not stop reading (e.g. timestamps going backwards).
-    virtual std::vector<std::string> take_warnings() { return {}; }
+    virtual std::vector<ReaderWarning> take_warnings() { return {}; }
 };
 
 } // namespace stallscope

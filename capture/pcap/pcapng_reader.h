@@ -35,7 +35,7 @@ public:
     uint64_t file_size() const override { return file_size_; }
     uint64_t position() const override { return pos_; }
     std::string format() const override { return "pcapng"; }
-    std::vector<std::string> take_warnings() override { return order_.take(); }
+    std::vector<ReaderWarning> take_warnings() override { return order_.take(); }
 
     size_t interface_count() const { return ifaces_.size(); }
 

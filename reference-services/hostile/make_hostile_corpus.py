@@ -161,9 +161,9 @@ def _():
 
 @case("unknown-linktype.pcap")
 def _():
-    return good_pcap(linktype=147), expect(0, ["unknown-linktype.pcap", "link type"], ["unsupported link type"],
-                                           [["calls.#", "==", 0], ["capture.undecodable_packets", ">=", 1]],
-                                           what="LINKTYPE_USER0 (147)")
+    return good_pcap(linktype=147), expect(1, ["unknown-linktype.pcap", "none of its 10 frames could be decoded",
+                                               "LINKTYPE_147"], [], [],
+                                           what="LINKTYPE_USER0 (147) only: nothing decoded, exit 1 naming the file")
 
 
 # ---------------------------------------------------------------- pcapng
@@ -244,8 +244,11 @@ def _():
     frame = b"\x02" * 12 + struct.pack("!HH", 0x8100, 1) * 2000 + struct.pack("!H", 0x0800) + l3
     for _ in range(3):
         cap.add(frame)
-    return pcap_bytes(cap), expect(0, ["vlan-tag-bomb.pcap"], ["VLAN"], [["capture.undecodable_packets", "==", 3]],
-                                   what="2000 stacked 802.1Q tags")
+    cap2, _ = one_call(Capture(t0=cap.t))
+    cap.frames += cap2.frames
+    return pcap_bytes(cap), expect(0, ["vlan-tag-bomb.pcap"], ["VLAN"],
+                                   ANALYSED_ONE + [["capture.undecodable_packets", "==", 3]],
+                                   what="2000 stacked 802.1Q tags (3 frames), then a good call")
 
 
 @case("ipv6.pcap")
@@ -749,8 +752,11 @@ def _():
         f.send(False, response())
         f.ack(True)
     f.close()
+    # No complete call: the summary has no latency to report (null, not 0).
     return pcap_bytes(cap), expect(0, ["responses-without-requests.pcap"], ["response without a request"],
-                                   [["calls.#", "==", 0]], what="three responses, no request")
+                                   [["calls.#", "==", 0], ["summary.overall.calls", "==", 0],
+                                    ["summary.overall.median_ms", "==", None], ["summary.overall.max_ms", "==", None]],
+                                   what="three responses, no request")
 
 
 @case("non-http-port-80.pcap")
@@ -938,9 +944,23 @@ def _():
     cap = Capture()
     for _ in range(2000):
         cap.add(ethernet(b"\x45\x00", 0x0800))
+    # One good call, so that the report (and not the "nothing decoded" error) is what is checked.
+    cap2, _ = one_call(Capture(t0=cap.t))
+    cap.frames += cap2.frames
     return pcap_bytes(cap), expect(0, ["many-warnings.pcap"], ["more warnings not shown"],
-                                   [["capture.warnings.#", "<=", 501], ["capture.undecodable_packets", "==", 2000]],
-                                   what="2000 malformed packets (warning cap 500)")
+                                   ANALYSED_ONE + [["capture.warnings.#", "<=", 501],
+                                                   ["capture.undecodable_packets", "==", 2000]],
+                                   what="2000 malformed packets (warning cap 500), then one good call")
+
+
+@case("all-malformed.pcap")
+def _():
+    cap = Capture()
+    for _ in range(5):
+        cap.add(ethernet(b"\x45\x00", 0x0800))
+    return pcap_bytes(cap), expect(1, ["all-malformed.pcap", "none of its 5 frames could be decoded",
+                                       "frame 1: truncated IPv4 header"], [], [],
+                                   what="only malformed packets: nothing to report, exit 1 (not an empty report)")
 
 
 # ---------------------------------------------------------------- caps (big; generated at test time)

@@ -10,8 +10,10 @@ For every capture named in expectations.json:
   - the exit code is the expected one; exit 1 prints exactly one
     "stallscope-cli: error:" line naming the file and nothing on stdout;
     exit 0 prints JSON that parses, with every expected warning and check;
-  - every stderr warning line names the file, and a frame or an offset; one
-    tied to a connection names the connection;
+  - every stderr warning line names the file once, and a frame or an offset;
+    one tied to a connection names the connection; a JSON warning never
+    repeats the file name, and one whose message starts "frame N:" has N in
+    its `frame` field;
   - the JSON never contains the absent strings (and never "root:x:0:0");
   - under strace: no file but the input (and shared libraries / locale data)
     is opened or even tried, and no socket is created.
@@ -181,7 +183,18 @@ def run_one(cli, path, exp, args, strace):
             problems.append("warning does not name the file: " + l[:200])
         elif "more warnings not shown" not in body and not re.search(r"\b(frame|offset) \d+", body):
             problems.append("warning names neither a frame nor an offset: " + l[:200])
+        elif body.count(path) != 1:
+            problems.append("warning names the file more than once: " + l[:200])
     json_warnings = doc["capture"]["warnings"]
+    for w in json_warnings:
+        # The report names the file (capture.file); a message that names a
+        # frame has it in `frame` too.
+        if path in w["message"]:
+            problems.append("JSON warning repeats the file name: " + w["message"][:200])
+        m = re.match(r"frame (\d+): ", w["message"])
+        if m and w.get("frame") != int(m.group(1)):
+            problems.append("JSON warning names frame %s but its frame field is %r: %s" % (m.group(1), w.get("frame"),
+                                                                                       w["message"][:120]))
     for w in json_warnings:
         if w.get("connection"):
             text = [l for l in warn_lines if w["message"] in l]
