@@ -1,7 +1,10 @@
 // The Overview's grouped findings, the details pane at the default window
 // size, words instead of keys, evidence descriptions, log-binned histogram
 // and the dark theme of charts and traces. Offscreen.
+#include "app/gui/calls_model.h"
+#include "app/gui/calls_page.h"
 #include "app/gui/display_text.h"
+#include "app/gui/help_links.h"
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/findings_groups.h"
 #include "app/gui/findings_panel.h"
@@ -21,6 +24,9 @@
 #include <QApplication>
 #include <QImage>
 #include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTableView>
 #include <QPainter>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -272,4 +278,46 @@ TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hove
     CHECK(v->axis().viewSpan() == Approx(span));
     QImage img(v->size(), QImage::Format_ARGB32);
     v->render(&img);   // paints without crashing, at any zoom
+}
+
+TEST_CASE("Calls table fits long ids and start times; Help reaches the docs") {
+    AnalysisResult r = test::makeResult();
+    Call last = r.calls.back();
+    for (uint64_t i = 0; i < 3000; ++i) {   // more rows than resizeColumnsToContents samples
+        last.id = 7 + i;
+        r.calls.push_back(last);
+    }
+    last.id = 1323456;
+    last.start_ns = r.capture.first_ns + 160'480'123'000;
+    last.end_ns = last.start_ns + 5'000'000;
+    r.calls.push_back(last);
+    SelectionHub hub;
+    CallsPage page(&hub);
+    page.resize(1300, 500);
+    hub.setResult(std::make_shared<const AnalysisResult>(r));
+    const QTableView* t = page.table();
+    const QFontMetrics fm(t->font());
+    for (int col : {int(CallsModel::Id), int(CallsModel::Start)}) {
+        const QString widest = page.model()->index(page.model()->rowCount() - 1, col).data().toString();
+        INFO(widest.toStdString());
+        CHECK(t->columnWidth(col) >= fm.horizontalAdvance(widest) + 8);
+    }
+
+    // Detector pages and the docs are found from the source tree.
+    CHECK_FALSE(docsDir().isEmpty());
+    CHECK(detectorDocUrl("nagle_delayed_ack").isValid());
+    CHECK(detectorDocUrl("connection_per_call").isValid());   // an older name of connection_setup
+    CHECK_FALSE(detectorDocUrl("no_such_kind").isValid());
+    CHECK(shortcutsHtml().contains("Ctrl+O"));
+    MainWindow w(test::fakeBackend());
+    QMenu* help = nullptr;
+    for (QAction* a : w.menuBar()->actions())
+        if (a->text().remove('&') == "Help") help = a->menu();
+    REQUIRE(help);
+    QStringList names;
+    for (QAction* a : help->actions()) names << a->text().remove('&');
+    CHECK(names.contains("Documentation"));
+    CHECK(names.contains("Detectors"));
+    CHECK(names.contains("Keyboard Shortcuts"));
+    CHECK(names.contains("About StallScope"));
 }
