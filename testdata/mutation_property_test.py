@@ -100,8 +100,9 @@ def run_one(cli, mid, path, rng, tmp, keep):
         viol.append((name, f"killed by signal {sig}: {err.strip().splitlines()[-1:]}"))
     elif p.returncode == 1:
         lines = [ln for ln in err.splitlines() if ln.startswith("stallscope-cli: error:")]
-        if len(lines) != 1 or p.stdout.strip():
-            viol.append(("error_output", f"exit 1 with {len(lines)} error lines, {len(p.stdout)} bytes on stdout"))
+        if len(lines) != 1 or p.stdout.strip() or os.path.basename(out) not in lines[0]:
+            viol.append(("error_output", f"exit 1 with {len(lines)} error lines (must be one, naming the file), "
+                                         f"{len(p.stdout)} bytes on stdout: {lines[:2]}"))
     elif p.returncode != 0:
         viol.append(("crash", f"exit {p.returncode}: {err.strip()[-200:]}"))
     else:
