@@ -1,15 +1,39 @@
 #include "app/gui/fix_prediction.h"
 
+#include "app/gui/display_text.h"
+
 #include <QObject>
 
 namespace stallscope::gui {
 
-// The analysis core does not predict per fix yet (the accounting work adds
-// summary.*.what_if); until it does, no number is shown.
-QString fixPredictionText(const AnalysisResult&, const FindingGroup&) { return QStringLiteral("—"); }
+namespace {
 
-QString fixPredictionToolTip(const AnalysisResult&, const FindingGroup&) {
-    return QObject::tr("What fixing this would buy: this analysis has no per-fix prediction.");
+// The summary's prediction for this fix (summary.overall.what_if, matched by
+// kind and side). Written against the summary's type so this file builds
+// both before and after the analysis core carries what_if; without it, or
+// without an entry for this fix, there is no prediction and the views say so.
+template <class Group>
+QString predictionText(const Group& group, const FindingGroup& g, bool tooltip) {
+    if constexpr (requires { group.what_if; }) {
+        for (const auto& w : group.what_if) {
+            if (w.kind != g.kind || w.side != side_name(g.side)) continue;
+            const auto& now = w.client_time ? group.client_latency : group.latency;
+            if (!tooltip)
+                return QObject::tr("median %1 → %2").arg(formatMs(now.median_ms), formatMs(w.predicted_median_ms));
+            return QObject::tr("Fixing the %1 (%2) stalls: median %3 → %4, p90 %5 → %6 over all calls; %7 calls change%8.")
+                .arg(findingKindLabel(g.kind), sideLabel(g.side), formatMs(now.median_ms), formatMs(w.predicted_median_ms),
+                     formatMs(now.p90_ms), formatMs(w.predicted_p90_ms))
+                .arg(w.calls)
+                .arg(w.client_time ? QObject::tr(" (client time: connection setup + latency)") : QString());
+        }
+    }
+    return tooltip ? QObject::tr("What fixing this would buy: the analysis has no prediction for this fix.") : QStringLiteral("—");
 }
+
+} // namespace
+
+QString fixPredictionText(const AnalysisResult& r, const FindingGroup& g) { return predictionText(r.summary.overall, g, false); }
+
+QString fixPredictionToolTip(const AnalysisResult& r, const FindingGroup& g) { return predictionText(r.summary.overall, g, true); }
 
 } // namespace stallscope::gui
