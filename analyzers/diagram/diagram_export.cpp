@@ -82,7 +82,9 @@ void draw_trace_header(cairo_t* cr, const EventTraceLayout& L, int page, int pag
     set_font(cr, 10.5);
     double x = 16, y = 56;
     const char* names[] = {"request data", "response data", "100 Continue", "pure ACK", "stall", "evidence frame"};
-    for (int k = 0; k < 6; ++k) x = legend_item(cr, x, y, names[k], k);
+    // "evidence frame" only when some frame is marked (not with --no-highlight).
+    const bool marked = std::any_of(L.arrows.begin(), L.arrows.end(), [](const TraceArrow& a) { return a.evidence; });
+    for (int k = 0; k < (marked ? 6 : 5); ++k) x = legend_item(cr, x, y, names[k], k);
     set_rgb(cr, style::kMuted);
     set_font(cr, 10, false, false, true);
     draw_text(cr, time_axis_note(L), 16, 76, Align::Left);

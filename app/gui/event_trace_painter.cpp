@@ -154,7 +154,8 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         double x = 16;
         const QString names[] = {QObject::tr("request data"), QObject::tr("response data"), QObject::tr("100 Continue"),
                                  QObject::tr("pure ACK"), QObject::tr("stall"), QObject::tr("evidence frame")};
-        for (int i = 0; i < 6; ++i) legendItem(p, x, 56, names[i], i, k);
+        const bool marked = std::any_of(l.arrows.begin(), l.arrows.end(), [](const TraceArrow& a) { return a.evidence; });
+        for (int i = 0; i < (marked ? 6 : 5); ++i) legendItem(p, x, 56, names[i], i, k);
         p.setPen(k.muted);
         p.setFont(font(10, false, false, true));
         drawText(p, QString::fromStdString(time_axis_note(l)), 16, 76, Align::Left);
