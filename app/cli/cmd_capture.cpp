@@ -1,7 +1,9 @@
 // stallscope-cli capture: live capture of a running scenario with a running
 // report. Behaviour and exit codes: docs/live-capture.md.
 #include "analyzers/report.h"
+#include "analyzers/result_spill.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/live_port_census.h"
 #include "app/cli/live_scenario.h"
 #include "app/cli/live_status.h"
 
@@ -41,8 +43,9 @@ const char* kHelp =
     "The live status line is shown when stderr is a terminal; the final report goes to\n"
     "stdout as with 'analyze'.\n"
     "exit status: 0 captured and analysed (also when the interface went away: a warning\n"
-    "says so), 1 capture not possible (permission, interface, filter, file) or a command\n"
-    "failed (its exit status is reported), 2 usage error\n";
+    "says so), 1 capture not possible (permission, interface, filter, file), a command\n"
+    "failed (its exit status is reported), or --run succeeded but no packet or no call was\n"
+    "captured (the TCP ports the run used are named), 2 usage error\n";
 
 struct Options {
     std::string iface = "lo", filter, out, server_cmd, run_cmd;
@@ -176,9 +179,13 @@ int capture_main(const Options& o) {
             con.status(live::status_line(st, snap));
         };
 
+    // With --run, note which TCP ports the run used, in case the filter misses them.
+    live::PortCensus census;
+    const bool counting = !o.run_cmd.empty() && census.start(o.iface);
     g_runner = &runner;
     live::ScenarioOutcome out = runner.run();
     g_runner = nullptr;
+    census.stop();
     con.end_status();
 
     if (!out.opened) {
@@ -202,7 +209,18 @@ int capture_main(const Options& o) {
     const std::string text = o.json ? report_json(result) : report_text(result);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
-    return out.failed ? kExitInput : kExitOk;
+    if (out.failed) return kExitInput;
+    // A run that worked but left nothing to analyse is a failed measurement,
+    // most often a filter that names another port than the one the run used.
+    if (out.run_succeeded && (out.status.packets == 0 || call_count(result) == 0)) {
+        const std::string what = out.status.packets == 0
+                                     ? (o.filter.empty() ? "nothing was captured" : "the filter '" + o.filter + "' matched no packet")
+                                     : "no HTTP call was captured (" + std::to_string(out.status.packets) + " packets)";
+        std::fprintf(stderr, "stallscope-cli: error: the run command succeeded but %s on %s; %s\n", what.c_str(),
+                     o.iface.c_str(), counting ? census.describe(o.iface).c_str() : "the ports used could not be observed");
+        return kExitInput;
+    }
+    return kExitOk;
 }
 
 } // namespace

@@ -157,6 +157,7 @@ struct ScenarioRunner::Impl {
             }
             if (stop_at < 0 && client.started() && client.check_exited()) {
                 stop_at = now + int64_t(o.drain_s * 1000);
+                out.run_succeeded = !client.failed();
                 if (client.failed()) {
                     message("error: the run command " + client.describe_exit() + ": " + o.run_cmd);
                     out.failed = true;

@@ -29,6 +29,7 @@ struct ScenarioOutcome {
     LiveCapture::OpenError open_error = LiveCapture::OpenError::None;
     bool captured = false;             // the capture ran (false: the server never came up)
     bool failed = false;               // a command failed or the file could not be written (exit 1)
+    bool run_succeeded = false;        // the run command ran and exited with status 0
     std::string stop_reason;           // "the run command exited with status 0", "stopped by SIGINT"...
     SessionStatus status;              // final counters
     AnalysisResult result;             // the final analysis (also when failed)

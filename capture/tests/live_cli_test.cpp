@@ -135,6 +135,21 @@ std::vector<pid_t> processes_mentioning(const std::string& needle) {
     return out;
 }
 
+// Something listens on this TCP port (IPv4, from /proc/net/tcp: no probe
+// connection, which a capture or the server would see).
+bool live_port_listening(int port) {
+    std::ifstream in("/proc/net/tcp");
+    char want[8];
+    std::snprintf(want, sizeof want, ":%04X", port);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream f(line);
+        std::string sl, local, remote, st;
+        f >> sl >> local >> remote >> st;
+        if (st == "0A" && local.size() > 5 && local.compare(local.size() - 5, 5, want) == 0) return true;
+    }
+    return false;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
@@ -334,6 +349,35 @@ TEST_CASE("capture cli: failing commands are reported with their exit status", "
             dir);
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("the run command was killed by signal 11") != std::string::npos);
+}
+
+TEST_CASE("capture cli: a run that succeeds while the filter matches nothing exits 1 naming the port used",
+          "[live][root][cli]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port(), other = free_port() == port ? port + 1 : free_port();
+    const std::string pcap = dir.file("missed.pcapng");
+    // The server runs outside the capture; the filter may name another port than the client uses.
+    auto capture_with_filter_port = [&](int filter_port, const std::string& tag) {
+        Proc server = spawn({"/bin/sh", "-c", server_cmd(port, "xsoap", 30)}, dir, "server-" + tag);
+        for (int i = 0; i < 100 && !live_port_listening(port); ++i) usleep(50'000);
+        Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(filter_port),
+                        "--run", client_cmd(port, "xsoap", 2, dir.file(tag + ".jsonl")), "-w", pcap},
+                       dir, 60);
+        ::kill(server.pid, SIGTERM);
+        wait_for(server, 10);
+        return r;
+    };
+    Result r = capture_with_filter_port(other, "missed");
+    INFO("stderr:\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("the run command succeeded but the filter 'tcp port " + std::to_string(other) +
+                     "' matched no packet on lo") != std::string::npos);
+    CHECK(r.err.find("went to port " + std::to_string(port) + " (") != std::string::npos);
+    // The same run with the right filter is a success.
+    r = capture_with_filter_port(port, "matched");
+    INFO("stderr:\n" << r.err);
+    CHECK(r.exit_code == 0);
 }
 
 TEST_CASE("capture cli: without capture permission it says how to grant it", "[live][root][cli]") {
