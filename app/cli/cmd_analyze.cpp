@@ -6,6 +6,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
+#include "app/cli/warning_lines.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -86,20 +87,7 @@ int cmd_analyze(Args& a) {
                      capture.c_str(), (unsigned long long)cap.packets, links.c_str(), first.c_str());
         return kExitInput;
     }
-    if (!quiet) {
-        // Every warning names the file, then the frame/offset/connection.
-        for (auto& w : o.result.capture.warnings) {
-            bool named = w.message.rfind(capture, 0) == 0;
-            // The frame and connection live in separate fields; stderr has only this line.
-            std::string where;
-            if (w.frame && w.message.find("frame " + std::to_string(w.frame)) == std::string::npos)
-                where = "frame " + std::to_string(w.frame);
-            if (w.connection_id) where += (where.empty() ? "" : ", ") + ("connection " + std::to_string(w.connection_id));
-            std::fprintf(stderr, "stallscope-cli: warning: %s%s%s%s%s%s\n", named ? "" : capture.c_str(),
-                         named ? "" : ": ", w.message.c_str(), where.empty() ? "" : " [", where.c_str(),
-                         where.empty() ? "" : "]");
-        }
-    }
+    if (!quiet) print_warnings(capture, cap.warnings);
     std::string err;
     OutputStream out;
     if (!out.open(out_path, err)) {

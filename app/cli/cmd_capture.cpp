@@ -6,6 +6,7 @@
 #include "app/cli/live_port_census.h"
 #include "app/cli/live_scenario.h"
 #include "app/cli/live_status.h"
+#include "app/cli/warning_lines.h"
 
 #include <atomic>
 #include <csignal>
@@ -198,10 +199,7 @@ int capture_main(const Options& o) {
     }
     if (!out.captured) return kExitInput;  // the server never came up (said so already)
     const AnalysisResult& result = out.result;
-    if (!o.quiet || out.status.failed) {
-        for (auto& w : result.capture.warnings)
-            std::fprintf(stderr, "stallscope-cli: warning: %s\n", w.message.c_str());
-    }
+    if (!o.quiet || out.status.failed) print_warnings(o.out, result.capture.warnings);
     if (!o.quiet)
         std::fprintf(stderr, "stallscope-cli: captured %llu packets on %s in %.1f s into %s (%s); %s\n",
                      (unsigned long long)out.status.packets, o.iface.c_str(), out.status.elapsed_s, o.out.c_str(),

@@ -444,6 +444,8 @@ TEST_CASE("capture cli: the interface going away keeps what was captured", "[liv
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.exit_code == 0);
     CHECK(r.err.find("capture stopped early") != std::string::npos);
+    // Warning lines name the file written, once (as analyze names its input).
+    CHECK(r.err.find("stallscope-cli: warning: " + pcap + ": capture stopped early") != std::string::npos);
     json doc = json::parse(r.out);
     bool warned = false;
     for (auto& w : doc["capture"]["warnings"])
