@@ -24,7 +24,7 @@ constexpr int kNflog = 239;       // Linux netfilter log (iptables NFLOG target,
 constexpr int kLinuxSll2 = 276;   // Linux cooked v2
 }
 
-// Encapsulations (IP-in-IP, GRE, ERSPAN, VXLAN, Teredo, MPLS, PPPoE) nested deeper than
+// Encapsulations (IP-in-IP, GRE, ERSPAN, VXLAN, Geneve, Teredo, MPLS, PPPoE) nested deeper than
 // this are not followed: the packet is reported Unsupported.
 constexpr int kMaxTunnelDepth = 6;
 const char* linktype_name(int linktype); // "EN10MB", "LINUX_SLL", ... or "LINKTYPE_<n>"

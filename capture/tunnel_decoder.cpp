@@ -1,5 +1,5 @@
 // Encapsulations real capture points produce: IP-in-IP, GRE (and ERSPAN in
-// it), VXLAN, Teredo, MPLS, PPPoE sessions, Linux NFLOG. Connections inside
+// it), VXLAN, Geneve, Teredo, MPLS, PPPoE sessions, Linux NFLOG. Connections inside
 // a tunnel are keyed by their inner addresses.
 #include "capture/decode_internal.h"
 
@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint16_t kUdpVxlan = 4789;   // IANA
 constexpr uint16_t kUdpTeredo = 3544;  // IANA
+constexpr uint16_t kUdpGeneve = 6081;  // IANA (OVN, AWS Gateway Load Balancer)
 constexpr int kMaxMplsLabels = 16;
 constexpr const char* kUdpNotTunnel = "IP protocol 17 (UDP)";
 
@@ -78,6 +79,22 @@ DecodeResult decode_vxlan(ByteReader r, Context& c) {
     return inner(c, "VXLAN", [&] { return decode_ethernet(r, c); });
 }
 
+// Geneve (RFC 8926): version 0, options (length in 4-byte words), then what
+// the protocol type says (Ethernet, IPv4, IPv6).
+DecodeResult decode_geneve(ByteReader r, Context& c) {
+    auto ver_optlen = r.u8(), flags = r.u8();
+    auto proto = r.be16();
+    if (!ver_optlen || !flags || !proto || !r.skip(4)) return malformed("truncated Geneve header");
+    if ((*ver_optlen >> 6) != 0) return unsupported("Geneve version " + std::to_string(*ver_optlen >> 6));
+    if (!r.skip(size_t(*ver_optlen & 0x3f) * 4)) return malformed("truncated Geneve options");
+    switch (*proto) {
+    case 0x6558: return inner(c, "Geneve", [&] { return decode_ethernet(r, c); });
+    case 0x0800: return inner(c, "Geneve", [&] { return decode_ipv4(r, c); });
+    case 0x86dd: return inner(c, "Geneve", [&] { return decode_ipv6(r, c); });
+    default: return unsupported("Geneve protocol " + hex16(*proto));
+    }
+}
+
 // Teredo: optional authentication and origin indication headers, then an
 // IPv6 packet that fills the rest of the datagram. Anything else on port
 // 3544 is some other UDP (the port is also an ephemeral one).
@@ -114,6 +131,7 @@ DecodeResult decode_udp(ByteReader r, Context& c) {
     payload_on_wire -= 8;
     ByteReader body(r.rest().first(std::min(r.remaining(), payload_on_wire)));
     if (*dport == kUdpVxlan) return decode_vxlan(body, c);
+    if (*dport == kUdpGeneve) return decode_geneve(body, c);
     if (*sport == kUdpTeredo || *dport == kUdpTeredo) return decode_teredo(body, payload_on_wire, c);
     return not_tcp(kUdpNotTunnel);
 }

@@ -170,6 +170,25 @@ TEST_CASE("VXLAN: inner Ethernet on UDP 4789, keyed by the inner addresses") {
     CHECK(decode_packet(linktype::kRaw, outer_v4(17, udp_datagram(53, 53, Bytes(30, 0)))).status == DecodeStatus::NotTcp);
 }
 
+TEST_CASE("Geneve: inner Ethernet or IP on UDP 6081, options skipped") {
+    auto geneve = [](uint16_t proto, uint8_t opt_words, const Bytes& inner) {
+        Bytes b = {uint8_t(opt_words & 0x3f), 0};
+        put16be(b, proto);
+        put32be(b, 77 << 8);  // VNI
+        b.insert(b.end(), size_t(opt_words) * 4, 0xab);
+        append(b, inner);
+        return b;
+    };
+    auto pkt = outer_v4(17, udp_datagram(40000, 6081, geneve(0x6558, 2, ethernet(0x0800, inner_v4()))));
+    check_inner_v4(decode_packet(linktype::kRaw, pkt), "Geneve");
+    check_prefixes(linktype::kRaw, pkt);
+    check_inner_v6(decode_packet(linktype::kRaw, outer_v4(17, udp_datagram(40000, 6081, geneve(0x86dd, 0, inner_v6())))),
+                   "Geneve");
+    auto other = decode_packet(linktype::kRaw, outer_v4(17, udp_datagram(40000, 6081, geneve(0x1234, 0, Bytes(20, 0)))));
+    CHECK(other.status == DecodeStatus::Unsupported);
+    CHECK(other.detail == "Geneve protocol 0x1234");
+}
+
 TEST_CASE("Teredo: IPv6 in UDP 3544, with optional authentication and origin indication") {
     auto teredo = [](const Bytes& prefix) {
         Bytes b = prefix;

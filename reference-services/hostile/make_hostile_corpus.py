@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcapgen import (ACK, FIN, PSH, RST, SYN, LINKTYPE_ETHERNET, LINKTYPE_RAW, Capture, Flow, envelope, ethernet,
-                     gre, ipv4, ipv4_fragments, ipv6, ipv6_fragments, mpls, ng_block, ng_epb, ng_idb, ng_shb, nflog,
+                     geneve, gre, ipv4, ipv4_fragments, ipv6, ipv6_fragments, mpls, ng_block, ng_epb, ng_idb, ng_shb, nflog,
                      pcap_bytes, pcap_header, pcap_record, pppoe_session, request, response, tcp_segment, teredo, udp,
                      vxlan)
 
@@ -419,6 +419,13 @@ def _():
 def _():
     return tunnel_case(lambda l3, v6: over_ipv4(17, udp(49152, 4789, vxlan(42, ethernet(l3, 0x0800, (7,))))),
                        "VXLAN (UDP 4789), inner Ethernet with a VLAN tag")
+
+
+@case("geneve.pcap")
+def _():
+    opt = struct.pack("!HBB", 0x0104, 0x01, 1) + b"\xde\xad\xbe\xef"  # one 8-byte option (class, type, length)
+    return tunnel_case(lambda l3, v6: over_ipv4(17, udp(49153, 6081, geneve(9, ethernet(l3, 0x0800), opt))),
+                       "Geneve (UDP 6081) with an option, inner Ethernet")
 
 
 @case("teredo.pcap")

@@ -93,6 +93,12 @@ def vxlan(vni, inner_frame):
     return struct.pack("!II", 0x08000000, vni << 8) + inner_frame
 
 
+def geneve(vni, inner_frame, options=b""):
+    """Geneve (RFC 8926) carrying an Ethernet frame; options padded to 4 bytes."""
+    options += b"\0" * ((4 - len(options) % 4) % 4)
+    return struct.pack("!BBHI", len(options) // 4, 0, 0x6558, vni << 8) + options + inner_frame
+
+
 def teredo(ipv6_packet, origin=None):
     """Teredo (RFC 4380): an optional origin indication, then the IPv6 packet."""
     pre = b""
