@@ -1,5 +1,6 @@
 #include "analyzers/analyzer.h"
 
+#include "analyzers/call_ledger.h"
 #include "analyzers/summary.h"
 #include "capture/packet_decoder.h"
 
@@ -42,7 +43,9 @@ bool Analyzer::keep_segments(const Call& c) const {
 }
 
 void Analyzer::call_ready(Call&& call, const Connection& conn) {
+    size_t first_new = result_.findings.size();
     for (auto& d : detectors_) d->on_call(call, conn, result_.findings);
+    account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
     if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
     summary_.add_call(call);
     if (spill_) {
@@ -204,6 +207,7 @@ AnalysisResult Analyzer::finish() {
     auto final_touch = [&](Finding& f) {
         for (auto& d : detectors_)
             if (f.kind == d->kind()) d->finalize(f);
+        account_finding(f);
         summary_.add_finding(f);
     };
     if (spill_) {

@@ -21,7 +21,6 @@ void CallFindings::add(const Finding& f) {
         if (id == 0) continue;
         if (id > calls_.size()) calls_.resize(id);
         Entry& e = calls_[id - 1];
-        e.lost_ms += f.cost_ms / double(f.calls.size());
         if (!code) continue;
         int used = 0;
         bool seen = false;
@@ -38,10 +37,6 @@ std::string CallFindings::kinds(uint64_t call_id, const char* sep, bool sorted) 
     std::string out;
     for (auto& s : v) out += (out.empty() ? "" : sep) + s;
     return out;
-}
-
-double CallFindings::lost_ms(uint64_t call_id) const {
-    return call_id == 0 || call_id > calls_.size() ? 0.0 : calls_[call_id - 1].lost_ms;
 }
 
 } // namespace stallscope

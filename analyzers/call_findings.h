@@ -1,7 +1,8 @@
 #pragma once
-// Per call: which kinds of finding name it (in the order they first do) and
-// the cost shared out to it. Built in one pass over the findings, with 16
-// bytes per call, so reports need not hold the findings of a big capture.
+// Per call: which kinds of finding name it (in the order they first do).
+// Built in one pass over the findings, with 8 bytes per call, so reports
+// need not hold the findings of a big capture. A call's time lost is the
+// call ledger's (stall_ms in call_ledger.h), not a sum of costs.
 #include "analyzers/model.h"
 
 #include <string>
@@ -14,13 +15,10 @@ public:
     explicit CallFindings(const AnalysisResult& r);
     // Kind names, joined by `sep`: in first-seen order, or sorted by name.
     std::string kinds(uint64_t call_id, const char* sep, bool sorted) const;
-    // The sum of cost_ms / (calls named) over the findings naming the call.
-    double lost_ms(uint64_t call_id) const;
 
 private:
     struct Entry {
         uint64_t kinds = 0;  // kind index + 1 per 4 bits, first-seen order
-        double lost_ms = 0;
     };
     void add(const Finding& f);
     std::vector<Entry> calls_;  // by call id - 1

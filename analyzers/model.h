@@ -76,6 +76,22 @@ struct MessageInfo {
     uint64_t deflate_estimate = 0;      // deflate size of the body, estimated from its first 64 KiB
 };
 
+// One part of a call's latency and what it went to (calls[].attribution):
+// the parts of a complete call are >= 0 and add up to latency_ms to the
+// microsecond (analyzers/call_ledger.h makes them).
+struct TimeShare {
+    std::string cause;   // a finding kind, or request_transfer / server / response_transfer
+    double ms = 0;
+};
+
+// What one fix (a finding kind and the side that must change) would take
+// off one call's latency: the union of the intervals it removes.
+struct FixSaving {
+    std::string kind;
+    Side side = Side::Client;
+    double ms = 0;
+};
+
 struct Call {
     uint64_t id = 0;                 // 1-based, in order of request start
     uint64_t connection_id = 0;
@@ -105,6 +121,13 @@ struct Call {
     bool closed_connection = false;    // the connection closed after it
 
     std::vector<Phase> phases;
+    // The call ledger's account (complete calls only): the partition of
+    // latency_ms, the connection setup before the first request byte when
+    // this call opened its connection (SYN -> first request byte; -1 = none
+    // seen), and what each fix would take off the latency.
+    std::vector<TimeShare> attribution;
+    double setup_ms = -1;
+    std::vector<FixSaving> savings;
     // Segments of this call's window (with the handshake if it opened the
     // connection). Kept only when the analysis is asked to keep segments.
     std::vector<SegmentInfo> segments;
@@ -144,6 +167,15 @@ struct Finding {
     std::string toolkit;             // recognised toolkit, if any
     std::string toolkit_fix;         // that toolkit's own setting
     int64_t start_ns = 0, end_ns = 0; // the stall interval, for diagrams
+    // The stretches of time the stall took (what its fix removes), within
+    // the call's latency window; empty for findings that are no wait
+    // (split_write, message_size) or lie outside it (connection_setup).
+    struct Interval { int64_t start_ns = 0, end_ns = 0; };
+    std::vector<Interval> intervals;
+    // Its part of the calls' partition after overlaps (call_ledger): where a
+    // finding with precedence covers the same time, that time is counted
+    // there, not here. connection_setup: the handshake (beside the partition).
+    double counted_ms = 0;
     std::vector<std::pair<std::string, std::string>> details; // extra facts (write sizes...)
 };
 
@@ -174,16 +206,35 @@ struct LatencyStats {
 struct KindLoss {
     std::string kind;
     uint64_t findings = 0, calls = 0;
-    double lost_ms = 0;              // summed cost
-    double share = 0;                // lost_ms / total latency of the calls
+    double lost_ms = 0;              // the findings' counted_ms (each millisecond once)
+    double share = 0;                // lost_ms / total latency of the calls (connection_setup: of their client time)
+    bool avoidable = true;           // a stall with a fix (false: server_time, server processing)
+};
+
+// The latency one fix would leave (summary what_if).
+struct WhatIf {
+    std::string kind;                // a finding kind, or "all_stalls"
+    std::string side;                // client / server / "" (all stalls)
+    double predicted_median_ms = 0, predicted_p90_ms = 0;
+    uint64_t calls = 0;              // calls it changes
+    // connection_setup: the client's time (setup + latency) instead.
+    bool client_time = false;
 };
 
 struct SummaryGroup {
     std::string operation;           // "" = the whole capture
     LatencyStats latency;
     std::vector<KindLoss> losses;
-    double predicted_median_ms = 0;  // median latency with the findings' cost removed
+    double predicted_median_ms = 0;  // median latency with every stall's intervals removed
     double predicted_total_ms = 0;
+    // The partition summed over the group's calls (call_ledger totals).
+    std::vector<TimeShare> attribution;  // by cause, largest first
+    double avoidable_ms = 0;         // stalls with a fix
+    double server_ms = 0;            // server processing (no transport fix removes it)
+    double transfer_ms = 0;          // request and response transfer
+    double setup_ms = 0;             // connection setup of the calls that opened their connection
+    LatencyStats client_latency;     // setup + latency per call (the time as the client lives it)
+    std::vector<WhatIf> what_if;
 };
 
 struct Summary {

@@ -18,9 +18,9 @@ namespace {
 // already visited (the call's start, the previous frame...) because absolute
 // nanoseconds would take 9 bytes each; see rel().
 
-constexpr uint8_t kCallTag = 0xC1;        // high nibble: record type, low: version
+constexpr uint8_t kCallTag = 0xC2;        // high nibble: record type, low: version
 constexpr uint8_t kConnectionTag = 0xD1;
-constexpr uint8_t kFindingTag = 0xE1;
+constexpr uint8_t kFindingTag = 0xE2;
 
 uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
 int64_t unzigzag(uint64_t u) { return int64_t(u >> 1) ^ -int64_t(u & 1); }
@@ -283,6 +283,17 @@ template <class Io> void visit(Io& io, Call& c) {
         prev_frame = s.frame;
         prev_ns = s.ts_ns;
     });
+
+    vec(io, c.attribution, [&](TimeShare& t) {
+        io.str(t.cause);
+        io.f64(t.ms);
+    });
+    io.f64(c.setup_ms);
+    vec(io, c.savings, [&](FixSaving& s) {
+        io.str(s.kind);
+        io.enumeration(s.side, Side::Server);
+        io.f64(s.ms);
+    });
 }
 
 // Only the significant bytes: IPv4 uses 4 of the 16, unset uses none.
@@ -348,6 +359,11 @@ template <class Io> void visit(Io& io, Finding& f) {
         io.str(d.first);
         io.str(d.second);
     });
+    vec(io, f.intervals, [&](Finding::Interval& i) {
+        io.rel(i.start_ns, f.start_ns, int64_t(0));
+        io.rel(i.end_ns, i.start_ns, int64_t(0));
+    });
+    io.f64(f.counted_ms);
 }
 
 template <class T> void encode(uint8_t tag, const T& v, std::string& out) {

@@ -2,6 +2,7 @@
 
 #include "analyzers/call_findings.h"
 #include "analyzers/result_spill.h"
+#include "analyzers/call_ledger.h"
 #include "analyzers/summary.h"
 
 #include <algorithm>
@@ -39,10 +40,12 @@ double phase_ms(const Call& c, PhaseKind k) {
 void write_report_csv(const AnalysisResult& r, std::ostream& os) {
     os << "id,connection_id,method,uri,status,operation,namespace,fault_code,request_first_frame,response_last_frame,"
           "latency_ms,connect_ms,request_headers_ms,continue_wait_ms,request_body_ms,server_time_ms,"
-          "response_headers_ms,response_body_ms,close_ms,findings,lost_ms,predicted_ms\n";
+          "response_headers_ms,response_body_ms,close_ms,findings,lost_ms,predicted_ms,setup_ms,client_ms,attribution\n";
     CallFindings found(r);
     for_each_call(r, [&](const Call& c) {
-        double lost = found.lost_ms(c.id);
+        double lost = stall_ms(c);  // the call ledger's stall part of the latency
+        std::string parts;
+        for (const TimeShare& t : c.attribution) parts += (parts.empty() ? "" : ";") + t.cause + "=" + num(t.ms);
         const SoapInfo& fs = c.soap_response.fault ? c.soap_response : c.soap;
         os << std::to_string(c.id) + "," + std::to_string(c.connection_id) + "," + q(c.method) + "," + q(c.uri) + "," +
                   (c.status ? std::to_string(c.status) : "") + "," + q(c.soap.operation) + "," + q(c.soap.operation_ns) +
@@ -53,7 +56,9 @@ void write_report_csv(const AnalysisResult& r, std::ostream& os) {
                   num(phase_ms(c, PhaseKind::RequestBody)) + "," + num(phase_ms(c, PhaseKind::ServerTime)) + "," +
                   num(phase_ms(c, PhaseKind::ResponseHeaders)) + "," + num(phase_ms(c, PhaseKind::ResponseBody)) + "," +
                   num(phase_ms(c, PhaseKind::Close)) + "," + found.kinds(c.id, ";", true) + "," + num(lost) + "," +
-                  (c.complete ? num(std::max(0.0, c.latency_ms - lost)) : "") + "\n";
+                  (c.complete ? num(std::max(0.0, c.latency_ms - lost)) : "") + "," +
+                  (c.setup_ms >= 0 ? num(c.setup_ms) : "") + "," + (c.complete ? num(client_ms(c)) : "") + "," +
+                  q(parts) + "\n";
         return true;
     });
 }

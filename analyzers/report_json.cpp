@@ -1,5 +1,6 @@
 #include "analyzers/report.h"
 
+#include "analyzers/call_ledger.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
@@ -43,9 +44,21 @@ json group_json(const SummaryGroup& g) {
     json losses = json::array();
     for (auto& k : g.losses)
         losses.push_back({{"kind", k.kind}, {"findings", k.findings}, {"calls", k.calls},
-                          {"lost_ms", round_ms(k.lost_ms)}, {"share", std::round(k.share * 10000) / 10000}});
+                          {"lost_ms", round_ms(k.lost_ms)}, {"share", std::round(k.share * 10000) / 10000},
+                          {"avoidable", k.avoidable}});
     // No complete call: there is no median (null), though a sum over none is 0.
     auto lat = [&](double v) { return g.latency.calls ? json(round_ms(v)) : json(nullptr); };
+    auto share = [&](double ms) { return g.latency.total_ms > 0 ? std::round(ms / g.latency.total_ms * 10000) / 10000 : 0.0; };
+    json attribution = json::array();
+    for (auto& t : g.attribution)
+        attribution.push_back({{"cause", t.cause}, {"ms", round_ms(t.ms)}, {"share", share(t.ms)}});
+    json what_if = json::array();
+    for (auto& w : g.what_if) {
+        json e = {{"kind", w.kind}, {"side", w.side}, {"predicted_median_ms", round_ms(w.predicted_median_ms)},
+                  {"predicted_p90_ms", round_ms(w.predicted_p90_ms)}, {"calls", w.calls}};
+        if (w.client_time) e["of"] = "client_ms";
+        what_if.push_back(e);
+    }
     json j = {{"calls", g.latency.calls},
               {"median_ms", lat(g.latency.median_ms)},
               {"p90_ms", lat(g.latency.p90_ms)},
@@ -54,7 +67,17 @@ json group_json(const SummaryGroup& g) {
               {"total_ms", round_ms(g.latency.total_ms)},
               {"lost", losses},
               {"predicted_median_ms", lat(g.predicted_median_ms)},
-              {"predicted_total_ms", round_ms(g.predicted_total_ms)}};
+              {"predicted_total_ms", round_ms(g.predicted_total_ms)},
+              {"avoidable_ms", round_ms(g.avoidable_ms)},
+              {"avoidable_share", share(g.avoidable_ms)},
+              {"server_ms", round_ms(g.server_ms)},
+              {"server_share", share(g.server_ms)},
+              {"transfer_ms", round_ms(g.transfer_ms)},
+              {"attribution", attribution},
+              {"setup_ms", round_ms(g.setup_ms)},
+              {"client_median_ms", lat(g.client_latency.median_ms)},
+              {"client_p90_ms", lat(g.client_latency.p90_ms)},
+              {"what_if", what_if}};
     if (!g.operation.empty()) j["operation"] = g.operation;
     return j;
 }
@@ -118,6 +141,8 @@ json call_json(const Call& k, const Rel& rel) {
         phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},
                           {"duration_ms", round_ms(p.duration_ms())}, {"start_frame", p.start_frame},
                           {"end_frame", p.end_frame}});
+    json attribution = json::array();
+    for (auto& t : k.attribution) attribution.push_back({{"cause", t.cause}, {"ms", round_ms(t.ms)}});
     json fault = nullptr;
     const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
     if (fs.fault) fault = {{"code", fs.fault_code}, {"string", fs.fault_string}};
@@ -153,12 +178,17 @@ json call_json(const Call& k, const Rel& rel) {
             {"closed_connection", k.closed_connection},
             {"request", message_json(k.request)},
             {"response", message_json(k.response)},
-            {"phases", phases}};
+            {"phases", phases},
+            {"attribution", attribution},
+            {"setup_ms", k.setup_ms >= 0 ? json(round_ms(k.setup_ms)) : json(nullptr)},
+            {"client_ms", k.complete ? json(round_ms(client_ms(k))) : json(nullptr)}};
 }
 
 json finding_json(const Finding& f, const Rel& rel) {
     json details = json::object();
     for (auto& [key, v] : f.details) details[key] = v;
+    json intervals = json::array();
+    for (auto& i : f.intervals) intervals.push_back({{"start_ms", rel(i.start_ns)}, {"end_ms", rel(i.end_ns)}});
     return {{"kind", f.kind},
             {"side", side_name(f.side)},
             {"connection_id", f.connection_id},
@@ -172,7 +202,9 @@ json finding_json(const Finding& f, const Rel& rel) {
             {"fix", f.fix},
             {"toolkit", f.toolkit.empty() ? json(nullptr) : json(f.toolkit)},
             {"toolkit_fix", f.toolkit_fix.empty() ? json(nullptr) : json(f.toolkit_fix)},
-            {"details", details}};
+            {"details", details},
+            {"counted_ms", round_ms(f.counted_ms)},
+            {"intervals", intervals}};
 }
 
 // Writes one top-level object member by member, byte for byte as

@@ -64,25 +64,46 @@ std::string report_text(const AnalysisResult& r) {
                    (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
     else
         out += "  no complete calls\n";
+    // Every millisecond of the calls once (the call ledger's partition).
+    double total = all.latency.total_ms;
+    auto pct = [&](double ms) { return total > 0 ? ms / total * 100 : 0.0; };
+    if (all.latency.calls)
+        out += fmt("  Where the time went: avoidable waits %.3f ms (%.1f%%), server processing %.3f ms (%.1f%%), "
+                   "transfer %.3f ms (%.1f%%)\n",
+                   all.avoidable_ms, pct(all.avoidable_ms), all.server_ms, pct(all.server_ms), all.transfer_ms,
+                   pct(all.transfer_ms));
     if (all.losses.empty()) out += "  No stalls found.\n";
     for (auto& k : all.losses) {
-        if (k.lost_ms > 0)
+        if (k.kind == "connection_setup" && k.lost_ms > 0)  // before the first request byte: not in latency
+            out += fmt("  %-18s %10.3f ms before the first request byte (%5.1f%% of the client's time) in %llu calls\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+        else if (!k.avoidable)
+            out += fmt("  %-18s %10.3f ms server processing (%5.1f%% of latency) in %llu calls: not a stall\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+        else if (k.lost_ms > 0)
             out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu calls\n", k.kind.c_str(), k.lost_ms,
                        k.share * 100, (unsigned long long)k.calls);
         else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
             out += fmt("  %-18s    found in %llu calls (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls);
     }
-    if (!all.losses.empty() && all.latency.calls)
-        out += fmt("  Without them the median call would take %.3f ms (now %.3f ms).\n", all.predicted_median_ms,
-                   all.latency.median_ms);
+    if (!all.what_if.empty() && all.latency.calls) {
+        out += "  If you fix ...\n";
+        out += fmt("    %-22s %-6s %6s %18s %15s\n", "fix", "side", "calls", "median_ms (now)", "p90_ms (now)");
+        for (const WhatIf& w : all.what_if) {
+            const LatencyStats& now = w.client_time ? all.client_latency : all.latency;
+            out += fmt("    %-22s %-6s %6llu %8.3f (%7.3f) %6.3f (%6.3f)%s\n",
+                       w.kind == "all_stalls" ? "all stalls" : w.kind.c_str(), w.side.c_str(),
+                       (unsigned long long)w.calls, w.predicted_median_ms, now.median_ms, w.predicted_p90_ms,
+                       now.p90_ms, w.client_time ? "  client time, from SYN" : "");
+        }
+    }
 
     if (!r.summary.per_operation.empty()) {
         out += "\nPer operation\n";
         out += fmt("  %-28s %6s %11s %11s %11s %11s %13s\n", "operation", "calls", "median_ms", "p90_ms", "max_ms",
                    "lost_ms", "predicted_ms");
         for (auto& g : r.summary.per_operation) {
-            double lost = 0;
-            for (auto& k : g.losses) lost += k.lost_ms;
+            double lost = g.avoidable_ms;  // the call ledger's stall part
             // An operation without a complete call has no latency: "-", not 0.
             auto lat = [&](double v, int width) { return g.latency.calls ? fmt("%*.3f", width, v) : fmt("%*s", width, "-"); };
             out += fmt("  %-28s %6llu %s %s %s %11.3f %s\n", clean(g.operation, 28).c_str(),
@@ -107,7 +128,7 @@ std::string report_text(const AnalysisResult& r) {
         for_each_finding(r, [&](const Finding& f) {
             Group& g = groups[{f.kind, int(f.side)}];
             if (g.count++ == 0) g.example = f;
-            g.total += f.cost_ms;
+            g.total += f.counted_ms;  // each millisecond once (call ledger)
             g.costs.push_back(f.cost_ms);
             g.calls.insert(g.calls.end(), f.calls.begin(), f.calls.end());
             return true;
@@ -115,7 +136,7 @@ std::string report_text(const AnalysisResult& r) {
         std::vector<Group*> order;
         for (auto& [key, g] : groups) order.push_back(&g);
         std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
-        out += "\nFindings (grouped by kind, by time lost)\n";
+        out += "\nFindings (grouped by kind, by time counted; an overlap is counted once, under its root)\n";
         size_t n = 0;
         for (Group* g : order) {
             const Finding& ex = g->example;

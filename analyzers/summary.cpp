@@ -50,6 +50,13 @@ uint32_t SummaryBuilder::kind_bit(const std::string& kind) {
     return uint32_t(1) << (kinds_.size() - 1);
 }
 
+uint32_t SummaryBuilder::fix_index(const std::string& kind, Side side) {
+    for (size_t i = 0; i < fixes_.size(); ++i)
+        if (fixes_[i].first == kind && fixes_[i].second == side) return uint32_t(i);
+    fixes_.push_back({kind, side});
+    return uint32_t(fixes_.size() - 1);
+}
+
 void SummaryBuilder::add_call(const Call& c) {
     // Every call names its operation's row, even one with no complete call.
     std::string op = operation_key(c);
@@ -61,23 +68,29 @@ void SummaryBuilder::add_call(const Call& c) {
     r.complete = true;
     r.op = it->second;
     r.latency_ms = c.latency_ms;
-    r.start_ns = c.start_ns;
-    r.end_ns = c.end_ns;
+    r.setup_ms = c.setup_ms;
+    for (const TimeShare& t : c.attribution)
+        if (is_stall_cause(t.cause)) r.avoidable_ms += t.ms;
+    for (const FixSaving& s : c.savings) r.savings.push_back({fix_index(s.kind, s.side), s.ms});
+    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
+    totals_[0].add(c);
+    totals_[r.op + 1].add(c);
 }
 
 void SummaryBuilder::add_finding(const Finding& f) {
-    // Findings that are about cost but not stalls (message size) must not
-    // be subtracted from latency; detectors give those cost 0.
+    // The time comes from the call ledger (counted_ms: each millisecond
+    // once); here the findings are only counted.
     if (groups_.size() < ops_.size() + 1) groups_.resize(ops_.size() + 1);
-    double share = f.cost_ms / double(std::max<size_t>(1, f.calls.size()));  // a shared finding costs each its share
     uint32_t bit = kind_bit(f.kind);
     std::vector<size_t> counted;  // groups this finding was counted in: once per group
     for (uint64_t id : f.calls) {
         if (id == 0 || id > calls_.size() || !calls_[id - 1].complete) continue;
         CallRec& c = calls_[id - 1];
+        double share = f.counted_ms / double(f.calls.size());  // a shared finding counts each its share
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
             KindLoss& k = groups_[g].losses[f.kind];
             k.kind = f.kind;
+            k.avoidable = is_avoidable(f.kind);
             k.lost_ms += share;
             if (std::find(counted.begin(), counted.end(), g) == counted.end()) ++k.findings;
             if (!(c.kinds & bit)) ++k.calls;
@@ -85,38 +98,77 @@ void SummaryBuilder::add_finding(const Finding& f) {
         counted.push_back(0);
         counted.push_back(size_t(c.op) + 1);
         c.kinds |= bit;
-        // Only time inside the call's latency window can come off it: a
-        // handshake (connection_setup) happens before the first request
-        // byte, so fixing it does not shorten `latency_ms`.
-        int64_t s0 = std::max(f.start_ns, c.start_ns), s1 = std::min(f.end_ns, c.end_ns);
-        double inside_ms = s1 > s0 ? double(s1 - s0) / 1e6 : 0.0;
-        c.lost_ms += std::min(share, inside_ms);
+        // Keep-alive takes the setup off the client's time, not off latency_ms.
+        if (f.kind == "connection_setup" && c.setup_ms > 0) {
+            uint32_t fix = fix_index(f.kind, f.side);
+            bool have = false;
+            for (const Saving& s : c.savings) have = have || s.fix == fix;
+            if (!have) c.savings.push_back({fix, c.setup_ms});
+        }
     }
 }
 
 Summary SummaryBuilder::build() const {
-    // Latency and predicted values per group, in call order.
-    std::vector<std::vector<double>> lat(ops_.size() + 1), predicted(ops_.size() + 1);
+    const size_t n = ops_.size() + 1;
+    std::vector<std::vector<const CallRec*>> members(n);
     for (const CallRec& c : calls_) {
         if (!c.complete) continue;
-        double p = std::max(0.0, c.latency_ms - c.lost_ms);
-        for (size_t g : {size_t(0), size_t(c.op) + 1}) {
-            lat[g].push_back(c.latency_ms);
-            predicted[g].push_back(p);
-        }
+        members[0].push_back(&c);
+        members[size_t(c.op) + 1].push_back(&c);
     }
     auto group = [&](size_t g, const std::string& op) {
         SummaryGroup out;
         out.operation = op;
-        out.latency = latency_stats(lat[g]);
+        std::vector<double> lat, client, all_fixed;
+        for (const CallRec* c : members[g]) {
+            lat.push_back(c->latency_ms);
+            client.push_back(c->latency_ms + std::max(0.0, c->setup_ms));
+            all_fixed.push_back(std::max(0.0, c->latency_ms - c->avoidable_ms));
+        }
+        out.latency = latency_stats(lat);
+        out.client_latency = latency_stats(client);
+        LedgerTotals none;
+        const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
+        out.attribution = t.by_cause();
+        out.avoidable_ms = t.avoidable_ms();
+        out.server_ms = t.cause_ms(kServer);
+        out.transfer_ms = t.transfer_ms();
+        out.setup_ms = t.setup_ms();
         if (g < groups_.size())
             for (auto [kind, k] : groups_[g].losses) {
-                k.share = out.latency.total_ms > 0 ? k.lost_ms / out.latency.total_ms : 0;
+                double base = kind == "connection_setup" ? out.client_latency.total_ms : out.latency.total_ms;
+                k.share = base > 0 ? k.lost_ms / base : 0;
                 out.losses.push_back(k);
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
-        out.predicted_median_ms = median(predicted[g]);
-        for (double x : predicted[g]) out.predicted_total_ms += x;
+        LatencyStats fixed_all = latency_stats(all_fixed);
+        out.predicted_median_ms = fixed_all.median_ms;
+        out.predicted_total_ms = fixed_all.total_ms;
+        // One entry per fix: each call's time with that fix's intervals gone.
+        for (uint32_t fix = 0; fix < fixes_.size(); ++fix) {
+            bool setup = fixes_[fix].first == "connection_setup";
+            std::vector<double> v;
+            uint64_t changed = 0;
+            for (const CallRec* c : members[g]) {
+                double base = setup ? c->latency_ms + std::max(0.0, c->setup_ms) : c->latency_ms, off = 0;
+                for (const Saving& s : c->savings)
+                    if (s.fix == fix) off = s.ms;
+                changed += off > 0;
+                v.push_back(std::max(0.0, base - off));
+            }
+            if (!changed) continue;
+            LatencyStats p = latency_stats(v);
+            out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed, setup});
+        }
+        std::sort(out.what_if.begin(), out.what_if.end(), [](const WhatIf& a, const WhatIf& b) {
+            return a.client_time != b.client_time ? b.client_time
+                   : a.predicted_median_ms != b.predicted_median_ms ? a.predicted_median_ms < b.predicted_median_ms
+                   : a.kind != b.kind ? a.kind < b.kind : a.side < b.side;
+        });
+        uint64_t stalled = 0;
+        for (const CallRec* c : members[g]) stalled += c->avoidable_ms > 0;
+        if (stalled)
+            out.what_if.push_back({"all_stalls", "", fixed_all.median_ms, fixed_all.p90_ms, stalled, false});
         return out;
     };
     Summary s;

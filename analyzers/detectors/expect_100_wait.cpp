@@ -50,6 +50,7 @@ public:
                             " -> " + std::to_string(rq.body_first_frame) + ")";
             f.start_ns = rq.headers_end_ns;
             f.end_ns = rq.body_first_ns;
+            if (f.end_ns > f.start_ns) f.intervals.push_back({f.start_ns, f.end_ns});
             if (answered) {
                 f.explanation = "the client sent Expect: 100-continue and held the body until the server's 100 Continue "
                                 "(frame " + std::to_string(call.continue_frame) + "): " + fmt_ms(wait) +

@@ -30,6 +30,8 @@ public:
                             " -> " + std::to_string(st.b_frame);
             f.start_ns = st.a_ns;
             f.end_ns = st.b_ns;
+            // The hold itself: B would have left one RTT after A at the latest.
+            if (st.b_ns > st.a_ns + st.rtt_ns) f.intervals.push_back({st.a_ns + st.rtt_ns, st.b_ns});
             std::string sender = side_name(st.sender), receiver = side_name(peer);
             if (st.after_continue) {
                 f.explanation = "the " + sender + "'s final response (frame " + std::to_string(st.b_frame) +

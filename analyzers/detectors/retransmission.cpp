@@ -96,6 +96,7 @@ public:
             f.cost_method = "time data was late: original send -> retransmission, zero window -> reopened "
                             "(overlaps counted once)";
             for (auto& l : late) {
+                if (l.e > l.s) f.intervals.push_back({l.s, l.e});
                 if (f.start_ns == 0 || l.s < f.start_ns) f.start_ns = l.s;
                 f.end_ns = std::max(f.end_ns, l.e);
             }

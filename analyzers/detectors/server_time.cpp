@@ -49,6 +49,7 @@ public:
                         (explained ? " minus " + fmt_ms(ms(explained)) + " ms of Nagle hold reported separately" : "");
         f.start_ns = s;
         f.end_ns = e;
+        f.intervals.push_back({s, e});  // the call ledger keeps of it what no stall covers
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", own / call.latency_ms * 100);
         f.explanation = "the server took " + fmt_ms(own) + " ms (" + share + " of the call) between the last request "

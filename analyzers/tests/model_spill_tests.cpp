@@ -91,6 +91,18 @@ std::string diff(const Call& a, const Call& b) {
         d.eq("seg.acked_frame", sa.acked_frame, sb.acked_frame);
         d.eq("seg.acked_by_pure_ack", sa.acked_by_pure_ack, sb.acked_by_pure_ack);
     }
+    EQ(attribution.size());
+    for (size_t i = 0; i < a.attribution.size() && i < b.attribution.size(); ++i) {
+        d.eq("attribution.cause", a.attribution[i].cause, b.attribution[i].cause);
+        d.eq("attribution.ms", a.attribution[i].ms, b.attribution[i].ms);
+    }
+    EQ(setup_ms);
+    EQ(savings.size());
+    for (size_t i = 0; i < a.savings.size() && i < b.savings.size(); ++i) {
+        d.eq("savings.kind", a.savings[i].kind, b.savings[i].kind);
+        d.eq("savings.side", a.savings[i].side, b.savings[i].side);
+        d.eq("savings.ms", a.savings[i].ms, b.savings[i].ms);
+    }
     return d.where;
 }
 
@@ -108,6 +120,12 @@ std::string diff(const Finding& a, const Finding& b) {
     Diff d;
     EQ(kind); EQ(side); EQ(connection_id); EQ(calls); EQ(frames); EQ(cost_ms); EQ(cost_method); EQ(explanation);
     EQ(fix); EQ(toolkit); EQ(toolkit_fix); EQ(start_ns); EQ(end_ns); EQ(details);
+    EQ(intervals.size());
+    for (size_t i = 0; i < a.intervals.size() && i < b.intervals.size(); ++i) {
+        d.eq("intervals.start_ns", a.intervals[i].start_ns, b.intervals[i].start_ns);
+        d.eq("intervals.end_ns", a.intervals[i].end_ns, b.intervals[i].end_ns);
+    }
+    EQ(counted_ms);
     return d.where;
 }
 #undef EQ
@@ -212,6 +230,9 @@ Call full_call() {
         s.acked_by_pure_ack = k == 0;
         c.segments.push_back(s);
     }
+    c.attribution = {{"request_transfer", 0.123}, {"server", 150.0}, {"nagle_delayed_ack", 49.877}};
+    c.setup_ms = 0.187;
+    c.savings = {{"nagle_delayed_ack", Side::Server, 49.877123}, {"expect_100_wait", Side::Client, 3.5}};
     return c;
 }
 
@@ -268,6 +289,8 @@ Finding full_finding() {
     f.start_ns = 1'700'000'000'000'000'000;
     f.end_ns = f.start_ns + 39'987'100;
     f.details = {{"write_sizes", "211+1448"}, {"", ""}, {"acks", "delayed"}};
+    f.intervals = {{f.start_ns + 100'000, f.start_ns + 39'987'100}, {f.start_ns - 5, f.start_ns + 1}};
+    f.counted_ms = 12.5;
     return f;
 }
 
@@ -434,7 +457,7 @@ TEST_CASE("spill: a record of another type, trailing bytes or garbage is refused
     huge.replace(1, 1, "\xff\xff\xff\xff\xff\xff\xff\xff\x7f");
     CHECK_FALSE(spill_decode(huge, f));
     // A varint longer than 64 bits.
-    std::string overlong(1, char(0xE1));
+    std::string overlong(1, char(0xE2));
     overlong.append(10, char(0xff));
     overlong.push_back(0);
     CHECK_FALSE(spill_decode(overlong, f));

@@ -1,6 +1,7 @@
 #include "app/gui/calls_model.h"
 
 #include "app/gui/display_text.h"
+#include "analyzers/call_ledger.h"
 
 #include <QBrush>
 #include <QColor>
@@ -22,14 +23,14 @@ void CallsModel::setResult(ResultPtr result) {
         for (size_t i = 0; i < result_->calls.size(); ++i) row_of[result_->calls[i].id] = i;
         kinds_.resize(result_->calls.size());
         lost_ms_.assign(result_->calls.size(), 0.0);
+        // Time lost is the call ledger's (each millisecond once), as in every report.
+        for (size_t i = 0; i < result_->calls.size(); ++i) lost_ms_[i] = stall_ms(result_->calls[i]);
         for (const Finding& f : result_->findings) {
             for (uint64_t id : f.calls) {
                 auto it = row_of.find(id);
                 if (it == row_of.end()) continue;
                 auto& k = kinds_[it->second];
                 if (std::find(k.begin(), k.end(), f.kind) == k.end()) k.push_back(f.kind);
-                // A finding spanning several calls costs each of them its share.
-                lost_ms_[it->second] += f.cost_ms / double(f.calls.size());
             }
         }
     }

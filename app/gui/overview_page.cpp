@@ -136,8 +136,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     setStat("median", formatMs(all.latency.median_ms));
     setStat("p90", formatMs(all.latency.p90_ms));
     setStat("max", formatMs(all.latency.max_ms));
-    double lost = 0;
-    for (const KindLoss& k : all.losses) lost += k.lost_ms;
+    double lost = all.avoidable_ms;  // the call ledger's stall part (server processing is not a stall)
     setStat("lost", all.latency.total_ms > 0
                         ? QStringLiteral("%1 (%2 % of all call time)").arg(formatMs(lost)).arg(100 * lost / all.latency.total_ms, 0, 'f', 1)
                         : formatMs(lost));

@@ -53,7 +53,13 @@ TEST_CASE("CallsModel has one row per call and sortable raw values") {
     CHECK(m.data(m.index(2, CallsModel::Latency), Qt::DisplayRole).toString() == "incomplete");
     CHECK(m.data(m.index(5, CallsModel::Status), Qt::DisplayRole).toString() == "500 fault");
     CHECK(m.data(m.index(1, CallsModel::Findings), Qt::DisplayRole).toString().contains("Nagle"));
-    // connection_per_call (2 ms) spans calls 5 and 6: 1 ms each.
+    // Time lost is the call ledger's stall part of each call's partition,
+    // not a sum of finding costs: without a partition, nothing.
+    CHECK(m.timeLostMs(1) == 0.0);
+    AnalysisResult ledger = test::makeResult();
+    ledger.calls[1].attribution = {{"request_transfer", 1}, {"server", 4}, {"nagle_delayed_ack", 40}};
+    ledger.calls[4].attribution = {{"server", 3}, {"expect_100_wait", 0.5}, {"nagle_delayed_ack", 0.5}};
+    m.setResult(std::make_shared<const AnalysisResult>(ledger));
     CHECK(m.timeLostMs(4) == Approx(1.0));
     CHECK(m.timeLostMs(1) == Approx(40.0));
     CHECK(m.rowOfCall(4) == 3);

@@ -1,0 +1,215 @@
+#include "analyzers/call_ledger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace stallscope {
+
+namespace {
+
+// Precedence where stalls cover the same time: the cause that starts a
+// chain comes first. A client waiting for 100 Continue is why a 100
+// Continue (and a Nagle hold behind it) exists at all; a Nagle hold can
+// contain a retransmission but not the other way round. Equal precedence:
+// the earlier start.
+int precedence(const std::string& kind) {
+    static const char* const kOrder[] = {"expect_100_wait", "nagle_delayed_ack", "retransmission"};
+    for (int i = 0; i < 3; ++i)
+        if (kind == kOrder[i]) return i;
+    return 3;
+}
+
+std::string fmt_ms(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, v >= 10 ? "%.1f" : "%.3f", v);
+    return b;
+}
+
+// A stall finding of this call with its intervals clipped to the call.
+struct Stall {
+    Finding* f;
+    std::vector<Finding::Interval> iv;
+    int64_t first = 0;
+};
+
+bool covers(const Stall& s, int64_t lo, int64_t hi) {
+    for (auto& i : s.iv)
+        if (i.start_ns <= lo && hi <= i.end_ns) return true;
+    return false;
+}
+
+// Rounds parts (ns) to integer microseconds that add up to total_us
+// exactly: floors, then the remaining microseconds to the largest remainders.
+std::vector<int64_t> to_us(const std::vector<int64_t>& ns, int64_t total_us) {
+    std::vector<int64_t> us(ns.size());
+    int64_t sum = 0;
+    for (size_t i = 0; i < ns.size(); ++i) sum += (us[i] = ns[i] / 1000);
+    std::vector<size_t> order(ns.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns[a] % 1000 > ns[b] % 1000; });
+    for (size_t k = 0; sum < total_us && !order.empty(); k = (k + 1) % order.size(), ++sum) ++us[order[k]];
+    return us;
+}
+
+} // namespace
+
+bool is_avoidable(const std::string& kind) { return kind != "server_time"; }
+
+bool is_stall_cause(const std::string& cause) {
+    return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;
+}
+
+void account_finding(Finding& f) {
+    if (f.intervals.empty()) f.counted_ms = f.cost_ms;
+}
+
+void account_call(Call& call, const Connection& conn, std::span<Finding> findings) {
+    call.attribution.clear();
+    call.savings.clear();
+    call.setup_ms = call.opened_connection && conn.saw_syn && conn.syn_ns > 0 && conn.syn_ns <= call.start_ns
+                        ? double(call.start_ns - conn.syn_ns) / 1e6
+                        : -1;
+    if (!call.complete || call.end_ns < call.start_ns) {
+        for (Finding& f : findings) account_finding(f);
+        return;
+    }
+    const int64_t S = call.start_ns, E = call.end_ns;
+    auto clamp = [&](int64_t t) { return std::clamp(t, S, E); };
+    const int64_t b1 = call.request.last_ns ? clamp(call.request.last_ns) : S;
+    const int64_t b2 = call.response.first_ns ? std::max(b1, clamp(call.response.first_ns)) : b1;
+
+    // The stalls, in precedence order; server_time is the "server" cause itself.
+    std::vector<Stall> stalls;
+    std::vector<int64_t> points = {S, E, b1, b2};
+    for (Finding& f : findings) {
+        if (f.intervals.empty() || !is_avoidable(f.kind)) continue;
+        Stall s{&f, {}, E};
+        for (auto i : f.intervals) {
+            i.start_ns = clamp(i.start_ns);
+            i.end_ns = clamp(i.end_ns);
+            if (i.end_ns <= i.start_ns) continue;
+            s.iv.push_back(i);
+            s.first = std::min(s.first, i.start_ns);
+            points.push_back(i.start_ns);
+            points.push_back(i.end_ns);
+        }
+        stalls.push_back(std::move(s));
+    }
+    std::stable_sort(stalls.begin(), stalls.end(), [](const Stall& a, const Stall& b) {
+        int pa = precedence(a.f->kind), pb = precedence(b.f->kind);
+        return pa != pb ? pa < pb : a.first < b.first;
+    });
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+
+    // Owners: 0..stalls-1, then the three plain causes.
+    const size_t kReq = stalls.size(), kSrv = kReq + 1, kResp = kReq + 2;
+    std::vector<int64_t> owned(stalls.size() + 3, 0);
+    std::vector<std::vector<int64_t>> overlap(stalls.size(), std::vector<int64_t>(stalls.size(), 0));
+    std::vector<std::pair<int64_t, int64_t>> pieces;  // elementary pieces, for the savings below
+    std::vector<std::vector<size_t>> covering;
+    for (size_t k = 0; k + 1 < points.size(); ++k) {
+        int64_t lo = points[k], hi = points[k + 1];
+        std::vector<size_t> cov;
+        for (size_t i = 0; i < stalls.size(); ++i)
+            if (covers(stalls[i], lo, hi)) cov.push_back(i);
+        size_t owner = !cov.empty() ? cov.front() : hi <= b1 ? kReq : hi <= b2 ? kSrv : kResp;
+        owned[owner] += hi - lo;
+        for (size_t j = 1; j < cov.size(); ++j) overlap[cov.front()][cov[j]] += hi - lo;
+        pieces.push_back({lo, hi});
+        covering.push_back(std::move(cov));
+    }
+
+    // Microseconds that add up to the latency as reports print it.
+    std::vector<int64_t> us = to_us(owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    auto add_share = [&](const std::string& cause, int64_t v) {
+        for (TimeShare& t : call.attribution)
+            if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
+        call.attribution.push_back({cause, double(v) / 1000.0});
+    };
+    add_share(kRequestTransfer, us[kReq]);
+    add_share(kServer, us[kSrv]);
+    add_share(kResponseTransfer, us[kResp]);
+    for (size_t i = 0; i < stalls.size(); ++i) {
+        if (us[i] > 0) add_share(stalls[i].f->kind, us[i]);
+        stalls[i].f->counted_ms = double(us[i]) / 1000.0;
+        int64_t span = 0;
+        for (auto& iv : stalls[i].iv) span += iv.end_ns - iv.start_ns;  // disjoint per finding
+        stalls[i].f->cost_ms = std::min(stalls[i].f->cost_ms, double(span) / 1e6);
+    }
+    for (Finding& f : findings) {
+        if (f.kind == "server_time") f.cost_ms = f.counted_ms = double(us[kSrv]) / 1000.0;
+        else if (f.intervals.empty()) account_finding(f);
+    }
+
+    // Say in both findings where they overlap, and which one is the root.
+    for (size_t r = 0; r < stalls.size(); ++r)
+        for (size_t c = 0; c < stalls.size(); ++c) {
+            if (!overlap[r][c]) continue;
+            std::string m = fmt_ms(double(overlap[r][c]) / 1e6);
+            Finding &root = *stalls[r].f, &other = *stalls[c].f;
+            root.details.push_back({"overlap", m + " ms of it is also the " + other.kind + " finding (" +
+                                                   side_name(other.side) + " side): one wait, counted here, "
+                                                   "where the chain started"});
+            other.details.push_back({"overlap", m + " ms of it is also the " + root.kind + " finding (" +
+                                                    side_name(root.side) + " side), which started the chain: "
+                                                    "counted there, not here"});
+        }
+
+    // What each fix (kind, side) removes: its own intervals and those of the
+    // findings it is the root of (with the root gone, what it set off goes too).
+    std::vector<std::pair<std::string, Side>> fixes;
+    for (auto& s : stalls)
+        if (std::find(fixes.begin(), fixes.end(), std::pair{s.f->kind, s.f->side}) == fixes.end())
+            fixes.push_back({s.f->kind, s.f->side});
+    for (auto& [kind, side] : fixes) {
+        std::vector<bool> removed(stalls.size(), false);
+        for (size_t r = 0; r < stalls.size(); ++r) {
+            if (stalls[r].f->kind != kind || stalls[r].f->side != side) continue;
+            removed[r] = true;
+            for (size_t c = 0; c < stalls.size(); ++c)
+                if (overlap[r][c]) removed[c] = true;
+        }
+        int64_t gone = 0;
+        for (size_t k = 0; k < pieces.size(); ++k)
+            for (size_t i : covering[k])
+                if (removed[i]) { gone += pieces[k].second - pieces[k].first; break; }
+        if (gone > 0) call.savings.push_back({kind, side, double(gone) / 1e6});
+    }
+}
+
+double stall_ms(const Call& c) {
+    int64_t us = 0;
+    for (const TimeShare& t : c.attribution)
+        if (is_stall_cause(t.cause)) us += std::llround(t.ms * 1000.0);
+    return double(us) / 1000.0;
+}
+
+double client_ms(const Call& c) { return c.latency_ms + std::max(0.0, c.setup_ms); }
+
+void LedgerTotals::add(const Call& c) {
+    for (const TimeShare& t : c.attribution) us_[t.cause] += std::llround(t.ms * 1000.0);
+    if (c.setup_ms > 0) setup_ms_ += c.setup_ms;
+}
+
+double LedgerTotals::cause_ms(const std::string& cause) const {
+    auto it = us_.find(cause);
+    return it == us_.end() ? 0.0 : double(it->second) / 1000.0;
+}
+
+double LedgerTotals::avoidable_ms() const {
+    int64_t sum = 0;
+    for (auto& [cause, us] : us_)
+        if (is_stall_cause(cause)) sum += us;
+    return double(sum) / 1000.0;
+}
+
+std::vector<TimeShare> LedgerTotals::by_cause() const {
+    std::vector<TimeShare> v;
+    for (auto& [cause, us] : us_) v.push_back({cause, double(us) / 1000.0});
+    std::stable_sort(v.begin(), v.end(), [](const TimeShare& a, const TimeShare& b) { return a.ms > b.ms; });
+    return v;
+}
+
+} // namespace stallscope

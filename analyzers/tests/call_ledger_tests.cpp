@@ -1,0 +1,179 @@
+// The call ledger: each call's attribution is a partition of its latency,
+// overlaps are counted once under their root, shares never pass 100 %, on
+// hand-made findings and on every bundled capture.
+#include "analyzers/analyze.h"
+#include "analyzers/call_ledger.h"
+#include "analyzers/result_spill.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+using namespace stallscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+int64_t us(double ms) { return std::llround(ms * 1000.0); }
+
+Call plain_call() {
+    Call c;
+    c.id = 1;
+    c.complete = true;
+    c.start_ns = 1000 * kMs;
+    c.end_ns = c.start_ns + 100 * kMs;
+    c.latency_ms = 100;
+    c.request.first_ns = c.start_ns;
+    c.request.last_ns = c.start_ns + 60 * kMs;
+    c.response.first_ns = c.start_ns + 90 * kMs;
+    c.response.last_ns = c.end_ns;
+    return c;
+}
+
+Finding stall(const char* kind, Side side, int64_t from_ms, int64_t to_ms, const Call& c) {
+    Finding f;
+    f.kind = kind;
+    f.side = side;
+    f.calls = {c.id};
+    f.start_ns = c.start_ns + from_ms * kMs;
+    f.end_ns = c.start_ns + to_ms * kMs;
+    f.intervals = {{f.start_ns, f.end_ns}};
+    f.cost_ms = double(to_ms - from_ms);
+    return f;
+}
+
+double part(const Call& c, const std::string& cause) {
+    for (auto& t : c.attribution)
+        if (t.cause == cause) return t.ms;
+    return 0;
+}
+
+double saving(const Call& c, const std::string& kind) {
+    for (auto& s : c.savings)
+        if (s.kind == kind) return s.ms;
+    return 0;
+}
+
+bool has_detail(const Finding& f, const std::string& key) {
+    return std::any_of(f.details.begin(), f.details.end(), [&](auto& d) { return d.first == key; });
+}
+
+} // namespace
+
+TEST_CASE("ledger: plain call is request transfer, server, response transfer", "[ledger]") {
+    Call c = plain_call();
+    Connection conn;
+    account_call(c, conn, {});
+    CHECK(part(c, kRequestTransfer) == 60);
+    CHECK(part(c, kServer) == 30);
+    CHECK(part(c, kResponseTransfer) == 10);
+    CHECK(c.savings.empty());
+    CHECK(c.setup_ms == -1);
+}
+
+TEST_CASE("ledger: overlapping findings are counted once, under the root", "[ledger]") {
+    Call c = plain_call();
+    Connection conn;
+    // Expect wait 10..50 ms, a Nagle hold 30..70 ms (crossing into server time).
+    std::vector<Finding> f = {stall("nagle_delayed_ack", Side::Server, 30, 70, c),
+                              stall("expect_100_wait", Side::Client, 10, 50, c)};
+    account_call(c, conn, f);
+    CHECK(part(c, "expect_100_wait") == 40);
+    CHECK(part(c, "nagle_delayed_ack") == 20);
+    CHECK(part(c, kRequestTransfer) == 10);  // 0..10; 50..60 is the Nagle hold
+    CHECK(part(c, kServer) == 20);                // 70..90
+    CHECK(part(c, kResponseTransfer) == 10);
+    CHECK(f[1].counted_ms == 40);
+    CHECK(f[0].counted_ms == 20);
+    CHECK(f[0].cost_ms == 40);  // its own interval, unchanged
+    CHECK(has_detail(f[0], "overlap"));
+    CHECK(has_detail(f[1], "overlap"));
+    // Fixing the root removes what it set off; fixing the other only its own.
+    CHECK(saving(c, "expect_100_wait") == Approx(60));
+    CHECK(saving(c, "nagle_delayed_ack") == Approx(40));
+    int64_t sum = 0;
+    for (auto& t : c.attribution) sum += us(t.ms);
+    CHECK(sum == us(c.latency_ms));
+}
+
+TEST_CASE("ledger: cost is clipped to the call, server_time keeps what no stall covers", "[ledger]") {
+    Call c = plain_call();
+    Connection conn;
+    std::vector<Finding> f = {stall("retransmission", Side::Client, 80, 300, c),
+                              stall("server_time", Side::Server, 60, 90, c)};
+    account_call(c, conn, f);
+    CHECK(f[0].cost_ms == 20);  // 80..100: the rest lies after the call
+    CHECK(part(c, "retransmission") == 20);
+    CHECK(f[1].cost_ms == 20);  // 60..80 of its 30 ms
+    CHECK(part(c, kServer) == 20);
+}
+
+TEST_CASE("ledger: parts add up to the latency to the microsecond", "[ledger]") {
+    Call c = plain_call();
+    c.end_ns = c.start_ns + 100 * kMs + 1499;  // sub-microsecond remainders everywhere
+    c.latency_ms = double(c.end_ns - c.start_ns) / 1e6;
+    c.request.last_ns += 333;
+    c.response.first_ns += 777;
+    Connection conn;
+    std::vector<Finding> f = {stall("nagle_delayed_ack", Side::Client, 1, 2, c)};
+    f[0].intervals[0].end_ns += 499;
+    account_call(c, conn, f);
+    int64_t sum = 0;
+    for (auto& t : c.attribution) { CHECK(t.ms >= 0); sum += us(t.ms); }
+    CHECK(sum == us(c.latency_ms));
+}
+
+TEST_CASE("ledger: every bundled capture, every call partitioned, shares <= 100%", "[ledger][captures]") {
+    std::vector<std::string> files;
+    for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR))
+        if (e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() >= 20);
+    bool saw_curl_expect = false;
+    for (const std::string& path : files) {
+        INFO(path);
+        saw_curl_expect = saw_curl_expect || path.find("toolkit-curl-expect.pcap") != std::string::npos;
+        AnalyzeOutcome o = analyze_file(path);
+        REQUIRE(o.ok);
+        const AnalysisResult& r = o.result;
+        std::map<uint64_t, double> latency, client;
+        for_each_call(r, [&](const Call& c) {
+            if (!c.complete) return true;
+            INFO("call " << c.id);
+            latency[c.id] = c.latency_ms;
+            client[c.id] = client_ms(c);
+            int64_t sum = 0;
+            for (auto& t : c.attribution) {
+                CHECK(t.ms >= 0);
+                sum += us(t.ms);
+            }
+            CHECK(sum == us(c.latency_ms));
+            for (auto& s : c.savings) CHECK(s.ms <= c.latency_ms + 1e-9);
+            return true;
+        });
+        for_each_finding(r, [&](const Finding& f) {
+            double charged = 0;
+            for (uint64_t id : f.calls) charged += f.kind == "connection_setup" ? client[id] : latency[id];
+            INFO(f.kind << " " << f.explanation);
+            CHECK(f.cost_ms <= charged + 1e-6);
+            CHECK(f.counted_ms <= f.cost_ms + 1e-6);
+            return true;
+        });
+        for (const SummaryGroup* g : {&r.summary.overall}) {
+            double in_latency = 0;
+            for (auto& k : g->losses)
+                if (k.kind != "connection_setup") in_latency += k.share;
+            CHECK(in_latency <= 1.0 + 1e-9);
+            double parts = g->avoidable_ms + g->server_ms + g->transfer_ms;
+            CHECK(std::fabs(parts - g->latency.total_ms) < 0.001 * double(g->latency.calls) + 1e-6);
+            CHECK(g->avoidable_ms <= g->latency.total_ms + 1e-6);
+            for (auto& w : g->what_if)
+                CHECK(w.predicted_median_ms <= (w.client_time ? g->client_latency.median_ms : g->latency.median_ms) + 1e-9);
+        }
+    }
+    CHECK(saw_curl_expect);
+}
