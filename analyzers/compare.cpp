@@ -151,6 +151,39 @@ std::string describe(const KindSide& s) {
     return buf;
 }
 
+// Share of the capture's calls that findings of (kind, side) name.
+double share_hit(const AnalysisResult& r, const std::string& kind, const std::string& side) {
+    std::set<uint64_t> calls;
+    for (const Finding& f : r.findings)
+        if (f.kind == kind && side == side_name(f.side)) calls.insert(f.calls.begin(), f.calls.end());
+    return r.calls.empty() ? 0.0 : double(calls.size()) / double(r.calls.size());
+}
+
+std::vector<PredictionCheck> check_predictions(const AnalysisResult& before, const AnalysisResult& after) {
+    std::vector<PredictionCheck> out;
+    const SummaryGroup &b = before.summary.overall, &a = after.summary.overall;
+    if (!b.latency.calls || !a.latency.calls) return out;
+    bool every_stall_made = true, any_stall = false;
+    for (const WhatIf& w : b.what_if) {
+        if (w.kind == "all_stalls") continue;
+        double hit_before = share_hit(before, w.kind, w.side), hit_after = share_hit(after, w.kind, w.side);
+        const char* verdict = hit_after == 0 ? "fixed" : hit_after <= 0.8 * hit_before ? "reduced" : nullptr;
+        if (!w.client_time) {
+            any_stall = true;
+            every_stall_made = every_stall_made && verdict;
+        }
+        if (!verdict) continue;
+        const LatencyStats &lb = w.client_time ? b.client_latency : b.latency, &la = w.client_time ? a.client_latency : a.latency;
+        out.push_back({w.kind, w.side, verdict, w.client_time, lb.median_ms, w.predicted_median_ms, la.median_ms,
+                       w.predicted_median_ms - la.median_ms});
+    }
+    for (const WhatIf& w : b.what_if)
+        if (w.kind == "all_stalls" && any_stall && every_stall_made)
+            out.push_back({w.kind, "", "fixed", false, b.latency.median_ms, w.predicted_median_ms, a.latency.median_ms,
+                           w.predicted_median_ms - a.latency.median_ms});
+    return out;
+}
+
 KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
                                    const CompareOptions& o);
 
@@ -285,6 +318,7 @@ Comparison compare_results(const AnalysisResult& before, const AnalysisResult& a
         for (const Finding& f : r->findings)
             if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
     for (const std::string& k : kinds) c.kinds.push_back(compare_kind(k, before, after, o));
+    c.predictions = check_predictions(before, after);
     return c;
 }
 

@@ -95,6 +95,20 @@ struct KindComparison {
     UnderlyingMeasure underlying;
 };
 
+// A prediction of BEFORE (summary.what_if) checked against what AFTER
+// measured, for each fix that AFTER shows as made: that kind on that side
+// gone (fixed) or hitting a smaller share of the calls (reduced). all_stalls
+// when every stall of BEFORE is fixed or reduced. See docs/compare.md.
+struct PredictionCheck {
+    std::string kind, side;           // side "" for all_stalls
+    std::string verdict;              // "fixed" / "reduced"
+    bool client_time = false;         // of client_ms (connection_setup), else of latency_ms
+    double before_median_ms = 0;
+    double predicted_median_ms = 0;
+    double measured_median_ms = 0;
+    double error_ms = 0;              // predicted - measured
+};
+
 struct CaptureSideInfo {
     std::string file;
     uint64_t calls = 0, complete_calls = 0, connections = 0, findings = 0;
@@ -108,6 +122,7 @@ struct Comparison {
     std::vector<GroupComparison> groups;    // per operation (and size bucket), sorted by label
     std::vector<KindComparison> kinds;      // known kinds first (report order), then others
     std::vector<std::string> notes;         // things the reader must know (e.g. an empty side)
+    std::vector<PredictionCheck> predictions;  // BEFORE's what_if against AFTER
 };
 
 // The finding kinds the detectors report, in report order.

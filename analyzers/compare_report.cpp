@@ -100,6 +100,14 @@ std::vector<std::string> group_row(const GroupComparison& g) {
             latency_change_name(g.change)};
 }
 
+// "nagle_delayed_ack (server) fixed: predicted median 3.8 ms, measured 5.0 ms (error -1.2 ms)"
+std::string prediction_line(const PredictionCheck& p) {
+    std::string what = p.kind == "all_stalls" ? std::string("all stalls") : p.kind + " (" + p.side + ")";
+    return what + " " + p.verdict + ": predicted median " + ms(p.predicted_median_ms) + " ms, measured " +
+           ms(p.measured_median_ms) + " ms (error " + (p.error_ms >= 0 ? "+" : "") + ms(p.error_ms) + " ms; before " +
+           ms(p.before_median_ms) + " ms" + (p.client_time ? ", client time from SYN)" : ")");
+}
+
 std::string list_or_none(const std::vector<std::string>& v) {
     if (v.empty()) return "none";
     std::string s;
@@ -156,6 +164,10 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
     out += "  faster:        " + list_or_none(faster) + "\n";
     out += "  slower:        " + list_or_none(slower) + "\n";
     for (auto& n : c.notes) out += "note: " + n + "\n";
+    if (!c.predictions.empty()) {
+        out += "\nPredictions (made from before's findings, checked against after's median)\n";
+        for (auto& p : c.predictions) out += "  " + prediction_line(p) + "\n";
+    }
     for (auto& e : checked) {
         out += "\n" + e.name + ": " + (e.result.ok ? "passed" : "FAILED") + "\n";
         for (auto& r : e.result.reasons) out += "  " + r + "\n";
@@ -257,6 +269,15 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
                                             : json(nullptr)}});
     doc["kinds"] = kinds;
     doc["notes"] = c.notes;
+    json preds = json::array();
+    for (auto& p : c.predictions) {
+        json e = {{"kind", p.kind}, {"side", p.side}, {"predicted_median_ms", p.predicted_median_ms},
+                  {"measured_median_ms", p.measured_median_ms}, {"error_ms", p.error_ms}, {"verdict", p.verdict},
+                  {"before_median_ms", p.before_median_ms}};
+        if (p.client_time) e["of"] = "client_ms";
+        preds.push_back(e);
+    }
+    doc["predictions"] = preds;
     json exp = json::array();
     for (auto& e : checked) exp.push_back({{"name", e.name}, {"ok", e.result.ok}, {"reasons", e.result.reasons}});
     doc["expectations"] = exp;

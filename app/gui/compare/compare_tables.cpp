@@ -147,9 +147,22 @@ QString verdictSummary(const Comparison& c) {
     QStringList parts{part(QObject::tr("Fixed"), fixed), part(QObject::tr("Reduced"), reduced),
                        part(QObject::tr("Still present"), still)};
     if (!worse.isEmpty()) parts << part(QObject::tr("Worse"), worse);
-    return (parts + QStringList{part(QObject::tr("New"), added),
+    QString text = (parts + QStringList{part(QObject::tr("New"), added),
                        part(QObject::tr("Faster"), faster), part(QObject::tr("Slower"), slower)})
         .join(QStringLiteral(" &nbsp;·&nbsp; "));
+    // Each fix made, as predicted from before's findings and as measured after.
+    QStringList checks;
+    for (const PredictionCheck& p : c.predictions) {
+        QString what = p.kind == "all_stalls" ? QObject::tr("All stalls")
+                                              : findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side));
+        checks << QObject::tr("%1 %2: predicted median %3, measured %4%5")
+                      .arg(what, QString::fromStdString(p.verdict), formatMs(p.predicted_median_ms),
+                           formatMs(p.measured_median_ms), p.client_time ? QObject::tr(" (client time from SYN)") : QString())
+                      .toHtmlEscaped();
+    }
+    if (!checks.isEmpty())
+        text += QStringLiteral("<br><b>%1</b> ").arg(QObject::tr("Predicted vs measured:")) + checks.join(QStringLiteral(" &nbsp;·&nbsp; "));
+    return text;
 }
 
 } // namespace stallscope::gui
