@@ -31,6 +31,11 @@ struct AnalysisOptions {
     // sets it; live views (Analyzer::snapshot) need everything in memory.
     size_t spill_after_calls = SIZE_MAX;
     std::string spill_dir;  // "" = $TMPDIR, else /tmp
+    // Bodies compressed for message_size's gzip estimate, per operation and
+    // direction: the first `first`, then one in `every` (0: every body, the
+    // full computation). See analyzers/deflate_sampler.h.
+    uint64_t deflate_sample_first = 32;
+    uint64_t deflate_sample_every = 64;
 };
 
 struct Progress {

@@ -47,6 +47,7 @@ private:
     uint64_t new_call_id() override { return ++last_call_id_; }
     void warn(const std::string& message, uint64_t frame, uint64_t connection_id) override;
     void call_ready(Call&& call, const Connection& conn) override;
+    DeflateSampler* deflate_sampler() override { return &deflate_sampler_; }
     void close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it);
     void sweep(int64_t now_ns);
     // Reassembles fragments and counts and warns about whatever is not a
@@ -57,6 +58,7 @@ private:
     void spill_findings();
 
     AnalysisOptions opt_;
+    DeflateSampler deflate_sampler_{opt_.deflate_sample_first, opt_.deflate_sample_every};
     AnalysisResult result_;
     std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash> flows_;
     std::vector<std::unique_ptr<Detector>> detectors_;

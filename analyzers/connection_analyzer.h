@@ -21,6 +21,8 @@ public:
     virtual void warn(const std::string& message, uint64_t frame, uint64_t connection_id) = 0;
     // A finished call with its segments and phases filled in.
     virtual void call_ready(Call&& call, const Connection& conn) = 0;
+    // One per analysis, shared by its connections; null: compress every body.
+    virtual DeflateSampler* deflate_sampler() { return nullptr; }
 };
 
 class ConnectionAnalyzer : private ExchangeHost {
@@ -46,6 +48,7 @@ private:
 
     uint64_t new_call_id() override { return host_.new_call_id(); }
     void warn(const std::string& message, uint64_t frame) override { host_.warn(message, frame, info_.id); }
+    DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
     void settle_orientation(const TcpPacket& p);

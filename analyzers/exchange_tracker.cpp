@@ -1,6 +1,7 @@
 #include "analyzers/exchange_tracker.h"
 
 #include "analyzers/message_content.h"
+#include "analyzers/summary.h"
 #include "dissectors/http/http_sniffer.h"
 
 #include <algorithm>
@@ -278,7 +279,8 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     MessageInfo& msg = response ? cs.call.response : cs.call.request;
     std::string what = std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id);
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
-                                       [&](const std::string& w) { host_.warn(w, msg.last_frame); });
+                                       [&](const std::string& w) { host_.warn(w, msg.last_frame); }, host_.deflate_sampler(),
+                                       [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
 }
 
 void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {

@@ -3,6 +3,7 @@
 // exchanges (request, optional interim 100 Continue, final response) and
 // calls, recording which segment carried which bytes of each message.
 #include "analyzers/analyze.h"
+#include "analyzers/deflate_sampler.h"
 #include "analyzers/model.h"
 #include "analyzers/segment_store.h"
 #include "dissectors/http/http_stream_parser.h"
@@ -22,6 +23,8 @@ public:
     virtual ~ExchangeHost() = default;
     virtual uint64_t new_call_id() = 0;
     virtual void warn(const std::string& message, uint64_t frame) = 0;
+    // Chooses the bodies compressed for the gzip estimate; null: all of them.
+    virtual DeflateSampler* deflate_sampler() { return nullptr; }
 };
 
 struct CallState;  // defined in exchange_tracker.cpp

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include <zlib.h>
 
 namespace stallscope {
 
@@ -65,10 +64,10 @@ void fill_response_fields(Call& c, const HttpMessageHead& head) {
 
 // Size facts for the message_size detector: decoded bytes (of what was
 // kept, see max_soap_body_bytes), the share that is markup, and what
-// deflate would make of it (measured on the first 64 KiB and scaled, so a
-// big body costs a bounded amount of CPU).
-void measure_content(std::string_view content, MessageInfo& m) {
-    constexpr size_t kSample = 64 * 1024;
+// deflate would make of it (see DeflateSampler; each compressed body is
+// measured on its first 64 KiB and scaled, so a big body costs a bounded
+// amount of CPU).
+void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key) {
     m.content_bytes = content.size();
     bool in_tag = false;
     uint64_t markup = 0;
@@ -82,13 +81,12 @@ void measure_content(std::string_view content, MessageInfo& m) {
     // a zlib state per message (most SOAP messages are this small), and one
     // can save under 512 B, half of the 1 KiB per call message_size needs.
     if (content.size() < 512) { m.deflate_estimate = content.size(); return; }
-    size_t n = std::min(content.size(), kSample);
-    uLongf cap = compressBound(uLong(n));
-    std::vector<Bytef> buf(cap);
-    if (compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return;
-    // compress2 adds a 6-byte zlib wrapper; gzip adds 18 bytes instead.
-    double ratio = double(cap) / double(n);
-    m.deflate_estimate = uint64_t(ratio * double(content.size())) + 12;
+    if (sampler) {
+        if (uint64_t e = sampler->estimate(key, content)) m.deflate_estimate = e;
+        return;
+    }
+    DeflateSampler every_message(0, 0);
+    if (uint64_t e = every_message.estimate(key, content)) m.deflate_estimate = e;
 }
 
 void MessageBody::set_head(const HttpMessageHead& head) {
@@ -104,7 +102,8 @@ void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
 }
 
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out, const std::string& what,
-                         const std::function<void(const std::string&)>& warn) {
+                         const std::function<void(const std::string&)>& warn, DeflateSampler* sampler,
+                         const std::function<std::string()>& sample_key) {
     if (bytes_.empty()) return;
     std::string decoded;
     std::string_view xml = bytes_;
@@ -121,7 +120,6 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
         }
         xml = decoded;
     }
-    measure_content(xml, msg);
     // UTF-8, UTF-16 or UTF-32, with a byte-order mark or not (Windows clients send UTF-16).
     if (!starts_like_xml(xml)) {
         if (xml_expected_) out.error = not_xml_reason(xml) + ": envelope not decoded";
@@ -134,6 +132,8 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
             out = decode_soap(xml);
         }
     }
+    // After the decode: the sample is per operation, which the envelope names.
+    measure_content(xml, msg, sampler, sampler && sample_key ? sample_key() : std::string());
     bytes_ = std::string();
 }
 

@@ -4,6 +4,7 @@
 // each body kept (up to a cap), undone of its Content-Encoding, measured for
 // the message_size detector and decoded as a SOAP envelope.
 #include "analyzers/analyze.h"
+#include "analyzers/deflate_sampler.h"
 #include "analyzers/model.h"
 #include "dissectors/http/http_message.h"
 
@@ -32,8 +33,11 @@ public:
     // The message ended: undo Content-Encoding, measure the content into
     // `msg`, decode the SOAP envelope into `soap`, free the buffer. `what`
     // names the body in warnings ("response body of call 7").
+    // `sampler` (null: compress every body) and `sample_key` (its operation
+    // and direction, asked after the decode) choose the bodies compressed.
     void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::string& what,
-                const std::function<void(const std::string&)>& warn);
+                const std::function<void(const std::string&)>& warn, DeflateSampler* sampler = nullptr,
+                const std::function<std::string()>& sample_key = {});
     size_t held() const { return bytes_.size(); }
 
 private:
@@ -43,7 +47,9 @@ private:
     bool xml_expected_ = false;
 };
 
-// Size facts for the message_size detector (exposed for tests).
-void measure_content(std::string_view content, MessageInfo& m);
+// Size facts for the message_size detector (exposed for tests); without a
+// sampler every body of 512 B or more is compressed.
+void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler = nullptr,
+                     const std::string& key = {});
 
 } // namespace stallscope

@@ -64,8 +64,10 @@ struct UnitReader {
             if (at(i + j) != unsigned(uint8_t(s[j]))) return false;
         return true;
     }
-    size_t find(size_t i, std::string_view s) const {
-        for (; i + s.size() <= size(); ++i)
+    // First `s` at or after unit i that ends by unit `limit` (default: the end).
+    size_t find(size_t i, std::string_view s, size_t limit = SIZE_MAX) const {
+        size_t n = std::min(limit, size());
+        for (; i + s.size() <= n; ++i)
             if (starts_with(i, s)) return i;
         return SIZE_MAX;
     }
@@ -91,7 +93,7 @@ bool encoding_allowed(const std::string& declared) {
 
 // Extracts encoding="..." from an XML declaration's units [b, e).
 std::string declared_encoding(const UnitReader& r, size_t b, size_t e) {
-    size_t k = r.find(b, "encoding");
+    size_t k = r.find(b, "encoding", e);  // inside the declaration only, not the whole document
     if (k == SIZE_MAX || k >= e) return {};
     k += 8;
     while (k < e && is_xml_space(r.at(k))) ++k;
@@ -339,6 +341,60 @@ private:
     int capture_depth_ = -1;
 };
 
+// One reader per thread, reset for each document (xmlReaderNewMemory)
+// instead of a reader and parser context allocated per message. Its name
+// dictionary grows with the names it has seen, so it is replaced every
+// kUses documents to keep that bounded. A reset reader does not look for a
+// byte-order mark or UTF-16 again (libxml2 does that only when it creates
+// one), so a document that does not start with ASCII gets a reader of its own.
+class ThreadReader {
+public:
+    ~ThreadReader() { drop(); }
+    xmlTextReaderPtr open(std::string_view doc, const char* encoding, int options) {
+        unsigned c = doc.empty() ? 0 : uint8_t(doc[0]);
+        bool ascii_start = encoding || (c != 0 && c < 0x80);
+        if (!ascii_start || (reader_ && uses_ >= kUses)) drop();
+        if (!ascii_start) {
+            own_ = false;
+            return reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
+        }
+        if (!reader_) {
+            uses_ = 0;
+            reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
+        } else if (xmlReaderNewMemory(reader_, doc.data(), int(doc.size()), nullptr, encoding, options) != 0) {
+            xmlFreeTextReader(reader_);
+            reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
+            uses_ = 0;
+        }
+        ++uses_;
+        own_ = true;
+        return reader_;
+    }
+    // Drops the reader's hold on the document (and on the error sink).
+    void close() {
+        if (!reader_) return;
+        if (!own_) { drop(); return; }
+        xmlTextReaderSetStructuredErrorHandler(reader_, nullptr, nullptr);
+        xmlTextReaderClose(reader_);
+    }
+
+private:
+    void drop() {
+        if (reader_) xmlFreeTextReader(reader_);
+        reader_ = nullptr;
+        uses_ = 0;
+    }
+    static constexpr unsigned kUses = 256;
+    xmlTextReaderPtr reader_ = nullptr;
+    unsigned uses_ = 0;
+    bool own_ = false;  // reader_ is the reused one (else a one-off for this document)
+};
+
+ThreadReader& thread_reader() {
+    thread_local ThreadReader r;
+    return r;
+}
+
 } // namespace
 
 bool starts_like_xml(std::string_view body) {
@@ -408,7 +464,8 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
         forced_encoding = "UTF-8";
     }
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-    xmlTextReaderPtr reader = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, forced_encoding, options);
+    ThreadReader& tr = thread_reader();
+    xmlTextReaderPtr reader = tr.open(doc, forced_encoding, options);
     if (!reader) {
         info.error = "cannot create XML reader";
         return info;
@@ -421,7 +478,7 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
     while ((rc = xmlTextReaderRead(reader)) == 1) {
         if (!walker.on_node(reader)) break;
     }
-    xmlFreeTextReader(reader);
+    tr.close();
 
     if (info.error == kDoctypeError || info.error.rfind("entity", 0) == 0) {
         SoapInfo rejected;  // decode nothing from a document with a DTD

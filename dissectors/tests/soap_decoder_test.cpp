@@ -317,3 +317,37 @@ TEST_CASE("starts_like_xml and not_xml_reason") {
     CHECK(not_xml_reason("{\"a\"") == "body is not XML (starts with 7b 22 61 22)");
     CHECK(not_xml_reason("") == "empty body");
 }
+
+// The decoder reuses one libxml2 reader per thread: what one document did to
+// it (an error, another encoding, a refused DOCTYPE) must not leak into the next.
+TEST_CASE("a reused reader decodes each document as a fresh one would") {
+    const std::string latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" +
+                               soap11_body("<q:Caf\xE9 xmlns:q=\"urn:q\"/>");
+    const std::string doctype = "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e \"boom\">]>" + soap11_body("<q:A/>");
+    const std::string broken = soap11_body("<q:Broken xmlns:q=\"urn:q\"><a></b>");
+    const std::string utf16 = widen("<?xml version=\"1.0\" encoding=\"utf-16\"?>" + soap11_body("<q:W xmlns:q=\"urn:q\"/>"),
+                                    2, false, true);
+    const std::vector<std::string> docs = {kSoap11Request, latin1, kSoap11Request, doctype, kSoap12Request,
+                                           broken,         kSoap11Request, utf16, kSoap12Request, latin1};
+    std::vector<SoapInfo> first;
+    for (const std::string& d : docs) first.push_back(decode_soap(d));
+    // The same documents again, in reverse order, and each after 300 others
+    // (past the point where the reader is replaced).
+    for (size_t k = docs.size(); k-- > 0;) {
+        for (int i = 0; i < 300; ++i) decode_soap(kSoap12Request);
+        SoapInfo again = decode_soap(docs[k]);
+        INFO("document " << k);
+        CHECK(again.error == first[k].error);
+        CHECK(again.is_soap == first[k].is_soap);
+        CHECK(again.operation == first[k].operation);
+        CHECK(again.operation_ns == first[k].operation_ns);
+        CHECK(again.element_count == first[k].element_count);
+    }
+    CHECK(first[0].operation == "GetQuote");
+    CHECK(first[1].operation == "Caf\xC3\xA9");
+    CHECK(first[3].error == "DOCTYPE not allowed in SOAP");
+    CHECK(first[5].error.rfind("malformed XML", 0) == 0);
+    CHECK(first[7].operation == "W");
+    CHECK(first[8].operation == "Reserve");
+    CHECK(first[9].operation == "Caf\xC3\xA9");
+}
