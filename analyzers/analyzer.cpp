@@ -44,7 +44,8 @@ bool Analyzer::keep_segments(const Call& c) const {
 
 void Analyzer::call_ready(Call&& call, const Connection& conn) {
     size_t first_new = result_.findings.size();
-    for (auto& d : detectors_) d->on_call(call, conn, result_.findings);
+    const CallScan scan(call, conn);  // the Nagle search, once for every detector
+    for (auto& d : detectors_) d->on_call(call, conn, scan, result_.findings);
     account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
     if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
     summary_.add_call(call);

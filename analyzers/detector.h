@@ -10,13 +10,32 @@
 
 namespace stallscope {
 
+namespace detect { struct NagleStall; }
+
+// What several detectors need of one call, searched once per call and
+// shared (the Nagle search: nagle_delayed_ack reports the stalls,
+// split_write says which split armed one, server_time does not blame the
+// server for them, expect_100_wait names the hold after a late 100).
+class CallScan {
+public:
+    CallScan(const Call& call, const Connection& conn);
+    ~CallScan();
+    const std::vector<detect::NagleStall>& nagle_stalls() const;  // found on first use
+
+private:
+    const Call& call_;
+    const Connection& conn_;
+    mutable std::unique_ptr<std::vector<detect::NagleStall>> nagle_;
+};
+
 class Detector {
 public:
     virtual ~Detector() = default;
     virtual const char* kind() const = 0;
     // `call.segments` holds the call's segments; `conn` is the connection as
-    // known so far (complete when call.closed_connection).
-    virtual void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) {}
+    // known so far (complete when call.closed_connection); `scan` what the
+    // detectors share of the call.
+    virtual void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) {}
     // A connection is over (closed, its address pair reused, or the capture
     // ended): `conn` is final and every call on it has been through on_call.
     virtual void on_connection_closed(const Connection& conn, std::vector<Finding>& out) {}

@@ -25,7 +25,7 @@ public:
 
     // Who closed first is only visible in the segments, which are gone by
     // the time the connection is over: note it with the call here.
-    void on_call(const Call& call, const Connection&, std::vector<Finding>&) override {
+    void on_call(const Call& call, const Connection&, const CallScan&, std::vector<Finding>&) override {
         ++calls_;
         if (call.index_on_connection != 0 || !call.opened_connection) return;
         Pending p;

@@ -33,7 +33,7 @@ class Expect100Wait : public Detector {
 public:
     const char* kind() const override { return "expect_100_wait"; }
 
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
+    void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         const MessageInfo& rq = call.request;
         bool body_apart = rq.body_first_frame && rq.headers_end_frame && rq.body_first_frame != rq.headers_end_frame;
         // 100 arrived after the request was complete: nobody was waiting for it.
@@ -76,7 +76,7 @@ public:
             // Cost 0 here, so a zero-length interval: the Nagle finding draws the hold.
             f.start_ns = f.end_ns = call.continue_ns;
             double hold = 0;
-            for (const NagleStall& st : find_nagle_stalls(call, conn))
+            for (const NagleStall& st : scan.nagle_stalls())
                 if (st.after_continue) hold += st.cost_ms;
             f.cost_ms = 0;  // the hold is counted once, in the nagle_delayed_ack finding
             f.cost_method = hold > 0 ? "0 here: the " + fmt_ms(hold) +

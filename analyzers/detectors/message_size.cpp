@@ -41,7 +41,7 @@ public:
 
     // Sums per operation as calls pass: the calls themselves may be on disk
     // by the end. All sums are of whole byte counts, so exact in any order.
-    void on_call(const Call& c, const Connection&, std::vector<Finding>&) override {
+    void on_call(const Call& c, const Connection&, const CallScan&, std::vector<Finding>&) override {
         if (!c.complete) return;
         Op& a = ops_[operation_key(c)];
         double rq = double(c.request.header_bytes + c.request.body_bytes);

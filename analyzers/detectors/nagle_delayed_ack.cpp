@@ -19,8 +19,8 @@ class NagleDelayedAck : public Detector {
 public:
     const char* kind() const override { return "nagle_delayed_ack"; }
 
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
-        for (const NagleStall& st : find_nagle_stalls(call, conn)) {
+    void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
+        for (const NagleStall& st : scan.nagle_stalls()) {
             Side peer = peer_of(st.sender);
             Finding f = make_finding(kind(), st.sender, call);
             f.frames = {st.a_frame, st.ack_frame, st.b_frame};

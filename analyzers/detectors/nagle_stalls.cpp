@@ -1,4 +1,5 @@
 #include "analyzers/detectors/nagle_stalls.h"
+#include "analyzers/detector.h"
 
 #include "analyzers/detectors/detector_util.h"
 #include "capture/packet_decoder.h"
@@ -79,3 +80,15 @@ std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& co
 }
 
 } // namespace stallscope::detect
+
+namespace stallscope {
+
+CallScan::CallScan(const Call& call, const Connection& conn) : call_(call), conn_(conn) {}
+CallScan::~CallScan() = default;
+
+const std::vector<detect::NagleStall>& CallScan::nagle_stalls() const {
+    if (!nagle_) nagle_ = std::make_unique<std::vector<detect::NagleStall>>(detect::find_nagle_stalls(call_, conn_));
+    return *nagle_;
+}
+
+} // namespace stallscope

@@ -43,7 +43,7 @@ class Retransmission : public Detector {
 public:
     const char* kind() const override { return "retransmission"; }
 
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
+    void on_call(const Call& call, const Connection& conn, const CallScan&, std::vector<Finding>& out) override {
         const auto& segs = call.segments;
         for (Side side : {Side::Client, Side::Server}) {
             std::vector<Interval> late;

@@ -26,7 +26,7 @@ class ServerTime : public Detector {
 public:
     const char* kind() const override { return "server_time"; }
 
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
+    void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         const MessageInfo& rq = call.request;
         const MessageInfo& rs = call.response;
         if (!call.complete || !rq.last_frame || !rs.first_frame || rs.first_ns < rq.last_ns || call.latency_ms <= 0)
@@ -34,7 +34,7 @@ public:
         int64_t s = rq.last_ns, e = rs.first_ns;
         // Subtract the parts of Nagle holds that fall inside the interval.
         int64_t explained = 0;
-        for (const NagleStall& st : find_nagle_stalls(call, conn)) {
+        for (const NagleStall& st : scan.nagle_stalls()) {
             int64_t lo = std::max(s, st.a_ns), hi = std::min(e, st.b_ns);
             if (hi > lo) explained += hi - lo;
         }

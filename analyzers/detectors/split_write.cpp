@@ -26,9 +26,7 @@ class SplitWrite : public Detector {
 public:
     const char* kind() const override { return "split_write"; }
 
-    void on_call(const Call& call, const Connection& conn, std::vector<Finding>& out) override {
-        std::vector<NagleStall> stalls;
-        bool stalls_known = false;
+    void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         for (int which = 0; which < 2; ++which) {
             const MessageInfo& m = which == 0 ? call.request : call.response;
             Side sender = which == 0 ? Side::Client : Side::Server;
@@ -67,7 +65,7 @@ public:
                             " B left in " + std::to_string(sizes.size()) + " segments (" + join_sizes(sizes) +
                             "): " + how;
             // Did this split arm a Nagle stall? Then that finding carries the time.
-            if (!stalls_known) { stalls = find_nagle_stalls(call, conn); stalls_known = true; }
+            const std::vector<NagleStall>& stalls = scan.nagle_stalls();
             double armed_ms = 0;
             uint64_t armed_frame = 0;
             for (const NagleStall& st : stalls) {

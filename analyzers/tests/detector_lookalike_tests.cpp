@@ -116,7 +116,8 @@ struct Builder {
 std::vector<Finding> run(const Builder& b, bool with_finish = false) {
     std::vector<Finding> out;
     auto detectors = make_detectors();
-    for (auto& d : detectors) d->on_call(b.call, b.conn, out);
+    const CallScan scan(b.call, b.conn);
+    for (auto& d : detectors) d->on_call(b.call, b.conn, scan, out);
     if (with_finish) {
         Connection conn = b.conn;  // over now, having carried this one call
         if (!conn.calls) conn.calls = 1;
