@@ -25,6 +25,7 @@ struct AnalysisOptions {
     size_t max_soap_body_bytes = 1 * 1024 * 1024;      // body kept for SOAP decoding
     size_t max_decompressed_bytes = 8 * 1024 * 1024;   // gzip/deflate output per body
     size_t max_header_bytes = 64 * 1024;
+    size_t max_pending_requests = 4096;                // per connection, waiting for a response
     // More finished calls than this and the calls, connections and findings
     // go to an unlinked temp file with only an index kept in memory, so
     // memory stays flat on multi-GB captures (docs/performance.md). The CLI

@@ -1,6 +1,7 @@
 #include "analyzers/exchange_tracker.h"
 
 #include "analyzers/message_content.h"
+#include "analyzers/response_pairing.h"
 #include "analyzers/summary.h"
 #include "dissectors/http/http_sniffer.h"
 
@@ -16,6 +17,10 @@ struct CallState {
     bool have_request_head = false;
     bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
     bool done = false;            // final response complete (or given up)
+    bool final_head = false;      // its final response's head was parsed (the response parser used its method)
+    uint64_t req_head_end = 0;    // client stream offset just past the request head
+    uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
+    bool waiting() const { return have_request_head && !done; }
     MessageBody bodies[2];        // request, response: each decoded with its own message's coding
 };
 
@@ -33,6 +38,7 @@ struct MsgTrack {
     // head that turns out to be an interim 1xx can be relabelled.
     uint64_t begin_seg = 0;
     uint16_t begin_seg_prior = 0;
+    uint64_t begin_offset = 0;    // stream offset of its first byte
 };
 
 class ExchangeTracker::Listener : public HttpStreamListener {
@@ -62,6 +68,19 @@ struct ExchangeTracker::Dir {
     MessageInfo scratch;           // interim responses and orphans
     std::vector<std::string> pending_methods;  // requests seen before this parser existed
     uint32_t errors = 0;
+    uint64_t seen_end = 0;         // stream offset past the last byte or gap seen
+    // After 101 Switching Protocols or a CONNECT 2xx the connection carries
+    // another protocol in both directions: bytes are opaque, not parsed.
+    bool tunnel = false;
+    bool tunnel_candidate = false; // client: the last request asked for Upgrade or CONNECT
+    // Server: bytes since the last message that were never captured.
+    bool hole = false;
+    uint64_t hole_from = 0;
+    bool hole_explained = false;   // a response dropped by the hole accounts for one missing response
+    uint64_t given_up = 0;         // server: requests the pending cap gave up whose responses may still come
+    // Inside parser->gap(): where the gap is and how much of it no message took.
+    bool in_gap = false;
+    uint64_t gap_at = 0, gap_left = 0;
 };
 
 ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host,
@@ -136,25 +155,22 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
         d.active.body_bit = carries::kRequestBody;
         t_.calls_.push_back(std::move(cs));
     } else {
-        // A response answers the oldest request still waiting for one.
-        for (auto& cs : t_.calls_) {
-            if (!cs->done && cs->have_request_head) { d.active.call = cs.get(); break; }
-        }
         d.scratch = MessageInfo{};
         d.active.info = &d.scratch;  // until the status line says interim or final
         d.active.head_bit = carries::kResponseHeaders;
         d.active.body_bit = carries::kResponseBody;
-        if (!d.active.call) {
-            d.active.info = nullptr;
-            t_.host_.warn("response without a request (stream offset " + std::to_string(off) + ")",
-                          seg ? seg->frame : 0);
-        }
+        d.active.begin_offset = off;  // paired once its status line proves it a response
     }
     if (d.active.info) { d.active.info->first_frame = d.active.begin_frame; d.active.info->first_ns = d.active.begin_ns; }
 }
 
 void ExchangeTracker::Listener::on_start_line(const HttpMessageHead& head, uint64_t) {
     Dir& d = *t_.dirs_[dir_];
+    if (dir_ == 1 && d.have_active) {
+        d.active.call = t_.pair_response(d.active.begin_offset, t_.segs_.at(d.active.begin_seg));
+        if (!d.active.call) d.active.info = nullptr;
+        return;
+    }
     if (dir_ != 0 || !d.have_active || !d.active.call) return;
     CallState& cs = *d.active.call;
     cs.start_line = true;
@@ -168,8 +184,12 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
     if (!d.have_active) return;
     MsgTrack& m = d.active;
     CallState* cs = m.call;
+    // 101 Switching Protocols and a CONNECT 2xx end the call: what follows
+    // on the connection is another protocol, in both directions.
+    bool switches = head.status == 101 || (dir_ == 1 && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
+    if (dir_ == 1 && switches) t_.enter_tunnel(true);
     if (dir_ == 1 && cs) {
-        if (head.status >= 100 && head.status < 200) {
+        if (head.status >= 100 && head.status < 200 && !switches) {
             m.interim = true;
             m.head_bit = m.body_bit = carries::kContinue;
             t_.relabel_interim_head(m.begin_seg, m.begin_seg_prior, d.cur_seg);
@@ -181,19 +201,17 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         } else {
             // The final response: move what was tracked so far into the call.
             cs->call.response = d.scratch;
+            cs->final_head = true;
             m.info = &cs->call.response;
             fill_response_fields(cs->call, head);
             cs->bodies[1].set_head(head);
         }
     }
     if (dir_ == 0 && cs) {
-        cs->have_request_head = true;
         fill_request_fields(cs->call, head);
         cs->bodies[0].set_head(head);
-        // The response parser needs each request's method (HEAD has no body).
-        Dir& resp = *t_.dirs_[1];
-        if (resp.parser) resp.parser->push_request_method(head.method);
-        else resp.pending_methods.push_back(head.method);
+        d.tunnel_candidate = head.method == "CONNECT" || head.header("Upgrade") != nullptr;
+        t_.request_waits(*cs, d.base + end_offset, head.method);
     }
     t_.attribute(dir_, d.base + end_offset);
     if (m.info) {
@@ -227,29 +245,43 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     Dir& d = *t_.dirs_[dir_];
     t_.attribute(dir_, d.base + end_offset);
     if (!d.have_active) return;
+    if (d.in_gap && d.active.info) {
+        // A gap that ran into this body ended it: its part of the gap is missing.
+        uint64_t k = std::min(d.gap_left, d.base + end_offset - std::min(d.base + end_offset, d.gap_at));
+        d.active.info->missing_bytes += k;
+        d.gap_at += k;
+        d.gap_left -= k;
+    }
     MsgTrack m = d.active;
     d.have_active = false;
     d.active = MsgTrack{};
     if (!m.call || m.interim) return;
     CallState& cs = *m.call;
     if (dir_ == 0) {
-        cs.call.request.complete = true;
+        cs.call.request.complete = cs.call.request.missing_bytes == 0;
         t_.finish_soap(cs, false);
         return;
     }
     Call& c = cs.call;
-    c.response.complete = true;
-    c.complete = true;
-    c.response_last_frame = c.response.last_frame;
+    // A message with bytes never captured is not complete (its framing held).
+    c.response.complete = c.response.missing_bytes == 0;
+    c.complete = c.response.complete && c.request.missing_bytes == 0;
+    c.response_last_frame = c.complete ? c.response.last_frame : 0;  // documented: null when incomplete
     c.end_ns = c.response.last_ns;
     c.latency_ms = double(c.end_ns - c.start_ns) / 1e6;
-    cs.done = true;
+    t_.set_done(cs);
     t_.finish_soap(cs, true);
 }
 
 void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
     Dir& d = *t_.dirs_[dir_];
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+    if (dir_ == 0 && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
+        // The client started talking the protocol it asked for (WebSocket,
+        // h2c, TLS through CONNECT) before the 101/2xx was processed.
+        t_.enter_tunnel(false);
+        return;
+    }
     static constexpr const char* kWhat[] = {
         "",                                                 // Warning
         ", message dropped; parsing resumes at the next message",  // Dropped
@@ -261,6 +293,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
                           std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
                       seg ? seg->frame : 0);
     }
+    if (d.in_gap && e.effect != HttpErrorEffect::Warning) t_.gap_dropped(dir_, e.effect == HttpErrorEffect::Rejected);
     if (e.effect != HttpErrorEffect::Warning && d.have_active) {
         // Bytes that never had a valid HTTP/1.x start line are not a call:
         // drop the one opened at message begin.
@@ -283,10 +316,155 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
 }
 
+void ExchangeTracker::set_done(CallState& cs) {
+    if (cs.waiting()) --waiting_;
+    cs.done = true;
+}
+
+// The response parser still holds the method of a request whose response
+// will never be parsed: drop it so HEAD responses stay aligned.
+void ExchangeTracker::discard_method(CallState& cs) {
+    if (cs.final_head || !cs.have_request_head) return;
+    Dir& resp = *dirs_[1];
+    if (resp.parser) resp.parser->discard_request_method();
+    else if (!resp.pending_methods.empty()) resp.pending_methods.erase(resp.pending_methods.begin());
+}
+
+// A request head is complete: it waits for a response, unless one was
+// captured before it; past the pending cap the oldest waiting one is given up.
+void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
+    cs.have_request_head = true;
+    cs.req_head_end = head_end;
+    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = s->ack;
+    ++waiting_;
+    if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
+        // The early response popped a method already: do not push this one.
+        host_.warn("the response at frame " + std::to_string(early_.front().frame) +
+                       " was captured before its request (frame " + std::to_string(cs.call.request.first_frame) +
+                       ", call " + std::to_string(cs.call.id) + "): not paired, the request is reported unanswered",
+                   cs.call.request.first_frame);
+        early_.pop_front();
+        set_done(cs);
+        return;
+    }
+    Dir& resp = *dirs_[1];
+    if (resp.parser) resp.parser->push_request_method(method);
+    else resp.pending_methods.push_back(method);
+    if (waiting_ <= opt_.max_pending_requests) return;
+    for (auto& c : calls_) {
+        if (!c->waiting()) continue;
+        if (!pending_cap_warned_) {
+            pending_cap_warned_ = true;
+            host_.warn("pending-request cap (" + std::to_string(opt_.max_pending_requests) + ") hit at frame " +
+                           std::to_string(cs.call.request.first_frame) +
+                           ": more requests wait for a response than that; the oldest are given up (reported "
+                           "unanswered, their responses not timed)",
+                       cs.call.request.first_frame);
+        }
+        set_done(*c);
+        ++resp.given_up;
+        break;
+    }
+}
+
+// Which waiting request the response starting at server offset `off` answers.
+CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) {
+    Dir& d = *dirs_[1];
+    const uint64_t frame = seg ? seg->frame : 0;
+    ResponseStart r;
+    r.offset = off;
+    r.ack = seg ? seg->ack : 0;
+    r.hole = d.hole;
+    r.hole_from = d.hole_from;
+    r.hole_explained = d.hole_explained;
+    d.hole = d.hole_explained = false;
+    if (d.given_up > 0) { --d.given_up; return nullptr; }  // answers a request the pending cap gave up
+    std::vector<CallState*> calls;
+    std::vector<WaitingRequest> waiting;
+    for (auto& cs : calls_) {
+        if (!cs->waiting()) continue;
+        if (!ack_covers(r.ack, cs->req_head_end)) break;  // nor can any later one
+        calls.push_back(cs.get());
+        waiting.push_back({cs->req_head_end, cs->req_ack});
+    }
+    PairingChoice pc = choose_request(waiting, r);
+    if (!pc.answers_one) {
+        std::string why;
+        for (auto& cs : calls_)
+            if (cs->waiting()) {
+                why = "; the server had not received the request at frame " + std::to_string(cs->call.request.first_frame) +
+                      " when it sent this (ACK)";
+                break;
+            }
+        host_.warn("response without a request (stream offset " + std::to_string(off) + why + ")", frame);
+        // It acknowledges client bytes not seen yet: its request comes later in the capture.
+        if (r.ack && ack_covers(r.ack, dirs_[0]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
+            early_.push_back({r.ack, frame});
+        return nullptr;
+    }
+    CallState* answered = calls[pc.index];
+    for (size_t i = 0; i < pc.index; ++i) {
+        CallState& lost = *calls[i];
+        host_.warn("no response captured for the request at frame " + std::to_string(lost.call.request.first_frame) +
+                       " (call " + std::to_string(lost.call.id) + "): the server's stream has a hole from offset " +
+                       std::to_string(r.hole_from) + " to " + std::to_string(off) + " before the response at frame " +
+                       std::to_string(frame) + ", which answers the request at frame " +
+                       std::to_string(answered->call.request.first_frame),
+                   lost.call.request.first_frame);
+        discard_method(lost);
+        set_done(lost);
+    }
+    return answered;
+}
+
+// A gap ended the message in progress on `dir`, or lay between messages
+// (the parser resynchronises). `rejected`: the message had no complete start
+// line, so it is not a message at all (the caller forgets it).
+void ExchangeTracker::gap_dropped(int dir, bool rejected) {
+    Dir& d = *dirs_[dir];
+    if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
+    if (!d.have_active || rejected) return;
+    MsgTrack& m = d.active;
+    if (m.info) m.info->missing_bytes += d.gap_left;
+    d.gap_left = 0;
+    if (m.call && dir == 1 && !m.interim) {
+        // Its response was cut short: the request is answered, incompletely
+        // (the parser consumed its method with the dropped head).
+        set_done(*m.call);
+        d.hole_explained = true;
+    } else if (m.call && dir == 0 && !m.call->have_request_head) {
+        // A request cut inside its head still gets a response.
+        request_waits(*m.call, d.gap_at, m.call->call.method);
+    }
+}
+
+// The connection stops being HTTP (`both`: the server switched; else only
+// the client started early); a message the client began in the new
+// protocol's bytes is not a call.
+void ExchangeTracker::enter_tunnel(bool both) {
+    for (int dir = 0; dir < (both ? 2 : 1); ++dir) {
+        Dir& d = *dirs_[dir];
+        d.tunnel = true;
+        if (dir == 0 && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
+            calls_.back().get() == d.active.call) {
+            calls_.pop_back();
+            --calls_started_;
+            d.have_active = false;
+            d.active = MsgTrack{};
+        }
+    }
+}
+
 void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
     Dir& d = *dirs_[dir];
+    d.seen_end = std::max(d.seen_end, offset + data.size());
     if (d.http == 0) return;
     d.cur_seg = seg;
+    if (d.tunnel) {
+        if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
+        d.cursor = std::max(d.cursor, offset + data.size());
+        return;
+    }
     if (!d.parser) {
         // Find HTTP by content, on the reassembled stream: a direction is
         // HTTP once a whole valid start line is seen (split over segments
@@ -345,14 +523,38 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
 
 void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
     Dir& d = *dirs_[dir];
-    if (!d.parser) return;  // the sniffer sees the jump in offsets
-    d.parser->gap(len);
+    d.seen_end = std::max(d.seen_end, offset + len);
+    if (d.tunnel) return;
+    if (!d.parser) {
+        // Not parsing yet (the sniffer sees the jump in offsets); a response may be in it.
+        if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = offset; }
+        return;
+    }
+    // Gap bytes are no message's bytes on the wire: never attributed.
     d.cursor = std::max(d.cursor, offset + len);
+    d.in_gap = true;
+    d.gap_at = offset;
+    d.gap_left = len;
+    d.parser->gap(len);
+    d.in_gap = false;
+    // Skipped inside a body of known (or close-delimited) length: the
+    // message keeps its framing but is not complete.
+    if (d.gap_left && d.have_active && d.active.info) {
+        d.active.info->missing_bytes += d.gap_left;
+        SegmentInfo* s = segs_.at(d.cur_seg);
+        if (d.active.call && ++d.errors <= 20)
+            host_.warn(std::string(dir == 0 ? "request" : "response") + " body of call " +
+                           std::to_string(d.active.call->call.id) + ": " + std::to_string(d.gap_left) +
+                           " bytes never captured (stream offset " + std::to_string(offset) +
+                           "); the call is not complete",
+                       s ? s->frame : 0);
+    }
+    d.gap_left = 0;
 }
 
 void ExchangeTracker::on_end_of_stream(int dir) {
     Dir& d = *dirs_[dir];
-    if (d.parser) d.parser->end_of_stream();
+    if (d.parser && !d.tunnel) d.parser->end_of_stream();
 }
 
 std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
@@ -371,7 +573,8 @@ std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
     for (size_t i = 0; i < calls_.size(); ++i) if (calls_[i]->done) last_done = i;
     while (!calls_.empty()) {
         CallState& cs = *calls_.front();
-        bool ready = all || (cs.done && last_done != SIZE_MAX && last_done > 0);
+        // In a tunnel no more HTTP comes: every call is finished.
+        bool ready = all || dirs_[1]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
         if (!ready) break;
         // Its window runs to where the next call begins (or to now).
         uint64_t end = cs.seg_last + 1;

@@ -61,6 +61,17 @@ private:
     void attribute(int dir, uint64_t upto);
     void relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg);
     void finish_soap(CallState& c, bool response);
+    void set_done(CallState& cs);
+    void discard_method(CallState& cs);
+    void request_waits(CallState& cs, uint64_t head_end, const std::string& method);
+    CallState* pair_response(uint64_t offset, const SegmentInfo* seg);
+    void gap_dropped(int dir, bool rejected);
+    void enter_tunnel(bool both);
+
+    // A response that acknowledged client bytes not captured yet: the request
+    // it answers comes later in the capture and must not be paired with another.
+    struct EarlyResponse { uint32_t ack; uint64_t frame; };
+    static constexpr size_t kMaxEarlyResponses = 64;
 
     uint64_t conn_id_;
     SegmentStore& segs_;
@@ -69,6 +80,9 @@ private:
     std::unique_ptr<Dir> dirs_[2];
     std::deque<std::unique_ptr<CallState>> calls_;
     uint32_t calls_started_ = 0;
+    size_t waiting_ = 0;               // calls whose request waits for a response
+    bool pending_cap_warned_ = false;
+    std::deque<EarlyResponse> early_;
     friend class Listener;
 };
 

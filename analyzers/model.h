@@ -68,7 +68,8 @@ struct MessageInfo {
     uint64_t body_bytes = 0;            // on the wire (chunk framing included)
     std::vector<uint32_t> write_sizes;  // payload bytes of each segment that carried it, in order
     std::vector<uint64_t> frames;       // those segments' frames
-    bool complete = false;
+    bool complete = false;              // seen whole: framing complete and no byte missing
+    uint64_t missing_bytes = 0;         // bytes of it never captured (gaps; a gap that cut it short counts whole)
     // Body content (after Content-Encoding), measured at decode time for the
     // message_size detector; 0 when the body was empty or not decoded.
     uint64_t content_bytes = 0;         // decoded body bytes

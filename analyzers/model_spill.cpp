@@ -211,6 +211,7 @@ template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int6
     vec(io, m.write_sizes, [&](uint32_t& w) { io.uint(w); });
     frame_list(io, m.frames);
     io.boolean(m.complete);
+    io.uint(m.missing_bytes);
     io.uint(m.content_bytes);
     io.uint(m.markup_bytes);
     io.uint(m.deflate_estimate);

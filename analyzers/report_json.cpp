@@ -37,7 +37,8 @@ template <class T> json opt(const std::optional<T>& v) { return v ? json(*v) : j
 json message_json(const MessageInfo& m) {
     return {{"first_frame", m.first_frame},   {"last_frame", m.last_frame}, {"header_bytes", m.header_bytes},
             {"body_bytes", m.body_bytes},     {"segments", m.write_sizes.size()},
-            {"write_sizes", m.write_sizes},   {"complete", m.complete}};
+            {"write_sizes", m.write_sizes},   {"complete", m.complete},
+            {"missing_bytes", m.missing_bytes}};
 }
 
 json group_json(const SummaryGroup& g) {

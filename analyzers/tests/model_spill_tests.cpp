@@ -48,7 +48,7 @@ void compare(Diff& d, const SoapInfo& a, const SoapInfo& b) {
 void compare(Diff& d, const MessageInfo& a, const MessageInfo& b) {
     EQ(first_frame); EQ(headers_end_frame); EQ(body_first_frame); EQ(last_frame);
     EQ(first_ns); EQ(headers_end_ns); EQ(body_first_ns); EQ(last_ns);
-    EQ(header_bytes); EQ(body_bytes); EQ(write_sizes); EQ(frames); EQ(complete);
+    EQ(header_bytes); EQ(body_bytes); EQ(write_sizes); EQ(frames); EQ(complete); EQ(missing_bytes);
     EQ(content_bytes); EQ(markup_bytes); EQ(deflate_estimate);
 }
 
@@ -146,6 +146,7 @@ MessageInfo full_message(uint64_t k) {
     m.write_sizes = {211, 1448, 0xffffffffu, 7};
     m.frames = {100 + k, 104 + k, 99, std::numeric_limits<uint64_t>::max()};  // not sorted on purpose
     m.complete = true;
+    m.missing_bytes = 1234 + k;
     m.content_bytes = 9001 + k;
     m.markup_bytes = 3003 + k;
     m.deflate_estimate = 777 + k;

@@ -596,12 +596,8 @@ def _():
     cap = Capture()
     f = Flow(cap)
     f.handshake()
-    req = request(envelope(inner="<x>%s</x>" % ("e" * 3000)))
-    base = f.nxt[True]
-    for i in range(0, len(req), 1000):
-        if i != 2000:  # this body segment never made it into the capture
-            f.seg(True, PSH | ACK, req[i:i + 1000], seq=base + i)
-    f.nxt[True] = base + len(req)
+    # A request body segment never made it into the capture.
+    f.send_losing(True, request(envelope(inner="<x>%s</x>" % ("e" * 3000))), 2000)
     f.ack(False)
     f.send(False, response())
     f.ack(True)
@@ -617,9 +613,13 @@ def _():
     f.call(request(), response())
     f.close()
     return pcap_bytes(cap), expect(0, ["missing-segments.pcap", "gap"], ["gap"],
-                                   [["calls.#", ">=", 2], ["calls.0.complete", "==", True],
+                                   [["calls.#", "==", 3], ["calls.0.complete", "==", False],
+                                    ["calls.0.request.missing_bytes", "==", 1000], ["calls.0.status", "==", 200],
+                                    ["calls.1.complete", "==", False], ["calls.1.status", "==", 200],
+                                    ["calls.1.request.missing_bytes", "==", 40], ["calls.2.complete", "==", True],
                                     ["connections.0.gap_bytes", ">=", 1040]],
-                                   what="a lost body segment, then a lost header segment")
+                                   what="a lost body segment (call not complete, 1000 bytes missing), then a lost "
+                                        "header segment (still answered by its own response)")
 
 
 @case("rst-mid-response.pcap")
@@ -788,7 +788,137 @@ def _():
     f.send(False, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n" + b"\x81\x05hello" * 100)
     f.send(True, b"\x81\x85" + b"\0" * 2000)
     f.close()
-    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1]], what="101 then binary frames")
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.status", "==", 101],
+                                               ["calls.0.complete", "==", True], ["capture.warnings.#", "==", 0]],
+                                   what="101 then binary frames: the call ends with the 101, the rest is opaque")
+
+
+def numbered_call(i, head_only=False):
+    """Request /qI and a response whose status (200+I) says which request it answers."""
+    req = request(uri=b"/q%d" % i)
+    resp = response(status=b"%d OK" % (200 + i))
+    return req, resp
+
+
+@case("lost-response-header.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    for i in range(1, 5):
+        req, resp = numbered_call(i)
+        f.send(True, req)
+        f.ack(False)
+        head = resp[:resp.index(b"\r\n\r\n") + 4]
+        if i == 2:
+            f.nxt[False] += len(head)  # the header segment never made it into the capture
+        else:
+            f.send(False, head)
+        f.send(False, resp[len(head):])
+        f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, ["lost-response-header.pcap"], ["no response captured for the request at frame 9"],
+                                   [["calls.#", "==", 4], ["calls.1.complete", "==", False], ["calls.1.status", "==", None],
+                                    ["calls.0.status", "==", 201], ["calls.2.status", "==", 203],
+                                    ["calls.3.status", "==", 204], ["calls.3.complete", "==", True]],
+                                   what="keep-alive calls; the 2nd response's header segment is lost (its body is "
+                                        "captured): call 2 unanswered, calls 3 and 4 keep their own responses")
+
+
+@case("lost-response-pipelined.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    calls = [numbered_call(i) for i in range(1, 5)]
+    f.send(True, b"".join(r for r, _ in calls), mss=65000)
+    f.ack(False)
+    for i, (_, resp) in enumerate(calls, 1):
+        if i == 2:
+            f.nxt[False] += len(resp)  # the whole second response was not captured
+        else:
+            f.send(False, resp)
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, ["lost-response-pipelined.pcap"], ["no response captured"],
+                                   [["calls.#", "==", 4], ["calls.0.status", "==", 201], ["calls.1.status", "==", None],
+                                    ["calls.1.complete", "==", False], ["calls.2.status", "==", 203],
+                                    ["calls.3.status", "==", 204]],
+                                   what="four pipelined requests in one segment; the 2nd response is lost whole")
+
+
+@case("response-before-request.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    req, resp = numbered_call(1)
+    base = f.nxt[True]
+    f.nxt[True] += len(req)
+    f.send(False, resp)  # captured first: acknowledges request bytes not captured yet
+    f.seg(True, PSH | ACK, req, seq=base)
+    f.ack(True)
+    req2, resp2 = numbered_call(2)
+    f.call(req2, resp2)
+    f.close()
+    return pcap_bytes(cap), expect(0, ["response-before-request.pcap"], ["captured before its request"],
+                                   [["calls.#", "==", 2], ["calls.0.complete", "==", False], ["calls.0.status", "==", None],
+                                    ["calls.1.status", "==", 202], ["calls.1.complete", "==", True]],
+                                   what="a response captured before its request (capture reordering), then a call")
+
+
+@case("missing-response-body.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, request())
+    f.ack(False)
+    f.send_losing(False, response(envelope("Big", "<x>%s</x>" % ("m" * 4000))), 2000)
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.complete", "==", False],
+                                               ["calls.0.status", "==", 200], ["calls.0.response.complete", "==", False],
+                                               ["calls.0.response.missing_bytes", "==", 1000],
+                                               ["calls.0.latency_ms", "==", None]],
+                                   what="1000 bytes of a Content-Length response body never captured")
+
+
+TLS_BYTES = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(200)) * 3
+
+
+@case("tunnel-connect.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap, server=("10.0.0.2", 3128))
+    f.handshake()
+    f.send(True, b"CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n" + TLS_BYTES[:40])
+    f.send(False, b"HTTP/1.1 200 Connection established\r\n\r\n")
+    f.send(True, TLS_BYTES[40:])
+    f.send(False, b"\x16\x03\x03\x00\x5a\x02" + bytes(range(255, 0, -1)) * 4)
+    f.send(True, b"GET / HTTP/1.1\r\n\r\n")  # inside the tunnel: opaque, not a call
+    f.send(False, b"HTTP/1.1 200 OK\r\n\r\n")
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.method", "==", "CONNECT"],
+                                               ["calls.0.status", "==", 200], ["calls.0.complete", "==", True],
+                                               ["capture.warnings.#", "==", 0]],
+                                   what="CONNECT with TLS bytes in the request's segment, 200, then tunnel bytes "
+                                        "(one of them HTTP-looking) both ways")
+
+
+@case("tunnel-101-early-client.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, b"GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+    f.send(True, b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58")  # a frame before the 101 is captured
+    f.send(False, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+    f.send(False, b"\x81\x05Hello" * 50)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], [["calls.#", "==", 1], ["calls.0.status", "==", 101],
+                                               ["calls.0.complete", "==", True], ["capture.warnings.#", "==", 0]],
+                                   what="WebSocket upgrade: the client's first frame is captured before the 101")
 
 
 @case("header-bomb.pcap")

@@ -222,6 +222,14 @@ class Flow:
         for i in range(0, len(data), mss):
             self.seg(from_client, PSH | ACK, data[i:i + mss], dt_ns=dt_ns)
 
+    def send_losing(self, from_client, data, lost_at, size=1000):
+        """Sends `data` in `size`-byte segments; the one at offset `lost_at` is never captured."""
+        base = self.nxt[from_client]
+        for i in range(0, len(data), size):
+            if i != lost_at:
+                self.seg(from_client, PSH | ACK, data[i:i + size], seq=base + i)
+        self.nxt[from_client] = (base + len(data)) & 0xFFFFFFFF
+
     def ack(self, from_client, dt_ns=50_000):
         self.seg(from_client, ACK, dt_ns=dt_ns)
 
