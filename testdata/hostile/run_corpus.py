@@ -98,8 +98,10 @@ def strace_problems(trace_path, capture, cli, spill_dir=None):
                     continue
                 if path.startswith(ALLOWED_PREFIXES):
                     continue
-                # --spill: the unlinked temp file (O_TMPFILE opens the directory itself)
-                if spill_dir and os.path.realpath(path) == os.path.realpath(spill_dir) and "O_TMPFILE" in line:
+                # The spill file (--spill, or past 1000 calls): an unlinked temp
+                # file (O_TMPFILE opens the directory itself), nothing else.
+                tmp_dirs = {os.path.realpath(d) for d in (spill_dir, os.environ.get("TMPDIR"), "/tmp") if d}
+                if os.path.realpath(path) in tmp_dirs and "O_TMPFILE" in line:
                     continue
                 problems.append("opened a file other than the input: " + line.strip()[:200])
                 continue
@@ -112,10 +114,28 @@ def strace_problems(trace_path, capture, cli, spill_dir=None):
     return problems
 
 
+# Runs a command and reports its peak RSS (and its descendants') on stderr,
+# outside strace so the tracer's own files are not the capture's.
+RSS_WRAPPER = (
+    "import os, signal, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execvp(sys.argv[1], sys.argv[1:])\n"
+    "_, status, ru = os.wait4(pid, 0)\n"
+    "sys.stderr.write('run_corpus: peak RSS %d KiB\\n' % ru.ru_maxrss)\n"
+    "if os.WIFSIGNALED(status):\n"
+    "    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)\n"
+    "    os.kill(os.getpid(), os.WTERMSIG(status))\n"
+    "sys.exit(os.WEXITSTATUS(status))\n")
+RSS_RE = re.compile(r"^run_corpus: peak RSS (\d+) KiB$", re.M)
+
+
 def run_one(cli, path, exp, args, strace):
     name = os.path.basename(path)
     problems = []
-    cmd = [cli, "analyze", path, "--json"]
+    # "report": "csv-summary" for captures whose JSON would be too big to check.
+    report = exp.get("report", "json")
+    cmd = [cli, "analyze", path, "--" + report]
     if args.spill:
         cmd += ["--spill-after", "0"]
     trace = None
@@ -123,6 +143,8 @@ def run_one(cli, path, exp, args, strace):
         fd, trace = tempfile.mkstemp(prefix="hostile-strace-", suffix=".txt")
         os.close(fd)
         cmd = [strace, "-f", "-qq", "-e", "trace=" + TRACED, "-o", trace] + cmd
+    if exp.get("max_rss_mb"):
+        cmd = [sys.executable, "-c", RSS_WRAPPER] + cmd
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C")
     if args.spill:
@@ -165,7 +187,15 @@ def run_one(cli, path, exp, args, strace):
         if len(lines) != 1 or not lines[0].startswith("stallscope-cli: error: " + path):
             problems.append("exit 1 needs exactly one 'stallscope-cli: error: <file>: ...' line, got %r" % lines[:3])
         return problems, elapsed
-    if proc.returncode != 0:
+    if exp.get("max_rss_mb"):
+        m = RSS_RE.search(err)
+        if not m:
+            problems.append("peak RSS not measured")
+        elif int(m.group(1)) > exp["max_rss_mb"] * 1024:
+            problems.append("peak RSS %d MiB, more than %d MiB" % (int(m.group(1)) >> 10, exp["max_rss_mb"]))
+        elif args.verbose:
+            print("     peak RSS %d MiB (limit %d MiB)" % (int(m.group(1)) >> 10, exp["max_rss_mb"]))
+    if proc.returncode != 0 or report != "json":
         return problems, elapsed
 
     try:
