@@ -5,6 +5,7 @@
 #include "capture/packet_decoder.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace stallscope {
 
@@ -12,6 +13,13 @@ namespace {
 constexpr size_t kMaxWarnings = 500;
 constexpr size_t kMaxUnsupportedKinds = 64;  // distinct "unsupported encapsulation" warnings
 constexpr int64_t kClosedLingerNs = 1'000'000'000;  // late ACKs of a closed connection still count
+constexpr size_t kMaxUntimedFrames = 10000;  // frames held for a first timestamp, see docs/limits.md
+
+std::string seconds(int64_t ns) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
+    return buf;
+}
 }
 
 Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name)
@@ -139,7 +147,62 @@ bool Analyzer::resolve_decoded(const Frame& f, DecodeResult& d) {
     return skipped("IP fragments nested deeper than " + std::to_string(kMaxTunnelDepth) + " (packet skipped)");
 }
 
-void Analyzer::on_frame(const Frame& f) {
+void Analyzer::on_frame(const Frame& raw) {
+    if (!clock_.started() && raw.ts_ns <= 0) {
+        // No time yet: wait for the first timed frame (bounded; past the cap
+        // the capture is taken as untimed and runs at time 0).
+        if (untimed_.size() < kMaxUntimedFrames) {
+            UntimedFrame u{raw, std::vector<uint8_t>(raw.data.begin(), raw.data.end())};
+            u.frame.data = {};
+            untimed_.push_back(std::move(u));
+            return;
+        }
+        add_warning({"frame " + std::to_string(raw.number) + ": " + std::to_string(kMaxUntimedFrames) +
+                         " frames without a timestamp before any timed frame: the capture is analysed as untimed "
+                         "(time 0) until a timestamp appears",
+                     raw.number, raw.file_offset, 0});
+        clock_.start_untimed();
+        replay_untimed();
+    }
+    FrameClock::Fix fix;
+    Frame f = raw;
+    f.ts_ns = clock_.time_of(raw.ts_ns, fix);
+    note_time_fix(raw, fix, f.ts_ns);
+    if (fix == FrameClock::Fix::None) latest_frame_ = f.number;
+    replay_untimed();
+    analyse_frame(f);
+}
+
+void Analyzer::replay_untimed() {
+    if (untimed_.empty()) return;
+    auto held = std::move(untimed_);
+    untimed_.clear();
+    for (auto& u : held) {
+        u.frame.data = u.bytes;
+        u.frame.ts_ns = clock_.latest();
+        note_time_fix(u.frame, FrameClock::Fix::Missing, u.frame.ts_ns);
+        analyse_frame(u.frame);
+    }
+}
+
+void Analyzer::note_time_fix(const Frame& f, FrameClock::Fix fix, int64_t fixed_ns) {
+    if (fix == FrameClock::Fix::Missing && ++missing_ts_ == 1) {
+        missing_warning_ = result_.capture.warnings.size();
+        add_warning({"frame " + std::to_string(f.number) +
+                         ": no timestamp (stamped 0, or a pcapng simple packet block); timed as the timed frame "
+                         "before it (or the first timed frame)",
+                     f.number, f.file_offset, 0});
+    }
+    if (fix == FrameClock::Fix::Backwards && ++backwards_ts_ == 1) {
+        backwards_warning_ = result_.capture.warnings.size();
+        add_warning({"frame " + std::to_string(f.number) + ": timestamp goes back " + seconds(fixed_ns - f.ts_ns) +
+                         " s behind frame " + std::to_string(latest_frame_) + "; timed as frame " +
+                         std::to_string(latest_frame_) + " (analysis time never goes backwards)",
+                     f.number, f.file_offset, 0});
+    }
+}
+
+void Analyzer::analyse_frame(const Frame& f) {
     CaptureInfo& cap = result_.capture;
     ++cap.packets;
     if (cap.first_ns == 0 || f.ts_ns < cap.first_ns) cap.first_ns = f.ts_ns;
@@ -193,6 +256,16 @@ AnalysisResult Analyzer::snapshot() const {
 }
 
 AnalysisResult Analyzer::finish() {
+    if (!untimed_.empty()) {  // not one timed frame: the capture runs at time 0
+        clock_.start_untimed();
+        replay_untimed();
+    }
+    auto add_count = [&](size_t at, uint64_t n) {
+        if (n > 1 && at < result_.capture.warnings.size())
+            result_.capture.warnings[at].message += " [" + std::to_string(n) + " frames in all]";
+    };
+    add_count(missing_warning_, missing_ts_);
+    add_count(backwards_warning_, backwards_ts_);
     fragments_.finish();
     result_.capture.undecodable_packets += fragments_.fragments_dropped();
     // Close in connection order so results do not depend on hash order.

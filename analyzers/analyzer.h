@@ -5,6 +5,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/connection_analyzer.h"
 #include "analyzers/detector.h"
+#include "analyzers/frame_clock.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 #include "capture/fragment_reassembler.h"
@@ -22,6 +23,7 @@ public:
     Analyzer(const AnalysisOptions& options, std::string file_name);
     ~Analyzer() override;
 
+    // Frames in capture order; their times pass through the FrameClock rules.
     void on_frame(const Frame& f);
     // A problem found outside the packet flow (reader warnings...).
     void add_warning(Warning w);
@@ -53,6 +55,9 @@ private:
     // Reassembles fragments and counts and warns about whatever is not a
     // TCP segment; true when d.tcp holds one.
     bool resolve_decoded(const Frame& f, DecodeResult& d);
+    void analyse_frame(const Frame& f);  // f.ts_ns already fixed by the clock
+    void note_time_fix(const Frame& f, FrameClock::Fix fix, int64_t fixed_ns);
+    void replay_untimed();
     bool keep_segments(const Call& c) const;
     void start_spill();
     void spill_findings();
@@ -73,6 +78,13 @@ private:
     SummaryBuilder summary_;                // every call passes; findings at the end
     std::shared_ptr<ResultSpill> spill_;    // set once more calls than opt_.spill_after_calls
     bool spill_failed_ = false;
+    // Timestamps: frames before the first timed frame wait here (copied) for its time.
+    struct UntimedFrame { Frame frame; std::vector<uint8_t> bytes; };
+    FrameClock clock_;
+    std::vector<UntimedFrame> untimed_;
+    uint64_t latest_frame_ = 0;                  // the frame that set clock_.latest()
+    uint64_t missing_ts_ = 0, backwards_ts_ = 0; // frames whose time was fixed
+    size_t missing_warning_ = SIZE_MAX, backwards_warning_ = SIZE_MAX;  // their first warning (the count goes there)
 };
 
 } // namespace stallscope

@@ -1,12 +1,48 @@
 #include "analyzers/call_timeline.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace stallscope {
+
+namespace {
+// Each known boundary (frame != 0) no earlier than `floor` and the one before it.
+void order_message(MessageInfo& m, int64_t floor) {
+    int64_t prev = floor;
+    auto fix = [&](uint64_t frame, int64_t& ns) {
+        if (!frame) return;
+        ns = std::max(ns, prev);
+        prev = ns;
+    };
+    fix(m.first_frame, m.first_ns);
+    fix(m.headers_end_frame, m.headers_end_ns);
+    fix(m.body_first_frame, m.body_first_ns);
+    fix(m.last_frame, m.last_ns);
+}
+} // namespace
+
+void order_call_times(Call& c) {
+    order_message(c.request, 0);
+    int64_t start = c.request.first_frame ? c.request.first_ns : c.start_ns;
+    order_message(c.response, start);
+    if (c.continue_frame) c.continue_ns = std::max(c.continue_ns, start);
+    if (c.request.first_frame) c.start_ns = start;
+    c.end_ns = std::max(c.end_ns, c.start_ns);
+    if (c.complete && c.response.last_frame) c.end_ns = std::max(c.response.last_ns, c.start_ns);
+    c.latency_ms = c.complete ? double(c.end_ns - c.start_ns) / 1e6 : 0.0;
+}
 
 void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t close_frame) {
     c.phases.clear();
+    // Phases in time order: none starts before the one before it ended, none
+    // ends before it starts (such a phase is left out).
+    int64_t cursor = INT64_MIN;
     auto add = [&](PhaseKind k, int64_t s, uint64_t sf, int64_t e, uint64_t ef) {
-        if (sf == 0 || ef == 0 || e < s) return;
+        if (sf == 0 || ef == 0) return;
+        s = std::max(s, cursor);
+        if (e < s) return;
         c.phases.push_back(Phase{k, s, e, sf, ef});
+        cursor = e;
     };
     const MessageInfo& rq = c.request;
     const MessageInfo& rs = c.response;

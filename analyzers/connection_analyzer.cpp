@@ -93,14 +93,40 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
             info_.server_wscale = p.wscale;
         }
         if (!have_server_isn_) { server_isn_ = p.seq; have_server_isn_ = true; reasm_[1]->on_syn(p.seq); }
-    } else if (dir == 0 && ack && info_.synack_frame && !info_.ack_frame && p.ack == server_isn_ + 1) {
+    } else if (dir == 0 && info_.synack_frame && !info_.ack_frame && is_handshake_ack(p)) {
         info_.ack_ns = f.ts_ns;
         info_.ack_frame = f.number;
     }
-    if (info_.syn_frame) {
-        int64_t end = info_.ack_frame ? info_.ack_ns : info_.synack_frame ? info_.synack_ns : 0;
-        if (end) info_.handshake_ms = double(end - info_.syn_ns) / 1e6;
+    // SYN -> final ACK, or SYN -> SYN-ACK while the ACK is not seen; never
+    // from frames in the wrong order (a SYN-ACK captured before its SYN).
+    info_.handshake_ms.reset();
+    if (info_.syn_frame && info_.synack_frame && info_.synack_ns >= info_.syn_ns) {
+        bool acked = info_.ack_frame && info_.ack_ns >= info_.synack_ns;
+        info_.handshake_ms = double((acked ? info_.ack_ns : info_.synack_ns) - info_.syn_ns) / 1e6;
     }
+}
+
+// The handshake's last step is a pure ACK of the SYN-ACK, in order: no data
+// (early data captured first is not the handshake), no SYN/FIN/RST.
+bool ConnectionAnalyzer::is_handshake_ack(const TcpPacket& p) const {
+    if (!has(p.flags, tcpflag::kAck) || has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst)) return false;
+    if (p.payload_len != 0 || !have_server_isn_ || p.ack != server_isn_ + 1) return false;
+    return !info_.saw_syn || p.seq == client_isn_ + 1;
+}
+
+// Wireshark's rules (tcp.analysis.keep_alive, .zero_window_probe): a
+// keep-alive is 0 or 1 byte at the next expected sequence number - 1; a
+// zero-window probe is 1 byte at the next expected number while the peer
+// advertises a zero window.
+uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, int dir) const {
+    if (has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst) || p.payload_len > 1) return probe::kNone;
+    if (!reasm_[dir]->has_origin()) return probe::kNone;
+    int64_t at = reasm_[dir]->offset_of(p.seq);
+    // A repeated probe (its byte was not accepted) is still a probe.
+    if (p.payload_len == 1 && zero_window_[1 - dir] && (at == next_seq_[dir] || at == zwp_at_[dir]))
+        return probe::kZeroWindowProbe;
+    if (at == next_seq_[dir] - 1) return probe::kKeepAlive;
+    return probe::kNone;
 }
 
 void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg) {
@@ -143,18 +169,28 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     auto own_ws = dir == 0 ? info_.client_wscale : info_.server_wscale;
     bool scaled = info_.client_wscale && info_.server_wscale && !has(p.flags, tcpflag::kSyn);
     s.window = scaled ? uint32_t(p.window) << std::min<uint8_t>(*own_ws, 14) : p.window;
+    s.probe = classify_probe(p, dir);
+    if (has(p.flags, tcpflag::kAck) && !has(p.flags, tcpflag::kSyn | tcpflag::kRst)) zero_window_[dir] = p.window == 0;
     uint64_t idx = segs_.push(s);
     if (!segment_cap_frame_ && segs_.dropped()) segment_cap_frame_ = f.number;
 
     track_acks(f, p, dir, idx);
 
-    if (p.payload_len > 0 && !ended_[dir]) {
+    // A keep-alive's byte is an old one, sent again only to get an ACK: not data.
+    if (p.payload_len > 0 && !ended_[dir] && s.probe != probe::kKeepAlive) {
         any_payload_ = true;
         (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
+        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(p.seq) : -1;
         auto kind = reasm_[dir]->on_segment(p.seq, p.payload, p.payload_len, idx);
+        if (reasm_[dir]->has_origin())
+            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(p.seq) + int64_t(p.payload_len));
+        if (s.probe == probe::kZeroWindowProbe) zwp_at_[dir] = at;
+        // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
+        bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
+        if (s.probe == probe::kNone) zwp_at_[dir] = -1;
         SegmentInfo* rec = segs_.at(idx);
-        if (kind == StreamReassembler::SegmentKind::Retransmission ||
-            kind == StreamReassembler::SegmentKind::PartialOverlap) {
+        if ((kind == StreamReassembler::SegmentKind::Retransmission ||
+             kind == StreamReassembler::SegmentKind::PartialOverlap) && !after_probe && s.probe == probe::kNone) {
             ++info_.retransmissions;
             if (rec) rec->retransmission = true;
         } else if (kind == StreamReassembler::SegmentKind::OutOfOrder && rec) {
@@ -209,6 +245,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
         c.closed_connection = last && closed();
         if (!c.complete && c.request.last_frame) c.end_ns = c.request.last_ns;
         segs_.copy(r.seg_first, r.seg_end, c.segments);
+        order_call_times(c);
         build_phases(c, info_, close_ns_, close_frame_);
         host_.call_ready(std::move(c), info_);
     }

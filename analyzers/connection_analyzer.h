@@ -53,6 +53,8 @@ private:
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
     void settle_orientation(const TcpPacket& p);
     void on_handshake(const Frame& f, const TcpPacket& p, int dir);
+    bool is_handshake_ack(const TcpPacket& p) const;
+    uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
 
@@ -74,6 +76,11 @@ private:
     uint64_t segment_cap_frame_ = 0, unacked_cap_frame_ = 0;
     bool reorder_cap_warned_[2] = {false, false};
     int64_t close_ns_ = 0;
+    // Probe classification, per direction: the next expected stream offset,
+    // whether that side's last advertised window was 0, the last zero-window probe's offset.
+    int64_t next_seq_[2] = {0, 0};
+    bool zero_window_[2] = {false, false};
+    int64_t zwp_at_[2] = {-1, -1};
 };
 
 } // namespace stallscope

@@ -28,6 +28,13 @@ constexpr uint16_t kOther = 1 << 5;           // bytes of no recognised message
 }
 std::string carries_label(uint16_t bits);     // "headers+body", "100 Continue", "ACK" ...
 
+// Segments that only test the connection (as Wireshark's tcp.analysis flags).
+namespace probe {
+constexpr uint8_t kNone = 0;
+constexpr uint8_t kKeepAlive = 1;        // seq = next expected - 1, 0 or 1 byte
+constexpr uint8_t kZeroWindowProbe = 2;  // 1 new byte while the peer's window is 0
+}
+
 // One TCP segment of a connection, as the detectors and diagrams need it.
 struct SegmentInfo {
     uint64_t frame = 0;
@@ -41,6 +48,7 @@ struct SegmentInfo {
     uint16_t carries = 0;        // carries::* bits (0 = no payload)
     bool retransmission = false;
     bool out_of_order = false;
+    uint8_t probe = 0;           // probe::* (a keep-alive or window probe is never a retransmission)
     // When the peer acknowledged the last byte of this segment (data only).
     int64_t acked_ns = -1;
     uint64_t acked_frame = 0;

@@ -278,6 +278,7 @@ template <class Io> void visit(Io& io, Call& c) {
         io.uint(s.carries);
         io.boolean(s.retransmission);
         io.boolean(s.out_of_order);
+        io.raw8(s.probe);
         io.rel(s.acked_ns, s.ts_ns, int64_t(-1));
         io.rel(s.acked_frame, s.frame, uint64_t(0));
         io.boolean(s.acked_by_pure_ack);

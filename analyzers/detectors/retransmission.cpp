@@ -1,7 +1,10 @@
 // retransmission: lost segments, retransmission timeouts and zero windows
 // inside a call. The cost is the time data was late: from the original
 // send to its retransmission, and from a zero-window advertisement to the
-// window reopening (overlaps counted once). See docs/detectors/retransmission.md.
+// window reopening (overlaps counted once), only the part inside the call
+// (first request byte -> last response byte): what happens after the call,
+// or a probe (keep-alive, zero-window probe), costs the call nothing.
+// See docs/detectors/retransmission.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
@@ -45,6 +48,10 @@ public:
 
     void on_call(const Call& call, const Connection& conn, const CallScan&, std::vector<Finding>& out) override {
         const auto& segs = call.segments;
+        const int64_t call_s = call.start_ns, call_e = std::max(call.end_ns, call.start_ns);
+        auto inside = [&](Interval i) {
+            return Interval{std::clamp(i.s, call_s, call_e), std::clamp(i.e, call_s, call_e)};
+        };
         for (Side side : {Side::Client, Side::Server}) {
             std::vector<Interval> late;
             std::vector<uint64_t> frames;
@@ -60,14 +67,15 @@ public:
                 const SegmentInfo& s = segs[i];
                 if (s.from != side || (s.flags & (tcpflag::kSyn | tcpflag::kRst))) continue;
                 if (s.len > 0 && !s.retransmission) first_send.emplace(s.seq, i);
-                if (s.retransmission && s.len > 0) {
+                if (s.ts_ns > call_e) break;  // after the call: not this call's
+                if (s.retransmission && s.len > 0 && s.probe == probe::kNone) {
                     ++retx;
                     auto it = first_send.upper_bound(s.seq);
                     if (it != first_send.begin()) {
                         const SegmentInfo& o = segs[std::prev(it)->second];
                         if (s.seq < o.seq + o.len) {
                             int64_t d = s.ts_ns - o.ts_ns;
-                            late.push_back({o.ts_ns, s.ts_ns});
+                            late.push_back(inside({o.ts_ns, s.ts_ns}));
                             longest = std::max(longest, d);
                             if (d >= kRtoNs) ++timeouts;
                             frames.push_back(o.frame);
@@ -84,11 +92,11 @@ public:
                     frames.push_back(s.frame);
                 } else if (s.window > 0 && in_zero) {
                     in_zero = false;
-                    late.push_back({zero_start, s.ts_ns});
+                    late.push_back(inside({zero_start, s.ts_ns}));
                     frames.push_back(s.frame);
                 }
             }
-            if (in_zero && !segs.empty()) late.push_back({zero_start, segs.back().ts_ns});  // never reopened in the call
+            if (in_zero) late.push_back(inside({zero_start, call_e}));  // never reopened in the call
             if (!retx && !zero) continue;
             Finding f = make_finding(kind(), side, call);
             f.frames = frames;
@@ -96,7 +104,8 @@ public:
             f.cost_method = "time data was late: original send -> retransmission, zero window -> reopened "
                             "(overlaps counted once)";
             for (auto& l : late) {
-                if (l.e > l.s) f.intervals.push_back({l.s, l.e});
+                if (l.e <= l.s) continue;
+                f.intervals.push_back({l.s, l.e});
                 if (f.start_ns == 0 || l.s < f.start_ns) f.start_ns = l.s;
                 f.end_ns = std::max(f.end_ns, l.e);
             }

@@ -34,7 +34,9 @@ std::string arrow_label(const SegmentInfo& s) {
     } else if (is_pure_ack(s)) {
         label += " " + carries_label(0);
     }
-    if (s.retransmission) label += " (retransmission)";
+    if (s.probe == probe::kKeepAlive) label += " (keep-alive)";
+    else if (s.probe == probe::kZeroWindowProbe) label += " (zero-window probe)";
+    else if (s.retransmission) label += " (retransmission)";
     else if (s.out_of_order) label += " (out of order)";
     return label;
 }

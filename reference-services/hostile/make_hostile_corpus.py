@@ -24,9 +24,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcapgen import (ACK, FIN, PSH, RST, SYN, LINKTYPE_ETHERNET, LINKTYPE_RAW, Capture, Flow, envelope, ethernet,
-                     geneve, gre, ipv4, ipv4_fragments, ipv6, ipv6_fragments, mpls, ng_block, ng_epb, ng_idb, ng_shb, nflog,
-                     pcap_bytes, pcap_header, pcap_record, pppoe_session, request, response, tcp_segment, teredo, udp,
-                     vxlan)
+                     geneve, gre, ipv4, ipv4_fragments, ipv6, ipv6_fragments, mpls, ng_block, ng_epb, ng_idb, ng_shb,
+                     ng_spb, nflog, pcap_bytes, pcap_header, pcap_record, pppoe_session, request, response, tcp_segment,
+                     teredo, udp, vxlan)
 
 CASES = {}
 CAP_CASES = {}
@@ -51,6 +51,16 @@ def one_call(cap=None, req=None, resp=None, close=True, **flow_args):
     f.call(request() if req is None else req, response() if resp is None else resp)
     if close:
         f.close()
+    return cap, f
+
+
+def request_sent(cap=None):
+    """A handshake, then a request the server ACKs; the response is the case's."""
+    cap = cap or Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.send(True, request())
+    f.ack(False)
     return cap, f
 
 
@@ -624,11 +634,7 @@ def _():
 
 @case("rst-mid-response.pcap")
 def _():
-    cap = Capture()
-    f = Flow(cap)
-    f.handshake()
-    f.send(True, request())
-    f.ack(False)
+    cap, f = request_sent()
     resp = response(envelope("R", "<x>%s</x>" % ("f" * 5000)))
     f.send(False, resp[:2000])
     f.seg(False, RST | ACK)
@@ -1098,6 +1104,118 @@ def _():
     return pcap_bytes(cap), expect(1, ["all-malformed.pcap", "none of its 5 frames could be decoded",
                                        "frame 1: truncated IPv4 header"], [], [],
                                    what="only malformed packets: nothing to report, exit 1 (not an empty report)")
+
+
+# ---------------------------------------------------------------- timing (issue 13)
+# Every file here must give possible numbers; run_corpus.py checks that for
+# every case (0 <= latency <= capture, phases in order, findings inside).
+
+MS = 1_000_000
+
+
+@case("timing-early-data.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.seg(True, SYN, options=b"\x02\x04\x05\xb4")
+    f.seg(False, SYN | ACK, options=b"\x02\x04\x05\xb4", dt_ns=25 * MS)
+    # The handshake's ACK is not captured; the request's second segment is
+    # captured 2.46 s before its first one.
+    req = request()
+    base = f.nxt[True]
+    f.seg(True, PSH | ACK, req[100:], seq=base + 100, dt_ns=2461 * MS)
+    f.seg(True, ACK, req[:100], seq=base, dt_ns=4 * MS)
+    f.nxt[True] = base + len(req)
+    f.ack(False)
+    f.send(False, response(), dt_ns=3 * MS)
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["connections.0.handshake_ms", "<=", 25.001],
+                                                             ["connections.0.handshake_ms", ">=", 24.999],
+                                                             ["calls.0.latency_ms", "<=", 10]],
+                                   what="no handshake ACK; a request's later segment captured 2.46 s before its first")
+
+
+def keepalive_flow(probe_byte):
+    cap, f = one_call(close=False)
+    # 45 s idle, then a keep-alive from each side (seq = next - 1) and its ACK.
+    f.seg(True, ACK, probe_byte, seq=f.nxt[True] - 1, dt_ns=45_000 * MS)
+    f.ack(False)
+    f.seg(False, ACK, b"", seq=f.nxt[False] - 1, dt_ns=5 * MS)
+    f.ack(True)
+    f.call(request(), response())
+    f.close()
+    return cap
+
+
+@case("timing-keepalive.pcap")
+def _():
+    return pcap_bytes(keepalive_flow(b"\0")), expect(
+        0, [], [], [["calls.#", "==", 2], ["calls.1.complete", "==", True], ["connections.0.retransmissions", "==", 0],
+                    ["calls.0.latency_ms", "<=", 10]],
+        what="a 1-byte client keep-alive and a 0-byte server keep-alive 45 s after a call, then a second call")
+
+
+@case("timing-zero-window-probe.pcap")
+def _():
+    cap, f = request_sent()
+    resp = response(envelope("R", "<x>%s</x>" % ("z" * 3000)))
+    f.send(False, resp[:1460])
+    f.seg(True, ACK, dt_ns=50_000)
+    # The client's buffer is full: window 0; the server probes twice with the
+    # same new byte (Windows style; Wireshark flags both ZeroWindowProbe),
+    # then sends the rest, that byte included, when the window opens.
+    cap.add(cap.wrap(f.ip_packet(True, tcp_zero_window(f, True)), False), 1 * MS)
+    at = f.nxt[False]
+    f.seg(False, ACK, resp[1460:1461], seq=at, dt_ns=200 * MS)
+    cap.add(cap.wrap(f.ip_packet(True, tcp_zero_window(f, True)), False), 1 * MS)
+    f.seg(False, ACK, resp[1460:1461], seq=at, dt_ns=400 * MS)
+    f.seg(True, ACK, dt_ns=100 * MS)  # window open again
+    f.nxt[False] = at
+    f.send(False, resp[1460:])
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["connections.0.retransmissions", "==", 0]],
+                                   what="zero window, two 1-byte zero-window probes, window reopens")
+
+
+def tcp_zero_window(f, from_client):
+    """A pure ACK advertising a zero window (checksum recomputed)."""
+    src, dst = (f.client, f.server) if from_client else (f.server, f.client)
+    seq, ack = f.nxt[from_client], f.nxt[not from_client]
+    return tcp_segment(src[0], dst[0], src[1], dst[1], seq, ack, ACK, b"", window=0)
+
+
+@case("timing-zero-timestamp.pcap")
+def _():
+    cap, _ = one_call()
+    cap.frames[0] = (0, cap.frames[0][1], cap.frames[0][2])   # the SYN, stamped 1970-01-01
+    cap.frames[6] = (0, cap.frames[6][1], cap.frames[6][2])   # the response, likewise
+    return pcap_bytes(cap), expect(0, [], ["frame 1: no timestamp"],
+                                   ANALYSED_ONE + [["connections.0.handshake_ms", "<=", 1],
+                                                   ["capture.duration_ms", "<=", 10]],
+                                   what="the SYN and the response stamped 0 (1970)")
+
+
+@case("timing-simple-packet-blocks.pcapng")
+def _():
+    cap, _ = one_call()
+    head = b"".join(ng_spb(data) for _, data, _ in cap.frames[:3])
+    rest = b"".join(ng_epb(0, ts, data, "<", orig) for ts, data, orig in cap.frames[3:])
+    return ng_shb() + ng_idb(LINKTYPE_ETHERNET) + head + rest, expect(
+        0, [], ["frame 1: no timestamp"],
+        ANALYSED_ONE + [["connections.0.handshake_ms", "==", 0], ["capture.duration_ms", "<=", 10]],
+        what="the handshake in Simple Packet Blocks (no timestamp), the call in Enhanced Packet Blocks")
+
+
+@case("timing-response-before-request.pcap")
+def _():
+    cap, _ = one_call()
+    ts, data, orig = cap.frames[5]   # the response headers, stamped 5 s before the request
+    cap.frames[5] = (ts - 5_000 * MS, data, orig)
+    return pcap_bytes(cap), expect(0, ["frame 6"], ["frame 6: timestamp goes back"],
+                                   ANALYSED_ONE + [["calls.0.latency_ms", "<=", 10]],
+                                   what="the response stamped 5 s before its request (frames in wire order)")
 
 
 # ---------------------------------------------------------------- caps (big; generated at test time)

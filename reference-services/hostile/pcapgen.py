@@ -315,3 +315,8 @@ def ng_epb(iface, ts_ns, data, endian="<", origlen=None):
     us = ts_ns // 1000
     return ng_block(6, struct.pack(endian + "IIIII", iface, us >> 32, us & 0xFFFFFFFF, len(data),
                                    len(data) if origlen is None else origlen) + data, endian)
+
+
+def ng_spb(data, endian="<", origlen=None):
+    """A Simple Packet Block: interface 0, no timestamp."""
+    return ng_block(3, struct.pack(endian + "I", len(data) if origlen is None else origlen) + data, endian)

@@ -15,6 +15,10 @@ For every capture named in expectations.json:
     repeats the file name, and one whose message starts "frame N:" has N in
     its `frame` field;
   - the JSON never contains the absent strings (and never "root:x:0:0");
+  - every number is possible (impossible_numbers): 0 <= latency <= capture
+    duration, handshakes likewise, phases in time order and inside the
+    capture, findings inside the capture, a retransmission cost no more
+    than its call's latency;
   - under strace: no file but the input (and shared libraries / locale data)
     is opened or even tried, and no socket is created.
 
@@ -74,6 +78,51 @@ def check_op(value, op, want):
     if op == "contains":
         return value is not None and want in value
     raise ValueError("unknown op " + op)
+
+
+EPS_MS = 0.002  # the JSON rounds times to 0.001 ms
+
+
+def impossible_numbers(doc):
+    """Times and costs that cannot be true, whatever the capture."""
+    out = []
+    dur = doc["capture"]["duration_ms"]
+
+    def within(what, v):
+        if v is not None and not (-EPS_MS <= v <= dur + EPS_MS):
+            out.append("%s = %r outside the capture (0 .. %r ms)" % (what, v, dur))
+
+    for k in doc["connections"]:
+        within("connection %d handshake_ms" % k["id"], k.get("handshake_ms"))
+    latency = {}
+    for c in doc["calls"]:
+        cid = c["id"]
+        latency[cid] = c["latency_ms"] or 0
+        within("call %d latency_ms" % cid, c["latency_ms"])
+        within("call %d start_ms" % cid, c["start_ms"])
+        prev_end = None
+        for ph in c["phases"]:
+            what = "call %d phase %s" % (cid, ph["phase"])
+            if ph["duration_ms"] < 0:
+                out.append("%s lasts %r ms" % (what, ph["duration_ms"]))
+            within(what + " start", ph["start_ms"])
+            within(what + " end", ph["start_ms"] + ph["duration_ms"])
+            if prev_end is not None and ph["start_ms"] < prev_end - EPS_MS:
+                out.append("%s starts at %r ms, before the phase before it ended (%r ms)" % (what, ph["start_ms"],
+                                                                                           prev_end))
+            prev_end = ph["start_ms"] + ph["duration_ms"]
+    for f in doc["findings"]:
+        what = "finding %s (calls %s)" % (f["kind"], f["calls"])
+        if f["cost_ms"] < 0:
+            out.append("%s costs %r ms" % (what, f["cost_ms"]))
+        if f.get("start_ms") is not None and f.get("end_ms") is not None and f["cost_ms"] > 0:
+            within(what + " start", f["start_ms"])
+            within(what + " end", f["end_ms"])
+        if f["kind"] == "retransmission" and len(f["calls"]) == 1:
+            lat = latency.get(f["calls"][0])
+            if lat is not None and f["cost_ms"] > lat + EPS_MS:
+                out.append("%s costs %r ms, more than its call's latency %r ms" % (what, f["cost_ms"], lat))
+    return out
 
 
 def limit_resources(mb, cpu_seconds):
@@ -242,6 +291,7 @@ def run_one(cli, path, exp, args, strace):
             continue
         if not check_op(value, op, want):
             problems.append("check %s %s %r failed: got %r" % (path_, op, want, value))
+    problems += impossible_numbers(doc)
     for s in ALWAYS_ABSENT + exp["absent"]:
         if s in out:
             problems.append("JSON contains %r" % s)
