@@ -27,8 +27,9 @@ void order_call_times(Call& c) {
     order_message(c.response, start);
     if (c.continue_frame) c.continue_ns = std::max(c.continue_ns, start);
     if (c.request.first_frame) c.start_ns = start;
+    if (c.complete && c.response.last_frame) c.end_ns = c.response.last_ns;
+    else if (!c.complete && c.request.last_frame) c.end_ns = c.request.last_ns;  // an unanswered call ends with its request
     c.end_ns = std::max(c.end_ns, c.start_ns);
-    if (c.complete && c.response.last_frame) c.end_ns = std::max(c.response.last_ns, c.start_ns);
     c.latency_ms = c.complete ? double(c.end_ns - c.start_ns) / 1e6 : 0.0;
 }
 
@@ -36,9 +37,15 @@ void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t cl
     c.phases.clear();
     // Phases in time order: none starts before the one before it ended, none
     // ends before it starts (such a phase is left out).
+    // A complete call's own phases lie inside it (first request byte -> last
+    // response byte): a request body still going after an early response ends there.
     int64_t cursor = INT64_MIN;
     auto add = [&](PhaseKind k, int64_t s, uint64_t sf, int64_t e, uint64_t ef) {
         if (sf == 0 || ef == 0) return;
+        if (c.complete && k != PhaseKind::Connect && k != PhaseKind::Close) {
+            s = std::clamp(s, c.start_ns, c.end_ns);
+            e = std::clamp(e, c.start_ns, c.end_ns);
+        }
         s = std::max(s, cursor);
         if (e < s) return;
         c.phases.push_back(Phase{k, s, e, sf, ef});

@@ -4,6 +4,7 @@
 #include "dissectors/http/http_stream_parser.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace stallscope {
 
@@ -154,6 +155,8 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     ++info_.packets;
     settle_orientation(p);
     int dir = dir_of(p);
+    int64_t origin_before[2];
+    for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
     on_handshake(f, p, dir);
 
     SegmentInfo s;
@@ -229,9 +232,30 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             tracker_.on_end_of_stream(d);
         }
     }
+    for (int d = 0; d < 2; ++d)
+        if (origin_before[d] != INT64_MIN && reasm_[d]->origin() != origin_before[d])
+            shift_offsets(d, origin_before[d] - reasm_[d]->origin());
+    if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
+        rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
     if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
+}
+
+// Direction `dir`'s stream origin moved back by `by` bytes (a segment
+// captured late carried earlier bytes, or a late SYN): offsets kept so far
+// grow by that much.
+void ConnectionAnalyzer::shift_offsets(int dir, int64_t by) {
+    Side side = dir == 0 ? Side::Client : Side::Server;
+    for (uint64_t i = segs_.begin_index(); i < segs_.end_index(); ++i) {
+        SegmentInfo* s = segs_.at(i);
+        if (!s) continue;
+        if (s->from == side && s->seq) s->seq += uint32_t(by);
+        if (s->from != side && s->ack) s->ack += uint32_t(by);
+    }
+    for (auto& u : unacked_[dir]) u.end += uint64_t(by);
+    next_seq_[dir] += by;
+    if (zwp_at_[dir] >= 0) zwp_at_[dir] += by;
 }
 
 void ConnectionAnalyzer::hand_on(bool all) {
@@ -243,7 +267,6 @@ void ConnectionAnalyzer::hand_on(bool all) {
         c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
         bool last = all && i + 1 == ready.size();
         c.closed_connection = last && closed();
-        if (!c.complete && c.request.last_frame) c.end_ns = c.request.last_ns;
         segs_.copy(r.seg_first, r.seg_end, c.segments);
         order_call_times(c);
         build_phases(c, info_, close_ns_, close_frame_);

@@ -103,10 +103,12 @@ public:
             f.cost_ms = union_ms(late);
             f.cost_method = "time data was late: original send -> retransmission, zero window -> reopened "
                             "(overlaps counted once)";
+            f.start_ns = f.end_ns = call_s;  // no interval (original not in the call's segments): the call's start
+            bool first = true;
             for (auto& l : late) {
-                if (l.e <= l.s) continue;
-                f.intervals.push_back({l.s, l.e});
-                if (f.start_ns == 0 || l.s < f.start_ns) f.start_ns = l.s;
+                if (l.e > l.s) f.intervals.push_back({l.s, l.e});
+                if (first || l.s < f.start_ns) f.start_ns = l.s;
+                first = false;
                 f.end_ns = std::max(f.end_ns, l.e);
             }
             std::string who = side_name(side);

@@ -76,12 +76,46 @@ TEST_CASE("sequence numbers wrap around 2^32") {
     CHECK(r.offset_of(0x00000004) == 6);
 }
 
-TEST_CASE("a capture that begins mid-connection starts at the first byte seen") {
+TEST_CASE("a capture that begins mid-connection starts at the first byte seen, once the peer ACKs it") {
     Collect c;
     StreamReassembler r(c, 1 << 20);
-    r.on_segment(123456, b("HTTP/1.1 200 OK\r\n"), 17, 1);
-    CHECK(c.bytes == "HTTP/1.1 200 OK\r\n");
+    CHECK(r.on_segment(123456, b("HTTP/1.1 200 OK\r\n"), 17, 1) == K::InOrder);
     CHECK(r.offset_of(123456) == 0);
+    CHECK(c.bytes.empty());  // the origin is a guess until the peer ACKs a byte of it
+    r.on_peer_ack(123456);   // not yet: the peer expects the first byte
+    CHECK(c.bytes.empty());
+    r.on_peer_ack(123456 + 17);
+    CHECK(c.bytes == "HTTP/1.1 200 OK\r\n");
+    CHECK(r.on_segment(123456 + 17, b("X"), 1, 2) == K::InOrder);  // settled: delivered at once
+    CHECK(c.bytes == "HTTP/1.1 200 OK\r\nX");
+}
+
+TEST_CASE("mid-connection: a segment captured later with earlier bytes moves the origin back") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_segment(5005, b("/soap HTTP/1.1"), 14, 2);   // captured first
+    int64_t before = r.origin();
+    CHECK(r.on_segment(5000, b("POST "), 5, 1) == K::OutOfOrder);
+    CHECK(before - r.origin() == 5);
+    CHECK(r.offset_of(5000) == 0);
+    CHECK(r.offset_of(5005) == 5);
+    r.flush();
+    CHECK(c.bytes == "POST /soap HTTP/1.1");
+    CHECK(c.tags == std::vector<uint64_t>{1, 2});
+    CHECK(c.gaps == 0);
+    // Once delivered, the origin stays: earlier bytes are old ones.
+    CHECK(r.on_segment(4990, b("0123456789"), 10, 3) == K::Retransmission);
+}
+
+TEST_CASE("mid-connection: a SYN captured after data, before any delivery, fixes the origin") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_segment(1006, b("/soap"), 5, 2);
+    r.on_syn(1000);
+    CHECK(r.offset_of(1001) == 0);
+    CHECK(c.bytes.empty());                 // bytes 0..4 still missing
+    r.on_segment(1001, b("POST "), 5, 1);
+    CHECK(c.bytes == "POST /soap");
 }
 
 TEST_CASE("a snaplen-truncated payload gives a gap for the missing tail") {

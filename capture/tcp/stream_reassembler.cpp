@@ -10,9 +10,28 @@ void StreamReassembler::set_origin(int64_t pos) {
 }
 
 void StreamReassembler::on_syn(uint32_t isn) {
-    if (origin_set_) return;  // a retransmitted SYN, or SYN after data: keep the first reference
-    unwrap_.reset(isn);
-    set_origin(unwrap_.unwrap(isn) + 1);
+    if (settled_) return;  // a retransmitted SYN, or a SYN after delivered data: keep the first reference
+    if (!unwrap_.initialised()) unwrap_.reset(isn);
+    int64_t pos = unwrap_.unwrap(isn) + 1;
+    if (!origin_set_) set_origin(pos);
+    else if (pos < origin_) move_origin_back(pos);
+    else if (pos > origin_) return;  // a SYN after the first byte seen: not this stream's
+    settle();
+}
+
+void StreamReassembler::move_origin_back(int64_t pos) {
+    // Nothing delivered yet (next_ == 0): only the held keys move.
+    uint64_t d = uint64_t(origin_ - pos);
+    std::map<uint64_t, Held> moved;
+    for (auto& [key, h] : held_) moved.emplace(key + d, std::move(h));
+    held_.swap(moved);
+    origin_ = pos;
+}
+
+void StreamReassembler::settle() {
+    if (settled_) return;
+    settled_ = true;
+    drain();
 }
 
 int64_t StreamReassembler::offset_of(uint32_t seq) const {
@@ -25,7 +44,9 @@ StreamReassembler::SegmentKind StreamReassembler::on_segment(uint32_t seq, std::
     if (wire_len == 0) return SegmentKind::Empty;
     if (captured.size() > wire_len) captured = captured.first(wire_len);
     int64_t pos = unwrap_.unwrap(seq);
-    if (!origin_set_) set_origin(pos);  // capture began mid-connection
+    bool moved_back = false;  // earlier bytes captured after later ones: out of order
+    if (!origin_set_) set_origin(pos);  // capture began mid-connection: a guess
+    else if (!settled_ && pos < origin_) { move_origin_back(pos); moved_back = true; }
     int64_t rel = pos - origin_;
     int64_t end = rel + int64_t(wire_len);
     uint32_t missing = wire_len - uint32_t(captured.size());
@@ -47,12 +68,14 @@ StreamReassembler::SegmentKind StreamReassembler::on_segment(uint32_t seq, std::
         rel = int64_t(next_);
         kind = SegmentKind::PartialOverlap;
     }
-    if (uint64_t(rel) == next_) {
+    if (uint64_t(rel) == next_ && settled_) {
         deliver(next_, captured, missing, tag);
         drain();
         return kind;
     }
-    // Early: hold it until the hole before it is filled or known lost.
+    // Early (or the origin is still a guess): hold it until the hole before
+    // it is filled or known lost.
+    const bool early = uint64_t(rel) != next_ || moved_back;
     uint64_t key = uint64_t(rel);
     auto it = held_.find(key);
     if (it != held_.end() && it->second.bytes.size() + it->second.missing_tail >= captured.size() + missing) {
@@ -61,6 +84,7 @@ StreamReassembler::SegmentKind StreamReassembler::on_segment(uint32_t seq, std::
     }
     if (held_bytes_ + captured.size() > cap_ && !held_.empty()) {
         stats_.cap_hit = true;
+        settle();
         release_until(held_.begin()->first);  // give up on the oldest hole
         if (key <= next_) {                     // the release may have reached us
             if (key + captured.size() + missing <= next_) return SegmentKind::Retransmission;
@@ -74,6 +98,7 @@ StreamReassembler::SegmentKind StreamReassembler::on_segment(uint32_t seq, std::
     if (it != held_.end()) { held_bytes_ -= it->second.bytes.size(); held_.erase(it); }
     held_bytes_ += captured.size();
     held_.emplace(key, Held{std::vector<uint8_t>(captured.begin(), captured.end()), missing, tag});
+    if (!early) return kind;
     ++stats_.out_of_order_segments;
     return SegmentKind::OutOfOrder;
 }
@@ -89,6 +114,7 @@ void StreamReassembler::deliver(uint64_t offset, std::span<const uint8_t> data, 
 }
 
 void StreamReassembler::drain() {
+    if (!settled_) return;
     while (!held_.empty() && held_.begin()->first <= next_) {
         auto node = held_.extract(held_.begin());
         Held& h = node.mapped();
@@ -117,6 +143,7 @@ void StreamReassembler::release_until(uint64_t offset) {
 void StreamReassembler::on_peer_ack(uint32_t ack) {
     if (!origin_set_ || held_.empty()) return;
     int64_t acked = offset_of(ack);
+    if (!settled_ && acked > 0) settle();  // the peer has the origin's byte: nothing comes before it
     uint64_t first = held_.begin()->first;
     // The peer has everything up to `acked`: a hole before a held segment
     // that the peer acknowledged past will never be filled in this capture.
@@ -124,6 +151,7 @@ void StreamReassembler::on_peer_ack(uint32_t ack) {
 }
 
 void StreamReassembler::flush() {
+    settle();
     while (!held_.empty()) release_until(held_.begin()->first);
 }
 

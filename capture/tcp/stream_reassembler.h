@@ -5,6 +5,10 @@
 // (first copy wins, as most receivers do); segments that arrive early are
 // held up to a byte cap; holes that can no longer be filled are reported as
 // gaps so the consumer can resynchronise. Memory: the held segments only.
+// Without a SYN the origin is a guess (the first segment seen): until the
+// peer ACKs a byte of the stream (or the stream ends, or the cap is hit),
+// nothing is delivered and a segment captured later with earlier bytes
+// moves the origin back to it.
 #include "capture/tcp/seq_unwrapper.h"
 
 #include <cstdint>
@@ -35,7 +39,8 @@ public:
 
     StreamReassembler(Sink& sink, size_t max_buffered_bytes) : sink_(sink), cap_(max_buffered_bytes) {}
 
-    // A SYN fixes the initial sequence number.
+    // A SYN fixes the initial sequence number (also after data, while
+    // nothing has been delivered).
     void on_syn(uint32_t isn);
     // A segment with payload (captured bytes may be fewer than `wire_len`;
     // the missing tail becomes a gap). Returns how it was classified.
@@ -51,11 +56,16 @@ public:
     int64_t offset_of(uint32_t seq) const;
     uint64_t delivered() const { return next_; }
     bool has_origin() const { return origin_set_; }
+    // Unwrapped position of stream offset 0: it moves back (never forward)
+    // while the origin is a guess; callers that keep offsets shift them.
+    int64_t origin() const { return origin_; }
     const Stats& stats() const { return stats_; }
 
 private:
     struct Held { std::vector<uint8_t> bytes; uint32_t missing_tail; uint64_t tag; };
     void set_origin(int64_t pos);
+    void move_origin_back(int64_t pos);
+    void settle();
     void deliver(uint64_t offset, std::span<const uint8_t> data, uint32_t missing_tail, uint64_t tag);
     void drain();
     void release_until(uint64_t offset);
@@ -65,6 +75,7 @@ private:
     SeqUnwrapper unwrap_;
     int64_t origin_ = 0;        // unwrapped position of stream offset 0
     bool origin_set_ = false;
+    bool settled_ = false;      // origin from a SYN, or data delivered: it no longer moves
     uint64_t next_ = 0;         // next stream offset to deliver
     std::map<uint64_t, Held> held_;
     size_t held_bytes_ = 0;

@@ -1186,6 +1186,26 @@ def tcp_zero_window(f, from_client):
     return tcp_segment(src[0], dst[0], src[1], dst[1], seq, ack, ACK, b"", window=0)
 
 
+@case("timing-midstream-reordered.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap, isn_c=7_000_000, isn_s=9_000_000)
+    f.call(request(), response())   # the capture begins after the handshake and a first call
+    cap.frames.clear()
+    req = request()
+    base = f.nxt[True]
+    f.seg(True, PSH | ACK, req[100:], seq=base + 100)   # captured 3 ms before the segment before it
+    f.seg(True, ACK, req[:100], seq=base, dt_ns=3 * MS)
+    f.nxt[True] = base + len(req)
+    f.ack(False)
+    f.send(False, response())
+    f.ack(True)
+    f.close()
+    return pcap_bytes(cap), expect(0, [], [], ANALYSED_ONE + [["calls.#", "==", 1], ["calls.0.method", "==", "POST"],
+                                                             ["calls.0.request_first_frame", "==", 2]],
+                                   what="begins mid-connection; the first request's second segment is captured first")
+
+
 @case("timing-zero-timestamp.pcap")
 def _():
     cap, _ = one_call()
