@@ -2,6 +2,7 @@
 // calls and warnings caught by a test host. Handshake, probes,
 // retransmissions, time order and port reuse.
 #include "analyzers/connection_analyzer.h"
+#include "analyzers/detector.h"
 #include "analyzers/detectors/builtin.h"
 
 #include <catch2/catch.hpp>
@@ -176,7 +177,7 @@ TEST_CASE("connection: a keep-alive 45 s after a call is no retransmission and n
     CHECK(keepalives == 2);
     // And no retransmission finding for it.
     std::vector<Finding> out;
-    make_retransmission_detector()->on_call(c, w.conn->info(), out);
+    make_retransmission_detector()->on_call(c, w.conn->info(), CallScan(c, w.conn->info()), out);
     CHECK(out.empty());
 }
 
@@ -225,7 +226,7 @@ TEST_CASE("connection: a real retransmission is counted; its cost stays inside t
     const Call& c = w.host.calls[0];
     CHECK(c.latency_ms == Approx(310.0));
     std::vector<Finding> out;
-    make_retransmission_detector()->on_call(c, w.conn->info(), out);
+    make_retransmission_detector()->on_call(c, w.conn->info(), CallScan(c, w.conn->info()), out);
     REQUIRE(out.size() == 1);
     CHECK(out[0].side == Side::Client);
     CHECK(out[0].cost_ms == Approx(300.0));
