@@ -62,9 +62,13 @@ public:
         f.cost_ms = hs;
         f.cost_method = conn.ack_frame ? "handshake: client SYN -> final ACK (frames " + std::to_string(conn.syn_frame) +
                                              " -> " + std::to_string(conn.ack_frame) + ")"
-                                       : "handshake: SYN -> SYN-ACK";
+                      : conn.synack_frame ? "handshake: SYN -> SYN-ACK"
+                                          : "no SYN-ACK captured: handshake time unknown, counted as 0";
         f.start_ns = conn.syn_ns;
-        f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_ns;
+        // No SYN-ACK seen (it was lost, or stamped before the SYN): the
+        // interval is empty rather than ending at time 0.
+        f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_frame ? conn.synack_ns : conn.syn_ns;
+        if (f.end_ns < f.start_ns) f.end_ns = f.start_ns;
         double share = (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
         std::string why = c.request_close
                               ? (c.http_version == "HTTP/1.0" ? "the client spoke HTTP/1.0" : "the client sent Connection: close")
