@@ -153,6 +153,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     info_.last_frame = f.number;
     info_.last_ns = std::max(info_.last_ns, f.ts_ns);
     ++info_.packets;
+    tracker_.begin_packet();
     settle_orientation(p);
     int dir = dir_of(p);
     int64_t origin_before[2];
@@ -281,6 +282,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
 void ConnectionAnalyzer::finish() {
     // Held segments are released with gaps; a stream that did not end stays
     // open (its last message is incomplete, not ended by the capture's end).
+    tracker_.begin_packet();
     for (int d = 0; d < 2; ++d) reasm_[d]->flush();
     info_.gap_bytes = sinks_[0]->gaps + sinks_[1]->gaps;
     info_.http = tracker_.any_http();

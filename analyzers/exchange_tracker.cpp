@@ -69,6 +69,11 @@ struct ExchangeTracker::Dir {
     std::vector<std::string> pending_methods;  // requests seen before this parser existed
     uint32_t errors = 0;
     uint64_t seen_end = 0;         // stream offset past the last byte or gap seen
+    // The latest segment whose bytes this packet delivered. Bytes held behind
+    // a hole arrive only when a later segment fills it: a message they end is
+    // over then, not when its highest-sequence segment was captured.
+    int64_t delivery_ns = INT64_MIN;
+    uint64_t delivery_frame = 0;
     // After 101 Switching Protocols or a CONNECT 2xx the connection carries
     // another protocol in both directions: bytes are opaque, not parsed.
     bool tunnel = false;
@@ -121,8 +126,9 @@ void ExchangeTracker::attribute(int dir, uint64_t upto) {
         if (info.body_first_frame == 0) { info.body_first_frame = frame; info.body_first_ns = ts; }
         info.body_bytes += n;
     }
-    info.last_frame = frame;
-    info.last_ns = ts;
+    bool held = d.delivery_ns > ts;
+    info.last_frame = held ? d.delivery_frame : frame;
+    info.last_ns = held ? d.delivery_ns : ts;
     if (m.call) m.call->seg_last = std::max(m.call->seg_last, d.cur_seg);
 }
 
@@ -455,11 +461,19 @@ void ExchangeTracker::enter_tunnel(bool both) {
     }
 }
 
+void ExchangeTracker::begin_packet() {
+    for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
+}
+
 void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + data.size());
     if (d.http == 0) return;
     d.cur_seg = seg;
+    if (SegmentInfo* s = segs_.at(seg); s && s->ts_ns > d.delivery_ns) {
+        d.delivery_ns = s->ts_ns;
+        d.delivery_frame = s->frame;
+    }
     if (d.tunnel) {
         if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
         d.cursor = std::max(d.cursor, offset + data.size());

@@ -37,6 +37,9 @@ public:
     // Stream bytes of one direction (0 = client->server), carried by the
     // segment with index `seg`.
     void on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
+    // A new packet: bytes it delivers are timed from the latest segment
+    // delivered with them (see Dir::delivery_ns).
+    void begin_packet();
     void on_gap(int dir, uint64_t offset, uint64_t len);
     void on_end_of_stream(int dir);
 
