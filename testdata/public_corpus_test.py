@@ -46,9 +46,13 @@ FILE_FIELDS = {"call_count", "non_tcp_frames", "tunnel_warnings"}
 SKIP = 77
 
 
+MEM_MB = 2048  # address-space limit per run; 0 = none (ASan reserves terabytes)
+
+
 def limits():
     resource.setrlimit(resource.RLIMIT_CPU, (120, 125))
-    resource.setrlimit(resource.RLIMIT_AS, (2048 << 20, 2048 << 20))
+    if MEM_MB > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (MEM_MB << 20, MEM_MB << 20))
 
 
 def run_cli(cli, path):
@@ -125,12 +129,15 @@ def expand_known(label):
 
 
 def main():
+    global MEM_MB
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", required=True)
     ap.add_argument("--corpus", default=DEFAULT_CORPUS)
     ap.add_argument("--only")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--mem-mb", type=int, default=2048, help="address-space limit per run; 0 = none (ASan)")
     a = ap.parse_args()
+    MEM_MB = a.mem_mb
     corpus = os.environ.get("STALLSCOPE_PUBLIC_CORPUS") or a.corpus
     if not os.path.isdir(corpus):
         print(f"SKIPPED: public corpus folder {corpus} is absent (set STALLSCOPE_PUBLIC_CORPUS); "

@@ -192,7 +192,7 @@ def run_one(cli, path, exp, args, strace):
         fd, trace = tempfile.mkstemp(prefix="hostile-strace-", suffix=".txt")
         os.close(fd)
         cmd = [strace, "-f", "-qq", "-e", "trace=" + TRACED, "-o", trace] + cmd
-    if exp.get("max_rss_mb"):
+    if exp.get("max_rss_mb") and args.mem_mb > 0:  # sanitizer builds (no limit): shadow memory, not ours
         cmd = [sys.executable, "-c", RSS_WRAPPER] + cmd
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C")
@@ -236,7 +236,7 @@ def run_one(cli, path, exp, args, strace):
         if len(lines) != 1 or not lines[0].startswith("stallscope-cli: error: " + path):
             problems.append("exit 1 needs exactly one 'stallscope-cli: error: <file>: ...' line, got %r" % lines[:3])
         return problems, elapsed
-    if exp.get("max_rss_mb"):
+    if exp.get("max_rss_mb") and args.mem_mb > 0:  # sanitizer builds (no limit): shadow memory, not ours
         m = RSS_RE.search(err)
         if not m:
             problems.append("peak RSS not measured")
