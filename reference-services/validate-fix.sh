@@ -5,7 +5,11 @@
 #   validate-fix.sh PROFILE [--fix profile|nodelay|one-write|writev] [--op OP] [--size S] [--calls N]
 #                   [--delack client|server|both] [--netns]
 #   validate-fix.sh toolkit-SCENARIO[-keepalive] [--calls N]
+#   validate-fix.sh --before CMD --after CMD --port P [--iface IF]
 #       common: [--out DIR] [--build DIR] [--json] [--expect-fixed KIND]... [--expect-no-regression]
+#
+# --before/--after run your own toolkit: each CMD (a shell command line) runs the client and server
+# as they are (BEFORE) and with the fix (AFTER); both are captured on IF (default lo), TCP port P.
 #
 # PROFILE is a reference-services profile (apache-soap, ms-soap, soaplite, xsoap, gsoap); BEFORE runs
 # it unchanged, AFTER with --fix: `profile` (default) = PROFILE-fixed (every fix at once), `nodelay` =
@@ -22,12 +26,15 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 
 die() { echo "validate-fix: $*" >&2; exit 2; }
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+help_text() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+usage() { help_text >&2; exit 2; }
 
 [ $# -ge 1 ] || usage
-case "$1" in -h|--help) usage ;; esac
-target="$1"; shift
+case "$1" in -h|--help) help_text; exit 0 ;; esac
+target=custom
+case "$1" in --*) ;; *) target="$1"; shift ;; esac
 fix=profile op=getString size=200 calls=10 delack="" netns=0 json=0
+before_cmd="" after_cmd="" user_port="" iface=lo
 out="" build="${STALLSCOPE_BUILD:-$REPO/build}"
 compare_args=()
 while [ $# -gt 0 ]; do
@@ -43,13 +50,24 @@ while [ $# -gt 0 ]; do
     --json) json=1; compare_args+=(--json); shift ;;
     --expect-fixed) compare_args+=(--expect-fixed "${2:?}"); shift 2 ;;
     --expect-no-regression) compare_args+=(--expect-no-regression); shift ;;
-    -h|--help) usage ;;
+    --before) before_cmd="${2:?}"; shift 2 ;;
+    --after) after_cmd="${2:?}"; shift 2 ;;
+    --port) user_port="${2:?}"; shift 2 ;;
+    --iface) iface="${2:?}"; shift 2 ;;
+    -h|--help) help_text; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
 case "$fix" in profile|nodelay|one-write|writev) ;; *) die "--fix must be profile, nodelay, one-write or writev" ;; esac
 case "$delack" in ""|client|server|both) ;; *) die "--delack must be client, server or both" ;; esac
 [[ "$calls" =~ ^[0-9]+$ ]] && [ "$calls" -ge 1 ] && [ "$calls" -le 1000 ] || die "--calls must be 1..1000"
+if [ "$target" = custom ]; then
+  [ -n "$before_cmd" ] && [ -n "$after_cmd" ] && [ -n "$user_port" ] ||
+    die "give a PROFILE, a toolkit-SCENARIO, or all of --before CMD --after CMD --port P (--help)"
+  [[ "$user_port" =~ ^[0-9]+$ ]] && [ "$user_port" -ge 1 ] && [ "$user_port" -le 65535 ] || die "--port must be 1..65535"
+elif [ -n "$before_cmd$after_cmd$user_port" ]; then
+  die "--before/--after/--port replace PROFILE or toolkit-SCENARIO; give one or the other"
+fi
 CLI="$build/app/cli/stallscope-cli"
 [ -x "$CLI" ] || die "$CLI not found (build it, and set STALLSCOPE_BUILD or --build)"
 [ "$(id -u)" -eq 0 ] || die "needs root for tcpdump"
@@ -92,13 +110,24 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 run_toolkit() {  # NAME SCRIPT MODE-FLAG
-  local name=$1 script=$2 mode=$3 port i rc=0
+  local name=$1 script=$2 mode=$3 port
   port="$(pick_port)"
   local cmd=("$HERE/toolkits/$script" ${mode:+"$mode"} --port "$port" --calls "$calls")
-  printf '%q ' "${cmd[@]}" >>"$out/commands.txt"; echo " (tcpdump -i lo tcp port $port)" >>"$out/commands.txt"
+  capture_run "$name" lo "$port" "${cmd[@]}"
+}
+
+run_user() {  # NAME CMD: the user's own client and server, captured on $iface port $user_port
+  capture_run "$1" "$iface" "$user_port" bash -c "$2"
+}
+
+capture_run() {  # NAME IFACE PORT CMD... : CMD runs while tcpdump writes NAME.pcap
+  local name=$1 ifc=$2 port=$3 i rc=0
+  shift 3
+  local cmd=("$@")
+  printf '%q ' "${cmd[@]}" >>"$out/commands.txt"; echo " (tcpdump -i $ifc tcp port $port)" >>"$out/commands.txt"
   log "$name: ${cmd[*]#$REPO/}"
   rm -f "$out/$name.pcap"
-  tcpdump -i lo -U -Z root -s 0 -w "$out/$name.pcap" "tcp port $port" 2>"$out/$name.tcpdump.log" &
+  tcpdump -i "$ifc" -U -Z root -s 0 -w "$out/$name.pcap" "tcp port $port" 2>"$out/$name.tcpdump.log" &
   TCPDUMP=$!
   for i in $(seq 1 100); do grep -q "listening on" "$out/$name.tcpdump.log" && break; sleep 0.1; done
   grep -q "listening on" "$out/$name.tcpdump.log" || die "tcpdump did not start: $(cat "$out/$name.tcpdump.log")"
@@ -111,6 +140,10 @@ run_toolkit() {  # NAME SCRIPT MODE-FLAG
 }
 
 case "$target" in
+  custom)
+    run_user before "$before_cmd"
+    run_user after "$after_cmd"
+    ;;
   toolkit-*)
     scenario="${target#toolkit-}" mode=""
     case "$scenario" in *-keepalive) scenario="${scenario%-keepalive}" mode=--keepalive ;; esac

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 namespace stallscope::cli {
 
@@ -80,6 +81,13 @@ int cmd_compare(Args& a) {
     if (files.size() != 2)
         return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " +
                                           std::to_string(files.size()) + ")");
+
+    // The same capture twice compares nothing: say so (the report still
+    // follows, every kind "still present", so scripts see a normal run).
+    std::error_code same_ec;
+    if (std::filesystem::equivalent(files[0], files[1], same_ec))
+        std::fprintf(stderr, "stallscope-cli compare: warning: BEFORE and AFTER are the same file (%s): "
+                             "nothing can have changed\n", files[0].c_str());
 
     AnalysisResult results[2];
     const char* names[2] = {"BEFORE", "AFTER"};
