@@ -79,6 +79,15 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
     return out;
 }
 
+// A relative change in whole percent, except that a change just short of
+// -100% (91.8 ms -> 0.081 ms) is not rounded to "-100%": that would say the
+// calls now take no time at all. Two decimals, truncated toward zero.
+std::string percent_change(double ratio) {
+    double p = ratio * 100;
+    if (std::fabs(p) < 100 && std::fabs(p) >= 99.5) return printf_str("%+.2f%%", std::trunc(p * 100) / 100);
+    return printf_str("%+.0f%%", p);
+}
+
 std::vector<std::string> group_row(const GroupComparison& g) {
     auto both = [](const LatencyStats& b, const LatencyStats& a, double LatencyStats::*f, bool hb, bool ha) {
         return (hb ? ms(b.*f) : std::string("-")) + " -> " + (ha ? ms(a.*f) : std::string("-"));
@@ -87,7 +96,7 @@ std::vector<std::string> group_row(const GroupComparison& g) {
     std::string change = "-";
     if (hb && ha) {
         change = (g.median_change_ms >= 0 ? "+" : "") + ms(g.median_change_ms);
-        if (g.before.stats.median_ms > 0) change += printf_str(" (%+.0f%%)", g.median_change_ratio * 100);
+        if (g.before.stats.median_ms > 0) change += " (" + percent_change(g.median_change_ratio) + ")";
     }
     return {g.label,
             printf_str("%zu/%zu", g.before.latencies_ms.size(), g.after.latencies_ms.size()),

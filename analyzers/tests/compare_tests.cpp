@@ -364,3 +364,12 @@ TEST_CASE("reports carry the verdicts", "[compare][report]") {
     CHECK(j["kinds"][0]["before"]["findings"] == 5);
     CHECK(j["expectations"][0]["ok"] == true);
 }
+
+TEST_CASE("a change just short of -100% is not rounded to -100%", "[compare][report]") {
+    Builder b("stalled.pcap"), a("clean.pcap");
+    b.stalled("getString", 5, 0.1, 44);  // median 44.12 ms -> 0.12 ms: -99.73%
+    a.stalled("getString", 5, 0.1, 0);
+    std::string text = compare_text(compare_results(b.r, a.r), {});
+    CHECK(text.find("(-100%)") == std::string::npos);
+    CHECK(text.find("(-99.72%)") != std::string::npos);
+}
