@@ -239,6 +239,65 @@ json kind_side_json(const KindSide& s) {
 
 } // namespace
 
+// For a pull request: the verdict first, then compact tables without the
+// rows that say nothing (kinds absent in both; "(all calls)" when there is
+// only one operation), the predictions and the expectations.
+std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpectation>& checked) {
+    auto cell = [](std::string v) {
+        std::string o;
+        for (char ch : v) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
+        return o;
+    };
+    auto base = [](const std::string& f) { auto k = f.find_last_of('/'); return k == std::string::npos ? f : f.substr(k + 1); };
+    std::vector<std::string> by[5], faster, slower;
+    for (auto& k : c.kinds) by[int(k.verdict)].push_back(k.kind + (k.worse && k.verdict == Verdict::StillPresent ? " (worse)" : ""));
+    auto latency = [&](const GroupComparison& g) {
+        if (g.change == LatencyChange::Faster) faster.push_back(g.label);
+        if (g.change == LatencyChange::Slower) slower.push_back(g.label);
+    };
+    if (c.groups.size() != 1) latency(c.overall);
+    for (auto& g : c.groups) latency(g);
+
+    std::string out = "### StallScope: `" + cell(base(c.before.file)) + "` → `" + cell(base(c.after.file)) + "`\n\n";
+    out += "**Verdict:** fixed: " + list_or_none(by[int(Verdict::Fixed)]) + "; reduced: " +
+           list_or_none(by[int(Verdict::Reduced)]) + "; still present: " + list_or_none(by[int(Verdict::StillPresent)]) +
+           "; new: " + list_or_none(by[int(Verdict::New)]) + "; faster: " + list_or_none(faster) +
+           "; slower: " + list_or_none(slower) + "\n\n";
+
+    out += "| operation | calls b/a | median ms b → a | p90 ms b → a | median change | p | latency |\n";
+    out += "|---|---:|---:|---:|---:|---:|---|\n";
+    auto group_md = [&](const GroupComparison& g) {
+        auto r = group_row(g);  // operation, calls, median, p90, change, shift, U, p, latency
+        out += "| " + cell(r[0]) + " | " + r[1] + " | " + r[2] + " | " + r[3] + " | " + r[4] + " | " + r[7] + " | " +
+               r[8] + " |\n";
+    };
+    if (c.groups.size() != 1) group_md(c.overall);
+    for (auto& g : c.groups) group_md(g);
+
+    bool any_kind = false;
+    for (auto& k : c.kinds) any_kind |= k.verdict != Verdict::AbsentInBoth;
+    if (any_kind) {
+        out += "\n| finding | before | after | verdict |\n|---|---|---|---|\n";
+        for (auto& k : c.kinds) {
+            if (k.verdict == Verdict::AbsentInBoth) continue;
+            std::string v = verdict_name(k.verdict);
+            if (k.worse && k.verdict == Verdict::StillPresent) v += " (worse)";
+            out += "| " + cell(k.kind) + " | " + kind_side_text(k.before) + " | " + kind_side_text(k.after) + " | " + v + " |\n";
+        }
+    }
+    if (!c.predictions.empty()) {
+        out += "\n**Predictions** (from before's findings, checked against after's median):\n\n";
+        for (auto& p : c.predictions) out += "- " + prediction_line(p) + "\n";
+    }
+    for (auto& n : c.notes) out += "\n> " + n + "\n";
+    if (!checked.empty()) out += "\n";
+    for (auto& e : checked) {
+        out += "- `" + e.name + "`: " + (e.result.ok ? "passed" : "**FAILED**") + "\n";
+        for (auto& r : e.result.reasons) out += "  - " + r + "\n";
+    }
+    return out;
+}
+
 std::string compare_json(const Comparison& c, const std::vector<CheckedExpectation>& checked, int indent) {
     json doc;
     doc["stallscope_version"] = "0.1.0";

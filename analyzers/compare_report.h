@@ -16,6 +16,8 @@ struct CheckedExpectation {
 };
 
 std::string compare_text(const Comparison& c, const std::vector<CheckedExpectation>& checked = {});
+// Markdown for a pull-request comment: verdict line, compact tables, predictions.
+std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpectation>& checked = {});
 std::string compare_json(const Comparison& c, const std::vector<CheckedExpectation>& checked = {}, int indent = 2);
 
 } // namespace stallscope

@@ -373,3 +373,24 @@ TEST_CASE("a change just short of -100% is not rounded to -100%", "[compare][rep
     CHECK(text.find("(-100%)") == std::string::npos);
     CHECK(text.find("(-99.72%)") != std::string::npos);
 }
+
+TEST_CASE("markdown for a pull request: verdict line, no empty rows", "[compare][report]") {
+    Builder b("dir/stalled.pcap"), a("clean.pcap");
+    b.stalled("getString", 5, 0.1, 44);
+    a.stalled("getString", 5, 0.1, 0);
+    Comparison c = compare_results(b.r, a.r);
+    std::string md = compare_markdown(c, {{"expect-fixed nagle_delayed_ack", expect_fixed(c, "nagle_delayed_ack")}});
+    CHECK(md.find("### StallScope: `stalled.pcap` → `clean.pcap`") == 0);
+    CHECK(md.find("**Verdict:** fixed: nagle_delayed_ack;") != std::string::npos);
+    CHECK(md.find("| getString [<1 KiB] | 5/5 |") != std::string::npos);
+    CHECK(md.find("| nagle_delayed_ack |") != std::string::npos);
+    CHECK(md.find("(all calls)") == std::string::npos);     // one operation: no overall row
+    CHECK(md.find("absent in both") == std::string::npos);  // nothing to say, no row
+    CHECK(md.find("| split_write |") == std::string::npos);
+    CHECK(md.find("(-100%)") == std::string::npos);
+    CHECK(md.find("`expect-fixed nagle_delayed_ack`: passed") != std::string::npos);
+
+    b.stalled("getInt", 5, 0.1, 44);  // two operations: the overall row is back
+    a.stalled("getInt", 5, 0.1, 0);
+    CHECK(compare_markdown(compare_results(b.r, a.r)).find("| (all calls) |") != std::string::npos);
+}

@@ -22,7 +22,9 @@ const char* kHelp =
     "operation (median, p90, Hodges-Lehmann shift with its 95% confidence interval,\n"
     "Mann-Whitney U test) and findings per kind with a verdict: fixed, reduced,\n"
     "still present, new, or absent in both. Rules and JSON fields: docs/compare.md.\n"
-    "  --json                   JSON instead of text\n"
+    "  --json                   JSON instead of text (same as --format json)\n"
+    "  --format F               text (default), json, or markdown (a pull-request comment:\n"
+    "                           verdict line, compact tables, predictions)\n"
     "  -o FILE                  write the report to FILE instead of stdout\n"
     "  --expect-fixed KIND      exit 1 unless KIND was found before and not after\n"
     "                           (KIND: nagle_delayed_ack, split_write, expect_100_wait,\n"
@@ -47,12 +49,18 @@ bool known_kind(const std::string& k) {
 int cmd_compare(Args& a) {
     std::vector<std::string> files, expect_fixed_kinds;
     std::string out_path;
-    bool json = false, no_regression = false, quiet = false;
+    bool json = false, markdown = false, no_regression = false, quiet = false;
     CompareOptions opt;
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
         else if (s == "--json") json = true;
+        else if (s == "--format") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (v == "json") json = true;
+            else if (v == "markdown" || v == "md") markdown = true;
+            else if (v != "text") return usage_error("compare", "--format must be text, json or markdown");
+        }
         else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "--expect-no-regression") no_regression = true;
         else if (s == "--no-size-match") opt.match_by_size = false;
@@ -111,7 +119,7 @@ int cmd_compare(Args& a) {
     for (const std::string& k : expect_fixed_kinds) checked.push_back({"expect-fixed " + k, expect_fixed(c, k)});
     if (no_regression) checked.push_back({"expect-no-regression", expect_no_regression(c)});
 
-    std::string text = json ? compare_json(c, checked) : compare_text(c, checked);
+    std::string text = json ? compare_json(c, checked) : markdown ? compare_markdown(c, checked) : compare_text(c, checked);
     std::string err;
     if (!write_output(out_path, text, err)) {
         std::fprintf(stderr, "stallscope-cli compare: error: %s\n", err.c_str());
