@@ -11,9 +11,6 @@ namespace {
 // before it) or when `progress` cancels.
 void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& analyzer, const ProgressFn& progress,
                  AnalyzeOutcome& out) {
-    auto drain_warnings = [&] {
-        for (auto& w : reader.take_warnings()) analyzer.add_warning({w.message, w.frame, w.offset, 0});
-    };
     Frame f;
     uint64_t n = 0;
     for (;;) {
@@ -31,14 +28,12 @@ void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& anal
         ++n;
         analyzer.on_frame(f);
         if (progress && (n & 0xFFFF) == 0) {
-            drain_warnings();
             if (!progress(Progress{reader.position(), reader.file_size(), n})) {
                 out.cancelled = true;
                 break;
             }
         }
     }
-    drain_warnings();
     if (progress) progress(Progress{reader.position(), reader.file_size(), n});
 }
 

@@ -84,7 +84,6 @@ public:
         out.origlen = hdr->len;
         out.file_offset = record_offset;
         out.data = std::span<const uint8_t>(data, hdr->caplen);
-        order_.observe(number_, out.ts_ns, record_offset);
         return Status::Ok;
     }
     const std::string& error() const override { return error_; }
@@ -92,7 +91,6 @@ public:
     uint64_t file_size() const override { return size_; }
     uint64_t position() const override { return pos_; }
     std::string format() const override { return format_; }
-    std::vector<ReaderWarning> take_warnings() override { return order_.take(); }
 
 private:
     uint64_t current_offset() const {
@@ -110,7 +108,6 @@ private:
     Status state_ = Status::Ok;
     std::string error_;
     uint64_t error_offset_ = 0;
-    capture_detail::TimestampOrderCheck order_;
 };
 
 } // namespace

@@ -10,14 +10,6 @@
 
 namespace stallscope {
 
-// A problem that does not stop reading. The message does not name the file
-// (whoever shows it does); it starts with "frame N: " when it has a frame.
-struct ReaderWarning {
-    std::string message;
-    uint64_t frame = 0;   // 0 = none
-    uint64_t offset = 0;  // file offset of that frame's record
-};
-
 class PcapFileReader {
 public:
     enum class Status { Ok, End, Error };
@@ -36,8 +28,9 @@ public:
     virtual uint64_t file_size() const = 0;   // for progress
     virtual uint64_t position() const = 0;    // bytes consumed so far
     virtual std::string format() const = 0;   // "pcap", "pcap-ns", "pcapng"
-    // Warnings that do not stop reading (e.g. timestamps going backwards).
-    virtual std::vector<ReaderWarning> take_warnings() { return {}; }
+    // Frames keep the timestamps the file gives them, even when they go
+    // backwards or are 0: what such a time means is the analysis's call
+    // (analyzers/frame_clock.h), which also warns about it, once.
 };
 
 } // namespace stallscope

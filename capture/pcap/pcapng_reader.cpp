@@ -216,7 +216,6 @@ bool PcapngReader::emit(Frame& out, uint32_t iface_id, int64_t ts_ns, uint32_t c
     out.origlen = origlen;
     out.file_offset = block_offset_;
     out.data = data.first(caplen);
-    order_.observe(frame_number_, ts_ns, block_offset_);
     last_ts_ns_ = ts_ns;
     return true;
 }

@@ -35,7 +35,6 @@ public:
     uint64_t file_size() const override { return file_size_; }
     uint64_t position() const override { return pos_; }
     std::string format() const override { return "pcapng"; }
-    std::vector<ReaderWarning> take_warnings() override { return order_.take(); }
 
     size_t interface_count() const { return ifaces_.size(); }
 
@@ -77,7 +76,6 @@ private:
     Status state_ = Status::Ok;
     std::string error_;
     uint64_t error_offset_ = 0;
-    capture_detail::TimestampOrderCheck order_;
 };
 
 } // namespace stallscope
