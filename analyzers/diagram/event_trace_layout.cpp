@@ -165,7 +165,7 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     // Arrows.
     L.arrows.reserve(segs.size());
     const auto& knots = L.axis.knots();
-    double last_arrow_label_y = -1e18;
+    size_t last_labelled = SIZE_MAX;  // the last arrow that still prints a label
     for (size_t i = 0; i < segs.size(); ++i) {
         const SegmentInfo& s = *segs[i];
         TraceArrow a;
@@ -184,16 +184,22 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
         a.evidence = opt.highlight_evidence && evidence.count(s.frame) > 0;
         a.label = arrow_label(s);
         a.time_label = format_offset_ms(s.ts_ns - L.t0_ns);
-        // To scale, arrows can be closer than a label is tall: keep the first.
-        if (L.px_per_ms > 0 && !L.arrows.empty() && a.y_from - last_arrow_label_y < 13) {
-            TraceArrow& prev = L.arrows.back();
-            TraceArrow& quiet = a.evidence && !prev.evidence ? prev : a;   // evidence keeps its label
-            if (!quiet.evidence) {
-                quiet.label.clear();
-                quiet.time_label.clear();
+        // To scale, arrows can be closer than a label is tall: keep the first,
+        // unless the later one is evidence and the first is not.
+        if (L.px_per_ms > 0 && last_labelled < L.arrows.size() &&
+            a.y_from - L.arrows[last_labelled].y_from < 13) {
+            TraceArrow& prev = L.arrows[last_labelled];
+            if (a.evidence && !prev.evidence) {
+                prev.label.clear();
+                prev.time_label.clear();
+            } else if (!a.evidence) {
+                a.label.clear();
+                a.time_label.clear();
+            } else {
+                a.time_label.clear();  // both evidence: both keep their text, one time stands for both
             }
         }
-        if (!a.label.empty()) last_arrow_label_y = a.y_from;
+        if (!a.label.empty() || !a.time_label.empty()) last_labelled = L.arrows.size();
         L.arrows.push_back(std::move(a));
     }
 
