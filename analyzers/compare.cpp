@@ -128,12 +128,13 @@ std::vector<const Call*> all_buckets(const Groups& g, const std::string& op) {
     return v;
 }
 
-KindSide kind_side(const AnalysisResult& r, const std::string& kind) {
+// The findings of `kind` (of one side only when `side` is not empty).
+KindSide kind_side(const AnalysisResult& r, const std::string& kind, const std::string& side = "") {
     KindSide s;
     s.calls_total = r.calls.size();
     std::set<uint64_t> calls;
     for (const Finding& f : r.findings) {
-        if (f.kind != kind) continue;
+        if (f.kind != kind || (!side.empty() && side != side_name(f.side))) continue;
         ++s.findings;
         s.lost_ms += f.cost_ms;
         calls.insert(f.calls.begin(), f.calls.end());
@@ -185,7 +186,7 @@ std::vector<PredictionCheck> check_predictions(const AnalysisResult& before, con
 }
 
 KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
-                                   const CompareOptions& o);
+                                   const CompareOptions& o, const std::string& side = "");
 
 // Server time of every complete call: the server_time phases, summed.
 std::vector<double> server_times(const AnalysisResult& r) {
@@ -232,15 +233,25 @@ KindComparison compare_kind(const std::string& kind, const AnalysisResult& befor
                             const CompareOptions& o) {
     KindComparison k = compare_kind_counts(kind, before, after, o);
     judge_on_underlying(k, before, after, o);
+    // The same rules per side that has findings on either capture.
+    for (Side sd : {Side::Client, Side::Server}) {
+        std::string name = side_name(sd);
+        KindComparison part = compare_kind_counts(kind, before, after, o, name);
+        if (part.verdict == Verdict::AbsentInBoth) continue;
+        SideVerdict v{name, part.before, part.after, part.verdict, ""};
+        if (part.verdict == Verdict::StillPresent || part.verdict == Verdict::Reduced || part.verdict == Verdict::New)
+            v.still = still_sentence(kind, name, part.verdict == Verdict::New);
+        k.sides.push_back(std::move(v));
+    }
     return k;
 }
 
 KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
-                                   const CompareOptions& o) {
+                                   const CompareOptions& o, const std::string& side) {
     KindComparison k;
     k.kind = kind;
-    k.before = kind_side(before, kind);
-    k.after = kind_side(after, kind);
+    k.before = kind_side(before, kind, side);
+    k.after = kind_side(after, kind, side);
     std::string facts = "before: " + describe(k.before) + "; after: " + describe(k.after);
     bool b = k.before.findings > 0, a = k.after.findings > 0;
     if (!b && !a) {

@@ -82,6 +82,18 @@ struct UnderlyingMeasure {
     bool higher = false;              // significantly and noticeably higher after
 };
 
+// The verdict of one side's findings of a kind (client or server, the side
+// that must change): a partial fix shows which side still stalls.
+struct SideVerdict {
+    std::string side;                 // "client" / "server"
+    KindSide before, after;           // only this side's findings
+    Verdict verdict = Verdict::AbsentInBoth;  // same rules as the kind's
+    // What is left on this side after, and its fix, when it is still
+    // present, reduced or new ("the server still holds its response for the
+    // client's delayed ACK: set TCP_NODELAY on the server"); else "".
+    std::string still;
+};
+
 struct KindComparison {
     std::string kind;
     KindSide before, after;
@@ -93,6 +105,15 @@ struct KindComparison {
     std::string reason;               // one line: why this verdict
     bool has_underlying = false;      // worse was decided by `underlying`
     UnderlyingMeasure underlying;
+    // Per side with findings before or after, client first.
+    std::vector<SideVerdict> sides;
+    // Found on both sides with a verdict that differs between them (a
+    // partial fix): reports then name each side.
+    bool split_by_side() const {
+        for (const SideVerdict& s : sides)
+            if (s.verdict != verdict) return true;
+        return false;
+    }
 };
 
 // A prediction of BEFORE (summary.what_if) checked against what AFTER
@@ -124,6 +145,26 @@ struct Comparison {
     std::vector<std::string> notes;         // things the reader must know (e.g. an empty side)
     std::vector<PredictionCheck> predictions;  // BEFORE's what_if against AFTER
 };
+
+// The verdict entries reports list: "kind" with the kind's verdict, or
+// "kind (side)" with each side's verdict when the kind is split by side.
+struct VerdictEntry {
+    std::string label;                // "nagle_delayed_ack" / "nagle_delayed_ack (server)"
+    std::string kind;
+    Verdict verdict = Verdict::AbsentInBoth;
+    bool worse = false;               // the kind got worse and this entry is still present
+    const SideVerdict* side = nullptr;  // null for a whole kind
+};
+std::vector<VerdictEntry> verdict_entries(const Comparison& c);
+
+// What is left after a partial fix: the sides of avoidable kinds (not
+// server_time) that still cost time after (still present, reduced or new),
+// each with its `still` sentence. Empty unless some kind or side was fixed
+// or reduced: only a partial fix has a "still".
+std::vector<VerdictEntry> still_to_fix(const Comparison& c);
+
+// The sentence for a kind still found on a side after a fix (see SideVerdict::still).
+std::string still_sentence(const std::string& kind, const std::string& side, bool is_new);
 
 // The finding kinds the detectors report, in report order.
 const std::vector<std::string>& known_finding_kinds();

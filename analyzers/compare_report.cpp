@@ -117,6 +117,12 @@ std::string prediction_line(const PredictionCheck& p) {
            ms(p.before_median_ms) + " ms" + (p.client_time ? ", client time from SYN)" : ")");
 }
 
+// The verdict lists (fixed, reduced, ...): a kind, or each side of a kind
+// found on both sides.
+void verdict_lists(const Comparison& c, std::vector<std::string> (&by)[5]) {
+    for (const VerdictEntry& e : verdict_entries(c)) by[int(e.verdict)].push_back(e.label + (e.worse ? " (worse)" : ""));
+}
+
 std::string list_or_none(const std::vector<std::string>& v) {
     if (v.empty()) return "none";
     std::string s;
@@ -152,11 +158,14 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
             v += printf_str(" (%s on %llu call%s: not a regression)", k.verdict == Verdict::New ? "only" : "grew",
                             (unsigned long long)k.after.calls_affected, k.after.calls_affected == 1 ? "" : "s");
         rows.push_back({k.kind, kind_side_text(k.before), kind_side_text(k.after), v});
+        if (k.split_by_side())
+            for (auto& s : k.sides)
+                rows.push_back({"  (" + s.side + ")", kind_side_text(s.before), kind_side_text(s.after), verdict_name(s.verdict)});
     }
     out += table(rows);
 
     std::vector<std::string> by[5], slower, faster;
-    for (auto& k : c.kinds) by[int(k.verdict)].push_back(k.kind + (k.worse && k.verdict == Verdict::StillPresent ? " (worse)" : ""));
+    verdict_lists(c, by);
     for (const GroupComparison* g : {&c.overall}) {
         if (g->change == LatencyChange::Slower) slower.push_back(g->label);
         if (g->change == LatencyChange::Faster) faster.push_back(g->label);
@@ -172,6 +181,10 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
     out += "  new:           " + list_or_none(by[int(Verdict::New)]) + "\n";
     out += "  faster:        " + list_or_none(faster) + "\n";
     out += "  slower:        " + list_or_none(slower) + "\n";
+    if (auto left = still_to_fix(c); !left.empty()) {
+        out += "\nStill to fix (per side)\n";
+        for (auto& e : left) out += "  " + e.label + " " + verdict_name(e.verdict) + ": " + e.side->still + "\n";
+    }
     for (auto& n : c.notes) out += "note: " + n + "\n";
     if (!c.predictions.empty()) {
         out += "\nPredictions (made from before's findings, checked against after's median)\n";
@@ -237,6 +250,17 @@ json kind_side_json(const KindSide& s) {
             {"affected_share", std::round(s.affected_share() * 10000) / 10000}};
 }
 
+json sides_json(const KindComparison& k) {
+    json a = json::array();
+    for (auto& s : k.sides)
+        a.push_back({{"side", s.side},
+                     {"verdict", verdict_name(s.verdict)},
+                     {"before", kind_side_json(s.before)},
+                     {"after", kind_side_json(s.after)},
+                     {"still", s.still.empty() ? json(nullptr) : json(s.still)}});
+    return a;
+}
+
 } // namespace
 
 // For a pull request: the verdict first, then compact tables without the
@@ -250,7 +274,7 @@ std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpec
     };
     auto base = [](const std::string& f) { auto k = f.find_last_of('/'); return k == std::string::npos ? f : f.substr(k + 1); };
     std::vector<std::string> by[5], faster, slower;
-    for (auto& k : c.kinds) by[int(k.verdict)].push_back(k.kind + (k.worse && k.verdict == Verdict::StillPresent ? " (worse)" : ""));
+    verdict_lists(c, by);
     auto latency = [&](const GroupComparison& g) {
         if (g.change == LatencyChange::Faster) faster.push_back(g.label);
         if (g.change == LatencyChange::Slower) slower.push_back(g.label);
@@ -283,7 +307,15 @@ std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpec
             std::string v = verdict_name(k.verdict);
             if (k.worse && k.verdict == Verdict::StillPresent) v += " (worse)";
             out += "| " + cell(k.kind) + " | " + kind_side_text(k.before) + " | " + kind_side_text(k.after) + " | " + v + " |\n";
+            if (k.split_by_side())
+                for (auto& sv : k.sides)
+                    out += "| " + cell(k.kind) + " (" + sv.side + ") | " + kind_side_text(sv.before) + " | " +
+                           kind_side_text(sv.after) + " | " + verdict_name(sv.verdict) + " |\n";
         }
+    }
+    if (auto left = still_to_fix(c); !left.empty()) {
+        out += "\n**Still to fix** (per side):\n\n";
+        for (auto& e : left) out += "- " + cell(e.label) + " " + verdict_name(e.verdict) + ": " + e.side->still + "\n";
     }
     if (!c.predictions.empty()) {
         out += "\n**Predictions** (from before's findings, checked against after's median):\n\n";
@@ -334,7 +366,8 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
                                                    {"median_after_ms", round_ms(k.underlying.median_after_ms)},
                                                    {"p_value", k.underlying.test.p_value},
                                                    {"higher", k.underlying.higher}}
-                                            : json(nullptr)}});
+                                            : json(nullptr)},
+                         {"sides", sides_json(k)}});
     doc["kinds"] = kinds;
     doc["notes"] = c.notes;
     json preds = json::array();

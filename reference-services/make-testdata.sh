@@ -59,6 +59,9 @@ scenario refsvc-soaplite "$(p 5 5 0 5)" \
 scenario refsvc-xsoap "$(p 5 6 0 0)" \
   "XSOAP/SoapRMI-like keep-alive, headers and body in two writes on both sides, Nagle on, plain Linux receivers: call 1 is quick-ACKed, from call 2 on each call stalls twice (request body ~44 ms, response body ~44 ms; ~88 ms per call)." \
   --profile xsoap --op getString --size 200 --calls 6
+scenario refsvc-xsoap-client-nodelay "$(p 5 6 0 0)" \
+  "refsvc-xsoap with only the client fixed (--nodelay on in the client, the server as it was): a partial fix for compare's verdicts per side. The request body no longer waits, but from call 2 on the server still holds each response body ~44 ms for the client's delayed ACK of the response headers." \
+  --profile xsoap --op getString --size 200 --calls 6 --client-args "--nodelay on"
 scenario refsvc-gsoap "$(p 0 0 0 0)" \
   "gSOAP-like clean baseline: one write per message, TCP_NODELAY, keep-alive; echoInts of 100 ints." \
   --profile gsoap --op echoInts --size 100 --calls 5

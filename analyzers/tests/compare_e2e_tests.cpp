@@ -2,6 +2,7 @@
 // twin. What each capture holds is read from its label, not assumed here.
 #include "analyzers/analyze.h"
 #include "analyzers/compare.h"
+#include "analyzers/compare_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -122,4 +123,63 @@ TEST_CASE("predictions: a fix's predicted median is checked against the capture 
     // No fix made, no prediction checked: the same capture on both sides.
     Comparison same = compare_results(analyse("refsvc-xsoap"), analyse("refsvc-xsoap"));
     CHECK(same.predictions.empty());
+}
+
+// refsvc-xsoap stalls on both sides; refsvc-xsoap-client-nodelay is the same
+// run with TCP_NODELAY on the client only: a partial fix.
+TEST_CASE("verdicts per side: a client-only fix says the server still stalls", "[compare][e2e][side]") {
+    REQUIRE(label_count("refsvc-xsoap-client-nodelay", "nagle_delayed_ack") > 0);
+    AnalysisResult before = analyse("refsvc-xsoap"), after = analyse("refsvc-xsoap-client-nodelay");
+    Comparison c = compare_results(before, after);
+    const KindComparison& k = kind_of(c, "nagle_delayed_ack");
+    REQUIRE(k.sides.size() == 2);
+    CHECK(k.split_by_side());
+    const SideVerdict &client = k.sides[0], &server = k.sides[1];
+    CHECK(client.side == "client");
+    CHECK(server.side == "server");
+    CHECK(client.before.findings > 0);
+    CHECK(client.after.findings == 0);
+    CHECK(client.verdict == Verdict::Fixed);
+    CHECK(client.still.empty());
+    CHECK(server.after.findings > 0);
+    CHECK(server.verdict == Verdict::StillPresent);
+    CHECK(server.still.find("the server still holds its response for the client's delayed ACK") != std::string::npos);
+    CHECK(server.still.find("TCP_NODELAY on the server") != std::string::npos);
+    // The sides add up to the kind.
+    CHECK(client.before.findings + server.before.findings == k.before.findings);
+    CHECK(client.after.findings + server.after.findings == k.after.findings);
+    CHECK(client.before.lost_ms + server.before.lost_ms == Approx(k.before.lost_ms));
+
+    std::string text = compare_text(c);
+    CHECK(text.find("fixed:         nagle_delayed_ack (client)") != std::string::npos);
+    CHECK(text.find("still present: nagle_delayed_ack (server)") != std::string::npos);
+    CHECK(text.find("Still to fix (per side)\n  nagle_delayed_ack (server) still present: the server still holds") !=
+          std::string::npos);
+    std::string md = compare_markdown(c);
+    CHECK(md.find("**Verdict:** fixed: nagle_delayed_ack (client);") != std::string::npos);
+    CHECK(md.find("| nagle_delayed_ack (server) |") != std::string::npos);
+    CHECK(md.find("- nagle_delayed_ack (server) still present: the server still holds") != std::string::npos);
+    auto j = nlohmann::json::parse(compare_json(c));
+    const auto* jk = &j["kinds"][0];
+    for (auto& x : j["kinds"])
+        if (x["kind"] == "nagle_delayed_ack") jk = &x;
+    REQUIRE((*jk)["sides"].size() == 2);
+    CHECK((*jk)["sides"][0]["side"] == "client");
+    CHECK((*jk)["sides"][0]["verdict"] == "fixed");
+    CHECK((*jk)["sides"][0]["still"].is_null());
+    CHECK((*jk)["sides"][1]["verdict"] == "still present");
+    CHECK((*jk)["sides"][1]["still"].get<std::string>().find("server") != std::string::npos);
+
+    // The prediction for the client fix names that side.
+    bool predicted = false;
+    for (auto& p : c.predictions) predicted |= p.kind == "nagle_delayed_ack" && p.side == "client";
+    CHECK(predicted);
+}
+
+TEST_CASE("verdicts per side: a full fix leaves nothing to fix and splits no kind", "[compare][e2e][side]") {
+    Comparison c = compare_results(analyse("refsvc-xsoap"), analyse("refsvc-gsoap"));
+    for (auto& k : c.kinds) CHECK_FALSE(k.split_by_side());
+    CHECK(still_to_fix(c).empty());
+    CHECK(compare_text(c).find("Still to fix") == std::string::npos);
+    CHECK(kind_of(c, "nagle_delayed_ack").sides.size() == 2);  // both sides, both fixed
 }

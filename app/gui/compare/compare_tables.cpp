@@ -90,10 +90,12 @@ void fillOperationsTable(QTableWidget* t, const Comparison& c, bool dark) {
 }
 
 void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
-    prepare(t, {QObject::tr("Kind"), QObject::tr("Before"), QObject::tr("After"), QObject::tr("Verdict")},
-            int(c.kinds.size()));
-    for (size_t i = 0; i < c.kinds.size(); ++i) {
-        const KindComparison& k = c.kinds[i];
+    // A kind found on both sides gets a row per side below its own.
+    int rows = 0;
+    for (const KindComparison& k : c.kinds) rows += 1 + (k.split_by_side() ? int(k.sides.size()) : 0);
+    prepare(t, {QObject::tr("Kind"), QObject::tr("Before"), QObject::tr("After"), QObject::tr("Verdict")}, rows);
+    int i = 0;
+    for (const KindComparison& k : c.kinds) {
         QString v = QString::fromLatin1(verdict_name(k.verdict));
         if (k.worse && k.verdict == Verdict::StillPresent) v = worseText(k);
         else if (k.grew && !k.worse && k.has_underlying && !k.underlying.higher)
@@ -101,11 +103,20 @@ void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
                      .arg(ms(k.underlying.median_before_ms), ms(k.underlying.median_after_ms));
         else if (k.grew && !k.worse)
             v += QObject::tr(" (%1 call: not a regression)").arg(k.after.calls_affected);
-        setRow(t, int(i), {findingKindLabel(k.kind), kindSide(k.before), kindSide(k.after), v});
-        t->item(int(i), 0)->setToolTip(QString::fromStdString(k.reason));
-        t->item(int(i), 3)->setToolTip(QString::fromStdString(k.reason));
-        if (k.verdict == Verdict::Fixed || k.verdict == Verdict::Reduced) colourRow(t, int(i), outcomeColor(true, dark));
-        else if (k.worse) colourRow(t, int(i), outcomeColor(false, dark));
+        setRow(t, i, {findingKindLabel(k.kind), kindSide(k.before), kindSide(k.after), v});
+        t->item(i, 0)->setToolTip(QString::fromStdString(k.reason));
+        t->item(i, 3)->setToolTip(QString::fromStdString(k.reason));
+        if (k.verdict == Verdict::Fixed || k.verdict == Verdict::Reduced) colourRow(t, i, outcomeColor(true, dark));
+        else if (k.worse) colourRow(t, i, outcomeColor(false, dark));
+        ++i;
+        if (!k.split_by_side()) continue;
+        for (const SideVerdict& sv : k.sides) {
+            setRow(t, i, {QStringLiteral("    ") + QObject::tr("%1 side").arg(QString::fromStdString(sv.side)),
+                          kindSide(sv.before), kindSide(sv.after), QString::fromLatin1(verdict_name(sv.verdict))});
+            if (!sv.still.empty()) t->item(i, 3)->setToolTip(QString::fromStdString(sv.still));
+            if (sv.verdict == Verdict::Fixed || sv.verdict == Verdict::Reduced) colourRow(t, i, outcomeColor(true, dark));
+            ++i;
+        }
     }
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     t->horizontalHeader()->setStretchLastSection(true);
@@ -125,12 +136,17 @@ QString worseText(const KindComparison& k) {
 
 QString verdictSummary(const Comparison& c) {
     QStringList fixed, reduced, still, worse, added, faster, slower;
-    for (const KindComparison& k : c.kinds) {
-        const QString n = findingKindLabel(k.kind);
-        switch (k.verdict) {
+    // A kind, or each side of a kind found on both sides.
+    for (const VerdictEntry& e : verdict_entries(c)) {
+        QString n = findingKindLabel(e.kind);
+        if (e.side) n += QStringLiteral(" (%1)").arg(QString::fromStdString(e.side->side));
+        const KindComparison* k = nullptr;
+        for (const KindComparison& x : c.kinds)
+            if (x.kind == e.kind) k = &x;
+        switch (e.verdict) {
         case Verdict::Fixed: fixed << n; break;
         case Verdict::Reduced: reduced << n; break;
-        case Verdict::StillPresent: (k.worse ? worse : still) << (k.worse ? n + QStringLiteral(" (") + worseText(k) + QLatin1Char(')') : n); break;
+        case Verdict::StillPresent: (e.worse ? worse : still) << (e.worse ? n + QStringLiteral(" (") + worseText(*k) + QLatin1Char(')') : n); break;
         case Verdict::New: added << n; break;
         case Verdict::AbsentInBoth: break;
         }
@@ -160,6 +176,14 @@ QString verdictSummary(const Comparison& c) {
                            formatMs(p.measured_median_ms), p.client_time ? QObject::tr(" (client time from SYN)") : QString())
                       .toHtmlEscaped();
     }
+    // After a partial fix: which side still stalls, and what it must change.
+    QStringList left;
+    for (const VerdictEntry& e : still_to_fix(c))
+        left << (findingKindLabel(e.kind) + QStringLiteral(" (%1): ").arg(QString::fromStdString(e.side->side)) +
+                 QString::fromStdString(e.side->still))
+                    .toHtmlEscaped();
+    if (!left.isEmpty())
+        text += QStringLiteral("<br><b>%1</b> ").arg(QObject::tr("Still to fix:")) + left.join(QStringLiteral(" &nbsp;·&nbsp; "));
     if (!checks.isEmpty())
         text += QStringLiteral("<br><b>%1</b> ").arg(QObject::tr("Predicted vs measured:")) + checks.join(QStringLiteral(" &nbsp;·&nbsp; "));
     return text;

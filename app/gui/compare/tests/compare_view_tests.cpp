@@ -169,3 +169,30 @@ TEST_CASE("the main window offers File > Compare Captures") {
     REQUIRE(found != nullptr);
     CHECK(found->isEnabled());  // no capture needs to be open first
 }
+
+TEST_CASE("the Compare view names the side a partial fix left stalling") {
+    GuiBackend backend = core_backend();
+    CompareWindow w(backend);
+    QSignalSpy loaded(&w, &CompareWindow::loaded);
+    // TCP_NODELAY on the client only: the server's Nagle holds remain.
+    w.load(testdata("refsvc-xsoap.pcap"), testdata("refsvc-xsoap-client-nodelay.pcap"));
+    REQUIRE(loaded.wait(30000));
+    REQUIRE(loaded.first().first().toBool());
+    const Comparison& c = w.comparison();
+    QTableWidget* t = w.kindsTable();
+    CHECK(t->rowCount() > int(c.kinds.size()));  // side rows below the split kind
+    int nagle = -1;
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, 0)->text() == QStringLiteral("Nagle / delayed ACK")) nagle = r;
+    REQUIRE(nagle >= 0);
+    REQUIRE(nagle + 2 < t->rowCount());
+    CHECK(t->item(nagle + 1, 0)->text().trimmed() == QStringLiteral("client side"));
+    CHECK(t->item(nagle + 1, 3)->text() == QStringLiteral("fixed"));
+    CHECK(t->item(nagle + 2, 0)->text().trimmed() == QStringLiteral("server side"));
+    CHECK(t->item(nagle + 2, 3)->text() == QStringLiteral("still present"));
+    CHECK(t->item(nagle + 2, 3)->toolTip().contains(QStringLiteral("TCP_NODELAY on the server")));
+    QString v = verdictSummary(c);
+    CHECK(v.contains(QStringLiteral("<b>Fixed:</b> Nagle / delayed ACK (client)")));
+    CHECK(v.contains(QStringLiteral("Still to fix:")));
+    CHECK(v.contains(QStringLiteral("the server still holds its response")));
+}
