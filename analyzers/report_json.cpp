@@ -1,18 +1,15 @@
 #include "analyzers/report.h"
 
 #include "analyzers/call_ledger.h"
+#include "analyzers/json_stream.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
 #include <cmath>
 #include <ctime>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace stallscope {
-
-// ordered_json keeps fields in the documented order.
-using json = nlohmann::ordered_json;
 
 double round_ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 double ns_to_ms(int64_t ns) { return double(ns) / 1e6; }
@@ -31,56 +28,75 @@ std::string utc_time(int64_t ts_ns) {
 
 namespace {
 
-json opt_ms(const std::optional<double>& v) { return v ? json(round_ms(*v)) : json(nullptr); }
-template <class T> json opt(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+// Every object below is written member by member in the documented order
+// (docs/json-format.md); the stream lays it out as nlohmann's dump(indent).
+using Json = JsonStream;
 
-json message_json(const MessageInfo& m) {
-    return {{"first_frame", m.first_frame},   {"last_frame", m.last_frame}, {"header_bytes", m.header_bytes},
-            {"body_bytes", m.body_bytes},     {"segments", m.write_sizes.size()},
-            {"write_sizes", m.write_sizes},   {"complete", m.complete},
-            {"missing_bytes", m.missing_bytes}};
+void opt_ms(Json& w, const std::optional<double>& v) {
+    if (v) w.value(round_ms(*v));
+    else w.value(nullptr);
 }
 
-json group_json(const SummaryGroup& g) {
-    json losses = json::array();
-    for (auto& k : g.losses)
-        losses.push_back({{"kind", k.kind}, {"findings", k.findings}, {"calls", k.calls},
-                          {"lost_ms", round_ms(k.lost_ms)}, {"share", std::round(k.share * 10000) / 10000},
-                          {"avoidable", k.avoidable}});
+void message_json(Json& w, const MessageInfo& m) {
+    w.begin_object();
+    w.member("first_frame", m.first_frame).member("last_frame", m.last_frame);
+    w.member("header_bytes", m.header_bytes).member("body_bytes", m.body_bytes);
+    w.member("segments", m.write_sizes.size()).member("write_sizes", m.write_sizes);
+    w.member("complete", m.complete).member("missing_bytes", m.missing_bytes);
+    w.end_object();
+}
+
+void group_json(Json& w, const SummaryGroup& g) {
     // No complete call: there is no median (null), though a sum over none is 0.
-    auto lat = [&](double v) { return g.latency.calls ? json(round_ms(v)) : json(nullptr); };
+    auto lat = [&](const char* key, double v) {
+        w.key(key);
+        if (g.latency.calls) w.value(round_ms(v));
+        else w.value(nullptr);
+    };
     auto share = [&](double ms) { return g.latency.total_ms > 0 ? std::round(ms / g.latency.total_ms * 10000) / 10000 : 0.0; };
-    json attribution = json::array();
-    for (auto& t : g.attribution)
-        attribution.push_back({{"cause", t.cause}, {"ms", round_ms(t.ms)}, {"share", share(t.ms)}});
-    json what_if = json::array();
-    for (auto& w : g.what_if) {
-        json e = {{"kind", w.kind}, {"side", w.side}, {"predicted_median_ms", round_ms(w.predicted_median_ms)},
-                  {"predicted_p90_ms", round_ms(w.predicted_p90_ms)}, {"calls", w.calls}};
-        if (w.client_time) e["of"] = "client_ms";
-        what_if.push_back(e);
+    w.begin_object();
+    w.member("calls", g.latency.calls);
+    lat("median_ms", g.latency.median_ms);
+    lat("p90_ms", g.latency.p90_ms);
+    lat("max_ms", g.latency.max_ms);
+    lat("mean_ms", g.latency.mean_ms);
+    w.member("total_ms", round_ms(g.latency.total_ms));
+    w.key("lost").begin_array();
+    for (auto& k : g.losses) {
+        w.begin_object();
+        w.member("kind", k.kind).member("findings", k.findings).member("calls", k.calls);
+        w.member("lost_ms", round_ms(k.lost_ms)).member("share", std::round(k.share * 10000) / 10000);
+        w.member("avoidable", k.avoidable);
+        w.end_object();
     }
-    json j = {{"calls", g.latency.calls},
-              {"median_ms", lat(g.latency.median_ms)},
-              {"p90_ms", lat(g.latency.p90_ms)},
-              {"max_ms", lat(g.latency.max_ms)},
-              {"mean_ms", lat(g.latency.mean_ms)},
-              {"total_ms", round_ms(g.latency.total_ms)},
-              {"lost", losses},
-              {"predicted_median_ms", lat(g.predicted_median_ms)},
-              {"predicted_total_ms", round_ms(g.predicted_total_ms)},
-              {"avoidable_ms", round_ms(g.avoidable_ms)},
-              {"avoidable_share", share(g.avoidable_ms)},
-              {"server_ms", round_ms(g.server_ms)},
-              {"server_share", share(g.server_ms)},
-              {"transfer_ms", round_ms(g.transfer_ms)},
-              {"attribution", attribution},
-              {"setup_ms", round_ms(g.setup_ms)},
-              {"client_median_ms", lat(g.client_latency.median_ms)},
-              {"client_p90_ms", lat(g.client_latency.p90_ms)},
-              {"what_if", what_if}};
-    if (!g.operation.empty()) j["operation"] = g.operation;
-    return j;
+    w.end_array();
+    lat("predicted_median_ms", g.predicted_median_ms);
+    w.member("predicted_total_ms", round_ms(g.predicted_total_ms));
+    w.member("avoidable_ms", round_ms(g.avoidable_ms)).member("avoidable_share", share(g.avoidable_ms));
+    w.member("server_ms", round_ms(g.server_ms)).member("server_share", share(g.server_ms));
+    w.member("transfer_ms", round_ms(g.transfer_ms));
+    w.key("attribution").begin_array();
+    for (auto& t : g.attribution) {
+        w.begin_object();
+        w.member("cause", t.cause).member("ms", round_ms(t.ms)).member("share", share(t.ms));
+        w.end_object();
+    }
+    w.end_array();
+    w.member("setup_ms", round_ms(g.setup_ms));
+    lat("client_median_ms", g.client_latency.median_ms);
+    lat("client_p90_ms", g.client_latency.p90_ms);
+    w.key("what_if").begin_array();
+    for (auto& f : g.what_if) {
+        w.begin_object();
+        w.member("kind", f.kind).member("side", f.side);
+        w.member("predicted_median_ms", round_ms(f.predicted_median_ms));
+        w.member("predicted_p90_ms", round_ms(f.predicted_p90_ms)).member("calls", f.calls);
+        if (f.client_time) w.member("of", "client_ms");
+        w.end_object();
+    }
+    w.end_array();
+    if (!g.operation.empty()) w.member("operation", g.operation);
+    w.end_object();
 }
 
 // Times in the report are relative to the capture's first packet.
@@ -89,202 +105,175 @@ struct Rel {
     double operator()(int64_t ns) const { return round_ms(ns_to_ms(ns - t0)); }
 };
 
-json capture_json(const CaptureInfo& c) {
-    json warnings = json::array();
-    for (auto& w : c.warnings) {
-        json jw = {{"message", w.message}};
-        jw["frame"] = w.frame ? json(w.frame) : json(nullptr);
-        jw["offset"] = w.offset ? json(w.offset) : json(nullptr);
-        jw["connection"] = w.connection_id ? json(w.connection_id) : json(nullptr);
-        warnings.push_back(jw);
+// 0 means "none" for frame numbers, offsets, ids and the status.
+template <class T> void nonzero(Json& w, const char* key, T v) {
+    w.key(key);
+    if (v) w.value(v);
+    else w.value(nullptr);
+}
+
+// An empty string means "none".
+void nonempty(Json& w, const char* key, const std::string& s) {
+    w.key(key);
+    if (s.empty()) w.value(nullptr);
+    else w.value(s);
+}
+
+void capture_json(Json& w, const CaptureInfo& c) {
+    w.begin_object();
+    w.member("file", c.file).member("format", c.format).member("packets", c.packets).member("bytes", c.bytes);
+    w.member("link_types", c.link_types);
+    w.key("start_time");
+    if (c.packets) w.value(utc_time(c.first_ns));
+    else w.value(nullptr);
+    w.member("duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns)));
+    w.member("truncated", c.truncated);
+    w.member("non_tcp_packets", c.non_tcp_packets).member("undecodable_packets", c.undecodable_packets);
+    w.key("warnings").begin_array();
+    for (auto& x : c.warnings) {
+        w.begin_object();
+        w.member("message", x.message);
+        nonzero(w, "frame", x.frame);
+        nonzero(w, "offset", x.offset);
+        nonzero(w, "connection", x.connection_id);
+        w.end_object();
     }
-    return {{"file", c.file},
-            {"format", c.format},
-            {"packets", c.packets},
-            {"bytes", c.bytes},
-            {"link_types", c.link_types},
-            {"start_time", c.packets ? json(utc_time(c.first_ns)) : json(nullptr)},
-            {"duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns))},
-            {"truncated", c.truncated},
-            {"non_tcp_packets", c.non_tcp_packets},
-            {"undecodable_packets", c.undecodable_packets},
-            {"warnings", warnings}};
+    w.end_array();
+    w.end_object();
 }
 
-json connection_json(const Connection& k) {
-    return {{"id", k.id},
-            {"client", k.client.to_string()},
-            {"server", k.server.to_string()},
-            {"saw_handshake", k.saw_syn},
-            {"handshake_ms", opt_ms(k.handshake_ms)},
-            {"syn_retransmissions", k.syn_retransmissions},
-            {"client_mss", opt(k.client_mss)},
-            {"server_mss", opt(k.server_mss)},
-            {"client_wscale", opt(k.client_wscale)},
-            {"server_wscale", opt(k.server_wscale)},
-            {"first_frame", k.first_frame},
-            {"last_frame", k.last_frame},
-            {"packets", k.packets},
-            {"client_bytes", k.client_bytes},
-            {"server_bytes", k.server_bytes},
-            {"retransmissions", k.retransmissions},
-            {"gap_bytes", k.gap_bytes},
-            {"fin_client", k.fin_client},
-            {"fin_server", k.fin_server},
-            {"rst", k.rst},
-            {"http", k.http},
-            {"calls", k.calls}};
+void connection_json(Json& w, const Connection& k) {
+    w.begin_object();
+    w.member("id", k.id).member("client", k.client.to_string()).member("server", k.server.to_string());
+    w.member("saw_handshake", k.saw_syn);
+    w.key("handshake_ms");
+    opt_ms(w, k.handshake_ms);
+    w.member("syn_retransmissions", k.syn_retransmissions);
+    w.member("client_mss", k.client_mss).member("server_mss", k.server_mss);
+    w.member("client_wscale", k.client_wscale).member("server_wscale", k.server_wscale);
+    w.member("first_frame", k.first_frame).member("last_frame", k.last_frame).member("packets", k.packets);
+    w.member("client_bytes", k.client_bytes).member("server_bytes", k.server_bytes);
+    w.member("retransmissions", k.retransmissions).member("gap_bytes", k.gap_bytes);
+    w.member("fin_client", k.fin_client).member("fin_server", k.fin_server).member("rst", k.rst);
+    w.member("http", k.http).member("calls", k.calls);
+    w.end_object();
 }
 
-json call_json(const Call& k, const Rel& rel) {
-    json phases = json::array();
-    for (auto& p : k.phases)
-        phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},
-                          {"duration_ms", round_ms(p.duration_ms())}, {"start_frame", p.start_frame},
-                          {"end_frame", p.end_frame}});
-    json attribution = json::array();
-    for (auto& t : k.attribution) attribution.push_back({{"cause", t.cause}, {"ms", round_ms(t.ms)}});
-    json fault = nullptr;
+void call_json(Json& w, const Call& k, const Rel& rel) {
+    w.begin_object();
+    w.member("id", k.id).member("connection_id", k.connection_id);
+    w.member("index_on_connection", k.index_on_connection);
+    w.member("method", k.method).member("uri", k.uri).member("http_version", k.http_version);
+    nonzero(w, "status", k.status);
+    w.member("reason", k.reason);
+    nonempty(w, "operation", k.soap.operation);
+    nonempty(w, "namespace", k.soap.operation_ns);
+    nonempty(w, "soap_version", k.soap.version);
+    w.member("soap_action", k.soap_action);
+    w.key("fault");
     const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
-    if (fs.fault) fault = {{"code", fs.fault_code}, {"string", fs.fault_string}};
-    json soap_error = nullptr;
-    if (!k.soap.error.empty()) soap_error = k.soap.error;
-    else if (!k.soap_response.error.empty()) soap_error = k.soap_response.error;
-    return {{"id", k.id},
-            {"connection_id", k.connection_id},
-            {"index_on_connection", k.index_on_connection},
-            {"method", k.method},
-            {"uri", k.uri},
-            {"http_version", k.http_version},
-            {"status", k.status ? json(k.status) : json(nullptr)},
-            {"reason", k.reason},
-            {"operation", k.soap.operation.empty() ? json(nullptr) : json(k.soap.operation)},
-            {"namespace", k.soap.operation_ns.empty() ? json(nullptr) : json(k.soap.operation_ns)},
-            {"soap_version", k.soap.version.empty() ? json(nullptr) : json(k.soap.version)},
-            {"soap_action", k.soap_action},
-            {"fault", fault},
-            {"soap_error", soap_error},
-            {"envelope_bytes", k.soap.bytes},
-            {"element_count", k.soap.element_count},
-            {"user_agent", k.user_agent},
-            {"server", k.server},
-            {"expect_continue", k.expect_continue},
-            {"got_continue", k.got_continue},
-            {"request_first_frame", k.request_first_frame},
-            {"response_last_frame", k.response_last_frame ? json(k.response_last_frame) : json(nullptr)},
-            {"start_ms", rel(k.start_ns)},
-            {"latency_ms", k.complete ? json(round_ms(k.latency_ms)) : json(nullptr)},
-            {"complete", k.complete},
-            {"opened_connection", k.opened_connection},
-            {"closed_connection", k.closed_connection},
-            {"request", message_json(k.request)},
-            {"response", message_json(k.response)},
-            {"phases", phases},
-            {"attribution", attribution},
-            {"setup_ms", k.setup_ms >= 0 ? json(round_ms(k.setup_ms)) : json(nullptr)},
-            {"client_ms", k.complete ? json(round_ms(client_ms(k))) : json(nullptr)}};
+    if (fs.fault) w.begin_object().member("code", fs.fault_code).member("string", fs.fault_string).end_object();
+    else w.value(nullptr);
+    nonempty(w, "soap_error", !k.soap.error.empty() ? k.soap.error : k.soap_response.error);
+    w.member("envelope_bytes", k.soap.bytes).member("element_count", k.soap.element_count);
+    w.member("user_agent", k.user_agent).member("server", k.server);
+    w.member("expect_continue", k.expect_continue).member("got_continue", k.got_continue);
+    w.member("request_first_frame", k.request_first_frame);
+    nonzero(w, "response_last_frame", k.response_last_frame);
+    w.member("start_ms", rel(k.start_ns));
+    w.key("latency_ms");
+    if (k.complete) w.value(round_ms(k.latency_ms));
+    else w.value(nullptr);
+    w.member("complete", k.complete);
+    w.member("opened_connection", k.opened_connection).member("closed_connection", k.closed_connection);
+    w.key("request");
+    message_json(w, k.request);
+    w.key("response");
+    message_json(w, k.response);
+    w.key("phases").begin_array();
+    for (auto& p : k.phases) {
+        w.begin_object();
+        w.member("phase", phase_name(p.kind)).member("start_ms", rel(p.start_ns));
+        w.member("duration_ms", round_ms(p.duration_ms()));
+        w.member("start_frame", p.start_frame).member("end_frame", p.end_frame);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("attribution").begin_array();
+    for (auto& t : k.attribution) w.begin_object().member("cause", t.cause).member("ms", round_ms(t.ms)).end_object();
+    w.end_array();
+    w.key("setup_ms");
+    if (k.setup_ms >= 0) w.value(round_ms(k.setup_ms));
+    else w.value(nullptr);
+    w.key("client_ms");
+    if (k.complete) w.value(round_ms(client_ms(k)));
+    else w.value(nullptr);
+    w.end_object();
 }
 
-json finding_json(const Finding& f, const Rel& rel) {
-    json details = json::object();
-    for (auto& [key, v] : f.details) details[key] = v;
-    json intervals = json::array();
-    for (auto& i : f.intervals) intervals.push_back({{"start_ms", rel(i.start_ns)}, {"end_ms", rel(i.end_ns)}});
-    return {{"kind", f.kind},
-            {"side", side_name(f.side)},
-            {"connection_id", f.connection_id},
-            {"calls", f.calls},
-            {"frames", f.frames},
-            {"cost_ms", round_ms(f.cost_ms)},
-            {"cost_method", f.cost_method},
-            {"start_ms", rel(f.start_ns)},
-            {"end_ms", rel(f.end_ns)},
-            {"explanation", f.explanation},
-            {"fix", f.fix},
-            {"toolkit", f.toolkit.empty() ? json(nullptr) : json(f.toolkit)},
-            {"toolkit_fix", f.toolkit_fix.empty() ? json(nullptr) : json(f.toolkit_fix)},
-            {"details", details},
-            {"counted_ms", round_ms(f.counted_ms)},
-            {"intervals", intervals}};
+// details is an object: a key given twice keeps its first place and its
+// last value (as the json object it once was built into).
+void details_json(Json& w, const std::vector<std::pair<std::string, std::string>>& details) {
+    w.begin_object();
+    for (size_t i = 0; i < details.size(); ++i) {
+        const std::string& key = details[i].first;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; ++j) seen = details[j].first == key;
+        if (seen) continue;
+        const std::string* v = &details[i].second;
+        for (size_t j = i + 1; j < details.size(); ++j)
+            if (details[j].first == key) v = &details[j].second;
+        w.member(key, *v);
+    }
+    w.end_object();
 }
 
-// Writes one top-level object member by member, byte for byte as
-// nlohmann's dump(indent) would write the whole document, so arrays of
-// calls and findings never have to be built in memory.
-class JsonDocWriter {
-public:
-    JsonDocWriter(std::ostream& os, int indent) : os_(os), indent_(indent) { os_ << '{'; }
-    void member(const char* key, const json& value) {
-        open(key);
-        put(value, 1);
-    }
-    // An array member whose elements come from `each`, which calls the
-    // function it is given once per element.
-    template <class Each> void array(const char* key, Each each) {
-        open(key);
-        bool any = false;
-        each([&](const json& v) {
-            os_ << (any ? "," : "[");
-            newline(2);
-            put(v, 2);
-            any = true;
-        });
-        if (!any) { os_ << "[]"; return; }
-        newline(1);
-        os_ << ']';
-    }
-    void close() {
-        if (members_) newline(0);
-        os_ << "}\n";
-    }
-
-private:
-    void open(const char* key) {
-        if (members_++) os_ << ',';
-        newline(1);
-        os_ << json(key).dump() << (indent_ >= 0 ? ": " : ":");
-    }
-    void newline(int depth) {
-        if (indent_ >= 0) os_ << '\n' << std::string(size_t(depth * indent_), ' ');
-    }
-    // A value dumped alone, its lines shifted right to `depth`. Strings are
-    // escaped in the dump, so every newline in it is layout.
-    void put(const json& v, int depth) {
-        // Hostile captures may carry invalid UTF-8 in URIs and headers: replace, never throw.
-        std::string s = v.dump(indent_, ' ', false, json::error_handler_t::replace);
-        if (indent_ <= 0) { os_ << s; return; }
-        std::string pad = "\n" + std::string(size_t(depth * indent_), ' ');
-        size_t from = 0;
-        for (size_t nl; (nl = s.find('\n', from)) != std::string::npos; from = nl + 1)
-            os_.write(s.data() + from, std::streamsize(nl - from)) << pad;
-        os_.write(s.data() + from, std::streamsize(s.size() - from));
-    }
-
-    std::ostream& os_;
-    int indent_;
-    size_t members_ = 0;
-};
+void finding_json(Json& w, const Finding& f, const Rel& rel) {
+    w.begin_object();
+    w.member("kind", f.kind).member("side", side_name(f.side)).member("connection_id", f.connection_id);
+    w.member("calls", f.calls).member("frames", f.frames);
+    w.member("cost_ms", round_ms(f.cost_ms)).member("cost_method", f.cost_method);
+    w.member("start_ms", rel(f.start_ns)).member("end_ms", rel(f.end_ns));
+    w.member("explanation", f.explanation).member("fix", f.fix);
+    nonempty(w, "toolkit", f.toolkit);
+    nonempty(w, "toolkit_fix", f.toolkit_fix);
+    w.key("details");
+    details_json(w, f.details);
+    w.member("counted_ms", round_ms(f.counted_ms));
+    w.key("intervals").begin_array();
+    for (auto& i : f.intervals)
+        w.begin_object().member("start_ms", rel(i.start_ns)).member("end_ms", rel(i.end_ns)).end_object();
+    w.end_array();
+    w.end_object();
+}
 
 } // namespace
 
 void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
     Rel rel{r.capture.first_ns};
-    JsonDocWriter doc(os, indent);
-    doc.member("stallscope_version", "0.1.0");
-    doc.member("capture", capture_json(r.capture));
-    doc.array("connections", [&](auto emit) {
-        for_each_connection(r, [&](const Connection& k) { emit(connection_json(k)); return true; });
-    });
-    doc.array("calls", [&](auto emit) {
-        for_each_call(r, [&](const Call& k) { emit(call_json(k, rel)); return true; });
-    });
-    doc.array("findings", [&](auto emit) {
-        for_each_finding(r, [&](const Finding& f) { emit(finding_json(f, rel)); return true; });
-    });
-    json per_op = json::array();
-    for (auto& g : r.summary.per_operation) per_op.push_back(group_json(g));
-    doc.member("summary", {{"overall", group_json(r.summary.overall)}, {"per_operation", per_op}});
-    doc.close();
+    Json w(os, indent);
+    w.begin_object();
+    w.member("stallscope_version", "0.1.0");
+    w.key("capture");
+    capture_json(w, r.capture);
+    w.key("connections").begin_array();
+    for_each_connection(r, [&](const Connection& k) { connection_json(w, k); return true; });
+    w.end_array();
+    w.key("calls").begin_array();
+    for_each_call(r, [&](const Call& k) { call_json(w, k, rel); return true; });
+    w.end_array();
+    w.key("findings").begin_array();
+    for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel); return true; });
+    w.end_array();
+    w.key("summary").begin_object();
+    w.key("overall");
+    group_json(w, r.summary.overall);
+    w.key("per_operation").begin_array();
+    for (auto& g : r.summary.per_operation) group_json(w, g);
+    w.end_array();
+    w.end_object();
+    w.end_object();
+    w.raw("\n");
 }
 
 std::string report_json(const AnalysisResult& r, int indent) {

@@ -1,0 +1,200 @@
+// JsonStream against nlohmann: every value, and random documents, written
+// by the stream must read byte for byte as nlohmann's dump(indent, ' ',
+// false, error_handler_t::replace) of the same tree.
+#include "analyzers/json_stream.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const int kIndents[] = {-1, 0, 1, 2, 4};
+
+// Writes a tree through the stream, node by node, the way the reports do.
+void stream(JsonStream& w, const ojson& j) {
+    switch (j.type()) {
+    case ojson::value_t::object:
+        w.begin_object();
+        for (auto& [k, v] : j.items()) {
+            w.key(k);
+            stream(w, v);
+        }
+        w.end_object();
+        break;
+    case ojson::value_t::array:
+        w.begin_array();
+        for (auto& v : j) stream(w, v);
+        w.end_array();
+        break;
+    case ojson::value_t::string: w.value(j.get_ref<const std::string&>()); break;
+    case ojson::value_t::boolean: w.value(j.get<bool>()); break;
+    case ojson::value_t::number_integer: w.value(j.get<int64_t>()); break;
+    case ojson::value_t::number_unsigned: w.value(j.get<uint64_t>()); break;
+    case ojson::value_t::number_float: w.value(j.get<double>()); break;
+    default: w.value(nullptr); break;
+    }
+}
+
+std::string streamed(const ojson& j, int indent) {
+    std::ostringstream os;
+    {
+        JsonStream w(os, indent);
+        stream(w, j);
+    }
+    return os.str();
+}
+
+std::string dumped(const ojson& j, int indent) { return j.dump(indent, ' ', false, ojson::error_handler_t::replace); }
+
+void check_same(const ojson& j) {
+    for (int indent : kIndents) {
+        INFO("indent " << indent);
+        std::string expected = dumped(j, indent), got = streamed(j, indent);
+        REQUIRE(got == expected);
+    }
+}
+
+std::vector<double> hard_doubles() {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, 0.5, 1e-7, 1.5e-7, 1e-5, 1e-4, 9.999e-5, 0.001, 0.0005,
+                             1e15, 1e16, 1e17, 1e21, 1e22, 1.7976931348623157e308, 5e-324, 2.2250738585072014e-308,
+                             9007199254740992.0, 9007199254740993.0, 123456789012345678.0, 42.0, 1234.5, 3.14159,
+                             -273.15, 1e300, -1e-300, 0.3, 2.675, 1.005, 100.0, 4.35, 0.1 + 0.2,
+                             std::nan(""), -std::nan(""), inf, -inf};
+    for (int e = -30; e <= 30; ++e) v.push_back(std::pow(10.0, e));
+    for (double d = 0.0; d < 5.0; d += 0.001) v.push_back(std::round(d * 1000.0) / 1000.0);  // round_ms values
+    return v;
+}
+
+// Bytes that test the escaping and nlohmann's replacement of invalid UTF-8.
+std::vector<std::string> hard_strings() {
+    std::vector<std::string> v = {"", "plain", "with \"quotes\"", "back\\slash", "/slash/", "tab\there",
+                                  "new\nline", "cr\rlf\n", "\b\f", std::string("nul\0byte", 8), "\x01\x1f\x7f",
+                                  "caf\xc3\xa9", "\xe2\x82\xac 5", "\xf0\x9f\x98\x80 emoji", "\x80", "\xc3",
+                                  "\xe2\x82", "abc\xff", "\xc0\xaf overlong", "\xed\xa0\x80 surrogate",
+                                  "\xf5\x80\x80\x80", "mixed \xc3\xa9 and \xff and \"q\" and \n",
+                                  "\xf0\x9f\x98", "ok\xc3\xa9\xc3", "\"\\\x1b[31m", "=1+2", "-dash"};
+    for (int c = 0; c < 256; ++c) v.push_back(std::string(1, char(c)) + "x" + std::string(1, char(c)));
+    return v;
+}
+
+// A random tree of every kind of value, with containers up to `depth` deep.
+ojson random_value(std::mt19937_64& rng, int depth) {
+    auto pick = [&](uint64_t n) { return rng() % n; };
+    auto random_string = [&] {
+        std::string s;
+        size_t n = pick(24);
+        bool bytes = pick(4) == 0;  // else mostly printable ASCII
+        for (size_t i = 0; i < n; ++i) s += bytes ? char(rng()) : char(pick(8) ? 0x20 + pick(95) : pick(0x20));
+        return s;
+    };
+    switch (pick(depth > 0 ? 11 : 8)) {
+    case 0: return nullptr;
+    case 1: return pick(2) == 0;
+    case 2: return int64_t(rng());
+    case 3: return uint64_t(rng());
+    case 4: {  // any bit pattern, NaNs and infinities included
+        uint64_t bits = rng();
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    case 5: return std::round(double(int64_t(pick(20'000'000))) - 1e7) / 1000.0;
+    case 6: return double(int64_t(pick(1'000'000)));
+    case 7: return random_string();
+    case 8:
+    case 9: {
+        ojson o = ojson::object();
+        for (size_t i = pick(5); i > 0; --i) o[random_string()] = random_value(rng, depth - 1);
+        return o;
+    }
+    default: {
+        ojson a = ojson::array();
+        for (size_t i = pick(5); i > 0; --i) a.push_back(random_value(rng, depth - 1));
+        return a;
+    }
+    }
+}
+
+} // namespace
+
+TEST_CASE("json stream: doubles as nlohmann formats them (grisu2, .0, null for NaN and inf)", "[json]") {
+    for (double d : hard_doubles()) {
+        INFO("value " << d);
+        check_same(ojson(d));
+        check_same(ojson::array({d, d}));
+    }
+    std::mt19937_64 rng(1);
+    ojson many = ojson::array();
+    for (int i = 0; i < 20000; ++i) {
+        uint64_t bits = rng();
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        many.push_back(d);
+        many.push_back(double(int64_t(rng() % 2'000'000'000)) / 1000.0);
+        many.push_back(std::ldexp(double(rng() >> 11), int(rng() % 200) - 100));
+    }
+    check_same(many);
+}
+
+TEST_CASE("json stream: integers, booleans and null", "[json]") {
+    ojson a = {int64_t(0), int64_t(-1), std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+               uint64_t(0), std::numeric_limits<uint64_t>::max(), uint64_t(1) << 63, true, false, nullptr};
+    check_same(a);
+    for (auto& v : a) check_same(v);
+    // The narrow types the model uses, through the same overloads.
+    std::ostringstream os;
+    {
+        JsonStream w(os, -1);
+        w.begin_array().value(uint8_t(255)).value(uint16_t(65535)).value(int(-7)).value(uint32_t(4000000000u));
+        w.value(std::optional<uint16_t>()).value(std::optional<uint8_t>(3)).value(std::vector<uint32_t>{1, 2});
+        w.end_array();
+    }
+    CHECK(os.str() == "[255,65535,-7,4000000000,null,3,[1,2]]");
+}
+
+TEST_CASE("json stream: strings escaped as nlohmann does, invalid UTF-8 replaced", "[json]") {
+    for (auto& s : hard_strings()) {
+        INFO("string of " << s.size() << " bytes");
+        check_same(ojson(s));
+        ojson o = ojson::object();
+        o[s] = s;  // keys are escaped the same way
+        check_same(o);
+    }
+    std::mt19937_64 rng(2);
+    for (int i = 0; i < 5000; ++i) {
+        std::string s;
+        for (size_t n = rng() % 40; n > 0; --n) s += char(rng());
+        check_same(ojson(s));
+    }
+}
+
+TEST_CASE("json stream: empty containers, nesting and layout", "[json]") {
+    check_same(ojson::object());
+    check_same(ojson::array());
+    check_same(ojson::parse(R"({"a":[],"b":{},"c":[[],{},[[]],{"d":{}}],"e":[1,[2,[3,{"f":[]}]]]})"));
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 3000; ++i) check_same(random_value(rng, 4));
+}
+
+TEST_CASE("json stream: documents and strings larger than its buffer", "[json]") {
+    ojson big = ojson::array();
+    std::string long_plain(300000, 'a'), long_escaped(100000, '"'), long_utf8;
+    for (int i = 0; i < 50000; ++i) long_utf8 += "\xc3\xa9\xff";
+    big.push_back(long_plain);
+    big.push_back(long_escaped);
+    big.push_back(long_utf8);
+    for (int i = 0; i < 100000; ++i) big.push_back({{"i", i}, {"s", "x" + std::to_string(i)}, {"d", i / 7.0}});
+    check_same(big);
+}

@@ -1,0 +1,215 @@
+// The streamed JSON report against the nlohmann-tree renderer it replaced
+// (report_json_reference.cpp): byte for byte the same for every bundled,
+// hostile and public capture, and for random results full of hostile text
+// and awkward numbers.
+#include "analyzers/analyze.h"
+#include "analyzers/report.h"
+#include "analyzers/tests/report_json_reference.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> captures_under(const fs::path& dir, bool recursive) {
+    std::vector<std::string> v;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return v;
+    auto take = [&](const fs::directory_entry& e) {
+        auto ext = e.path().extension();
+        if (e.is_regular_file() && (ext == ".pcap" || ext == ".pcapng" || ext == ".cap")) v.push_back(e.path().string());
+    };
+    if (recursive) for (auto& e : fs::recursive_directory_iterator(dir)) take(e);
+    else for (auto& e : fs::directory_iterator(dir)) take(e);
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+// Every indent the reports are asked for (2 by default, compact for the
+// GUI's copies) and two nobody asks for, to check the layout in general.
+void check_same_report(const AnalysisResult& r) {
+    for (int indent : {2, -1, 0, 3}) {
+        INFO("indent " << indent);
+        std::string expected = test::reference_report_json(r, indent);
+        std::string got = report_json(r, indent);
+        REQUIRE(got.size() == expected.size());
+        REQUIRE(got == expected);
+    }
+}
+
+void check_captures(const std::vector<std::string>& files, size_t spill_after) {
+    for (auto& f : files) {
+        INFO(f << ", spill after " << spill_after);
+        AnalysisOptions o;
+        o.spill_after_calls = spill_after;
+        AnalyzeOutcome out = analyze_file(f, o);
+        if (!out.ok) continue;  // not analysable: no report to compare
+        check_same_report(out.result);
+    }
+}
+
+// Text from a hostile capture: control characters, quotes, invalid and
+// valid non-ASCII UTF-8, or plain.
+std::string hostile_text(std::mt19937_64& rng) {
+    static const char* pieces[] = {"", "GetQuote", "\"urn:x#op\"", "a\\b", "\r\n", "\t", "\x01", "\x7f",
+                                   "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc3", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
+                                   "/p?q=1&r=<2>", "(NUL)"};
+    std::string s;
+    for (size_t n = rng() % 5; n > 0; --n) {
+        size_t i = rng() % (sizeof pieces / sizeof *pieces);
+        s += i == 15 ? std::string(1, '\0') : std::string(pieces[i]);
+    }
+    return s;
+}
+
+double awkward_double(std::mt19937_64& rng) {
+    switch (rng() % 8) {
+    case 0: return std::numeric_limits<double>::quiet_NaN();
+    case 1: return (rng() % 2 ? 1 : -1) * std::numeric_limits<double>::infinity();
+    case 2: return -0.0;
+    case 3: return 1e21 * double(rng() % 1000);
+    case 4: return 1e-7 * double(rng() % 1000);
+    case 5: {
+        uint64_t bits = rng();
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    default: return double(int64_t(rng() % 20'000'000) - 10'000'000) / 997.0;
+    }
+}
+
+// A result no capture would give, with every field set to something awkward:
+// what the renderers must agree on is the layout and the values, not sense.
+AnalysisResult random_result(std::mt19937_64& rng) {
+    auto n = [&](uint64_t max) { return size_t(rng() % (max + 1)); };
+    auto i64 = [&] { return int64_t(rng() >> n(63)) * (rng() % 2 ? 1 : -1); };
+    AnalysisResult r;
+    CaptureInfo& c = r.capture;
+    c.file = hostile_text(rng);
+    c.format = "pcap";
+    c.packets = n(3);
+    c.bytes = rng();
+    for (size_t i = n(2); i > 0; --i) c.link_types.push_back(hostile_text(rng));
+    c.first_ns = int64_t(rng() % 4'000'000'000'000'000'000ull);
+    c.last_ns = c.first_ns + int64_t(n(1'000'000'000'000));
+    for (size_t i = n(3); i > 0; --i) c.warnings.push_back({hostile_text(rng), n(2) * rng(), n(1) * rng(), n(1) * rng()});
+    c.truncated = n(1);
+    for (size_t i = n(3); i > 0; --i) {
+        Connection k;
+        k.id = rng();
+        k.client.addr = IpAddress::v4(reinterpret_cast<const uint8_t*>("\x0a\x00\x00\x01"));
+        k.client.port = uint16_t(rng());
+        uint8_t v6[16];
+        for (auto& b : v6) b = uint8_t(rng());
+        k.server.addr = IpAddress::v6(v6);
+        k.saw_syn = n(1);
+        if (n(1)) k.handshake_ms = awkward_double(rng);
+        if (n(1)) k.client_mss = uint16_t(rng());
+        if (n(1)) k.server_wscale = uint8_t(rng());
+        k.packets = rng();
+        k.calls = uint32_t(rng());
+        k.rst = n(1);
+        r.connections.push_back(k);
+    }
+    for (size_t i = n(4); i > 0; --i) {
+        Call k;
+        k.id = rng();
+        k.method = hostile_text(rng);
+        k.uri = hostile_text(rng);
+        k.status = int(i64() % 1000);
+        k.reason = hostile_text(rng);
+        k.soap.operation = hostile_text(rng);
+        k.soap.operation_ns = hostile_text(rng);
+        k.soap.version = n(1) ? "1.1" : "";
+        k.soap_action = hostile_text(rng);
+        k.soap.fault = n(2) == 0;
+        k.soap_response.fault = n(2) == 0;
+        k.soap.fault_code = hostile_text(rng);
+        k.soap_response.fault_string = hostile_text(rng);
+        k.soap.error = n(2) == 0 ? hostile_text(rng) : "";
+        k.soap_response.error = n(2) == 0 ? hostile_text(rng) : "";
+        k.user_agent = hostile_text(rng);
+        k.response_last_frame = n(1) * rng();
+        k.start_ns = i64();
+        k.latency_ms = awkward_double(rng);
+        k.complete = n(1);
+        for (size_t j = n(3); j > 0; --j) k.request.write_sizes.push_back(uint32_t(rng()));
+        k.response.missing_bytes = rng();
+        for (size_t j = n(3); j > 0; --j)
+            k.phases.push_back({PhaseKind(n(7)), i64(), i64(), rng(), rng()});
+        for (size_t j = n(3); j > 0; --j) k.attribution.push_back({hostile_text(rng), awkward_double(rng)});
+        k.setup_ms = n(1) ? -1 : awkward_double(rng);
+        r.calls.push_back(k);
+    }
+    for (size_t i = n(4); i > 0; --i) {
+        Finding f;
+        f.kind = hostile_text(rng);
+        f.side = n(1) ? Side::Client : Side::Server;
+        for (size_t j = n(3); j > 0; --j) f.calls.push_back(rng());
+        f.cost_ms = awkward_double(rng);
+        f.explanation = hostile_text(rng);
+        f.toolkit = n(1) ? hostile_text(rng) : "";
+        f.start_ns = i64();
+        // Keys given twice keep their first place and last value.
+        static const char* keys[] = {"write_sizes", "gap_ms", "write_sizes", "\xff", ""};
+        for (size_t j = n(5); j > 0; --j) f.details.push_back({keys[n(4)], hostile_text(rng)});
+        for (size_t j = n(2); j > 0; --j) f.intervals.push_back({i64(), i64()});
+        f.counted_ms = awkward_double(rng);
+        r.findings.push_back(f);
+    }
+    auto group = [&](SummaryGroup& g) {
+        g.operation = n(1) ? hostile_text(rng) : "";
+        g.latency.calls = n(2);
+        g.latency.median_ms = awkward_double(rng);
+        g.latency.total_ms = n(1) ? 0 : awkward_double(rng);
+        for (size_t j = n(2); j > 0; --j) g.losses.push_back({hostile_text(rng), rng(), rng(), awkward_double(rng), awkward_double(rng), bool(n(1))});
+        for (size_t j = n(2); j > 0; --j) g.attribution.push_back({hostile_text(rng), awkward_double(rng)});
+        g.avoidable_ms = awkward_double(rng);
+        for (size_t j = n(2); j > 0; --j)
+            g.what_if.push_back({hostile_text(rng), hostile_text(rng), awkward_double(rng), awkward_double(rng), rng(), bool(n(1))});
+    };
+    group(r.summary.overall);
+    for (size_t i = n(2); i > 0; --i) group(r.summary.per_operation.emplace_back());
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("report json: streamed report equals the nlohmann-tree report for the bundled captures", "[json]") {
+    std::vector<std::string> files = captures_under(STALLSCOPE_TESTDATA_DIR, true);
+    REQUIRE(files.size() >= 100);  // testdata/, hostile/, http-parsing/
+    check_captures(files, SIZE_MAX);
+    check_captures(files, 0);  // every item read back from the spill file
+}
+
+TEST_CASE("report json: streamed report equals the nlohmann-tree report for the public captures", "[json]") {
+    const char* env = std::getenv("STALLSCOPE_PUBLIC_CORPUS");
+    fs::path dir = env && *env ? fs::path(env) : fs::path(STALLSCOPE_PUBLIC_CORPUS_DIR);
+    std::vector<std::string> files = captures_under(dir, false);
+    if (files.empty()) {
+        WARN("public corpus " << dir.string() << " is absent (set STALLSCOPE_PUBLIC_CORPUS): not compared");
+        return;
+    }
+    check_captures(files, SIZE_MAX);
+}
+
+TEST_CASE("report json: streamed report equals the nlohmann-tree report for random hostile results", "[json]") {
+    std::mt19937_64 rng(15);
+    for (int i = 0; i < 2000; ++i) {
+        INFO("random result " << i);
+        check_same_report(random_result(rng));
+    }
+}
