@@ -34,6 +34,11 @@ bool OutputStream::open(const std::string& path, std::string& error) {
     to_file_ = !(path.empty() || path == "-");
     if (!to_file_) return true;
     tmp_ = atomic_target(path) ? path + ".tmp" : std::string();
+    // Reports come in 64 KiB chunks (JsonStream, the CSV writer) that go
+    // straight to the file; this buffer gathers anything written in small
+    // pieces into big writes as well. It must be set before open().
+    buffer_.reset(new char[kBufferSize]);
+    file_.rdbuf()->pubsetbuf(buffer_.get(), std::streamsize(kBufferSize));
     file_.open(tmp_.empty() ? path : tmp_, std::ios::binary | std::ios::trunc);
     if (!file_) { error = path + ": " + std::strerror(errno); return false; }
     return true;

@@ -1,6 +1,7 @@
 #pragma once
 // Writes a report to -o FILE (atomically: temp file then rename) or stdout.
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -19,7 +20,9 @@ public:
     ~OutputStream();
 
 private:
+    static constexpr size_t kBufferSize = 1 << 20;
     std::string path_, tmp_;
+    std::unique_ptr<char[]> buffer_;  // declared before file_: outlives it
     std::ofstream file_;
     bool to_file_ = false, committed_ = false;
 };
