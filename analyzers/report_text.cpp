@@ -44,6 +44,19 @@ double phase_ms(const Call& c, PhaseKind k) {
     return t;
 }
 
+// True when a finding of `kind` overlaps one with precedence (its time is
+// counted there, call_ledger). Only asked for a kind with no time of its own.
+bool counted_under_root(const AnalysisResult& r, const std::string& kind) {
+    bool found = false;
+    for_each_finding(r, [&](const Finding& f) {
+        if (f.kind == kind)
+            for (auto& [key, value] : f.details)
+                found = found || (key == "overlap" && f.counted_ms < f.cost_ms);
+        return !found;
+    });
+    return found;
+}
+
 } // namespace
 
 std::string report_text(const AnalysisResult& r) {
@@ -83,6 +96,9 @@ std::string report_text(const AnalysisResult& r) {
         else if (k.lost_ms > 0)
             out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu calls\n", k.kind.c_str(), k.lost_ms,
                        k.share * 100, (unsigned long long)k.calls);
+        else if (counted_under_root(r, k.kind))  // a wait that is another finding's, which started the chain
+            out += fmt("  %-18s    found in %llu calls (its wait is counted once, under the finding it overlaps)\n",
+                       k.kind.c_str(), (unsigned long long)k.calls);
         else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
             out += fmt("  %-18s    found in %llu calls (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls);
     }
@@ -155,6 +171,8 @@ std::string report_text(const AnalysisResult& r) {
                    ex.explanation + "\n";
             out += "     evidence frames: " + frames_list(ex.frames) + "\n";
             if (!ex.cost_method.empty() && ex.cost_ms > 0) out += "     cost: " + ex.cost_method + "\n";
+            for (auto& [key, value] : ex.details)  // one wait, two findings: which one counts it
+                if (key == "overlap") out += "     overlap: " + value + "\n";
             out += "     fix: " + ex.fix + "\n";
             if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
         }

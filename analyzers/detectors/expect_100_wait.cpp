@@ -5,13 +5,16 @@
 //    timer (1 s curl, 350 ms .NET);
 //  3 the server sent 100 Continue after the request was already complete
 //    (MS SOAP Toolkit, seed Fig. 3); the Nagle hold of the final response
-//    that usually follows is costed in the nagle_delayed_ack finding.
+//    that usually follows is one wait with it: this finding, which started
+//    the chain, carries the hold's interval too, and the ledger counts it
+//    here once (the nagle_delayed_ack finding says it overlaps).
 // See docs/detectors/expect_100_wait.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/nagle_stalls.h"
 #include "analyzers/detectors/toolkit_fixes.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace stallscope {
@@ -73,14 +76,20 @@ public:
             Finding f = make_finding(kind(), Side::Server, call);
             f.frames = {rq.last_frame, call.continue_frame};
             if (call.response.first_frame) f.frames.push_back(call.response.first_frame);
-            // Cost 0 here, so a zero-length interval: the Nagle finding draws the hold.
+            // The unneeded 100 is why the final response was held (Nagle
+            // waits for its ACK): the hold is this finding's wait, the same
+            // interval as the nagle_delayed_ack finding's, counted once here.
             f.start_ns = f.end_ns = call.continue_ns;
             double hold = 0;
-            for (const NagleStall& st : scan.nagle_stalls())
-                if (st.after_continue) hold += st.cost_ms;
-            f.cost_ms = 0;  // the hold is counted once, in the nagle_delayed_ack finding
-            f.cost_method = hold > 0 ? "0 here: the " + fmt_ms(hold) +
-                                           " ms hold of the final response is counted in the nagle_delayed_ack finding"
+            for (const NagleStall& st : scan.nagle_stalls()) {
+                if (!st.after_continue) continue;
+                hold += st.cost_ms;
+                if (st.b_ns > st.a_ns + st.rtt_ns) f.intervals.push_back({st.a_ns + st.rtt_ns, st.b_ns});
+                f.end_ns = std::max(f.end_ns, st.b_ns);
+            }
+            f.cost_ms = hold;
+            f.cost_method = hold > 0 ? "the Nagle hold of the final response behind the 100 Continue: B.send - A.send - "
+                                       "one RTT (the same wait as the nagle_delayed_ack finding, counted here once)"
                                      : "0: an unneeded 100 Continue segment, no hold seen";
             f.explanation = "the server sent 100 Continue (frame " + std::to_string(call.continue_frame) +
                             ") after the whole request had arrived (frame " + std::to_string(rq.last_frame) + ")" +

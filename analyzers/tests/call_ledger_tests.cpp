@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 using namespace stallscope;
 namespace fs = std::filesystem;
@@ -176,4 +177,59 @@ TEST_CASE("ledger: every bundled capture, every call partitioned, shares <= 100%
         }
     }
     CHECK(saw_curl_expect);
+}
+
+// The MS SOAP shape (seed Fig. 3): an unasked 100 Continue after the whole
+// request, then Nagle holds the final response until the client's delayed
+// ACK of the 100. One wait, started by the 100: counted once, under
+// expect_100_wait; both findings say they overlap and which is the root.
+TEST_CASE("ledger: a response held by Nagle behind an unasked 100 Continue is one wait, under expect_100_wait",
+          "[ledger][captures]") {
+    AnalyzeOutcome o = analyze_file(std::string(STALLSCOPE_TESTDATA_DIR) + "/refsvc-ms-soap.pcap");
+    REQUIRE(o.ok);
+    const AnalysisResult& r = o.result;
+    std::map<uint64_t, double> expect_counted, nagle_cost;
+    size_t expects = 0, nagles = 0;
+    for_each_finding(r, [&](const Finding& f) {
+        INFO(f.kind << ": " << f.explanation);
+        if (f.kind == "expect_100_wait") {
+            ++expects;
+            CHECK(f.side == Side::Server);
+            CHECK(f.counted_ms > 1.0);  // the ~40 ms hold, not 0
+            CHECK(f.counted_ms == Approx(f.cost_ms).margin(0.001));
+            CHECK(has_detail(f, "overlap"));
+            for (auto& [k, v] : f.details)
+                if (k == "overlap") CHECK(v.find("counted here, where the chain started") != std::string::npos);
+            expect_counted[f.calls.front()] += f.counted_ms;
+        } else if (f.kind == "nagle_delayed_ack") {
+            ++nagles;
+            CHECK(f.counted_ms == 0);
+            CHECK(f.cost_ms > 1.0);
+            CHECK(has_detail(f, "overlap"));
+            for (auto& [k, v] : f.details)
+                if (k == "overlap")
+                    CHECK(v.find("expect_100_wait finding (server side), which started the chain") != std::string::npos);
+            nagle_cost[f.calls.front()] += f.cost_ms;
+        }
+        return true;
+    });
+    CHECK(expects == 5);
+    CHECK(nagles == 5);
+    for_each_call(r, [&](const Call& c) {
+        INFO("call " << c.id);
+        CHECK(part(c, "nagle_delayed_ack") == 0);
+        CHECK(part(c, "expect_100_wait") == Approx(nagle_cost[c.id]).margin(0.002));
+        CHECK(part(c, "expect_100_wait") == Approx(expect_counted[c.id]).margin(0.002));
+        // Either fix removes the whole wait (no Nagle hold without the 100, no hold with TCP_NODELAY).
+        CHECK(saving(c, "expect_100_wait") == Approx(nagle_cost[c.id]).margin(0.002));
+        CHECK(saving(c, "nagle_delayed_ack") == Approx(nagle_cost[c.id]).margin(0.002));
+        return true;
+    });
+    // The summary counts it once: the stall total is the hold, not twice it.
+    double lost = 0;
+    for (auto& k : r.summary.overall.losses)
+        if (k.avoidable) lost += k.lost_ms;
+    double holds = 0;
+    for (auto& [id, ms] : nagle_cost) holds += ms;
+    CHECK(lost == Approx(holds).margin(0.01));
 }
