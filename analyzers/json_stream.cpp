@@ -8,6 +8,26 @@
 
 namespace stallscope {
 
+namespace {
+
+// What a byte needs in a JSON string: 0 nothing, 1 an escape, 2 the UTF-8 check.
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 0; c < 0x20; ++c) t[size_t(c)] = 1;
+    t['"'] = t['\\'] = 1;
+    for (int c = 0x80; c < 0x100; ++c) t[size_t(c)] = 2;
+    return t;
+}();
+
+// Written as it is between quotes.
+bool plain(std::string_view s) {
+    for (char c : s)
+        if (kByteClass[uint8_t(c)]) return false;
+    return true;
+}
+
+} // namespace
+
 JsonStream::JsonStream(std::ostream& os, int indent)
     : os_(os), indent_(indent), buf_(new char[kBufferSize]), newline_(64, ' ') {
     newline_[0] = '\n';
@@ -51,7 +71,27 @@ void JsonStream::before_value() {
     newline(open_.size());
 }
 
+// Keys are written once per member of every call: the usual key (plain
+// ASCII, fits in the buffer) is laid out in one go.
 JsonStream& JsonStream::key(std::string_view k) {
+    size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
+    if (pad > newline_.size()) newline_.resize(2 * pad, ' ');
+    const size_t most = 1 + pad + 1 + k.size() + 3;                       // , pad "k":_
+    if (most <= kBufferSize - used_ && plain(k)) {
+        char* p = buf_.get() + used_;
+        if (open_.back()++) *p++ = ',';
+        std::memcpy(p, newline_.data(), pad);
+        p += pad;
+        *p++ = '"';
+        std::memcpy(p, k.data(), k.size());
+        p += k.size();
+        *p++ = '"';
+        *p++ = ':';
+        if (indent_ >= 0) *p++ = ' ';
+        used_ = size_t(p - buf_.get());
+        after_key_ = true;
+        return *this;
+    }
     if (open_.back()++) put(',');
     newline(open_.size());
     string(k);
@@ -119,19 +159,6 @@ template <class I> JsonStream& JsonStream::integer(I v) {
 }
 template JsonStream& JsonStream::integer(int64_t);
 template JsonStream& JsonStream::integer(uint64_t);
-
-namespace {
-
-// What a byte needs in a JSON string: 0 nothing, 1 an escape, 2 the UTF-8 check.
-constexpr std::array<uint8_t, 256> kByteClass = [] {
-    std::array<uint8_t, 256> t{};
-    for (int c = 0; c < 0x20; ++c) t[size_t(c)] = 1;
-    t['"'] = t['\\'] = 1;
-    for (int c = 0x80; c < 0x100; ++c) t[size_t(c)] = 2;
-    return t;
-}();
-
-} // namespace
 
 // ASCII is escaped here exactly as nlohmann escapes it (\" \\ \b \t \n \f
 // \r, other control characters as \u00xx). A string with any byte >= 0x80
