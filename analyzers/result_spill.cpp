@@ -98,6 +98,26 @@ void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) co
     }
 }
 
+namespace {
+// Entries are sorted by id after seal(): a binary search finds one.
+template <class E> const E* by_id(const std::vector<E>& v, uint64_t id) {
+    auto it = std::lower_bound(v.begin(), v.end(), id, [](const E& e, uint64_t k) { return e.key < k; });
+    return it != v.end() && it->key == id ? &*it : nullptr;
+}
+} // namespace
+
+bool ResultSpill::find_connection(uint64_t id, Connection& out) const {
+    const Entry* e = by_id(conns_, id);
+    if (e) read(*e, out);
+    return e != nullptr;
+}
+
+bool ResultSpill::find_call(uint64_t id, Call& out) const {
+    const Entry* e = by_id(calls_, id);
+    if (e) read(*e, out);
+    return e != nullptr;
+}
+
 size_t connection_count(const AnalysisResult& r) { return r.spill ? r.spill->connection_count() : r.connections.size(); }
 size_t call_count(const AnalysisResult& r) { return r.spill ? r.spill->call_count() : r.calls.size(); }
 size_t finding_count(const AnalysisResult& r) { return r.spill ? r.spill->finding_count() : r.findings.size(); }

@@ -38,6 +38,15 @@ public:
     void each_call(const std::function<bool(const Call&)>& fn) const;
     void each_finding(const std::function<bool(const Finding&)>& fn) const;
 
+    // One item by its place in report order (i < the count), or a connection /
+    // call by id (false when there is none): one read, for views that fetch
+    // rows on demand. After seal(). Throws SpillError.
+    void connection_at(size_t i, Connection& out) const { read(conns_.at(i), out); }
+    void call_at(size_t i, Call& out) const { read(calls_.at(i), out); }
+    void finding_at(size_t i, Finding& out) const { read(findings_.at(i), out); }
+    bool find_connection(uint64_t id, Connection& out) const;
+    bool find_call(uint64_t id, Call& out) const;
+
 private:
     struct Entry {
         uint64_t key = 0;      // id (connections, calls) or first call (findings)

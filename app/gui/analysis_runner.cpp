@@ -35,6 +35,7 @@ void AnalysisRunner::start(const QString& path) {
     auto analyze = analyze_;
     QPointer<AnalysisRunner> self(this);
     const std::string file = QFileInfo(path).filePath().toStdString();
+    const size_t spill_after = spill_after_calls_;
 
     thread_ = QThread::create([=]() {
         LoadOutcome out;
@@ -51,12 +52,13 @@ void AnalysisRunner::start(const QString& path) {
         try {
             if (!analyze) throw std::runtime_error("this build has no analysis core");
             AnalysisOptions options;
-            options.keep_segments = true;
+            options.keep_segments = true;       // the event trace of any call, at once
+            options.spill_after_calls = spill_after;   // big captures stay on disk
             AnalyzeOutcome r = analyze(file, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();
             out.error = QString::fromStdString(r.error);
-            if (r.ok) out.result = std::make_shared<const AnalysisResult>(std::move(r.result));
+            if (r.ok) out.result = std::make_shared<const LoadedResult>(std::move(r.result));  // the keys, here off the UI thread
         } catch (const std::exception& e) {
             out.ok = false;
             out.error = QStringLiteral("%1: internal error: %2").arg(path, QString::fromUtf8(e.what()));

@@ -13,6 +13,11 @@ class QThread;
 
 namespace stallscope::gui {
 
+// More calls than this and the analysis spills them (with their segments)
+// to a temp file; the views then fetch rows on demand (loaded_result.h), so
+// memory stays bounded on captures of any size.
+constexpr size_t kGuiSpillAfterCalls = 5000;
+
 class AnalysisRunner : public QObject {
     Q_OBJECT
 public:
@@ -21,6 +26,8 @@ public:
     ~AnalysisRunner() override;   // cancels and waits for a running analysis
 
     bool busy() const { return thread_ != nullptr; }
+    // SIZE_MAX keeps every call in memory (what compare_results needs).
+    void setSpillAfterCalls(size_t n) { spill_after_calls_ = n; }
 
 public slots:
     // Starts analysing path; a running analysis is cancelled and its result dropped.
@@ -40,6 +47,7 @@ private:
     QThread* thread_ = nullptr;
     std::shared_ptr<std::atomic<bool>> cancel_;
     quint64 generation_ = 0;
+    size_t spill_after_calls_ = kGuiSpillAfterCalls;
 };
 
 } // namespace stallscope::gui

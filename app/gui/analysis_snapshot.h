@@ -1,7 +1,7 @@
 #pragma once
 // A finished analysis as the UI holds it: immutable and shared, so the worker
 // thread hands it over once and every view reads the same snapshot.
-#include "analyzers/model.h"
+#include "app/gui/loaded_result.h"
 
 #include <QMetaType>
 #include <QString>
@@ -9,7 +9,7 @@
 
 namespace stallscope::gui {
 
-using ResultPtr = std::shared_ptr<const AnalysisResult>;
+using ResultPtr = std::shared_ptr<const LoadedResult>;
 
 struct LoadOutcome {
     QString path;

@@ -31,6 +31,7 @@ signals:
 
 protected:
     bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
+    bool lessThan(const QModelIndex& a, const QModelIndex& b) const override;
 
 private:
     CallsModel* calls_ = nullptr;

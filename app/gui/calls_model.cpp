@@ -1,13 +1,12 @@
 #include "app/gui/calls_model.h"
 
 #include "app/gui/display_text.h"
-#include "analyzers/call_ledger.h"
 
 #include <QBrush>
 #include <QColor>
 #include <algorithm>
+#include <bit>
 #include <set>
-#include <unordered_map>
 
 namespace stallscope::gui {
 
@@ -16,40 +15,33 @@ CallsModel::CallsModel(QObject* parent) : QAbstractTableModel(parent) {}
 void CallsModel::setResult(ResultPtr result) {
     beginResetModel();
     result_ = std::move(result);
-    kinds_.clear();
-    lost_ms_.clear();
-    if (result_) {
-        std::unordered_map<uint64_t, size_t> row_of;
-        for (size_t i = 0; i < result_->calls.size(); ++i) row_of[result_->calls[i].id] = i;
-        kinds_.resize(result_->calls.size());
-        lost_ms_.assign(result_->calls.size(), 0.0);
-        // Time lost is the call ledger's (each millisecond once), as in every report.
-        for (size_t i = 0; i < result_->calls.size(); ++i) lost_ms_[i] = stall_ms(result_->calls[i]);
-        for (const Finding& f : result_->findings) {
-            for (uint64_t id : f.calls) {
-                auto it = row_of.find(id);
-                if (it == row_of.end()) continue;
-                auto& k = kinds_[it->second];
-                if (std::find(k.begin(), k.end(), f.kind) == k.end()) k.push_back(f.kind);
-            }
-        }
-    }
     endResetModel();
 }
 
 int CallsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !result_ ? 0 : int(result_->calls.size());
+    return parent.isValid() || !result_ ? 0 : int(result_->callCount());
 }
 
 int CallsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-int CallsModel::rowOfCall(uint64_t id) const {
-    if (!result_) return -1;
-    // Calls are numbered 1.. in order; fall back to a scan if that ever changes.
-    if (id >= 1 && id <= result_->calls.size() && result_->calls[id - 1].id == id) return int(id - 1);
-    for (size_t i = 0; i < result_->calls.size(); ++i)
-        if (result_->calls[i].id == id) return int(i);
-    return -1;
+int CallsModel::rowOfCall(uint64_t id) const { return result_ ? result_->rowOfCall(id) : -1; }
+
+bool CallsModel::lessThan(int a, int b, int column) const {
+    const CallKey& x = key(a);
+    const CallKey& y = key(b);
+    switch (column) {
+    case Id: return x.id < y.id;
+    case Connection: return x.connection_id < y.connection_id;
+    case Operation: return result_->operationOf(x) < result_->operationOf(y);
+    case Status: return x.status < y.status;
+    case Latency: return x.latency_ms < y.latency_ms;
+    case Start: return x.start_ns < y.start_ns;
+    case RequestSize: return x.request_bytes < y.request_bytes;
+    case ResponseSize: return x.response_bytes < y.response_bytes;
+    case Findings: return std::popcount(x.kinds) < std::popcount(y.kinds);
+    case TimeLost: return x.lost_ms < y.lost_ms;
+    }
+    return x.id < y.id;
 }
 
 static QString kindsText(const std::vector<std::string>& kinds) {
@@ -60,36 +52,36 @@ static QString kindsText(const std::vector<std::string>& kinds) {
 
 QVariant CallsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !result_ || index.row() >= rowCount()) return {};
-    const Call& c = call(index.row());
     const int row = index.row();
-    const double start_s = double(c.start_ns - result_->capture.first_ns) / 1e9;
-    if (role == CallIdRole) return QVariant::fromValue<quint64>(c.id);
+    const CallKey& k = key(row);
+    if (role == CallIdRole) return QVariant::fromValue<quint64>(k.id);
     if (role == SortRole) {
         switch (index.column()) {
-        case Id: return QVariant::fromValue<quint64>(c.id);
-        case Connection: return QVariant::fromValue<quint64>(c.connection_id);
-        case Operation: return callOperation(c);
-        case Status: return c.status;
-        case Latency: return c.latency_ms;
-        case Start: return QVariant::fromValue<qint64>(c.start_ns);
-        case RequestSize: return QVariant::fromValue<quint64>(c.request.header_bytes + c.request.body_bytes);
-        case ResponseSize: return QVariant::fromValue<quint64>(c.response.header_bytes + c.response.body_bytes);
-        case Findings: return int(kinds_[size_t(row)].size());
-        case TimeLost: return lost_ms_[size_t(row)];
+        case Id: return QVariant::fromValue<quint64>(k.id);
+        case Connection: return QVariant::fromValue<quint64>(k.connection_id);
+        case Operation: return result_->operationOf(k);
+        case Status: return k.status;
+        case Latency: return k.latency_ms;
+        case Start: return QVariant::fromValue<qint64>(k.start_ns);
+        case RequestSize: return QVariant::fromValue<quint64>(k.request_bytes);
+        case ResponseSize: return QVariant::fromValue<quint64>(k.response_bytes);
+        case Findings: return std::popcount(k.kinds);
+        case TimeLost: return k.lost_ms;
         }
     }
     if (role == Qt::DisplayRole) {
+        const double start_s = double(k.start_ns - result_->capture.first_ns) / 1e9;
         switch (index.column()) {
-        case Id: return QVariant::fromValue<quint64>(c.id);
-        case Connection: return QVariant::fromValue<quint64>(c.connection_id);
-        case Operation: return callOperation(c);
-        case Status: return statusText(c);
-        case Latency: return c.complete ? formatMs(c.latency_ms) : QStringLiteral("incomplete");
+        case Id: return QVariant::fromValue<quint64>(k.id);
+        case Connection: return QVariant::fromValue<quint64>(k.connection_id);
+        case Operation: return result_->operationOf(k);
+        case Status: return statusText(*call(row));
+        case Latency: return k.complete() ? formatMs(k.latency_ms) : QStringLiteral("incomplete");
         case Start: return QString::number(start_s, 'f', 6) + QStringLiteral(" s");
-        case RequestSize: return formatBytes(c.request.header_bytes + c.request.body_bytes);
-        case ResponseSize: return formatBytes(c.response.header_bytes + c.response.body_bytes);
-        case Findings: return kindsText(kinds_[size_t(row)]);
-        case TimeLost: return lost_ms_[size_t(row)] > 0 ? formatMs(lost_ms_[size_t(row)]) : QString();
+        case RequestSize: return formatBytes(k.request_bytes);
+        case ResponseSize: return formatBytes(k.response_bytes);
+        case Findings: return kindsText(findingKinds(row));
+        case TimeLost: return k.lost_ms > 0 ? formatMs(k.lost_ms) : QString();
         }
     }
     if (role == Qt::TextAlignmentRole) {
@@ -100,10 +92,12 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::ForegroundRole) {
-        if (index.column() == Status && (c.status >= 400 || c.soap_response.fault)) return QBrush(QColor(0xd3, 0x2f, 0x2f));
-        if (index.column() == Findings && !kinds_[size_t(row)].empty()) return QBrush(QColor(0xe0, 0x6c, 0x00));
+        if (index.column() == Status && (k.status >= 400 || k.fault())) return QBrush(QColor(0xd3, 0x2f, 0x2f));
+        if (index.column() == Findings && k.kinds) return QBrush(QColor(0xe0, 0x6c, 0x00));
     }
-    if (role == Qt::ToolTipRole) {
+    if (role == Qt::ToolTipRole && (index.column() == Operation || index.column() == Status)) {
+        const auto call_ptr = call(row);
+        const Call& c = *call_ptr;
         if (index.column() == Operation)
             return QStringLiteral("%1 %2\nSOAPAction: %3\nUser-Agent: %4\nServer: %5")
                 .arg(QString::fromStdString(c.method), QString::fromStdString(c.uri),
@@ -134,7 +128,7 @@ QVariant CallsModel::headerData(int section, Qt::Orientation o, int role) const 
 
 QStringList CallsModel::allFindingKinds() const {
     std::set<std::string> s;
-    for (const auto& k : kinds_) s.insert(k.begin(), k.end());
+    if (result_) s.insert(result_->kinds().begin(), result_->kinds().end());
     QStringList l;
     for (const auto& k : s) l << QString::fromStdString(k);
     return l;
@@ -142,8 +136,7 @@ QStringList CallsModel::allFindingKinds() const {
 
 QStringList CallsModel::allOperations() const {
     std::set<QString> s;
-    if (result_)
-        for (const Call& c : result_->calls) s.insert(callOperation(c));
+    if (result_) s.insert(result_->operations().begin(), result_->operations().end());
     return QStringList(s.begin(), s.end());
 }
 

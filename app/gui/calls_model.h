@@ -1,6 +1,8 @@
 #pragma once
 // One row per call of the result snapshot. Display text in DisplayRole, raw
-// sortable values in SortRole, the call id in CallIdRole.
+// sortable values in SortRole, the call id in CallIdRole. Sorting and
+// filtering read only the compact keys (LoadedResult::callKey); a whole call
+// is fetched for the rows on screen.
 #include "app/gui/analysis_snapshot.h"
 
 #include <QAbstractTableModel>
@@ -25,17 +27,18 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
-    const Call& call(int row) const { return result_->calls[size_t(row)]; }
+    std::shared_ptr<const Call> call(int row) const { return result_->call(size_t(row)); }
+    const CallKey& key(int row) const { return result_->callKey(size_t(row)); }
     int rowOfCall(uint64_t id) const;                        // -1 when unknown
-    const std::vector<std::string>& findingKinds(int row) const { return kinds_[size_t(row)]; }
-    double timeLostMs(int row) const { return lost_ms_[size_t(row)]; }
+    std::vector<std::string> findingKinds(int row) const { return result_->kindsOf(key(row)); }
+    double timeLostMs(int row) const { return key(row).lost_ms; }
     QStringList allFindingKinds() const;                     // kinds present, sorted
     QStringList allOperations() const;
+    // The order of SortRole, straight from the keys (no QVariant per compare).
+    bool lessThan(int row_a, int row_b, int column) const;
 
 private:
     ResultPtr result_;
-    std::vector<std::vector<std::string>> kinds_;   // per row: distinct finding kinds
-    std::vector<double> lost_ms_;                   // per row: summed finding cost
 };
 
 } // namespace stallscope::gui

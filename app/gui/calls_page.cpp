@@ -42,7 +42,7 @@ CallsPage::CallsPage(SelectionHub* hub, QWidget* parent)
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex idx = table_->indexAt(pos);
-        const Call* c = idx.isValid() ? hub_->call(idx.data(CallsModel::CallIdRole).toULongLong()) : nullptr;
+        auto c = idx.isValid() ? hub_->call(idx.data(CallsModel::CallIdRole).toULongLong()) : nullptr;
         if (!c || !hub_->result()) return;
         QMenu menu;
         addWiresharkActions(&menu, QString::fromStdString(hub_->result()->capture.file), c->request_first_frame,

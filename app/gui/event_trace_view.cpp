@@ -185,7 +185,9 @@ void EventTracePanel::rebuild() {
         header_->clear();
     } else {
         const bool whole = showsConnection() || !call;
-        ok = whole ? backend_->connection_trace(*r, conn, layout, error) : backend_->call_trace(*r, call, layout, error);
+        // Only the connection is read (a spilled result has the rest on disk).
+        const AnalysisResult slice = r->slice(conn);
+        ok = whole ? backend_->connection_trace(slice, conn, layout, error) : backend_->call_trace(slice, call, layout, error);
         if (ok) {
             header_->setText(whole ? tr("Connection %1 — %2 segments").arg(conn).arg(layout.arrows.size())
                                    : tr("Call %1 — %2 segments").arg(call).arg(layout.arrows.size()));
@@ -205,7 +207,8 @@ void EventTracePanel::onFrameHighlighted(quint64 frame) {
         // The frame is outside the call's window: show the whole connection if it has it.
         EventTraceLayout whole;
         std::string error;
-        if (backend_->connection_trace(*hub_->result(), hub_->selectedConnection(), whole, error))
+        if (backend_->connection_trace(hub_->result()->slice(hub_->selectedConnection()), hub_->selectedConnection(), whole,
+                                       error))
             for (const TraceArrow& a : whole.arrows)
                 if (a.frame == frame) { setShowConnection(true); break; }
     }

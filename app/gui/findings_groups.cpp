@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_set>
 
 namespace stallscope::gui {
 
@@ -15,28 +14,40 @@ const char* severityName(Severity s) {
     return "?";
 }
 
-std::vector<FindingGroup> groupFindings(const AnalysisResult& r) {
-    std::map<std::pair<std::string, Side>, FindingGroup> by_key;
-    std::map<std::pair<std::string, Side>, std::unordered_set<uint64_t>> calls_of;
-    for (size_t i = 0; i < r.findings.size(); ++i) {
-        const Finding& f = r.findings[i];
+std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
+    std::map<std::pair<uint16_t, Side>, FindingGroup> by_key;
+    std::map<std::pair<uint16_t, Side>, std::vector<bool>> calls_of;   // by call row
+    for (size_t i = 0; i < r.findingCount(); ++i) {
+        const FindingKey& f = r.findingKey(i);
         auto key = std::make_pair(f.kind, f.side);
         FindingGroup& g = by_key[key];
-        g.kind = f.kind;
+        g.kind = r.kinds()[f.kind];
         g.side = f.side;
         g.findings.push_back(i);
         g.lost_ms += f.cost_ms;
-        calls_of[key].insert(f.calls.begin(), f.calls.end());
+        auto& seen = calls_of[key];
+        if (seen.empty()) seen.resize(r.callCount());
+        if (f.calls == 0) continue;
+        auto mark = [&](uint64_t id) {
+            if (int row = r.rowOfCall(id); row >= 0 && !seen[size_t(row)]) {
+                seen[size_t(row)] = true;
+                g.calls++;
+            }
+        };
+        if (f.calls <= 2) {   // the keys name the first and the last call
+            mark(f.first_call);
+            mark(f.last_call);
+        } else {
+            for (uint64_t id : r.finding(i)->calls) mark(id);
+        }
     }
-    double total_ms = 0;
-    for (const Call& c : r.calls) total_ms += c.latency_ms;
+    const double total_ms = r.totalLatencyMs();
     std::vector<FindingGroup> out;
     out.reserve(by_key.size());
     for (auto& [key, g] : by_key) {
-        g.calls = calls_of[key].size();
-        g.every_call = !r.calls.empty() && g.calls >= r.calls.size();
+        g.every_call = r.callCount() > 0 && g.calls >= r.callCount();
         std::stable_sort(g.findings.begin(), g.findings.end(),
-                         [&](size_t a, size_t b) { return r.findings[a].cost_ms > r.findings[b].cost_ms; });
+                         [&](size_t a, size_t b) { return r.findingKey(a).cost_ms > r.findingKey(b).cost_ms; });
         g.severity = g.lost_ms <= 0 ? Severity::Info
                      : total_ms > 0 && g.lost_ms >= kWarningShare * total_ms ? Severity::Warning
                                                                               : Severity::Note;

@@ -2,7 +2,7 @@
 // Findings grouped the way Wireshark's Expert Information groups them: one
 // group per kind and side, with how many findings and calls it holds, the
 // time it cost and a severity; groups ranked by time lost. Pure, no Qt.
-#include "analyzers/model.h"
+#include "app/gui/loaded_result.h"
 
 #include <string>
 #include <vector>
@@ -24,7 +24,7 @@ struct FindingGroup {
 // A group is a Warning when it cost at least this share of all call time.
 constexpr double kWarningShare = 0.05;
 
-std::vector<FindingGroup> groupFindings(const AnalysisResult& r);
+std::vector<FindingGroup> groupFindings(const LoadedResult& r);   // from the keys only
 const char* severityName(Severity s);   // "Warning", "Note", "Info"
 
 } // namespace stallscope::gui

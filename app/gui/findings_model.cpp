@@ -24,13 +24,21 @@ void FindingsModel::rebuild() {
     beginResetModel();
     rows_.clear();
     if (result_) {
-        for (size_t i = 0; i < result_->findings.size(); ++i) {
-            const auto& calls = result_->findings[i].calls;
-            if (call_filter_ && std::find(calls.begin(), calls.end(), call_filter_) == calls.end()) continue;
+        for (size_t i = 0; i < result_->findingCount(); ++i) {
+            const FindingKey& k = result_->findingKey(i);
+            if (call_filter_) {   // the keys rule most findings out; the rest are read
+                if (k.calls == 0 || call_filter_ < k.min_call || call_filter_ > k.max_call) continue;
+                if (k.calls > 2) {
+                    const auto f = result_->finding(i);
+                    if (std::find(f->calls.begin(), f->calls.end(), call_filter_) == f->calls.end()) continue;
+                } else if (call_filter_ != k.first_call && call_filter_ != k.last_call) {
+                    continue;
+                }
+            }
             rows_.push_back(i);
         }
-        const auto& f = result_->findings;
-        std::stable_sort(rows_.begin(), rows_.end(), [&](size_t a, size_t b) { return f[a].cost_ms > f[b].cost_ms; });
+        std::stable_sort(rows_.begin(), rows_.end(),
+                         [&](size_t a, size_t b) { return result_->findingKey(a).cost_ms > result_->findingKey(b).cost_ms; });
     }
     endResetModel();
 }
@@ -47,8 +55,9 @@ int FindingsModel::rowOfFinding(int finding_index) const {
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !result_ || index.row() >= rowCount()) return {};
     const size_t fi = rows_[size_t(index.row())];
-    const Finding& f = result_->findings[fi];
     if (role == FindingIndexRole) return int(fi);
+    const auto found = result_->finding(fi);
+    const Finding& f = *found;
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
         case Kind: return findingKindLabel(f.kind);

@@ -19,6 +19,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <set>
 
 namespace stallscope::gui {
 
@@ -122,12 +123,13 @@ void FindingsPanel::fillFinding(int index) {
     QSignalBlocker block(evidence_);
     evidence_->clear();
     const ResultPtr& r = hub_->result();
-    if (!r || index < 0 || size_t(index) >= r->findings.size()) {
-        details_->setHtml(r && r->findings.empty() ? tr("<p>No findings: nothing in this capture looks like a known stall.</p>")
+    if (!r || index < 0 || size_t(index) >= r->findingCount()) {
+        details_->setHtml(r && r->findingCount() == 0 ? tr("<p>No findings: nothing in this capture looks like a known stall.</p>")
                                                    : tr("<p>Select a finding to see what happened and how to fix it.</p>"));
         return;
     }
-    const Finding& f = r->findings[size_t(index)];
+    const auto found = r->finding(size_t(index));
+    const Finding& f = *found;
     auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
     // What to do first: the kind, what it cost, the fix and the toolkit's own
     // knob, and what fixing it would buy. The why and the facts follow.
@@ -165,10 +167,19 @@ void FindingsPanel::fillFinding(int index) {
         html += QStringLiteral("<p><a href='%1'>About %2 stalls: how they are found and fixed</a></p>")
                     .arg(doc.toString(), findingKindLabel(f.kind).toHtmlEscaped());
     details_->setHtml(html);
+    // The segments of the finding's calls, read until every evidence frame
+    // is among them (a finding on every call of a big capture is not read whole).
     std::vector<const SegmentInfo*> segs;
-    for (uint64_t id : f.calls)
-        if (const Call* c = hub_->call(id))
-            for (const SegmentInfo& sg : c->segments) segs.push_back(&sg);
+    std::vector<std::shared_ptr<const Call>> held;   // the calls the segments belong to
+    std::set<uint64_t> missing(f.frames.begin(), f.frames.end());
+    for (size_t i = 0; i < f.calls.size() && !missing.empty() && held.size() < 1024; ++i)
+        if (auto c = hub_->call(f.calls[i])) {
+            for (const SegmentInfo& sg : c->segments) {
+                segs.push_back(&sg);
+                missing.erase(sg.frame);
+            }
+            held.push_back(std::move(c));
+        }
     for (uint64_t frame : f.frames) {
         auto* item = new QListWidgetItem(evidenceFrameText(frame, segs), evidence_);
         item->setData(Qt::UserRole, QVariant::fromValue<quint64>(frame));

@@ -50,12 +50,11 @@ QModelIndex FindingsTreeModel::indexOfFinding(int finding_index) const {
 static QString countText(uint64_t n) { return QLocale::system().toString(qulonglong(n)); }
 
 QVariant FindingsTreeModel::groupData(const FindingGroup& g, int column, int role) const {
-    const Finding& top = result_->findings[g.findings.front()];
     if (role == FindingIndexRole) return int(g.findings.front());
     if (role == IsGroupRole) return true;
     if (role == Qt::ToolTipRole) {
         if (column == IfFixed) return fixPredictionToolTip(*result_, g);
-        if (column == Fix || column == Kind) return QString::fromStdString(top.fix);
+        if (column == Fix || column == Kind) return QString::fromStdString(result_->finding(g.findings.front())->fix);
         return {};
     }
     if (role != Qt::DisplayRole) return {};
@@ -66,27 +65,27 @@ QVariant FindingsTreeModel::groupData(const FindingGroup& g, int column, int rol
     case Calls: return g.every_call ? tr("every call (%1)").arg(countText(g.calls)) : countText(g.calls);
     case Lost: return g.lost_ms > 0 ? formatMs(g.lost_ms) : tr("none");
     case IfFixed: return fixPredictionText(*result_, g);
-    case Fix: return QString::fromStdString(top.fix);
+    case Fix: return QString::fromStdString(result_->finding(g.findings.front())->fix);
     }
     return {};
 }
 
 QVariant FindingsTreeModel::findingData(size_t fi, int column, int role) const {
-    const Finding& f = result_->findings[fi];
+    // The keys tell all but the explanation, which is fetched for the rows shown.
+    const FindingKey& f = result_->findingKey(fi);
     if (role == FindingIndexRole) return int(fi);
     if (role == IsGroupRole) return false;
-    if (role == Qt::ToolTipRole) return QString::fromStdString(f.explanation);
+    if (role == Qt::ToolTipRole) return QString::fromStdString(result_->finding(fi)->explanation);
     if (role != Qt::DisplayRole) return {};
     switch (column) {
     case Kind: {
-        if (f.calls.empty()) return tr("connection %1").arg(f.connection_id);
-        QString s = f.calls.size() == 1 ? tr("call %1").arg(f.calls.front())
-                                        : tr("calls %1–%2").arg(f.calls.front()).arg(f.calls.back());
+        if (f.calls == 0) return tr("connection %1").arg(f.connection_id);
+        QString s = f.calls == 1 ? tr("call %1").arg(f.first_call) : tr("calls %1–%2").arg(f.first_call).arg(f.last_call);
         return s + tr(", connection %1").arg(f.connection_id);
     }
-    case Calls: return countText(f.calls.size());
+    case Calls: return countText(f.calls);
     case Lost: return f.cost_ms > 0 ? formatMs(f.cost_ms) : tr("none");
-    case Fix: return QString::fromStdString(f.explanation);
+    case Fix: return QString::fromStdString(result_->finding(fi)->explanation);
     }
     return {};
 }

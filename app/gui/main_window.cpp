@@ -300,17 +300,17 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     statusBar()->showMessage(tr("%1: %2 packets, %3 calls on %4 connections, %5 findings, %6 warnings")
                                  .arg(QFileInfo(out.path).fileName())
                                  .arg(r.capture.packets)
-                                 .arg(r.calls.size())
-                                 .arg(r.connections.size())
-                                 .arg(r.findings.size())
+                                 .arg(r.callCount())
+                                 .arg(r.connectionCount())
+                                 .arg(r.findingCount())
                                  .arg(r.capture.warnings.size()));
-    if (!r.findings.empty()) {
+    if (r.findingCount() > 0) {
         size_t best = 0;   // the costliest finding: the first thing worth looking at
-        for (size_t i = 1; i < r.findings.size(); ++i)
-            if (r.findings[i].cost_ms > r.findings[best].cost_ms) best = i;
+        for (size_t i = 1; i < r.findingCount(); ++i)
+            if (r.findingKey(i).cost_ms > r.findingKey(best).cost_ms) best = i;
         hub_->selectFinding(int(best));
-    } else if (!r.calls.empty()) {
-        hub_->selectCall(r.calls.front().id);
+    } else if (r.callCount() > 0) {
+        hub_->selectCall(r.callKey(0).id);
     }
     emit loadFinished(true);
 }
@@ -476,7 +476,9 @@ bool MainWindow::exportFigure(const QString& path, const FigureSettings& fs, QSt
     EventTraceLayout l;
     std::string err;
     const double scale = backend_.figure_scale(o.width, fs.page.toStdString(), fmt.toStdString(), fs.dpi);
-    if (!backend_.figure_trace(*r, hub_->selectedCall(), trace_->showsConnection(), o, l, err) ||
+    const auto call = hub_->call(hub_->selectedCall());
+    const AnalysisResult slice = call ? r->slice(call->connection_id) : AnalysisResult{};
+    if (!backend_.figure_trace(slice, hub_->selectedCall(), trace_->showsConnection(), o, l, err) ||
         !backend_.export_figure(l, path.toStdString(), fmt.toStdString(), scale > 0 ? scale : 1, err)) {
         *error = QString::fromStdString(err);
         return false;
@@ -491,7 +493,7 @@ bool MainWindow::exportTimeline(const QString& path, QString* error) {
         *error = tr("Unknown format “%1”: use .svg or .png").arg(fmt);
         return false;
     }
-    if (backend_.export_timeline) {
+    if (backend_.export_timeline && !hub_->result()->spilled()) {   // the exporter reads calls in memory
         std::string err;
         if (backend_.export_timeline(*hub_->result(), path.toStdString(), fmt.toStdString(), err)) return true;
         *error = QString::fromStdString(err);
@@ -510,6 +512,11 @@ bool MainWindow::exportReport(const QString& path, QString* error) {
     else if (fmt == QLatin1String("csv")) writer = backend_.report_csv;
     else { *error = tr("Unknown format “%1”: use .html, .json or .csv").arg(fmt); return false; }
     if (!writer) { *error = tr("This build cannot write %1 reports.").arg(fmt.toUpper()); return false; }
+    if ((fmt == QLatin1String("html") || fmt == QLatin1String("htm")) && hub_->result()->spilled()) {   // html_report reads calls in memory
+        *error = tr("The HTML report needs every call in memory, and this capture has %1 calls: export JSON or CSV, "
+                    "or run stallscope-cli analyze on it.").arg(hub_->result()->callCount());
+        return false;
+    }
     const std::string text = writer(*hub_->result());
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {

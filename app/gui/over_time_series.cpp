@@ -2,43 +2,40 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
 
 namespace stallscope::gui {
 
-OverTimeSeries OverTimeSeries::build(const AnalysisResult& r) {
+OverTimeSeries OverTimeSeries::build(const LoadedResult& r) {   // the keys only
     OverTimeSeries s;
-    std::unordered_set<uint64_t> stalled;
-    for (const Finding& f : r.findings)
-        if (f.cost_ms > 0) stalled.insert(f.calls.begin(), f.calls.end());
+    const auto& calls = r.callKeys();
     int64_t lo = r.capture.first_ns, hi = r.capture.last_ns;
-    for (const Call& c : r.calls) {   // captures without timestamps in the header: span the calls
+    for (const CallKey& c : calls) {   // captures without timestamps in the header: span the calls
         if (lo == 0 || c.start_ns < lo) lo = c.start_ns;
         hi = std::max(hi, c.end_ns);
     }
     s.origin_ns = lo;
     s.end_ns = std::max(hi, lo + 1);
     s.min_ms = HUGE_VAL;
-    for (const Call& c : r.calls) {
-        if (!c.complete || c.latency_ms <= 0) continue;
-        s.points.push_back({double(c.start_ns - lo), c.latency_ms, c.id, stalled.count(c.id) > 0});
+    for (const CallKey& c : calls) {
+        if (!c.complete() || c.latency_ms <= 0) continue;
+        s.points.push_back({double(c.start_ns - lo), c.latency_ms, c.id, c.stalled()});
         s.min_ms = std::min(s.min_ms, c.latency_ms);
         s.max_ms = std::max(s.max_ms, c.latency_ms);
     }
     if (s.points.empty()) s.min_ms = s.max_ms = 0;
     std::stable_sort(s.points.begin(), s.points.end(), [](const LatencyPoint& a, const LatencyPoint& b) { return a.offset_ns < b.offset_ns; });
-    for (const Finding& f : r.findings) {
+    for (size_t i = 0; i < r.findingCount(); ++i) {
+        const FindingKey& f = r.findingKey(i);
         if (f.cost_ms <= 0) continue;
         int64_t t = f.start_ns;
-        if (t == 0)   // no stall interval: the start of its first call
-            for (const Call& c : r.calls)
-                if (!f.calls.empty() && c.id == f.calls.front()) { t = c.start_ns; break; }
+        if (t == 0 && f.calls > 0)   // no stall interval: the start of its first call
+            if (int row = r.rowOfCall(f.first_call); row >= 0) t = calls[size_t(row)].start_ns;
         s.stalls_.push_back({double(t - lo), f.cost_ms});
     }
     std::sort(s.stalls_.begin(), s.stalls_.end(), [](const Stall& a, const Stall& b) { return a.offset_ns < b.offset_ns; });
     // Every call, complete or not, counts towards calls per interval.
-    s.call_starts_.reserve(r.calls.size());
-    for (const Call& c : r.calls) s.call_starts_.push_back(double(c.start_ns - lo));
+    s.call_starts_.reserve(calls.size());
+    for (const CallKey& c : calls) s.call_starts_.push_back(double(c.start_ns - lo));
     std::sort(s.call_starts_.begin(), s.call_starts_.end());
     return s;
 }

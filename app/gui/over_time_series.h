@@ -2,7 +2,7 @@
 // The data of the "Over time" view, Wireshark I/O-graph style: each call's
 // latency at its start time, and per interval the stalls that began in it,
 // the time they cost and the calls that started. Pure, no Qt.
-#include "analyzers/model.h"
+#include "app/gui/loaded_result.h"
 
 #include <cstdint>
 #include <vector>
@@ -29,7 +29,7 @@ struct OverTimeSeries {
     double min_ms = 0, max_ms = 0;       // over the points
     // Buckets of `interval_ns` over [from, to) offsets.
     std::vector<IntervalBucket> buckets(double from_ns, double to_ns, double interval_ns) const;
-    static OverTimeSeries build(const AnalysisResult& r);
+    static OverTimeSeries build(const LoadedResult& r);
 
 private:
     struct Stall { double offset_ns; double cost_ms; };

@@ -216,7 +216,7 @@ void OverTimeView::mouseMoveEvent(QMouseEvent* e) {
         return;
     }
     const auto id = callAt(e->position());
-    const Call* c = id ? hub_->call(*id) : nullptr;
+    auto c = id ? hub_->call(*id) : nullptr;
     if (!c) { QToolTip::hideText(); return; }
     QToolTip::showText(e->globalPosition().toPoint(),
                        tr("Call %1: %2, %3 at %4 s").arg(c->id).arg(callOperation(*c), formatMs(c->latency_ms))

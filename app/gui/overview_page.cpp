@@ -131,8 +131,8 @@ void OverviewPage::onResult(const ResultPtr& r) {
     setStat("file", QFileInfo(QString::fromStdString(r->capture.file)).fileName() + QStringLiteral(" (") +
                         QString::fromStdString(r->capture.format) + QLatin1Char(')'));
     setStat("packets", QString::number(r->capture.packets));
-    setStat("calls", QString::number(r->calls.size()));
-    setStat("connections", QString::number(r->connections.size()));
+    setStat("calls", QString::number(r->callCount()));
+    setStat("connections", QString::number(r->connectionCount()));
     setStat("median", formatMs(all.latency.median_ms));
     setStat("p90", formatMs(all.latency.p90_ms));
     setStat("max", formatMs(all.latency.max_ms));
@@ -160,8 +160,9 @@ void OverviewPage::onResult(const ResultPtr& r) {
     losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
 
     std::vector<double> lat;
-    for (const Call& c : r->calls)
-        if (c.complete) lat.push_back(c.latency_ms);
+    lat.reserve(r->callCount());
+    for (const CallKey& c : r->callKeys())
+        if (c.complete()) lat.push_back(c.latency_ms);
     // Log bins: a capture's fast calls and its stalls differ by decades.
     const auto bins = logLatencyHistogram(lat, 4);
     auto* set = new QBarSet(tr("calls"));

@@ -6,25 +6,16 @@ namespace stallscope::gui {
 
 SelectionHub::SelectionHub(QObject* parent) : QObject(parent) {}
 
-const Call* SelectionHub::call(uint64_t id) const {
-    auto it = call_index_.find(id);
-    return it == call_index_.end() ? nullptr : &result_->calls[it->second];
+std::shared_ptr<const Call> SelectionHub::call(uint64_t id) const {
+    return result_ ? result_->callById(id) : nullptr;
 }
 
-const Connection* SelectionHub::connection(uint64_t id) const {
-    auto it = connection_index_.find(id);
-    return it == connection_index_.end() ? nullptr : &result_->connections[it->second];
+std::shared_ptr<const Connection> SelectionHub::connection(uint64_t id) const {
+    return result_ ? result_->connection(id) : nullptr;
 }
 
 void SelectionHub::setResult(ResultPtr result) {
     result_ = std::move(result);
-    call_index_.clear();
-    connection_index_.clear();
-    if (result_) {
-        for (size_t i = 0; i < result_->calls.size(); ++i) call_index_[result_->calls[i].id] = i;
-        for (size_t i = 0; i < result_->connections.size(); ++i)
-            connection_index_[result_->connections[i].id] = i;
-    }
     call_ = connection_ = frame_ = 0;
     finding_ = -1;
     emit resultChanged(result_);
@@ -35,12 +26,13 @@ void SelectionHub::setResult(ResultPtr result) {
 }
 
 void SelectionHub::selectCall(quint64 id) {
-    const Call* c = call(id);
+    auto c = call(id);
     if (!c) id = 0;
     if (id == call_) return;
     call_ = id;
     if (finding_ >= 0) {  // a finding stays selected only while it concerns this call
-        const auto& calls = result_->findings[size_t(finding_)].calls;
+        const auto f = result_->finding(size_t(finding_));
+        const auto& calls = f->calls;
         if (std::find(calls.begin(), calls.end(), id) == calls.end()) {
             finding_ = -1;
             emit findingSelected(-1);
@@ -57,7 +49,7 @@ void SelectionHub::selectConnection(quint64 id) {
     if (!connection(id)) id = 0;
     if (id == connection_) return;
     connection_ = id;
-    if (const Call* c = call(call_); c && c->connection_id != id) {
+    if (auto c = call(call_); c && c->connection_id != id) {
         call_ = 0;
         emit callSelected(0);
     }
@@ -65,11 +57,12 @@ void SelectionHub::selectConnection(quint64 id) {
 }
 
 void SelectionHub::selectFinding(int index) {
-    if (!result_ || index < 0 || size_t(index) >= result_->findings.size()) index = -1;
+    if (!result_ || index < 0 || size_t(index) >= result_->findingCount()) index = -1;
     if (index == finding_) return;
     finding_ = index;
     if (index >= 0) {
-        const Finding& f = result_->findings[size_t(index)];
+        const auto found = result_->finding(size_t(index));
+        const Finding& f = *found;
         const bool keeps_call = std::find(f.calls.begin(), f.calls.end(), call_) != f.calls.end();
         if (!keeps_call && !f.calls.empty()) selectCall(f.calls.front());
         else if (f.calls.empty()) selectConnection(f.connection_id);

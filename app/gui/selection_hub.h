@@ -6,7 +6,7 @@
 #include "app/gui/analysis_snapshot.h"
 
 #include <QObject>
-#include <unordered_map>
+#include <memory>
 
 namespace stallscope::gui {
 
@@ -16,8 +16,9 @@ public:
     explicit SelectionHub(QObject* parent = nullptr);
 
     const ResultPtr& result() const { return result_; }
-    const Call* call(uint64_t id) const;           // nullptr when unknown
-    const Connection* connection(uint64_t id) const;
+    // Fetched on demand (a spilled result reads it from disk): nullptr when unknown.
+    std::shared_ptr<const Call> call(uint64_t id) const;
+    std::shared_ptr<const Connection> connection(uint64_t id) const;
 
     uint64_t selectedCall() const { return call_; }
     uint64_t selectedConnection() const { return connection_; }
@@ -40,7 +41,6 @@ signals:
 
 private:
     ResultPtr result_;
-    std::unordered_map<uint64_t, size_t> call_index_, connection_index_;
     uint64_t call_ = 0, connection_ = 0, frame_ = 0;
     int finding_ = -1;
 };

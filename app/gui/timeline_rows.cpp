@@ -6,22 +6,18 @@
 
 namespace stallscope::gui {
 
-TimelineRows TimelineRows::build(const AnalysisResult& r, const std::unordered_set<uint64_t>& only,
+TimelineRows TimelineRows::build(const LoadedResult& r, const std::unordered_set<uint64_t>& only,
                                  bool show_all) {
     TimelineRows out;
     std::unordered_map<uint64_t, size_t> row_of_id;
-    for (size_t i = 0; i < r.calls.size(); ++i) {
-        const Call& c = r.calls[i];
+    for (size_t i = 0; i < r.callCount(); ++i) {
+        const CallKey& c = r.callKey(i);
         if (!(show_all && only.empty()) && !only.count(c.id)) continue;
         TimelineRow row;
         row.call = i;
         row.call_id = c.id;
-        row.start_ns = c.start_ns;
-        row.end_ns = std::max(c.start_ns, c.end_ns);
-        for (const Phase& p : c.phases) {
-            row.start_ns = std::min(row.start_ns, p.start_ns);
-            row.end_ns = std::max(row.end_ns, p.end_ns);
-        }
+        row.start_ns = c.span_start_ns;
+        row.end_ns = c.span_end_ns;
         out.rows.push_back(std::move(row));
     }
     std::stable_sort(out.rows.begin(), out.rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
@@ -29,13 +25,16 @@ TimelineRows TimelineRows::build(const AnalysisResult& r, const std::unordered_s
     });
     for (size_t i = 0; i < out.rows.size(); ++i) row_of_id[out.rows[i].call_id] = i;
 
-    for (size_t f = 0; f < r.findings.size(); ++f) {
-        const Finding& fd = r.findings[f];
-        if (fd.end_ns <= fd.start_ns) continue;
-        for (uint64_t id : fd.calls) {
+    for (size_t f = 0; f < r.findingCount(); ++f) {
+        const FindingKey& fd = r.findingKey(f);
+        if (fd.end_ns <= fd.start_ns || fd.calls == 0) continue;
+        auto add = [&](uint64_t id) {
             auto it = row_of_id.find(id);
             if (it != row_of_id.end()) out.rows[it->second].stalls.push_back({f, fd.start_ns, fd.end_ns});
-        }
+        };
+        if (fd.calls == 1) add(fd.first_call);   // most findings: no read
+        else
+            for (uint64_t id : r.finding(f)->calls) add(id);
     }
     if (!out.rows.empty()) {
         out.start_ns = out.rows.front().start_ns;

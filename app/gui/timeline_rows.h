@@ -1,7 +1,7 @@
 #pragma once
 // Which call goes on which row of the waterfall, and what is under a point.
 // Pure data (no Qt): unit-tested without a display.
-#include "analyzers/model.h"
+#include "app/gui/loaded_result.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,12 +12,12 @@
 namespace stallscope::gui {
 
 struct TimelineStall {
-    size_t finding = 0;        // index into AnalysisResult::findings
+    size_t finding = 0;        // index into LoadedResult's findings
     int64_t start_ns = 0, end_ns = 0;
 };
 
 struct TimelineRow {
-    size_t call = 0;           // index into AnalysisResult::calls
+    size_t call = 0;           // row of LoadedResult's calls
     uint64_t call_id = 0;
     int64_t start_ns = 0, end_ns = 0;
     std::vector<TimelineStall> stalls;
@@ -28,8 +28,8 @@ struct TimelineRows {
     int64_t start_ns = 0, end_ns = 0;   // extent of everything shown
 
     // Rows for the calls whose id is in `only` (all calls when `only` is empty
-    // and show_all is true).
-    static TimelineRows build(const AnalysisResult& r, const std::unordered_set<uint64_t>& only,
+    // and show_all is true). Reads only the keys.
+    static TimelineRows build(const LoadedResult& r, const std::unordered_set<uint64_t>& only,
                               bool show_all);
 
     std::optional<size_t> rowOfCall(uint64_t call_id) const;

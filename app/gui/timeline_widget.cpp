@@ -112,7 +112,8 @@ void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int
     p.setClipRect(QRect(0, kHeaderHeight, width, height - kHeaderHeight - kLegendHeight));
     for (int i = first; i <= last; ++i) {
         const TimelineRow& row = rows_.rows[size_t(i)];
-        const Call& c = result_->calls[row.call];
+        const auto call = result_->call(row.call);   // only the rows painted are fetched
+        const Call& c = *call;
         const int y = y0 + i * kRowHeight;
         if (row.call_id == sel_call) p.fillRect(QRect(0, y, width, kRowHeight), selectionColor(dark));
         else if (i % 2) p.fillRect(QRect(0, y, width, kRowHeight), pal.color(QPalette::AlternateBase));
@@ -295,11 +296,13 @@ QString TimelineWidget::tooltipAt(QPoint pos) const {
     auto row = rowAtY(pos.y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size());
     if (!row) return {};
     const TimelineRow& r = rows_.rows[*row];
-    const Call& c = result_->calls[r.call];
+    const auto call = result_->call(r.call);
+    const Call& c = *call;
     const int64_t t = axis_.pixelToTime(pos.x());
     QString tip = QStringLiteral("<b>Call %1</b> — %2<br>latency %3").arg(c.id).arg(callOperation(c).toHtmlEscaped(), formatMs(c.latency_ms));
     if (auto s = stallAt(r, t, int64_t(axis_.nsPerPixel() * 2))) {
-        const Finding& f = result_->findings[r.stalls[*s].finding];
+        const auto found = result_->finding(r.stalls[*s].finding);
+        const Finding& f = *found;
         tip += QStringLiteral("<br><span style='color:#d32f2f'><b>%1</b> (%2): %3 lost</span>")
                    .arg(findingKindLabel(f.kind), sideLabel(f.side), formatMs(f.cost_ms));
     }

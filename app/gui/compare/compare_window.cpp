@@ -144,6 +144,7 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
         if (row >= 0 && row != group_row_) selectGroup(row);
     });
     connect(pairs_, &QComboBox::currentIndexChanged, this, [this](int i) { if (i >= 0) selectPair(i); });
+    runner_->setSpillAfterCalls(SIZE_MAX);   // compare_results reads the calls in memory
     connect(runner_, &AnalysisRunner::finished, this, &CompareWindow::onRunnerFinished);
     resize(1400, 900);
 }
@@ -240,8 +241,8 @@ void CompareWindow::selectGroup(int row) {
     pairs_->clear();
     for (size_t i = 0; i < g->pairs.size(); ++i) {
         const auto& [b, a] = g->pairs[i];
-        const Call* cb = hubs_[0]->call(b);
-        const Call* ca = hubs_[1]->call(a);
+        auto cb = hubs_[0]->call(b);
+        auto ca = hubs_[1]->call(a);
         pairs_->addItem(tr("%1: call %2 (%3 ms)  ↔  call %4 (%5 ms)")
                             .arg(QString::fromStdString(cb ? operation_key(*cb) : std::string("?")))
                             .arg(b)
@@ -259,7 +260,7 @@ void CompareWindow::selectGroup(int row) {
     }
     std::vector<std::pair<double, int>> by_latency;
     for (size_t i = 0; i < g->pairs.size(); ++i) {
-        const Call* cb = hubs_[0]->call(g->pairs[i].first);
+        auto cb = hubs_[0]->call(g->pairs[i].first);
         by_latency.emplace_back(cb ? cb->latency_ms : 0, int(i));
     }
     std::sort(by_latency.begin(), by_latency.end());
@@ -286,7 +287,7 @@ void CompareWindow::showTrace(int side, uint64_t call_id) {
     EventTraceLayout layout;
     std::string error;
     bool ok = backend_.call_trace && backend_.call_trace(*results_[side], call_id, layout, error);
-    const Call* c = hubs_[side]->call(call_id);
+    auto c = hubs_[side]->call(call_id);
     QString what = c ? tr("call %1, %2, %3 ms").arg(call_id).arg(QString::fromStdString(operation_key(*c))).arg(c->latency_ms, 0, 'f', 2)
                      : tr("call %1").arg(call_id);
     trace_titles_[side]->setText(tr("%1: %2").arg(tr(kSideName[side]), what) +

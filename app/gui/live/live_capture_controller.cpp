@@ -53,7 +53,7 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
     runner->on_message = [this](const std::string& m) { emit message(QString::fromStdString(m)); };
     runner->on_capturing = [this] { emit capturing(); };
     runner->on_status = [this](const stallscope::live::SessionStatus& st, const AnalysisResult& snap) {
-        emit snapshot(std::make_shared<const AnalysisResult>(snap),
+        emit snapshot(std::make_shared<const LoadedResult>(snap),
                       QString::fromStdString(stallscope::live::status_line(st, snap)));
     };
     thread_ = QThread::create([this, runner, c] {
@@ -72,7 +72,7 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
                           .arg(c.outPath)
                           .arg(QString::fromStdString(out.stop_reason));
         }
-        ResultPtr result = out.opened ? std::make_shared<const AnalysisResult>(std::move(out.result)) : nullptr;
+        ResultPtr result = out.opened ? std::make_shared<const LoadedResult>(std::move(out.result)) : nullptr;
         emit finished(result, ok, summary);
     });
     connect(thread_, &QThread::finished, this, &LiveCaptureController::onThreadDone);

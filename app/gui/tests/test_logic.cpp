@@ -93,7 +93,7 @@ TEST_CASE("TimeAxis ticks are 1-2-5 steps inside the viewport") {
 }
 
 TEST_CASE("Timeline rows follow start order and carry their stalls") {
-    const AnalysisResult r = test::makeResult();
+    const LoadedResult r(test::makeResult());
     const TimelineRows all = TimelineRows::build(r, {}, true);
     REQUIRE(all.rows.size() == r.calls.size());
     for (size_t i = 1; i < all.rows.size(); ++i) CHECK(all.rows[i - 1].start_ns <= all.rows[i].start_ns);
@@ -122,7 +122,7 @@ TEST_CASE("Timeline hit-testing: row under y, phase and stall under t") {
     CHECK(rowAtY(28 + 22 * 4 + 21, 28, 22, 5) == size_t(4));
     CHECK_FALSE(rowAtY(28 + 22 * 5, 28, 22, 5));
 
-    const AnalysisResult r = test::makeResult();
+    const LoadedResult r(test::makeResult());
     const Call& c = r.calls[1];
     REQUIRE(phaseAt(c, c.phases[2].start_ns + 1));
     CHECK(*phaseAt(c, c.phases[2].start_ns + 1) == 2);

@@ -75,7 +75,7 @@ AnalysisResult crowdedResult() {
 } // namespace
 
 TEST_CASE("Findings group by kind and side, ranked by time lost, every-call kinds said once") {
-    const AnalysisResult r = crowdedResult();
+    const LoadedResult r(crowdedResult());
     const auto groups = groupFindings(r);
     REQUIRE(groups.size() == 5);
     CHECK(groups[0].kind == "server_time");   // 40 findings, 119 ms in all, beats Nagle's 40 ms
@@ -90,7 +90,7 @@ TEST_CASE("Findings group by kind and side, ranked by time lost, every-call kind
     for (size_t i = 1; i < groups.size(); ++i) CHECK(groups[i - 1].lost_ms >= groups[i].lost_ms);
 
     FindingsTreeModel m;
-    m.setResult(std::make_shared<const AnalysisResult>(r));
+    m.setResult(std::make_shared<const LoadedResult>(crowdedResult()));
     REQUIRE(m.rowCount() == 5);
     const QModelIndex top = m.index(0, 0);
     CHECK(m.rowCount(top) == 40);
@@ -230,7 +230,7 @@ TEST_CASE("Wireshark display filters and the Open action") {
 }
 
 TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hover and click") {
-    const AnalysisResult r = test::makeResult();
+    const LoadedResult r(test::makeResult());
     const OverTimeSeries s = OverTimeSeries::build(r);
     REQUIRE(s.points.size() == 5);   // complete calls only
     CHECK(s.points.front().call_id == 1);
@@ -295,7 +295,7 @@ TEST_CASE("Calls table fits long ids and start times; Help reaches the docs") {
     SelectionHub hub;
     CallsPage page(&hub);
     page.resize(1300, 500);
-    hub.setResult(std::make_shared<const AnalysisResult>(r));
+    hub.setResult(std::make_shared<const LoadedResult>(r));
     const QTableView* t = page.table();
     const QFontMetrics fm(t->font());
     for (int col : {int(CallsModel::Id), int(CallsModel::Start)}) {
@@ -344,7 +344,7 @@ bool addWhatIf(Group& g, const char* kind, const char* side, double median, doub
 TEST_CASE("If fixed: the summary's per-fix prediction beside the fix, or a dash when there is none") {
     AnalysisResult r = test::makeResult();
     const bool have = addWhatIf(r.summary.overall, "nagle_delayed_ack", "client", 4.5, 6);
-    const auto groups = groupFindings(r);
+    const auto groups = groupFindings(LoadedResult(r));
     REQUIRE(groups.front().kind == "nagle_delayed_ack");
     if (have) {
         CHECK(fixPredictionText(r, groups.front()) == "median 4.00 ms → 4.50 ms");

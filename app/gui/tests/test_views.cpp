@@ -32,7 +32,7 @@
 using namespace stallscope;
 using namespace stallscope::gui;
 
-static ResultPtr fakeResult() { return std::make_shared<const AnalysisResult>(test::makeResult()); }
+static ResultPtr fakeResult() { return std::make_shared<const LoadedResult>(test::makeResult()); }
 
 static std::vector<quint64> proxyIds(const CallsFilterModel& p) {
     std::vector<quint64> ids;
@@ -59,7 +59,7 @@ TEST_CASE("CallsModel has one row per call and sortable raw values") {
     AnalysisResult ledger = test::makeResult();
     ledger.calls[1].attribution = {{"request_transfer", 1}, {"server", 4}, {"nagle_delayed_ack", 40}};
     ledger.calls[4].attribution = {{"server", 3}, {"expect_100_wait", 0.5}, {"nagle_delayed_ack", 0.5}};
-    m.setResult(std::make_shared<const AnalysisResult>(ledger));
+    m.setResult(std::make_shared<const LoadedResult>(ledger));
     CHECK(m.timeLostMs(4) == Approx(1.0));
     CHECK(m.timeLostMs(1) == Approx(40.0));
     CHECK(m.rowOfCall(4) == 3);
