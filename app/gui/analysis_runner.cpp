@@ -1,5 +1,7 @@
 #include "app/gui/analysis_runner.h"
 
+#include "app/gui/memory_release.h"
+
 #include <QFileInfo>
 #include <QPointer>
 #include <QThread>
@@ -58,11 +60,13 @@ void AnalysisRunner::start(const QString& path) {
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();
             out.error = QString::fromStdString(r.error);
-            if (r.ok) out.result = std::make_shared<const LoadedResult>(std::move(r.result));  // the keys, here off the UI thread
+            // The keys are built here, off the UI thread; a cancelled load is dropped at once.
+            if (r.ok && !out.cancelled) out.result = std::make_shared<const LoadedResult>(std::move(r.result));
         } catch (const std::exception& e) {
             out.ok = false;
             out.error = QStringLiteral("%1: internal error: %2").arg(path, QString::fromUtf8(e.what()));
         }
+        releaseFreedMemory();   // the open connections were freed in this thread's arena
         QMetaObject::invokeMethod(self, [self, gen, out] {
             if (!self || self->generation_ != gen) return;
             if (self->thread_) {           // the thread is about to end; reap it

@@ -1,11 +1,15 @@
 // stallscope: the desktop app. Thin: settings identity, theme, window, and
 // an optional capture path on the command line.
 #include "app/gui/main_window.h"
+#include "app/gui/memory_release.h"
 #include "app/gui/selection_hub.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
+#include <QTimer>
+#include <algorithm>
+#include <memory>
 #include <cstdio>
 
 int main(int argc, char** argv) {
@@ -34,6 +38,11 @@ int main(int argc, char** argv) {
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
                             QStringLiteral("WxH"));
     cli.addOption(size);
+    QCommandLineOption cycles(QStringLiteral("load-cycles"),
+                              QStringLiteral("with --quit-after-load: then N times open the file again and cancel, and open it again, "
+                                             "printing the RSS after each step (reload memory check)"),
+                              QStringLiteral("N"));
+    cli.addOption(cycles);
     cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
     cli.process(app);
 
@@ -60,14 +69,28 @@ int main(int argc, char** argv) {
             return 2;
         }
         const QString shot_prefix = cli.value(shots);
-        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix](bool ok) {
+        const QString file = cli.positionalArguments().first();
+        const int cycles_left = cli.isSet(cycles) ? std::max(0, cli.value(cycles).toInt()) : 0;
+        auto step = std::make_shared<int>(0);   // loads and cancels done
+        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix, file, cycles_left, step](bool ok) {
             // The first screen with the data is painted before exiting.
             w.repaint();
             QApplication::processEvents();
+            const int n = (*step)++;
+            if (cycles_left > 0) {   // even steps: a load; odd steps: a load cancelled
+                const bool cancelled = n % 2 == 1 && !ok;
+                fprintf(stderr, "stallscope: step %d (%s): RSS %.1f MB\n", n, ok ? "loaded" : cancelled ? "cancelled" : "failed",
+                        double(residentBytes()) / 1048576.0);
+                if ((ok || cancelled) && n < 2 * cycles_left) {
+                    w.openFile(file);
+                    if (n % 2 == 0) QTimer::singleShot(1000, &w, [&w] { w.cancelLoad(); });
+                    return;
+                }
+            }
             if (ok && !shot_prefix.isEmpty()) w.saveScreenshots(shot_prefix);
             if (!ok) fprintf(stderr, "stallscope: %s\n", qPrintable(w.lastError()));
             QApplication::exit(ok ? 0 : 1);
-        }, Qt::SingleShotConnection);
+        });
     }
     if (!cli.positionalArguments().isEmpty()) w.openFile(cli.positionalArguments().first());
     return app.exec();

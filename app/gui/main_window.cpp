@@ -9,6 +9,7 @@
 #endif
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/event_trace_view.h"
+#include "app/gui/memory_release.h"
 #include "app/gui/findings_panel.h"
 #include "app/gui/figure_dialog.h"
 #include "app/gui/help_links.h"
@@ -270,6 +271,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     }
     if (out.cancelled) {
         statusBar()->showMessage(tr("Cancelled loading %1").arg(out.path), 8000);
+        releaseFreedMemory();
         emit loadFinished(false);
         return;
     }
@@ -312,6 +314,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     } else if (r.callCount() > 0) {
         hub_->selectCall(r.callKey(0).id);
     }
+    releaseFreedMemory();   // the result this one replaced
     emit loadFinished(true);
 }
 
@@ -345,6 +348,9 @@ void MainWindow::rebuildRecentMenu() {
     }
     recent_menu_->setEnabled(!l.isEmpty());
 }
+
+void MainWindow::cancelLoad() { runner_->cancel(); }
+void MainWindow::setSpillAfterCalls(size_t n) { runner_->setSpillAfterCalls(n); }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;

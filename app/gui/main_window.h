@@ -41,6 +41,10 @@ public:
     explicit MainWindow(GuiBackend backend, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Cancels a running load (it ends with loadFinished(false)).
+    void cancelLoad();
+    // More calls than this and a load spills to disk (kGuiSpillAfterCalls; tests use 1).
+    void setSpillAfterCalls(size_t n);
     // Starts loading a capture (asynchronously); loadFinished reports the outcome.
     void openFile(const QString& path);
     // Exports; the format comes from the file suffix. False with *error set on failure.

@@ -2,7 +2,12 @@
 // capture loads through the analysis core on the worker thread, and every
 // view holds what the result holds. Labels (*.label.json, written by whoever
 // made the capture) say how many calls each one has.
+#include "analyzers/analyze.h"
+#include "analyzers/result_spill.h"
+#include "app/gui/analysis_runner.h"
+#include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
+#include "app/gui/display_text.h"
 #include "app/gui/calls_page.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_model.h"
@@ -25,6 +30,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::gui;
@@ -54,50 +60,61 @@ static bool load(MainWindow& w, const QString& path) {
 }
 
 TEST_CASE("Every test capture opens and every view holds the result") {
+    // Kept in memory (the default for small captures) and spilled after the
+    // first call, as a big capture is: the views must not tell the difference.
+    const size_t spill_after = GENERATE(kGuiSpillAfterCalls, size_t(1));
+    INFO("spill after " << spill_after << " calls");
     const QStringList files = captures();
     REQUIRE(files.size() > 0);
     MainWindow w(core_backend());
+    w.setSpillAfterCalls(spill_after);
     w.resize(1300, 850);
     w.show();
-    int with_findings = 0, highlighted = 0;
+    int with_findings = 0, highlighted = 0, spilled = 0;
     for (const QString& path : files) {
         INFO(path.toStdString());
         REQUIRE(load(w, path));
         const ResultPtr r = w.hub()->result();
         REQUIRE(r);
+        const size_t calls = r->callCount(), findings = r->findingCount();
+        if (r->spilled()) {
+            ++spilled;
+            CHECK(r->calls.empty());   // on disk, not in memory
+        }
         const int label = labelledCalls(path);
-        if (label > 0) CHECK(r->calls.size() > 0);
+        if (label > 0) CHECK(calls > 0);
         CHECK(w.windowTitle().contains(QStringLiteral("StallScope")));
         CHECK(w.windowTitle().contains(QFileInfo(path).fileName()));
-        CHECK(w.callsPage()->table()->model()->rowCount() == int(r->calls.size()));
-        CHECK(w.timeline()->rows().rows.size() == r->calls.size());
-        CHECK(w.overviewPage()->statText(QStringLiteral("calls")) == QString::number(r->calls.size()));
-        CHECK(w.overviewPage()->statText(QStringLiteral("connections")) == QString::number(r->connections.size()));
+        CHECK(w.callsPage()->table()->model()->rowCount() == int(calls));
+        CHECK(w.timeline()->rows().rows.size() == calls);
+        CHECK(w.overviewPage()->statText(QStringLiteral("calls")) == QString::number(calls));
+        CHECK(w.overviewPage()->statText(QStringLiteral("connections")) == QString::number(r->connectionCount()));
         {   // grouped: every finding is a child row of exactly one group
             QAbstractItemModel* m = w.overviewPage()->findingsTree()->model();
             int children = 0;
             for (int g = 0; g < m->rowCount(); ++g) children += m->rowCount(m->index(g, 0));
-            CHECK(children == int(r->findings.size()));
-            CHECK(m->rowCount() <= int(r->findings.size()));
+            CHECK(children == int(findings));
+            CHECK(m->rowCount() <= int(findings));
         }
         CHECK(w.warningsList()->count() == int(r->capture.warnings.size()));
-        if (r->calls.empty()) continue;
+        if (calls == 0) continue;
 
         // Something is selected, and the trace shows it (segments were kept).
         REQUIRE(w.hub()->selectedCall() != 0);
         CHECK(w.tracePanel()->currentLayout().arrows.size() > 0);
-        if (r->findings.empty()) continue;
+        if (findings == 0) continue;
         ++with_findings;
         // The costliest finding is selected; its first evidence frame, when
         // clicked, is highlighted in the trace (the call's or the connection's).
         const int fi = w.hub()->selectedFinding();
         REQUIRE(fi >= 0);
-        for (const Finding& f : r->findings) CHECK(f.cost_ms <= r->findings[size_t(fi)].cost_ms);
+        for (size_t i = 0; i < findings; ++i) CHECK(r->findingKey(i).cost_ms <= r->findingKey(size_t(fi)).cost_ms);
+        const auto selected = r->finding(size_t(fi));
         QListWidget* ev = w.findingsPanel()->evidence();
-        CHECK(ev->count() == int(r->findings[size_t(fi)].frames.size()));
+        CHECK(ev->count() == int(selected->frames.size()));
         if (ev->count() > 0) {
             ev->setCurrentRow(0);
-            const quint64 frame = r->findings[size_t(fi)].frames[0];
+            const quint64 frame = selected->frames[0];
             CHECK(w.hub()->highlightedFrame() == frame);
             if (w.tracePanel()->view()->canvas()->arrowRect(frame)) ++highlighted;
         }
@@ -105,6 +122,7 @@ TEST_CASE("Every test capture opens and every view holds the result") {
     // At least one capture shows a finding whose evidence is in the diagram.
     CHECK(with_findings > 0);
     CHECK(highlighted > 0);
+    if (spill_after == 1) CHECK(spilled > 0);
 }
 
 TEST_CASE("A file that is not a capture gets a clear error") {
@@ -170,7 +188,117 @@ TEST_CASE("Exports from the GUI write the same kinds of files as the CLI") {
     CHECK(QJsonDocument::fromJson(head(dir.filePath("r.json"), 1 << 24)).isObject());
     CHECK(w.exportReport(dir.filePath("r.csv"), &err));
     const QByteArray csv = head(dir.filePath("r.csv"), 1 << 24);
-    CHECK(csv.count('\n') >= int(w.hub()->result()->calls.size()));
+    CHECK(csv.count('\n') >= int(w.hub()->result()->callCount()));
     CHECK(w.exportReport(dir.filePath("r.html"), &err));
     CHECK(head(dir.filePath("r.html"), 1 << 20).contains("<html"));
+}
+
+TEST_CASE("Spilled calls: rows fetched on demand show what the CLI reports, and sort like calls in memory") {
+    const std::string path = STALLSCOPE_TESTDATA_DIR "/toolkit-zeep-spyne.pcap";   // 6 calls, 6 connections
+    AnalysisOptions in_memory;
+    in_memory.keep_segments = true;
+    AnalysisOptions on_disk = in_memory;
+    on_disk.spill_after_calls = 1;
+    AnalysisOptions cli;           // what stallscope-cli analyze runs (it spills after 1000 calls)
+    cli.spill_after_calls = 1;
+    AnalyzeOutcome a = analyze_file(path, in_memory), b = analyze_file(path, on_disk), c = analyze_file(path, cli);
+    REQUIRE((a.ok && b.ok && c.ok));
+    const auto mem = std::make_shared<const LoadedResult>(std::move(a.result));
+    const auto disk = std::make_shared<const LoadedResult>(std::move(b.result));
+    REQUIRE_FALSE(mem->spilled());
+    REQUIRE(disk->spilled());
+    CHECK(disk->calls.empty());
+    CHECK(disk->findings.empty());
+    REQUIRE(disk->callCount() == 6);
+    REQUIRE(disk->callCount() == mem->callCount());
+    REQUIRE(disk->findingCount() == mem->findingCount());
+    REQUIRE(disk->findingCount() > 0);
+
+    // The CLI's calls and findings, read the way its reports read them.
+    std::vector<Call> cli_calls;
+    for_each_call(c.result, [&](const Call& x) { cli_calls.push_back(x); return true; });
+    std::vector<Finding> cli_findings;
+    for_each_finding(c.result, [&](const Finding& x) { cli_findings.push_back(x); return true; });
+    REQUIRE(cli_calls.size() == disk->callCount());
+    REQUIRE(cli_findings.size() == disk->findingCount());
+
+    CallsModel m_mem, m_disk;
+    m_mem.setResult(mem);
+    m_disk.setResult(disk);
+    REQUIRE(m_disk.rowCount() == 6);
+    for (int row = 0; row < m_disk.rowCount(); ++row) {
+        const Call& x = cli_calls[size_t(row)];
+        INFO("call " << x.id);
+        const CallKey& k = disk->callKey(size_t(row));
+        CHECK(k.id == x.id);
+        CHECK(k.connection_id == x.connection_id);
+        CHECK(k.start_ns == x.start_ns);
+        CHECK(k.latency_ms == x.latency_ms);
+        CHECK(k.status == x.status);
+        CHECK(disk->operationOf(k) == callOperation(x));
+        CHECK(m_disk.data(m_disk.index(row, CallsModel::Latency), Qt::DisplayRole).toString() == formatMs(x.latency_ms));
+        CHECK(m_disk.data(m_disk.index(row, CallsModel::Status), Qt::DisplayRole).toString() == statusText(x));
+        for (int col = 0; col < CallsModel::ColumnCount; ++col)
+            for (int role : {int(Qt::DisplayRole), int(CallsModel::SortRole), int(Qt::ToolTipRole)})
+                CHECK(m_disk.data(m_disk.index(row, col), role) == m_mem.data(m_mem.index(row, col), role));
+        // The whole call comes back from disk with its segments, for the event trace.
+        const auto whole = disk->call(size_t(row));
+        REQUIRE(whole);
+        CHECK(whole->id == x.id);
+        CHECK(!whole->segments.empty());
+        CHECK(whole->segments.size() == mem->calls[size_t(row)].segments.size());
+    }
+    for (size_t i = 0; i < cli_findings.size(); ++i) {
+        const auto f = disk->finding(i);
+        CHECK(f->kind == cli_findings[i].kind);
+        CHECK(f->cost_ms == cli_findings[i].cost_ms);
+        CHECK(f->calls == cli_findings[i].calls);
+        CHECK(f->explanation == cli_findings[i].explanation);
+    }
+
+    // Sorting and filtering over spilled calls: the same order as in memory.
+    auto sorted_ids = [](CallsModel& m, int column, Qt::SortOrder order) {
+        CallsFilterModel p;
+        p.setCallsModel(&m);
+        p.sort(column, order);
+        std::vector<quint64> ids;
+        for (int r = 0; r < p.rowCount(); ++r) ids.push_back(p.data(p.index(r, 0), CallsModel::CallIdRole).toULongLong());
+        return ids;
+    };
+    for (int column : {int(CallsModel::Latency), int(CallsModel::Start), int(CallsModel::ResponseSize), int(CallsModel::Findings)}) {
+        INFO("column " << column);
+        const auto ids = sorted_ids(m_disk, column, Qt::DescendingOrder);
+        CHECK(ids == sorted_ids(m_mem, column, Qt::DescendingOrder));
+        REQUIRE(ids.size() == 6);
+    }
+    const auto by_latency = sorted_ids(m_disk, CallsModel::Latency, Qt::DescendingOrder);
+    for (size_t i = 1; i < by_latency.size(); ++i)
+        CHECK(disk->callKey(size_t(disk->rowOfCall(by_latency[i - 1]))).latency_ms >=
+              disk->callKey(size_t(disk->rowOfCall(by_latency[i]))).latency_ms);
+    {
+        CallsFilterModel p;
+        p.setCallsModel(&m_disk);
+        CallFilter f;
+        f.finding_kind = QStringLiteral("split_write");
+        p.setFilter(f);
+        std::set<uint64_t> expected;   // the calls with a split_write finding (either side)
+        for (const Finding& x : cli_findings)
+            if (x.kind == "split_write") expected.insert(x.calls.begin(), x.calls.end());
+        CHECK(p.rowCount() == int(expected.size()));
+        CHECK(p.rowCount() > 0);
+    }
+
+    // The event trace of a spilled call is the trace of the call in memory.
+    const GuiBackend backend = core_backend();
+    REQUIRE(backend.call_trace);
+    for (const Call& x : cli_calls) {
+        EventTraceLayout from_disk, from_memory;
+        std::string e1, e2;
+        REQUIRE(backend.call_trace(disk->slice(x.connection_id), x.id, from_disk, e1));
+        REQUIRE(backend.call_trace(*mem, x.id, from_memory, e2));
+        CHECK(from_disk.arrows.size() == from_memory.arrows.size());
+        CHECK(from_disk.title == from_memory.title);
+        CHECK(from_disk.stalls.size() == from_memory.stalls.size());
+        CHECK(from_disk.client_name == from_memory.client_name);
+    }
 }
