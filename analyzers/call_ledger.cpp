@@ -179,6 +179,38 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     }
 }
 
+std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<const Finding* const> others) {
+    std::vector<Finding::Interval> out = f.intervals;
+    if (out.empty() && f.end_ns > f.start_ns) out.push_back({f.start_ns, f.end_ns});
+    const bool is_server = !is_avoidable(f.kind);
+    auto index_of = [&](const Finding* x) { return std::find(others.begin(), others.end(), x) - others.begin(); };
+    auto first_start = [](const Finding& x) {
+        int64_t t = x.intervals.empty() ? x.start_ns : x.intervals.front().start_ns;
+        for (auto& i : x.intervals) t = std::min(t, i.start_ns);
+        return t;
+    };
+    for (const Finding* o : others) {
+        if (o == &f || o->intervals.empty() || !is_avoidable(o->kind)) continue;
+        bool shares_call = false;
+        for (uint64_t id : o->calls) shares_call |= std::find(f.calls.begin(), f.calls.end(), id) != f.calls.end();
+        if (!shares_call) continue;
+        int po = precedence(o->kind), pf = precedence(f.kind);
+        int64_t so = first_start(*o), sf = first_start(f);  // the ledger's order: precedence, start, then input order
+        bool wins = is_server || po < pf || (po == pf && (so < sf || (so == sf && index_of(o) < index_of(&f))));
+        if (!wins) continue;
+        for (auto& cut : o->intervals) {  // out minus cut
+            std::vector<Finding::Interval> next;
+            for (auto& i : out) {
+                if (cut.end_ns <= i.start_ns || cut.start_ns >= i.end_ns) { next.push_back(i); continue; }
+                if (i.start_ns < cut.start_ns) next.push_back({i.start_ns, cut.start_ns});
+                if (cut.end_ns < i.end_ns) next.push_back({cut.end_ns, i.end_ns});
+            }
+            out = std::move(next);
+        }
+    }
+    return out;
+}
+
 double stall_ms(const Call& c) {
     int64_t us = 0;
     for (const TimeShare& t : c.attribution)

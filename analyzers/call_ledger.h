@@ -47,6 +47,19 @@ bool is_stall_cause(const std::string& cause);
 double stall_ms(const Call& c);
 double client_ms(const Call& c);
 
+// The stretches of `f`'s time the ledger counts under it: its intervals
+// (start_ns..end_ns for a finding without any, e.g. connection_setup) minus
+// those of the findings in `others` (the findings of the same call(s)) that
+// take precedence over it. server_time keeps what no stall covers. What the
+// diagrams draw as f's stall brackets.
+std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<const Finding* const> others);
+
+// A stall bracket shorter than this is not drawn as a stall (a 0.04 ms
+// loopback handshake): 1 ms, the smallest change `compare` calls noticeable
+// (--min-change-ms); the waits StallScope explains are 40 ms delayed ACKs,
+// 200 ms RTOs, 1 s Expect timers. docs/diagrams.md.
+inline constexpr double kMinStallBracketMs = 1.0;
+
 // Sums of the partition over a group of calls, by cause (for the summary).
 class LedgerTotals {
 public:

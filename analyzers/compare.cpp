@@ -136,7 +136,7 @@ KindSide kind_side(const AnalysisResult& r, const std::string& kind, const std::
     for (const Finding& f : r.findings) {
         if (f.kind != kind || (!side.empty() && side != side_name(f.side))) continue;
         ++s.findings;
-        s.lost_ms += f.cost_ms;
+        s.lost_ms += f.counted_ms;  // the ledger's part: an overlap once, under its root
         calls.insert(f.calls.begin(), f.calls.end());
     }
     s.calls_affected = calls.size();

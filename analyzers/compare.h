@@ -67,7 +67,7 @@ struct KindSide {
     uint64_t findings = 0;
     uint64_t calls_affected = 0;      // distinct calls named by the findings
     uint64_t calls_total = 0;         // calls of the capture (complete or not)
-    double lost_ms = 0;               // summed finding cost
+    double lost_ms = 0;               // summed counted_ms (the ledger: each millisecond once)
     double lost_per_call_ms() const { return calls_total ? lost_ms / double(calls_total) : 0; }
     double affected_share() const { return calls_total ? double(calls_affected) / double(calls_total) : 0; }
 };

@@ -1,5 +1,7 @@
 #include "analyzers/diagram/event_trace_layout.h"
 
+#include "analyzers/call_ledger.h"
+
 #include <cstdio>
 
 #include "analyzers/diagram/diagram_text.h"
@@ -207,18 +209,27 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     // their labels are pushed apart so they never print over each other.
     std::vector<double> col_end[2];       // per side: y where each column frees up
     double last_label_y[2] = {-1e18, -1e18};
-    std::sort(stalls.begin(), stalls.end(),
-              [](const Finding* a, const Finding* b) { return a->start_ns < b->start_ns; });
-    for (const Finding* f : stalls) {
+    // Each bracket is a stretch the ledger counts under its finding (an
+    // overlap once, under its root); one too short to matter is no stall.
+    std::vector<const Finding*> all;
+    for (const auto& f : findings) all.push_back(&f);
+    struct Piece { const Finding* f; Finding::Interval iv; };
+    std::vector<Piece> pieces;
+    for (const Finding* f : stalls)
+        for (const Finding::Interval& iv : counted_intervals(*f, all))
+            if (double(iv.end_ns - iv.start_ns) / 1e6 >= kMinStallBracketMs) pieces.push_back({f, iv});
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.iv.start_ns < b.iv.start_ns; });
+    for (const auto& [f, iv] : pieces) {
         TraceStall st;
         st.side = waiting_side(segs, *f);
         st.kind = f->kind;
-        st.start_ns = f->start_ns;
-        st.end_ns = f->end_ns;
-        st.cost_ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
+        st.start_ns = iv.start_ns;
+        st.end_ns = iv.end_ns;
+        st.cost_ms = double(iv.end_ns - iv.start_ns) / 1e6;
         st.label = finding_kind_title(f->kind) + ": " + format_ms(st.cost_ms);
-        st.y_start = L.axis.px_of(f->start_ns);
-        st.y_end = std::max(L.axis.px_of(f->end_ns), st.y_start + 4);
+        st.y_start = L.axis.px_of(iv.start_ns);
+        st.y_end = std::max(L.axis.px_of(iv.end_ns), st.y_start + 4);
         int side = st.side == Side::Client ? 0 : 1;
         auto& cols = col_end[side];
         size_t c = 0;

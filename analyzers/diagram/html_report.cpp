@@ -83,8 +83,9 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
       << "<h1>StallScope report</h1>\n<p class=muted>" << html_escape(name) << "</p>\n";
 
     // Capture summary.
-    double total_lost = 0;
-    for (const auto& f : r.findings) total_lost += f.cost_ms;
+    // Totals come from the call ledger (the summary): each millisecond once,
+    // server processing apart from the stalls.
+    const SummaryGroup& all = r.summary.overall;
     o << "<h2>Capture</h2>\n<table class=kv>\n"
       << "<tr><td>File</td><td>" << html_escape(cap.file) << "</td></tr>\n"
       << "<tr><td>Format</td><td>" << html_escape(cap.format);
@@ -98,7 +99,8 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     o << "<tr><td>Connections</td><td>" << r.connections.size() << "</td></tr>\n"
       << "<tr><td>Calls</td><td>" << r.calls.size() << "</td></tr>\n"
       << "<tr><td>Findings</td><td>" << r.findings.size();
-    if (!r.findings.empty()) o << " (" << ms(total_lost) << " lost in all)";
+    if (!r.findings.empty())
+        o << " (avoidable waits " << ms(all.avoidable_ms) << ", server processing " << ms(all.server_ms) << ")";
     o << "</td></tr>\n";
     if (cap.truncated) o << "<tr><td>Damage</td><td class=warn>reading stopped at damage; results are partial</td></tr>\n";
     o << "</table>\n";
@@ -139,13 +141,15 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     // Findings ranked by time lost.
     std::vector<const Finding*> ranked;
     for (const auto& f : r.findings) ranked.push_back(&f);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) { return a->cost_ms > b->cost_ms; });
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
+        return a->counted_ms != b->counted_ms ? a->counted_ms > b->counted_ms : a->cost_ms > b->cost_ms;
+    });
     o << "<h2>Findings, by time lost</h2>\n";
     if (ranked.empty()) o << "<p>No latency pathologies found.</p>\n";
     for (size_t i = 0; i < ranked.size() && i < opt.max_findings; ++i) {
         const Finding& f = *ranked[i];
         o << "<div class=finding><h3>" << i + 1 << ". " << html_escape(finding_kind_title(f.kind))
-          << " <span class=cost>" << ms(f.cost_ms) << "</span> <span class=muted>caused by the "
+          << " <span class=cost>" << ms(f.counted_ms) << "</span> <span class=muted>caused by the "
           << (f.side == Side::Client ? "client" : "server") << ", connection " << f.connection_id;
         if (!f.calls.empty()) o << ", " << html_escape(list_ids(f.calls, 20, "call "));
         o << "</span></h3>\n";
@@ -153,6 +157,9 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
         if (!f.frames.empty()) o << "<div>Evidence frames: <span class=frames>" << html_escape(list_ids(f.frames, 40, "#")) << "</span></div>\n";
         for (const auto& d : f.details) o << "<div class=muted>" << html_escape(d.first) << ": " << html_escape(d.second) << "</div>\n";
         if (!f.cost_method.empty()) o << "<div class=muted>Cost: " << html_escape(f.cost_method) << "</div>\n";
+        if (f.counted_ms + 0.0005 < f.cost_ms)  // part of it is another finding's time (overlap, details above)
+            o << "<div class=muted>Counted: " << ms(f.counted_ms) << " of its " << ms(f.cost_ms)
+              << " (the rest is counted once, under the finding that started the chain)</div>\n";
         if (!f.fix.empty()) o << "<div><b>Fix:</b> " << html_escape(f.fix) << "</div>\n";
         if (!f.toolkit_fix.empty())
             o << "<div><b>" << html_escape(f.toolkit.empty() ? std::string("Toolkit") : f.toolkit) << ":</b> "

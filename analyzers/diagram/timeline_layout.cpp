@@ -1,5 +1,7 @@
 #include "analyzers/diagram/timeline_layout.h"
 
+#include "analyzers/call_ledger.h"
+
 #include "analyzers/diagram/diagram_text.h"
 
 #include <algorithm>
@@ -194,18 +196,22 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
             row.phases.push_back(b);
         }
         auto found = by_call.find(c->id);
-        if (found != by_call.end()) for (const Finding* f : found->second) {
-            TimelineStall s;
-            s.kind = f->kind;
-            s.start_ns = f->start_ns;
-            s.end_ns = f->end_ns;
-            s.x0 = clamp_x(L.axis.px_of(f->start_ns));
-            s.x1 = std::max(clamp_x(L.axis.px_of(f->end_ns)), s.x0 + opt.min_bar_width);
-            double ms = f->cost_ms > 0 ? f->cost_ms : double(f->end_ns - f->start_ns) / 1e6;
-            s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
-            s.cost_ms = ms;
-            row.stalls.push_back(s);
-        }
+        // The stretches the ledger counts under each finding (an overlap
+        // once, under its root); one too short to matter is no stall.
+        if (found != by_call.end()) for (const Finding* f : found->second)
+            for (const Finding::Interval& iv : counted_intervals(*f, found->second)) {
+                double ms = double(iv.end_ns - iv.start_ns) / 1e6;
+                if (ms < kMinStallBracketMs) continue;
+                TimelineStall s;
+                s.kind = f->kind;
+                s.start_ns = iv.start_ns;
+                s.end_ns = iv.end_ns;
+                s.x0 = clamp_x(L.axis.px_of(iv.start_ns));
+                s.x1 = std::max(clamp_x(L.axis.px_of(iv.end_ns)), s.x0 + opt.min_bar_width);
+                s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
+                s.cost_ms = ms;
+                row.stalls.push_back(s);
+            }
         std::stable_sort(row.stalls.begin(), row.stalls.end(),
                          [](const TimelineStall& a, const TimelineStall& b) { return a.cost_ms > b.cost_ms; });
         L.rows.push_back(std::move(row));

@@ -32,6 +32,7 @@ struct Builder {
         f.kind = kind;
         f.calls = std::move(calls);
         f.cost_ms = cost_ms;
+        f.counted_ms = cost_ms;  // as the call ledger fills it when nothing overlaps
         r.findings.push_back(f);
     }
     // n calls of op, each with a nagle stall of `stall` ms on top of `base`.
@@ -223,6 +224,22 @@ TEST_CASE("finding verdict rules", "[compare]") {
     REQUIRE(c.kinds.size() == known_finding_kinds().size() + 1);
     CHECK(c.kinds.front().kind == "nagle_delayed_ack");
     CHECK(c.kinds.back().kind == "custom_kind");
+}
+
+TEST_CASE("time lost per kind is the ledger's counted time, not a sum of costs", "[compare]") {
+    // A Nagle hold counted under the Expect wait that started it (call
+    // ledger): its cost stays 40 ms, its counted part is 0.
+    Builder b("b"), a("a");
+    uint64_t id = b.call("op", 41);
+    b.finding("expect_100_wait", {id}, 40);
+    b.finding("nagle_delayed_ack", {id}, 40);
+    b.r.findings.back().counted_ms = 0;
+    a.call("op", 1);
+    Comparison c = compare_results(b.r, a.r);
+    CHECK(kind(c, "expect_100_wait").before.lost_ms == Approx(40));
+    CHECK(kind(c, "nagle_delayed_ack").before.lost_ms == 0);
+    CHECK(kind(c, "nagle_delayed_ack").before.findings == 1);
+    CHECK(kind(c, "nagle_delayed_ack").verdict == Verdict::Fixed);
 }
 
 TEST_CASE("verdict thresholds are the documented ratios", "[compare]") {

@@ -44,6 +44,7 @@ int hf_finding = -1;
 int hf_finding_id = -1;
 int hf_side = -1;
 int hf_cost_ms = -1;
+int hf_counted_ms = -1;
 int hf_explanation = -1;
 int hf_fix = -1;
 int hf_toolkit = -1;
@@ -113,6 +114,9 @@ void add_finding(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Find
     add_generated(proto_tree_add_uint(ft, hf_finding_id, tvb, 0, 0, index + 1));
     add_generated(proto_tree_add_string(ft, hf_side, tvb, 0, 0, side));
     add_generated(proto_tree_add_double_format_value(ft, hf_cost_ms, tvb, 0, 0, f.cost_ms, "%.3f ms", f.cost_ms));
+    // The ledger's part: what the report's totals add up (an overlap once).
+    add_generated(proto_tree_add_double_format_value(ft, hf_counted_ms, tvb, 0, 0, f.counted_ms, "%.3f ms",
+                                                     f.counted_ms));
     if (!f.explanation.empty())
         add_generated(proto_tree_add_string(ft, hf_explanation, tvb, 0, 0, f.explanation.c_str()));
     if (!f.fix.empty()) add_generated(proto_tree_add_string(ft, hf_fix, tvb, 0, 0, f.fix.c_str()));
@@ -190,6 +194,10 @@ void proto_register_stallscope(void) {
         {&hf_side, {"Caused by", "stallscope.side", FT_STRING, BASE_NONE, NULL, 0x0, "client or server", HFILL}},
         {&hf_cost_ms, {"Cost", "stallscope.cost_ms", FT_DOUBLE, BASE_NONE, NULL, 0x0,
                        "Time the stall added to the call, in milliseconds", HFILL}},
+        {&hf_counted_ms, {"Counted", "stallscope.counted_ms", FT_DOUBLE, BASE_NONE, NULL, 0x0,
+                          "The part of the cost the report's totals count under this finding (where two findings "
+                          "cover the same time, it is counted once, under the one that started the chain), in "
+                          "milliseconds", HFILL}},
         {&hf_explanation, {"Explanation", "stallscope.explanation", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL}},
         {&hf_fix, {"Fix", "stallscope.fix", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL}},
         {&hf_toolkit, {"Toolkit", "stallscope.toolkit", FT_STRING, BASE_NONE, NULL, 0x0,

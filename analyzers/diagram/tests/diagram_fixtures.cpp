@@ -44,6 +44,9 @@ Finding fig2_nagle_finding() {
     f.start_ns = kT0 + int64_t(0.512 * kMs);
     f.end_ns = kT0 + int64_t(40.771 * kMs);
     f.cost_ms = 40.2;
+    f.counted_ms = 40.2;  // as the call ledger fills it
+    // What the detector reports as the hold: A.send + one RTT (0.059 ms) -> B.send.
+    f.intervals = {{f.end_ns - int64_t(40.2 * kMs), f.end_ns}};
     f.explanation = "The client held the request body until the server's delayed ACK of the headers.";
     f.fix = "Send headers and body in one write, or set TCP_NODELAY on the client.";
     return f;
@@ -164,6 +167,7 @@ AnalysisResult sample_result(size_t ncalls, size_t nconn, const std::string& ope
         f.frames = {fr(3), fr(4), fr(5)};
         f.start_ns += shift;
         f.end_ns += shift;
+        for (auto& iv : f.intervals) iv.start_ns += shift, iv.end_ns += shift;
         r.findings.push_back(f);
     }
     if (!r.calls.empty()) {

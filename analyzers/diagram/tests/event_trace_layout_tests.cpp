@@ -60,14 +60,15 @@ TEST_CASE("Fig. 2: one arrow per segment, in time order, the Nagle stall bracket
     // Evidence: the Nagle frames, nothing else.
     for (const auto& a : L.arrows) CHECK(a.evidence == (a.frame >= 4 && a.frame <= 6));
 
-    // One bracket (the split write has no interval), on the client lane, from
-    // the headers to the body.
+    // One bracket (the split write has no interval), on the client lane: the
+    // hold the ledger counts, one RTT after the headers up to the body.
     REQUIRE(L.stalls.size() == 1);
     const auto& st = L.stalls[0];
     CHECK(st.side == Side::Client);
     CHECK(st.kind == "nagle_delayed_ack");
     CHECK(st.label == "Nagle / delayed ACK: 40.2 ms");
-    CHECK(st.y_start == Approx(arrow(L, 4).y_from));
+    CHECK(st.y_start == Approx(L.axis.px_of(fig2_nagle_finding().intervals[0].start_ns)));
+    CHECK(st.y_start > arrow(L, 4).y_from);
     CHECK(st.y_end == Approx(arrow(L, 6).y_from));
     CHECK(st.x < L.client_x);
     CHECK(st.label_y >= st.y_start);
@@ -92,7 +93,8 @@ TEST_CASE("Evidence highlights follow the findings that cost time", "[trace]") {
     for (const auto& a : only_split.arrows) CHECK_FALSE(a.evidence);
     auto both = layout_event_trace(fig2_segments(), {tiny, fig2_nagle_finding(), split}, "", "", "");
     for (const auto& a : both.arrows) CHECK(a.evidence == (a.frame >= 4 && a.frame <= 6));
-    CHECK(both.stalls.size() == 2);                 // the small one still gets its bracket
+    REQUIRE(both.stalls.size() == 1);               // a 0.1 ms handshake is too small to be drawn as a stall
+    CHECK(both.stalls[0].kind == "nagle_delayed_ack");
     EventTraceOptions all;
     all.evidence_min_share = 0;
     auto every = layout_event_trace(fig2_segments(), {tiny, split}, "", "", "", all);
@@ -233,4 +235,37 @@ TEST_CASE("Linear time axis: crowded arrows never print time labels over each ot
             CHECK(std::any_of(L.arrows.begin(), L.arrows.end(), [](const TraceArrow& a) { return !a.time_label.empty(); }));
         }
     }
+}
+
+TEST_CASE("Stall brackets are the ledger's counted stretches: an overlap once, under its root; none under 1 ms",
+          "[trace]") {
+    // An Expect wait covering the Nagle hold (the chain started by Expect):
+    // one bracket, the expect_100_wait one; the Nagle finding draws none.
+    Finding nagle = fig2_nagle_finding();
+    Finding expect = nagle;
+    expect.kind = "expect_100_wait";
+    expect.intervals = {{nagle.start_ns, nagle.end_ns}};
+    auto L = layout_event_trace(fig2_segments(), {nagle, expect}, "", "", "");
+    REQUIRE(L.stalls.size() == 1);
+    CHECK(L.stalls[0].kind == "expect_100_wait");
+    CHECK(L.stalls[0].start_ns == nagle.start_ns);
+    CHECK(L.stalls[0].end_ns == nagle.end_ns);
+    // A Nagle hold that starts inside the Expect wait and runs past it keeps
+    // the part after it.
+    Finding early = expect;
+    early.intervals = {{nagle.start_ns, nagle.start_ns + 20 * kMs}};
+    early.end_ns = nagle.start_ns + 20 * kMs;
+    auto M = layout_event_trace(fig2_segments(), {nagle, early}, "", "", "");
+    REQUIRE(M.stalls.size() == 2);
+    for (const auto& st : M.stalls)
+        if (st.kind == "nagle_delayed_ack") {
+            CHECK(st.start_ns == nagle.start_ns + 20 * kMs);
+            CHECK(st.end_ns == nagle.end_ns);
+        }
+    // Just under / at the threshold.
+    Finding small = nagle;
+    small.intervals = {{nagle.end_ns - int64_t(0.999 * kMs), nagle.end_ns}};
+    CHECK(layout_event_trace(fig2_segments(), {small}, "", "", "").stalls.empty());
+    small.intervals = {{nagle.end_ns - int64_t(1.0 * kMs), nagle.end_ns}};
+    CHECK(layout_event_trace(fig2_segments(), {small}, "", "", "").stalls.size() == 1);
 }

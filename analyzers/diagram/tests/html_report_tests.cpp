@@ -24,9 +24,9 @@ TEST_CASE("HTML report: summary, ranked findings, calls, inline timeline, all es
     r.calls[1].soap.operation = "</td><img src=x onerror=alert(1)>";
     r.capture.warnings.push_back({"bad \"header\" <b>", 7, 0, 1});
     // Distinct costs to check the ranking.
-    r.findings[0].cost_ms = 5;
-    r.findings[1].cost_ms = 50;
-    r.findings[2].cost_ms = 20;
+    r.findings[0].cost_ms = r.findings[0].counted_ms = 5;
+    r.findings[1].cost_ms = r.findings[1].counted_ms = 50;
+    r.findings[2].cost_ms = r.findings[2].counted_ms = 20;
     r.findings[1].fix = "Use TCP_NODELAY & one write";
     r.findings[1].details = {{"write sizes", "231, 412"}};
     r.summary.overall.latency.calls = 5;

@@ -79,8 +79,10 @@ TEST_CASE("Timeline layout: one row per call, phases in order, stalls over their
         }
         REQUIRE(row.stalls.size() == 1);
         CHECK(row.stalls[0].label == "Nagle / delayed ACK: 40.2 ms");
-        // The stall starts where the request headers leave.
-        CHECK(row.stalls[0].x0 == Approx(L.axis.px_of(r.calls[i].segments[3].ts_ns)));
+        // The stall is the hold the ledger counts: from one RTT after the
+        // request headers leave.
+        CHECK(row.stalls[0].x0 == Approx(L.axis.px_of(r.findings[i].intervals[0].start_ns)));
+        CHECK(row.stalls[0].x0 >= L.axis.px_of(r.calls[i].segments[3].ts_ns));
         CHECK(row.label == "#" + std::to_string(i + 1) + " doNothing");
     }
     // Calls later in time are further right.
@@ -128,7 +130,7 @@ TEST_CASE("Call and connection diagrams find their segments and findings", "[exp
     CHECK(L.server_name == "10.0.0.2:8080");
     CHECK(L.arrows.size() == r.calls[2].segments.size());
     REQUIRE(L.stalls.size() == 1);        // its own finding only
-    CHECK(L.stalls[0].start_ns == r.findings[2].start_ns);
+    CHECK(L.stalls[0].start_ns == r.findings[2].intervals[0].start_ns);  // the hold the ledger counts
 
     // Connection 1 holds calls 1 and 3: both calls' segments and stalls.
     REQUIRE(connection_event_trace(r, 1, L, err));

@@ -79,7 +79,7 @@ def check_capture(ts, cli, capture):
     ref = json.loads(subprocess.run([cli, "analyze", "--json", "--quiet", capture], capture_output=True,
                                     text=True, timeout=TIMEOUT, check=True).stdout)
     fields = ["frame.number", "stallscope.call", "stallscope.operation", "stallscope.finding_id",
-              "stallscope.finding", "_ws.expert.message"]
+              "stallscope.finding", "_ws.expert.message", "stallscope.cost_ms", "stallscope.counted_ms"]
     args = ["-r", capture, "-2", "-Y", "stallscope", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
             "-E", "aggregator=" + AGG]
     for f in fields:
@@ -89,6 +89,7 @@ def check_capture(ts, cli, capture):
     calls_at = {}                                # frame -> (call, operation)
     finding_frames = collections.defaultdict(set)  # finding id -> frames
     finding_kind = {}
+    finding_ms = {}                              # finding id -> (cost_ms, counted_ms) as tshark shows them
     expert_frames = collections.Counter()        # frame -> StallScope warnings on it
     rows = 0
     for line in out.splitlines():
@@ -102,10 +103,14 @@ def check_capture(ts, cli, capture):
         ids, kinds = split(cols[3]), split(cols[4])
         if len(ids) != len(kinds):
             fail(f"{name}: frame {frame}: {len(ids)} finding ids but {len(kinds)} kinds")
-        for i, k in zip(ids, kinds):
+        costs, counted = split(cols[6]), split(cols[7])
+        if not (len(costs) == len(counted) == len(ids)):
+            fail(f"{name}: frame {frame}: {len(ids)} findings, {len(costs)} cost_ms, {len(counted)} counted_ms")
+        for i, k, c, n in zip(ids, kinds, costs, counted):
             finding_frames[int(i)].add(frame)
             if finding_kind.setdefault(int(i), k) != k:
                 fail(f"{name}: finding {i} is {finding_kind[int(i)]} and {k}")
+            finding_ms.setdefault(int(i), (float(c), float(n)))
         expert_frames[frame] += sum(1 for m in split(cols[5]) if m.startswith("StallScope "))
 
     # Findings: same kinds on the same evidence frames, nothing more.
@@ -117,6 +122,28 @@ def check_capture(ts, cli, capture):
         if finding_frames.get(i, set()) != frames:
             fail(f"{name}: finding {i} ({want_kind[i]}) frames: tshark {sorted(finding_frames.get(i, []))} "
                  f"cli {sorted(frames)}")
+    # The same numbers as the report: each finding's cost and counted part,
+    # and per kind the counted parts add up to the summary's lost_ms (the
+    # call ledger's total), not to a sum of costs.
+    for i, f in enumerate(ref["findings"], 1):
+        if i not in finding_ms:
+            continue
+        cost, counted = finding_ms[i]
+        if abs(cost - f["cost_ms"]) > 0.0006 or abs(counted - f["counted_ms"]) > 0.0006:
+            fail(f"{name}: finding {i} ({f['kind']}): tshark cost/counted {cost:.4f}/{counted:.4f} ms, "
+                 f"cli {f['cost_ms']}/{f['counted_ms']} ms")
+    by_kind = collections.defaultdict(float)
+    for i, (cost, counted) in finding_ms.items():
+        by_kind[finding_kind[i]] += counted
+    for loss in ref["summary"]["overall"]["lost"]:
+        if loss["kind"] == "connection_setup":
+            continue  # a handshake is not in a complete call's partition; summary counts complete calls only
+        of_kind = [f for f in ref["findings"] if f["kind"] == loss["kind"]]
+        # Comparable when tshark shows every one (it has frames) and all its calls are complete.
+        comparable = all(f["frames"] and all(c_ok(ref, c) for c in f["calls"]) for f in of_kind)
+        if comparable and abs(by_kind.get(loss["kind"], 0.0) - loss["lost_ms"]) > 0.001 * (len(of_kind) + 1):
+            fail(f"{name}: {loss['kind']}: tshark counted_ms add up to {by_kind.get(loss['kind'], 0.0):.3f} ms, "
+                 f"the summary's lost_ms is {loss['lost_ms']}")
     want_expert = collections.Counter(min(f["frames"]) for f in ref["findings"] if f["frames"])
     got_expert = +expert_frames
     if got_expert != want_expert:
@@ -137,6 +164,11 @@ def check_capture(ts, cli, capture):
     print(f"{name}: {len(ref['calls'])} calls, {len(ref['findings'])} findings "
           f"({', '.join(sorted(set(want_kind.values()))) or 'none'}), {rows} frames marked")
     return len(ref["findings"])
+
+
+def c_ok(ref, call_id):
+    """True when the call is complete (the summary counts complete calls only)."""
+    return any(c["id"] == call_id and c["complete"] for c in ref["calls"])
 
 
 def expand(paths):
@@ -196,7 +228,8 @@ def main():
             return 1
         print("loaded:", " ".join(line.split()))
         fields = ts.run(["-G", "fields"])
-        for f in ("stallscope.finding", "stallscope.cost_ms", "stallscope.call", "stallscope.phase"):
+        for f in ("stallscope.finding", "stallscope.cost_ms", "stallscope.counted_ms", "stallscope.call",
+                  "stallscope.phase"):
             if f"\t{f}\t" not in fields:
                 fail(f"tshark -G fields does not list {f}")
         total = 0
