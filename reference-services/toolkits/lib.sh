@@ -60,3 +60,24 @@ tk_stop() {
   kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
   return 0
 }
+
+# The curl scenarios' setup: WORK (a temporary folder), PAYLOAD (N x 'x') and ENVELOPE
+# (a SOAP 1.1 echoString envelope around it, in NAMESPACE; PREFIX "" or "tns:").
+#   tk_curl_envelope N NAMESPACE PREFIX
+tk_curl_envelope() {
+  local n=$1 ns=$2 p=$3 decl
+  WORK="$(mktemp -d /tmp/toolkit-curl.XXXXXX)"
+  ENVELOPE="$WORK/envelope.xml"
+  PAYLOAD="$(head -c "$n" /dev/zero | tr '\0' x)"
+  if [ -n "$p" ]; then decl=" xmlns:${p%:}=\"$ns\""; else decl=""; fi
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"$decl>"
+    if [ -n "$p" ]; then
+      echo "  <soap:Body><${p}echoString><${p}s>$PAYLOAD</${p}s></${p}echoString></soap:Body>"
+    else
+      echo "  <soap:Body><echoString xmlns=\"$ns\"><s>$PAYLOAD</s></echoString></soap:Body>"
+    fi
+    echo '</soap:Envelope>'
+  } >"$ENVELOPE"
+}

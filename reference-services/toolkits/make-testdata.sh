@@ -85,6 +85,8 @@ capture toolkit-curl-expect toolkit-curl-expect.sh "" 18131 "$CURL_V with -H 'Ex
   "curl POSTs a 1.5 KB SOAP envelope with Expect: 100-continue to spyne on wsgiref, which never answers 100: curl sends the headers, waits its 1 s expect timer, then sends the body; every call also opens its own connection (one curl process per call, HTTP/1.0 server)."
 capture toolkit-curl-expect-fixed toolkit-curl-expect.sh --fixed 18132 "$CURL_V with -H 'Expect:' (one process per call)" "$SP_V WsgiApplication on wsgiref.simple_server" \
   "curl -H 'Expect:' POSTs the same 1.5 KB envelope: headers and body leave in one segment and nothing waits; still one connection per call."
+capture toolkit-curl-soaplite-expect toolkit-curl-soaplite-expect.sh "" 18133 "$CURL_V with -H 'Expect: 100-continue', one process, one kept-alive connection (--next)" "$SL_V SOAP::Transport::HTTP::Daemon (HTTP::Daemon)" \
+  "curl POSTs a 1.6 KB SOAP envelope with Expect: 100-continue to the SOAP::Lite daemon on one kept-alive connection (issue 14's example). HTTP::Daemon writes its 100 Continue in two pieces; from call 2 on Nagle holds the second until curl's delayed ACK, and only then does curl send the body: the Expect wait contains a Nagle hold, one wait, counted under expect_100_wait. The response (status line apart) is held by Nagle again."
 
 AXIS_V="Apache Axis $(dpkg-query -W -f='${Version}' libaxis-java 2>/dev/null) on $(java -version 2>&1 | head -1 | tr -d '"')"
 capture toolkit-axis toolkit-axis.sh "" 18141 "$AXIS_V, Call with default client config (HTTPSender)" "$GSOAP_V C++ server (SOAP_IO_KEEPALIVE)" \

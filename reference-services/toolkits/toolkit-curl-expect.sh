@@ -12,15 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 tk_parse_args "$@"
 [ "$KEEPALIVE" = 0 ] || tk_usage
-WORK="$(mktemp -d /tmp/toolkit-curl.XXXXXX)"
-ENVELOPE="$WORK/envelope.xml"
-PAYLOAD="$(head -c 1200 /dev/zero | tr '\0' x)"
-cat >"$ENVELOPE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tns="urn:stallscope-echo">
-  <soap:Body><tns:echoString><tns:s>$PAYLOAD</tns:s></tns:echoString></soap:Body>
-</soap:Envelope>
-XML
+tk_curl_envelope 1200 urn:stallscope-echo tns:
 EXPECT_ARGS=(-H 'Expect: 100-continue'); [ "$FIXED" = 1 ] && EXPECT_ARGS=(-H 'Expect:')
 
 "$PY" "$TK_DIR/zeep-spyne/server.py" "$PORT" wsgiref >&2 &
