@@ -29,9 +29,14 @@ struct AnalysisOptions {
     // More finished calls than this and the calls, connections and findings
     // go to an unlinked temp file with only an index kept in memory, so
     // memory stays flat on multi-GB captures (docs/performance.md). The CLI
-    // sets it; live views (Analyzer::snapshot) need everything in memory.
+    // sets it; live views (Analyzer::snapshot) see only what is in memory
+    // (see snapshot_recent_calls).
     size_t spill_after_calls = SIZE_MAX;
     std::string spill_dir;  // "" = $TMPDIR, else /tmp
+    // Live views of a spilling analysis: Analyzer::snapshot() then shows the
+    // last this many finished calls (and their findings) beside the open
+    // ones, instead of everything, so a capture left running stays bounded.
+    size_t snapshot_recent_calls = 0;
     // Bodies compressed for message_size's gzip estimate, per operation and
     // direction: the first `first`, then one in `every` (0: every body, the
     // full computation). See analyzers/deflate_sampler.h.

@@ -58,6 +58,7 @@ void Analyzer::call_ready(Call&& call, const Connection& conn) {
     if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
     summary_.add_call(call);
     if (spill_) {
+        if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
         spill_->add(call);
         spill_findings();
         return;
@@ -75,11 +76,30 @@ void Analyzer::start_spill() {
         return;
     }
     spill_ = std::make_shared<ResultSpill>(std::move(file));
+    if (opt_.snapshot_recent_calls) {   // what live views showed so far, trimmed
+        const size_t n = std::min(opt_.snapshot_recent_calls, result_.calls.size());
+        recent_calls_.assign(result_.calls.end() - ptrdiff_t(n), result_.calls.end());
+        for (const Finding& f : result_.findings)
+            if (!f.calls.empty() && !recent_calls_.empty() && f.calls.back() >= recent_calls_.front().id)
+                recent_findings_.push_back(f);
+    }
     for (const Connection& c : result_.connections) spill_->add(c);
     for (const Call& c : result_.calls) spill_->add(c);
     result_.connections = {};
     result_.calls = {};
     spill_findings();
+}
+
+void Analyzer::remember_recent(const Call& call, std::span<const Finding> findings) {
+    recent_calls_.push_back(call);
+    recent_findings_.insert(recent_findings_.end(), findings.begin(), findings.end());
+    while (recent_calls_.size() > opt_.snapshot_recent_calls) recent_calls_.pop_front();
+    // Findings leave with the calls they are about (most name one call; at most 4 per call kept).
+    const uint64_t oldest = recent_calls_.empty() ? 0 : recent_calls_.front().id;
+    while (!recent_findings_.empty() &&
+           (recent_findings_.front().calls.empty() || recent_findings_.front().calls.back() < oldest ||
+            recent_findings_.size() > 4 * opt_.snapshot_recent_calls))
+        recent_findings_.pop_front();
 }
 
 void Analyzer::spill_findings() {
@@ -244,7 +264,15 @@ void Analyzer::analyse_frame(const Frame& f) {
 }
 
 AnalysisResult Analyzer::snapshot() const {
-    AnalysisResult r = result_;
+    AnalysisResult r;
+    if (spill_) {   // the rest is on disk: the recent calls stand for it
+        r.capture = result_.capture;
+        r.calls.assign(recent_calls_.begin(), recent_calls_.end());
+        r.findings.assign(recent_findings_.begin(), recent_findings_.end());
+        r.findings.insert(r.findings.end(), result_.findings.begin(), result_.findings.end());
+    } else {
+        r = result_;
+    }
     for (auto& [key, conn] : flows_) {
         r.connections.push_back(conn->info());
         for (Call& c : conn->provisional_calls()) r.calls.push_back(std::move(c));

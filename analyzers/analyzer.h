@@ -11,7 +11,9 @@
 #include "capture/fragment_reassembler.h"
 #include "capture/packet_decoder.h"
 
+#include <deque>
 #include <map>
+#include <span>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -31,7 +33,8 @@ public:
 
     // Everything known so far, with open calls as provisional entries
     // (live view). Cheap enough to call a few times a second. Only what is
-    // in memory: live views do not spill.
+    // in memory: once the analysis spills, the last
+    // options.snapshot_recent_calls finished calls stand for the rest.
     AnalysisResult snapshot() const;
     // Close every connection, run the whole-capture detectors, summarise.
     // Throws SpillError when a spill file cannot be written or read.
@@ -61,6 +64,7 @@ private:
     bool keep_segments(const Call& c) const;
     void start_spill();
     void spill_findings();
+    void remember_recent(const Call& call, std::span<const Finding> findings);
 
     AnalysisOptions opt_;
     DeflateSampler deflate_sampler_{opt_.deflate_sample_first, opt_.deflate_sample_every};
@@ -78,6 +82,8 @@ private:
     SummaryBuilder summary_;                // every call passes; findings at the end
     std::shared_ptr<ResultSpill> spill_;    // set once more calls than opt_.spill_after_calls
     bool spill_failed_ = false;
+    std::deque<Call> recent_calls_;         // spilling live views: the last calls, for snapshot()
+    std::deque<Finding> recent_findings_;   // and their findings
     // Timestamps: frames before the first timed frame wait here (copied) for its time.
     struct UntimedFrame { Frame frame; std::vector<uint8_t> bytes; };
     FrameClock clock_;

@@ -17,6 +17,9 @@ namespace stallscope::gui {
 // to a temp file; the views then fetch rows on demand (loaded_result.h), so
 // memory stays bounded on captures of any size.
 constexpr size_t kGuiSpillAfterCalls = 5000;
+// A live capture's views then show the latest this many calls (and the open
+// ones), so a capture left running for hours stays bounded.
+constexpr size_t kLiveRecentCalls = 2000;
 
 class AnalysisRunner : public QObject {
     Q_OBJECT

@@ -1,5 +1,7 @@
 #include "app/gui/live/live_capture_controller.h"
 
+#include "app/gui/analysis_runner.h"
+
 #include "app/cli/live_scenario.h"
 #include "app/cli/live_status.h"
 
@@ -38,6 +40,11 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
     o.session.out_path = c.outPath.toStdString();
     o.session.application = "stallscope 0.1.0 (GUI live capture)";
     o.session.analysis.keep_segments = true;  // the event-trace view needs them
+    // Bounded however long it runs: past kGuiSpillAfterCalls finished calls go
+    // to disk (the final result reads them back on demand, like a big file),
+    // and the live views show the latest kLiveRecentCalls and the open ones.
+    o.session.analysis.spill_after_calls = kGuiSpillAfterCalls;
+    o.session.analysis.snapshot_recent_calls = kLiveRecentCalls;
     o.server_cmd = c.serverCommand.toStdString();
     o.run_cmd = c.runCommand.toStdString();
     o.duration_s = c.durationS;
@@ -53,8 +60,9 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
     runner->on_message = [this](const std::string& m) { emit message(QString::fromStdString(m)); };
     runner->on_capturing = [this] { emit capturing(); };
     runner->on_status = [this](const stallscope::live::SessionStatus& st, const AnalysisResult& snap) {
-        emit snapshot(std::make_shared<const LoadedResult>(snap),
-                      QString::fromStdString(stallscope::live::status_line(st, snap)));
+        QString line = QString::fromStdString(stallscope::live::status_line(st, snap));
+        if (snap.calls.size() >= kLiveRecentCalls) line += tr("  (views: the latest %1 calls)").arg(kLiveRecentCalls);
+        emit snapshot(std::make_shared<const LoadedResult>(snap), line);
     };
     thread_ = QThread::create([this, runner, c] {
         stallscope::live::ScenarioOutcome out = runner->run();
