@@ -13,6 +13,7 @@
 #include "app/gui/findings_model.h"
 #include "app/gui/findings_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/memory_release.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/timeline_widget.h"
@@ -22,7 +23,9 @@
 #include <QImage>
 #include <QTreeView>
 
+#include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -301,4 +304,48 @@ TEST_CASE("Spilled calls: rows fetched on demand show what the CLI reports, and 
         CHECK(from_disk.stalls.size() == from_memory.stalls.size());
         CHECK(from_disk.client_name == from_memory.client_name);
     }
+}
+
+// Not run by ctest (hidden tag): timings on a big capture, for docs/performance.md.
+//   STALLSCOPE_BIG_CAPTURE=/tmp/bench1m.pcap build/app/gui/tests/gui_capture_tests "[big]" -s
+TEST_CASE("Big capture: sorting, filtering and the event trace stay interactive", "[.][big]") {
+    const QByteArray path = qgetenv("STALLSCOPE_BIG_CAPTURE");
+    if (path.isEmpty()) FAIL("set STALLSCOPE_BIG_CAPTURE to a capture with many calls");
+    MainWindow w(core_backend());
+    w.resize(1360, 860);
+    w.show();
+    QElapsedTimer t;
+    t.start();
+    REQUIRE(load(w, QString::fromLocal8Bit(path)));
+    const qint64 load_ms = t.elapsed();
+    const ResultPtr r = w.hub()->result();
+    REQUIRE(r->spilled());
+    CallsFilterModel* proxy = w.callsPage()->proxy();
+    auto timed = [&](const char* what, auto&& fn) {
+        t.restart();
+        fn();
+        QApplication::processEvents();
+        const qint64 ms = t.elapsed();
+        WARN(what << ": " << ms << " ms");
+        return ms;
+    };
+    WARN("load: " << load_ms << " ms, " << r->callCount() << " calls, RSS " << residentBytes() / 1048576 << " MB");
+    timed("sort by latency, descending", [&] { proxy->sort(CallsModel::Latency, Qt::DescendingOrder); });
+    const quint64 slowest = proxy->data(proxy->index(0, 0), CallsModel::CallIdRole).toULongLong();
+    for (size_t i = 0; i < r->callCount(); ++i) REQUIRE(r->callKey(i).latency_ms <= r->callKey(size_t(r->rowOfCall(slowest))).latency_ms);
+    timed("sort by operation", [&] { proxy->sort(CallsModel::Operation, Qt::AscendingOrder); });
+    timed("filter: calls with a nagle_delayed_ack finding", [&] {
+        CallFilter f;
+        f.finding_kind = QStringLiteral("nagle_delayed_ack");
+        proxy->setFilter(f);
+    });
+    CHECK(proxy->rowCount() > 0);
+    timed("clear the filter", [&] { proxy->setFilter(CallFilter{}); });
+    // A call far from the one selected at load (not in the cache).
+    const quint64 other = r->callKey(r->callCount() - 1).id;
+    REQUIRE(other != w.hub()->selectedCall());
+    timed("select another call (event trace read from disk)", [&] { w.hub()->selectCall(other); });
+    CHECK(w.tracePanel()->currentLayout().arrows.size() > 0);
+    CHECK(w.tracePanel()->currentLayout().title.find("Call " + std::to_string(other)) != std::string::npos);
+    WARN("RSS after: " << residentBytes() / 1048576 << " MB");
 }
