@@ -120,11 +120,18 @@ void Analyzer::close_flow(std::unordered_map<FlowKey, std::unique_ptr<Connection
     }
 }
 
-void Analyzer::sweep(int64_t now_ns) {
-    for (auto it = flows_.begin(); it != flows_.end();) {
-        auto next = std::next(it);
-        if (it->second->closed() && now_ns - it->second->last_ns() > kClosedLingerNs) close_flow(it);
-        it = next;
+// A closed connection lingers kClosedLingerNs of capture time after its last
+// packet (late ACKs still belong to its last call), then is closed at the
+// first frame past that: memory holds the connections closed in the last
+// second, not every connection since the last sweep.
+void Analyzer::expire_closed(int64_t now_ns) {
+    while (!lingering_.empty() && now_ns - lingering_.top().last_ns > kClosedLingerNs) {
+        Lingering l = lingering_.top();
+        lingering_.pop();
+        auto it = flows_.find(l.key);
+        if (it == flows_.end() || it->second->info().id != l.id) continue;  // already closed (reuse, cap)
+        if (now_ns - it->second->last_ns() > kClosedLingerNs) close_flow(it);
+        else lingering_.push({it->second->last_ns(), l.id, l.key});  // a packet came since
     }
 }
 
@@ -233,6 +240,7 @@ void Analyzer::analyse_frame(const Frame& f) {
     DecodeResult d = decode_packet(f.linktype, f.data);
     if (!resolve_decoded(f, d)) return;
     const TcpPacket& p = d.tcp;
+    expire_closed(f.ts_ns);  // first: a packet past a closed connection's linger is not its own
     FlowKey key = p.src < p.dst ? FlowKey{p.src, p.dst} : FlowKey{p.dst, p.src};
     auto it = flows_.find(key);
     if (it != flows_.end() && !it->second->accepts(p)) {
@@ -256,11 +264,9 @@ void Analyzer::analyse_frame(const Frame& f) {
         }
         it = flows_.emplace(key, std::make_unique<ConnectionAnalyzer>(++last_conn_id_, p, opt_, static_cast<ConnectionHost&>(*this))).first;
     }
+    const bool was_closed = it->second->closed();
     it->second->on_packet(f, p);
-    if (f.ts_ns - last_sweep_ns_ > kClosedLingerNs) {
-        sweep(f.ts_ns);
-        last_sweep_ns_ = f.ts_ns;
-    }
+    if (!was_closed && it->second->closed()) lingering_.push({it->second->last_ns(), it->second->info().id, key});
 }
 
 AnalysisResult Analyzer::snapshot() const {

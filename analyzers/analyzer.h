@@ -15,6 +15,7 @@
 #include <map>
 #include <span>
 #include <memory>
+#include <queue>
 #include <set>
 #include <unordered_map>
 
@@ -54,7 +55,8 @@ private:
     void call_ready(Call&& call, const Connection& conn) override;
     DeflateSampler* deflate_sampler() override { return &deflate_sampler_; }
     void close_flow(std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>::iterator it);
-    void sweep(int64_t now_ns);
+    // Closes the closed connections whose linger ran out by `now_ns`.
+    void expire_closed(int64_t now_ns);
     // Reassembles fragments and counts and warns about whatever is not a
     // TCP segment; true when d.tcp holds one.
     bool resolve_decoded(const Frame& f, DecodeResult& d);
@@ -72,7 +74,15 @@ private:
     std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash> flows_;
     std::vector<std::unique_ptr<Detector>> detectors_;
     uint64_t last_call_id_ = 0, last_conn_id_ = 0;
-    int64_t last_sweep_ns_ = 0;
+    // Closed connections waiting out their linger, earliest last packet first
+    // (lazy: an entry whose connection saw a later packet is pushed again).
+    struct Lingering {
+        int64_t last_ns;
+        uint64_t id;
+        FlowKey key;
+        bool operator>(const Lingering& o) const { return last_ns != o.last_ns ? last_ns > o.last_ns : id > o.id; }
+    };
+    std::priority_queue<Lingering, std::vector<Lingering>, std::greater<Lingering>> lingering_;
     uint64_t warnings_suppressed_ = 0;
     std::set<int> unsupported_links_warned_;
     std::set<std::string> unsupported_warned_;

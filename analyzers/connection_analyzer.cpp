@@ -241,6 +241,14 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
+    if (closed() && !shrunk_) {
+        // No more bytes come: a lingering connection keeps its calls (parked)
+        // and segments, with buffers cut to what they hold.
+        shrunk_ = true;
+        tracker_.park();
+        segs_.shrink();
+        for (auto& q : unacked_) q.shrink();
+    }
 }
 
 // Direction `dir`'s stream origin moved back by `by` bytes (a segment

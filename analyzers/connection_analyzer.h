@@ -4,12 +4,12 @@
 // reassembly buffers plus the segments of calls not yet handed on.
 #include "analyzers/analyze.h"
 #include "analyzers/exchange_tracker.h"
+#include "analyzers/fifo.h"
 #include "analyzers/segment_store.h"
 #include "capture/frame.h"
 #include "capture/packet_decoder.h"
 #include "capture/tcp/stream_reassembler.h"
 
-#include <deque>
 #include <memory>
 
 namespace stallscope {
@@ -66,12 +66,13 @@ private:
     ExchangeTracker tracker_;
     std::unique_ptr<DirSink> sinks_[2];
     std::unique_ptr<StreamReassembler> reasm_[2];
-    std::deque<Unacked> unacked_[2];
+    Fifo<Unacked> unacked_[2];
     bool orientation_known_ = false;
     bool any_payload_ = false;
     uint32_t client_isn_ = 0, server_isn_ = 0;
     bool have_server_isn_ = false;
     bool ended_[2] = {false, false};
+    bool shrunk_ = false;  // closed: buffers cut to what they hold
     uint64_t close_frame_ = 0;
     // Frames where a per-connection cap was first hit (0 = not hit), for the warnings.
     uint64_t segment_cap_frame_ = 0, unacked_cap_frame_ = 0;

@@ -1,11 +1,13 @@
 #include "analyzers/exchange_tracker.h"
 
 #include "analyzers/message_content.h"
+#include "analyzers/model_spill.h"
 #include "analyzers/response_pairing.h"
 #include "analyzers/summary.h"
 #include "dissectors/http/http_sniffer.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 namespace stallscope {
@@ -86,6 +88,7 @@ struct ExchangeTracker::Dir {
     // Inside parser->gap(): where the gap is and how much of it no message took.
     bool in_gap = false;
     uint64_t gap_at = 0, gap_left = 0;
+    bool ended = false;            // end of stream (FIN/RST): no more bytes come
 };
 
 ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host,
@@ -96,7 +99,7 @@ ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments,
 
 ExchangeTracker::~ExchangeTracker() = default;
 
-int ExchangeTracker::http_state(int dir) const { return dirs_[dir]->http; }
+int ExchangeTracker::http_state(int dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
 
 // Attribute stream bytes [cursor, upto) of direction `dir` to the active
 // message (or to "other"), marking what the current segment carries.
@@ -462,13 +465,15 @@ void ExchangeTracker::enter_tunnel(bool both) {
 }
 
 void ExchangeTracker::begin_packet() {
+    if (parked_) return;
     for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
 }
 
 void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+    if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + data.size());
-    if (d.http == 0) return;
+    if (d.http == 0 || d.ended) return;
     d.cur_seg = seg;
     if (SegmentInfo* s = segs_.at(seg); s && s->ts_ns > d.delivery_ns) {
         d.delivery_ns = s->ts_ns;
@@ -536,9 +541,10 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
 }
 
 void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
+    if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + len);
-    if (d.tunnel) return;
+    if (d.tunnel || d.ended) return;
     if (!d.parser) {
         // Not parsing yet (the sniffer sees the jump in offsets); a response may be in it.
         if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = offset; }
@@ -567,11 +573,24 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
 }
 
 void ExchangeTracker::on_end_of_stream(int dir) {
+    if (parked_) return;
     Dir& d = *dirs_[dir];
     if (d.parser && !d.tunnel) d.parser->end_of_stream();
+    d.ended = true;
+    if (!dirs_[1 - dir]->ended) return;
+    // Both directions are over: the parsers have nothing more to do. A closed
+    // connection lingers a while for late ACKs; it keeps only its calls.
+    for (auto& e : dirs_) {
+        e->parser.reset();
+        e->listener.reset();
+        e->sniffer.reset();
+        e->pending_methods = {};
+        if (!e->have_active) e->scratch = MessageInfo{};
+    }
 }
 
 std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
+    if (parked_) return take_parked(all);
     std::vector<Ready> out;
     // A message whose start line never completed is not a call.
     if (all)
@@ -605,12 +624,57 @@ std::vector<Call> ExchangeTracker::provisional() const {
     std::vector<Call> out;
     for (auto& cs : calls_)
         if (cs->start_line) out.push_back(cs->call);
+    for (auto& p : parked_calls_)
+        if (Call c; p.start_line && spill_decode(p.call, c)) out.push_back(std::move(c));
     return out;
 }
 
 uint64_t ExchangeTracker::oldest_needed_segment() const {
+    if (parked_) return parked_calls_.empty() ? segs_.end_index() : parked_calls_.front().seg_first;
     if (calls_.empty()) return segs_.end_index();
     return calls_.front()->seg_first;
+}
+
+void ExchangeTracker::park() {
+    if (parked_) return;
+    parked_ = true;
+    for (auto& cs : calls_) {
+        Parked p;
+        spill_encode(cs->call, p.call);
+        p.call.shrink_to_fit();
+        p.seg_first = cs->seg_first;
+        p.seg_last = cs->seg_last;
+        p.start_line = cs->start_line;
+        parked_calls_.push_back(std::move(p));
+    }
+    calls_ = {};
+    early_ = {};
+    for (int d = 0; d < 2; ++d) {
+        parked_http_[d] = dirs_[d]->http;
+        dirs_[d].reset();
+    }
+}
+
+// take_ready() of a parked tracker: no call becomes done any more (no bytes
+// come), so only the end hands them on, with the same windows.
+std::vector<ExchangeTracker::Ready> ExchangeTracker::take_parked(bool all) {
+    std::vector<Ready> out;
+    if (!all) return out;
+    while (!parked_calls_.empty() && !parked_calls_.back().start_line) {
+        parked_calls_.pop_back();
+        --calls_started_;
+    }
+    for (size_t i = 0; i < parked_calls_.size(); ++i) {
+        Parked& p = parked_calls_[i];
+        uint64_t end = p.seg_last + 1;
+        if (i + 1 < parked_calls_.size()) end = std::max(end, parked_calls_[i + 1].seg_first);
+        else end = segs_.end_index();
+        Ready r{Call{}, p.seg_first, end};
+        if (!spill_decode(p.call, r.call)) throw std::logic_error("parked call does not decode");
+        out.push_back(std::move(r));
+    }
+    parked_calls_ = {};
+    return out;
 }
 
 } // namespace stallscope

@@ -4,12 +4,12 @@
 // calls, recording which segment carried which bytes of each message.
 #include "analyzers/analyze.h"
 #include "analyzers/deflate_sampler.h"
+#include "analyzers/fifo.h"
 #include "analyzers/model.h"
 #include "analyzers/segment_store.h"
 #include "dissectors/http/http_stream_parser.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
@@ -57,6 +57,11 @@ public:
     // Oldest segment index any open call still needs.
     uint64_t oldest_needed_segment() const;
     uint32_t calls_started() const { return calls_started_; }
+    // Both directions ended and the finished calls were taken: what is left
+    // waits only for take_ready(true). The parsers and per-direction state
+    // go, and the calls left are kept encoded (model_spill), a few hundred
+    // bytes instead of a CallState, while the closed connection lingers.
+    void park();
 
 private:
     struct Dir;
@@ -76,16 +81,27 @@ private:
     struct EarlyResponse { uint32_t ack; uint64_t frame; };
     static constexpr size_t kMaxEarlyResponses = 64;
 
+    // A call kept while its closed connection lingers (see park()).
+    struct Parked {
+        std::string call;  // spill_encode(Call)
+        uint64_t seg_first = 0, seg_last = 0;
+        bool start_line = false;
+    };
+    std::vector<Ready> take_parked(bool all);
+
     uint64_t conn_id_;
     SegmentStore& segs_;
     ExchangeHost& host_;
     const AnalysisOptions& opt_;
     std::unique_ptr<Dir> dirs_[2];
-    std::deque<std::unique_ptr<CallState>> calls_;
+    Fifo<std::unique_ptr<CallState>> calls_;
     uint32_t calls_started_ = 0;
     size_t waiting_ = 0;               // calls whose request waits for a response
     bool pending_cap_warned_ = false;
-    std::deque<EarlyResponse> early_;
+    Fifo<EarlyResponse> early_;
+    bool parked_ = false;
+    std::vector<Parked> parked_calls_;
+    int parked_http_[2] = {-1, -1};
     friend class Listener;
 };
 

@@ -3,10 +3,11 @@
 // addressed by a stable running index. Bounded: the oldest records are
 // dropped past a cap (a warning says so), so a long transfer cannot grow
 // memory without limit.
+#include "analyzers/fifo.h"
 #include "analyzers/model.h"
 
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 namespace stallscope {
 
@@ -32,12 +33,16 @@ public:
     }
     // Forget everything before `index`.
     void release_before(uint64_t index) {
-        while (base_ < index && !segs_.empty()) { segs_.pop_front(); ++base_; }
+        if (index <= base_) return;
+        const uint64_t n = std::min<uint64_t>(index - base_, segs_.size());
+        segs_.drop_front(size_t(n));
+        base_ += n;
     }
+    void shrink() { segs_.shrink(); }
     uint64_t dropped() const { return dropped_; }
 
 private:
-    std::deque<SegmentInfo> segs_;
+    Fifo<SegmentInfo> segs_;
     uint64_t base_ = 0;
     size_t cap_;
     uint64_t dropped_ = 0;

@@ -260,3 +260,60 @@ TEST_CASE("connection: port reuse after a close opens a new connection; a retran
     CHECK_FALSE(open.conn->accepts(open.packet(true, tcpflag::kSyn, 99, 0)));
     CHECK(open.conn->accepts(open.packet(true, tcpflag::kSyn, open.isn_c, 0)));  // its own SYN again
 }
+
+TEST_CASE("connection: calls left when it closes are kept parked and handed on whole, with the late ACKs",
+          "[connection]") {
+    Wire w;
+    w.handshake();
+    one_call(w, 10);
+    const uint32_t c1 = uint32_t(kReq.size()), s1 = uint32_t(kResp.size());
+    // The second call's request carries a SOAP envelope so the parked call has every kind of field.
+    const std::string body = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>"
+                             "<m:getQuote xmlns:m=\"urn:q\"/></s:Body></s:Envelope>";
+    const std::string req = "POST /soap HTTP/1.1\r\nHost: x\r\nUser-Agent: test-agent/1.0 (parked)\r\n"
+                            "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:q#getQuote\"\r\n"
+                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    const std::string resp = "HTTP/1.1 500 Internal Server Error\r\nServer: parked-server\r\nContent-Length: 5\r\n\r\nfault";
+    const uint32_t c2 = c1 + uint32_t(req.size()), s2 = s1 + uint32_t(resp.size());
+    w.feed(50, w.c_data(c1, req, s1));
+    w.feed(51, w.s_ack(s1, c2));
+    w.feed(60, w.s_data(s1, resp, c2));
+    // The client closes before it acknowledges the response.
+    w.feed(100, w.packet(true, tcpflag::kFin | tcpflag::kAck, w.isn_c + 1 + c2, w.isn_s + 1 + s1));
+    w.feed(101, w.packet(false, tcpflag::kFin | tcpflag::kAck, w.isn_s + 1 + s2, w.isn_c + 2 + c2));
+    CHECK(w.conn->closed());
+    REQUIRE(w.host.calls.size() == 1);  // the first call; the second waits (parked) for late ACKs
+    // The client's ACK of the response and of the FIN, captured late and twice.
+    w.feed(300, w.c_ack(c2 + 1, s2 + 1));
+    w.feed(900, w.c_ack(c2 + 1, s2 + 1));
+    w.finish();
+    REQUIRE(w.host.calls.size() == 2);
+    const Call& c = w.host.calls[1];
+    CHECK(c.index_on_connection == 1);
+    CHECK(c.method == "POST");
+    CHECK(c.uri == "/soap");
+    CHECK(c.user_agent == "test-agent/1.0 (parked)");
+    CHECK(c.content_type == "text/xml; charset=utf-8");
+    CHECK(c.soap_action == "urn:q#getQuote");
+    CHECK(c.status == 500);
+    CHECK(c.reason == "Internal Server Error");
+    CHECK(c.server == "parked-server");
+    CHECK(c.soap.is_soap);
+    CHECK(c.soap.operation == "getQuote");
+    CHECK(c.soap.operation_ns == "urn:q");
+    CHECK(c.complete);
+    CHECK(c.closed_connection);
+    CHECK(c.latency_ms == Approx(10.0));
+    CHECK(c.request.write_sizes == std::vector<uint32_t>{uint32_t(req.size())});
+    CHECK(c.response.frames.size() == 1);
+    // Its window runs to the end: the late ACKs are its segments, the response acknowledged by the first.
+    REQUIRE(!c.segments.empty());
+    CHECK(c.segments.back().frame == w.frame);
+    bool resp_acked = false;
+    for (const auto& s : c.segments)
+        if (s.carries & carries::kResponseBody) resp_acked = s.acked_frame == w.frame - 1;
+    CHECK(resp_acked);
+    REQUIRE(!c.phases.empty());
+    CHECK(c.phases.back().kind == PhaseKind::Close);
+    CHECK(c.phases.back().end_frame == w.frame);
+}
