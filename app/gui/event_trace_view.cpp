@@ -186,7 +186,7 @@ void EventTracePanel::rebuild() {
     } else {
         const bool whole = showsConnection() || !call;
         // Only the connection is read (a spilled result has the rest on disk).
-        const AnalysisResult slice = r->slice(conn);
+        const AnalysisResult slice = r->slice(conn, whole ? 0 : call);
         ok = whole ? backend_->connection_trace(slice, conn, layout, error) : backend_->call_trace(slice, call, layout, error);
         if (ok) {
             header_->setText(whole ? tr("Connection %1 — %2 segments").arg(conn).arg(layout.arrows.size())

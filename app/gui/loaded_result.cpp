@@ -153,16 +153,25 @@ std::vector<std::string> LoadedResult::kindsOf(const CallKey& k) const {
     return out;
 }
 
-AnalysisResult LoadedResult::slice(uint64_t connection_id) const {
+AnalysisResult LoadedResult::slice(uint64_t connection_id, uint64_t only_call) const {
     AnalysisResult out;
     auto conn = connection(connection_id);
     if (!conn) return out;
     out.capture = capture;
     out.connections.push_back(*conn);
-    for (size_t row = 0; row < call_keys_.size(); ++row)
-        if (call_keys_[row].connection_id == connection_id) out.calls.push_back(*call(row));
-    for (size_t i = 0; i < finding_keys_.size(); ++i)
-        if (finding_keys_[i].connection_id == connection_id) out.findings.push_back(*finding(i));
+    if (only_call) {
+        if (auto c = callById(only_call); c && c->connection_id == connection_id) out.calls.push_back(*c);
+    } else {
+        for (size_t row = 0; row < call_keys_.size(); ++row)
+            if (call_keys_[row].connection_id == connection_id) out.calls.push_back(*call(row));
+    }
+    for (size_t i = 0; i < finding_keys_.size(); ++i) {
+        const FindingKey& k = finding_keys_[i];
+        if (k.connection_id != connection_id) continue;
+        // For one call: the findings naming it, and those of the whole connection.
+        if (only_call && k.calls > 0 && (only_call < k.min_call || only_call > k.max_call)) continue;
+        out.findings.push_back(*finding(i));
+    }
     return out;
 }
 

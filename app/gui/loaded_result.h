@@ -80,8 +80,10 @@ public:
 
     // One connection with its calls and the findings about them, in memory:
     // what an event trace (call_event_trace / connection_event_trace) or a
-    // figure needs. Empty when the connection is unknown.
-    AnalysisResult slice(uint64_t connection_id) const;
+    // figure needs. With a call id, only that call and the findings that can
+    // be about it (a keep-alive connection may carry 100,000 calls). Empty
+    // when the connection is unknown.
+    AnalysisResult slice(uint64_t connection_id, uint64_t only_call = 0) const;
 
     // Items decoded and cached at most (each view shows a screenful).
     static constexpr size_t kCacheItems = 256;

@@ -483,7 +483,8 @@ bool MainWindow::exportFigure(const QString& path, const FigureSettings& fs, QSt
     std::string err;
     const double scale = backend_.figure_scale(o.width, fs.page.toStdString(), fmt.toStdString(), fs.dpi);
     const auto call = hub_->call(hub_->selectedCall());
-    const AnalysisResult slice = call ? r->slice(call->connection_id) : AnalysisResult{};
+    const AnalysisResult slice =
+        call ? r->slice(call->connection_id, trace_->showsConnection() ? 0 : call->id) : AnalysisResult{};
     if (!backend_.figure_trace(slice, hub_->selectedCall(), trace_->showsConnection(), o, l, err) ||
         !backend_.export_figure(l, path.toStdString(), fmt.toStdString(), scale > 0 ? scale : 1, err)) {
         *error = QString::fromStdString(err);

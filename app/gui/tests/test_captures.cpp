@@ -297,12 +297,17 @@ TEST_CASE("Spilled calls: rows fetched on demand show what the CLI reports, and 
     for (const Call& x : cli_calls) {
         EventTraceLayout from_disk, from_memory;
         std::string e1, e2;
-        REQUIRE(backend.call_trace(disk->slice(x.connection_id), x.id, from_disk, e1));
+        REQUIRE(backend.call_trace(disk->slice(x.connection_id, x.id), x.id, from_disk, e1));
         REQUIRE(backend.call_trace(*mem, x.id, from_memory, e2));
         CHECK(from_disk.arrows.size() == from_memory.arrows.size());
         CHECK(from_disk.title == from_memory.title);
         CHECK(from_disk.stalls.size() == from_memory.stalls.size());
         CHECK(from_disk.client_name == from_memory.client_name);
+        EventTraceLayout conn_disk, conn_memory;   // and the whole connection's
+        REQUIRE(backend.connection_trace(disk->slice(x.connection_id), x.connection_id, conn_disk, e1));
+        REQUIRE(backend.connection_trace(*mem, x.connection_id, conn_memory, e2));
+        CHECK(conn_disk.arrows.size() == conn_memory.arrows.size());
+        CHECK(conn_disk.stalls.size() == conn_memory.stalls.size());
     }
 }
 
