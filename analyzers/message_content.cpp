@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -69,12 +70,18 @@ void fill_response_fields(Call& c, const HttpMessageHead& head) {
 // amount of CPU).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key) {
     m.content_bytes = content.size();
-    bool in_tag = false;
+    // Bytes from each '<' (outside a tag) to the next '>', both counted; an
+    // unclosed tag runs to the end. memchr jumps over text and tag bodies.
     uint64_t markup = 0;
-    for (char ch : content) {
-        if (ch == '<') in_tag = true;
-        if (in_tag) ++markup;
-        if (ch == '>') in_tag = false;
+    const char* p = content.data();
+    const char* end = p + content.size();
+    while (p < end) {
+        auto* open = static_cast<const char*>(std::memchr(p, '<', size_t(end - p)));
+        if (!open) break;
+        auto* close = static_cast<const char*>(std::memchr(open, '>', size_t(end - open)));
+        const char* stop = close ? close + 1 : end;
+        markup += uint64_t(stop - open);
+        p = stop;
     }
     m.markup_bytes = markup;
     // Small messages are counted as incompressible: compressing each costs

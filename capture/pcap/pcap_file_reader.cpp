@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -52,20 +53,24 @@ std::string classify_read_error(const std::string& msg, uint64_t bytes_left) {
 
 class LibpcapFileReader final : public PcapFileReader {
 public:
-    LibpcapFileReader(pcap_t* p, std::string path, uint64_t size, std::string format)
+    LibpcapFileReader(pcap_t* p, std::string path, uint64_t size, std::string format, uint32_t record_header)
         : p_(p), path_(std::move(path)), size_(size), format_(std::move(format)),
-          linktype_(dlt_to_linktype(pcap_datalink(p))) {
+          linktype_(dlt_to_linktype(pcap_datalink(p))), record_header_(record_header),
+          snaplen_(uint32_t(std::max(0, pcap_snapshot(p)))) {
         pos_ = current_offset();
     }
     ~LibpcapFileReader() override { pcap_close(p_); }
 
     Status next(Frame& out) override {
         if (state_ != Status::Ok) return state_;
-        const uint64_t record_offset = current_offset();
+        const uint64_t record_offset = pos_;
         pcap_pkthdr* hdr = nullptr;
         const u_char* data = nullptr;
         const int rc = pcap_next_ex(p_, &hdr, &data);
-        pos_ = current_offset();
+        // A record is its header and its captured bytes, unless libpcap cut
+        // it to the snapshot length (then it skipped the rest: ask the file).
+        if (rc == 1 && record_header_ && hdr->caplen < snaplen_) pos_ = record_offset + record_header_ + hdr->caplen;
+        else pos_ = current_offset();
         if (rc == PCAP_ERROR_BREAK) return state_ = Status::End;  // clean end of file
         if (rc != 1) {
             const uint64_t left = size_ > record_offset ? size_ - record_offset : 0;
@@ -103,6 +108,8 @@ private:
     uint64_t size_;
     std::string format_;
     int linktype_;
+    uint32_t record_header_;  // bytes before each record's data (0: unknown, ask the file each time)
+    uint32_t snaplen_;
     uint64_t pos_ = 0;
     uint64_t number_ = 0;
     Status state_ = Status::Ok;
@@ -152,6 +159,8 @@ std::unique_ptr<PcapFileReader> PcapFileReader::open(const std::string& path, st
     }
 
     std::string format;
+    uint32_t record_header = 16;  // ts_sec, ts_usec, caplen, len
+    if (magic == kPcapModified || swap32(magic) == kPcapModified) record_header = 0;  // 24 or more: let the file say
     if (magic == kPcapUs || swap32(magic) == kPcapUs || magic == kPcapModified || swap32(magic) == kPcapModified)
         format = "pcap";
     else if (magic == kPcapNs || swap32(magic) == kPcapNs)
@@ -176,7 +185,7 @@ std::unique_ptr<PcapFileReader> PcapFileReader::open(const std::string& path, st
         error = file_error(path, reason, 0);
         return nullptr;
     }
-    return std::make_unique<LibpcapFileReader>(p, path, size, format);
+    return std::make_unique<LibpcapFileReader>(p, path, size, format, record_header);
 }
 
 } // namespace stallscope

@@ -103,6 +103,7 @@ struct HttpStreamParser::Impl {
     size_t trailer_lines = 0;
 
     std::deque<std::string> pending_methods;
+    std::vector<HttpHeader> spare_headers;  // fields of earlier messages, reused (at most max_headers)
 
     Impl(Role r, HttpStreamListener& l, HttpParserLimits lim)
         : role(r), listener(l), limits(lim), start(r == Role::Request, lim.max_header_bytes),
@@ -142,7 +143,16 @@ struct HttpStreamParser::Impl {
     }
 
     void reset_message() {
+        // The header fields' strings and the vectors keep their buffers for
+        // the next message (no allocation per message once they are warm).
+        for (auto& h : head.headers) spare_headers.push_back(std::move(h));
+        std::vector<HttpHeader> fields = std::move(head.headers);
+        fields.clear();
+        std::string uri = std::move(head.uri);
+        uri.clear();
         head = HttpMessageHead{};
+        head.headers = std::move(fields);
+        head.uri = std::move(uri);
         head.is_request = role == Role::Request;
         line.clear();
         start_line_done = false;
@@ -391,7 +401,14 @@ struct HttpStreamParser::Impl {
                     drop(HttpError::MalformedHeader, "invalid header field name", line_start, true);
                     return;
                 }
-            head.headers.push_back({std::string(name), std::string(trim_ows(l.substr(colon + 1)))});
+            HttpHeader h;
+            if (!spare_headers.empty()) {
+                h = std::move(spare_headers.back());
+                spare_headers.pop_back();
+            }
+            h.name.assign(name);
+            h.value.assign(trim_ows(l.substr(colon + 1)));
+            head.headers.push_back(std::move(h));
         }
         line.clear();
     }
