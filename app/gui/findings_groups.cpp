@@ -24,7 +24,7 @@ std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
         g.kind = r.kinds()[f.kind];
         g.side = f.side;
         g.findings.push_back(i);
-        g.lost_ms += f.cost_ms;
+        g.lost_ms += f.counted_ms;   // the ledger's: an overlap once
         auto& seen = calls_of[key];
         if (seen.empty()) seen.resize(r.callCount());
         if (f.calls == 0) continue;
@@ -47,7 +47,7 @@ std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
     for (auto& [key, g] : by_key) {
         g.every_call = r.callCount() > 0 && g.calls >= r.callCount();
         std::stable_sort(g.findings.begin(), g.findings.end(),
-                         [&](size_t a, size_t b) { return r.findingKey(a).cost_ms > r.findingKey(b).cost_ms; });
+                         [&](size_t a, size_t b) { return r.findingKey(a).counted_ms > r.findingKey(b).counted_ms; });
         g.severity = g.lost_ms <= 0 ? Severity::Info
                      : total_ms > 0 && g.lost_ms >= kWarningShare * total_ms ? Severity::Warning
                                                                               : Severity::Note;

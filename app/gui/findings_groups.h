@@ -14,9 +14,9 @@ enum class Severity { Info, Note, Warning };   // no time lost / some / a large 
 struct FindingGroup {
     std::string kind;
     Side side = Side::Client;
-    std::vector<size_t> findings;   // indexes into result.findings, costliest first
+    std::vector<size_t> findings;   // indexes into result.findings, most time lost first
     uint64_t calls = 0;             // distinct calls touched
-    double lost_ms = 0;             // summed cost
+    double lost_ms = 0;             // summed counted_ms (the call ledger's time lost)
     bool every_call = false;        // touches every call of the capture
     Severity severity = Severity::Info;
 };

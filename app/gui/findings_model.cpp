@@ -38,7 +38,7 @@ void FindingsModel::rebuild() {
             rows_.push_back(i);
         }
         std::stable_sort(rows_.begin(), rows_.end(),
-                         [&](size_t a, size_t b) { return result_->findingKey(a).cost_ms > result_->findingKey(b).cost_ms; });
+                         [&](size_t a, size_t b) { return result_->findingKey(a).counted_ms > result_->findingKey(b).counted_ms; });
     }
     endResetModel();
 }
@@ -61,7 +61,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
         case Kind: return findingKindLabel(f.kind);
-        case Cost: return role == SortRole ? QVariant(f.cost_ms) : QVariant(formatMs(f.cost_ms));
+        case Cost: return role == SortRole ? QVariant(f.counted_ms) : QVariant(formatMs(f.counted_ms));   // "Time lost"
         case Side: return sideLabel(f.side);
         case Connection: return QVariant::fromValue<quint64>(f.connection_id);
         case Calls: {

@@ -134,7 +134,7 @@ void FindingsPanel::fillFinding(int index) {
     // What to do first: the kind, what it cost, the fix and the toolkit's own
     // knob, and what fixing it would buy. The why and the facts follow.
     QString html = QStringLiteral("<h3 style='margin:0'>%1 <span style='font-weight:normal'>— %2 lost, caused by the %3</span></h3>")
-                       .arg(findingKindLabel(f.kind).toHtmlEscaped(), f.cost_ms > 0 ? formatMs(f.cost_ms) : tr("no time"), sideLabel(f.side));
+                       .arg(findingKindLabel(f.kind).toHtmlEscaped(), f.counted_ms > 0 ? formatMs(f.counted_ms) : tr("no time"), sideLabel(f.side));
     if (!f.fix.empty()) html += QStringLiteral("<p style='margin:4px 0'><b>Fix:</b> %1</p>").arg(esc(f.fix));
     if (!f.toolkit_fix.empty())
         html += QStringLiteral("<p style='margin:4px 0'><b>%1:</b> %2</p>").arg(f.toolkit.empty() ? tr("Toolkit") : esc(f.toolkit), esc(f.toolkit_fix));

@@ -84,7 +84,7 @@ QVariant FindingsTreeModel::findingData(size_t fi, int column, int role) const {
         return s + tr(", connection %1").arg(f.connection_id);
     }
     case Calls: return countText(f.calls);
-    case Lost: return f.cost_ms > 0 ? formatMs(f.cost_ms) : tr("none");
+    case Lost: return f.counted_ms > 0 ? formatMs(f.counted_ms) : tr("none");
     case Fix: return QString::fromStdString(result_->finding(fi)->explanation);
     }
     return {};

@@ -80,7 +80,7 @@ void LoadedResult::indexFinding(const Finding& f) {
     }
     k.start_ns = f.start_ns;
     k.end_ns = f.end_ns;
-    k.cost_ms = f.cost_ms;
+    k.counted_ms = f.counted_ms;
     k.calls = uint32_t(f.calls.size());
     auto kind = std::find(kinds_.begin(), kinds_.end(), f.kind);
     k.kind = uint16_t(kind - kinds_.begin());
@@ -93,7 +93,7 @@ void LoadedResult::indexFinding(const Finding& f) {
         const int row = rowOfCall(id);
         if (row < 0) continue;
         call_keys_[size_t(row)].kinds |= bit;
-        if (f.cost_ms > 0) call_keys_[size_t(row)].flags |= CallKey::Stalled;
+        if (f.counted_ms > 0) call_keys_[size_t(row)].flags |= CallKey::Stalled;
     }
 }
 

@@ -20,7 +20,7 @@ namespace stallscope::gui {
 
 // What sorting, filtering and the charts need of one call (about 80 bytes).
 struct CallKey {
-    enum Flag : uint8_t { Complete = 1, Fault = 2, Stalled = 4 };  // Stalled: a finding with a cost touches it
+    enum Flag : uint8_t { Complete = 1, Fault = 2, Stalled = 4 };  // Stalled: a finding with counted time touches it
     uint64_t id = 0, connection_id = 0;
     int64_t start_ns = 0, end_ns = 0;     // the call
     int64_t span_start_ns = 0, span_end_ns = 0;  // with its phases (timeline rows)
@@ -39,7 +39,7 @@ struct FindingKey {
     uint64_t connection_id = 0, first_call = 0, last_call = 0;
     uint64_t min_call = 0, max_call = 0;   // every call it names is in [min, max]
     int64_t start_ns = 0, end_ns = 0;
-    double cost_ms = 0;
+    double counted_ms = 0;   // the ledger's: its time counted once after overlaps ("time lost")
     uint32_t calls = 0;   // how many calls it names
     uint16_t kind = 0;    // index into LoadedResult::kinds()
     Side side = Side::Client;

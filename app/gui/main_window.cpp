@@ -309,7 +309,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     if (r.findingCount() > 0) {
         size_t best = 0;   // the costliest finding: the first thing worth looking at
         for (size_t i = 1; i < r.findingCount(); ++i)
-            if (r.findingKey(i).cost_ms > r.findingKey(best).cost_ms) best = i;
+            if (r.findingKey(i).counted_ms > r.findingKey(best).counted_ms) best = i;
         hub_->selectFinding(int(best));
     } else if (r.callCount() > 0) {
         hub_->selectCall(r.callKey(0).id);

@@ -26,11 +26,11 @@ OverTimeSeries OverTimeSeries::build(const LoadedResult& r) {   // the keys only
     std::stable_sort(s.points.begin(), s.points.end(), [](const LatencyPoint& a, const LatencyPoint& b) { return a.offset_ns < b.offset_ns; });
     for (size_t i = 0; i < r.findingCount(); ++i) {
         const FindingKey& f = r.findingKey(i);
-        if (f.cost_ms <= 0) continue;
+        if (f.counted_ms <= 0) continue;   // the ledger's time: an overlap once
         int64_t t = f.start_ns;
         if (t == 0 && f.calls > 0)   // no stall interval: the start of its first call
             if (int row = r.rowOfCall(f.first_call); row >= 0) t = calls[size_t(row)].start_ns;
-        s.stalls_.push_back({double(t - lo), f.cost_ms});
+        s.stalls_.push_back({double(t - lo), f.counted_ms});
     }
     std::sort(s.stalls_.begin(), s.stalls_.end(), [](const Stall& a, const Stall& b) { return a.offset_ns < b.offset_ns; });
     // Every call, complete or not, counts towards calls per interval.
@@ -52,7 +52,7 @@ std::vector<IntervalBucket> OverTimeSeries::buckets(double from, double to, doub
     for (const Stall& st : stalls_)
         if (long i = index(st.offset_ns); i >= 0) {
             out[size_t(i)].stalls++;
-            out[size_t(i)].lost_ms += st.cost_ms;
+            out[size_t(i)].lost_ms += st.counted_ms;
         }
     return out;
 }

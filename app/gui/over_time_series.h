@@ -20,7 +20,7 @@ struct IntervalBucket {
     double start_ns = 0;      // offset from capture start
     uint32_t calls = 0;       // calls that started in it
     uint32_t stalls = 0;      // findings with time lost that began in it
-    double lost_ms = 0;       // their cost
+    double lost_ms = 0;       // their counted_ms (the call ledger's, each ms once)
 };
 
 struct OverTimeSeries {
@@ -32,7 +32,7 @@ struct OverTimeSeries {
     static OverTimeSeries build(const LoadedResult& r);
 
 private:
-    struct Stall { double offset_ns; double cost_ms; };
+    struct Stall { double offset_ns; double counted_ms; };
     std::vector<Stall> stalls_;          // by start time
     std::vector<double> call_starts_;    // every call's start offset, sorted
 };

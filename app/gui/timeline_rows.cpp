@@ -1,5 +1,7 @@
 #include "app/gui/timeline_rows.h"
 
+#include "analyzers/call_ledger.h"
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -25,17 +27,22 @@ TimelineRows TimelineRows::build(const LoadedResult& r, const std::unordered_set
     });
     for (size_t i = 0; i < out.rows.size(); ++i) row_of_id[out.rows[i].call_id] = i;
 
+    // Each row draws the stretches the ledger counts (an overlap once, under
+    // the finding that takes precedence), none shorter than kMinStallBracketMs:
+    // the same brackets as the exported diagrams. A finding whose counted time
+    // fills its start..end is drawn from its key; only the others are read.
+    std::vector<std::vector<size_t>> findings_of(out.rows.size());
     for (size_t f = 0; f < r.findingCount(); ++f) {
         const FindingKey& fd = r.findingKey(f);
         if (fd.end_ns <= fd.start_ns || fd.calls == 0) continue;
         auto add = [&](uint64_t id) {
-            auto it = row_of_id.find(id);
-            if (it != row_of_id.end()) out.rows[it->second].stalls.push_back({f, fd.start_ns, fd.end_ns});
+            if (auto it = row_of_id.find(id); it != row_of_id.end()) findings_of[it->second].push_back(f);
         };
         if (fd.calls == 1) add(fd.first_call);   // most findings: no read
         else
             for (uint64_t id : r.finding(f)->calls) add(id);
     }
+    for (size_t i = 0; i < out.rows.size(); ++i) addCountedStalls(r, findings_of[i], out.rows[i]);
     if (!out.rows.empty()) {
         out.start_ns = out.rows.front().start_ns;
         out.end_ns = out.rows.front().end_ns;
@@ -49,6 +56,29 @@ TimelineRows TimelineRows::build(const LoadedResult& r, const std::unordered_set
         }
     }
     return out;
+}
+
+void TimelineRows::addCountedStalls(const LoadedResult& r, const std::vector<size_t>& findings, TimelineRow& row) {
+    std::vector<std::shared_ptr<const Finding>> read;   // the row's findings, when one was cut by another
+    std::vector<const Finding*> all;
+    for (size_t f : findings) {
+        const FindingKey& fd = r.findingKey(f);
+        if (fd.counted_ms < kMinStallBracketMs) continue;   // every piece of it is shorter still
+        if (std::abs(double(fd.end_ns - fd.start_ns) / 1e6 - fd.counted_ms) < 1e-3) {   // one whole stretch
+            row.stalls.push_back({f, fd.start_ns, fd.end_ns, fd.counted_ms});
+            continue;
+        }
+        if (read.empty())
+            for (size_t g : findings) {
+                read.push_back(r.finding(g));
+                all.push_back(read.back().get());
+            }
+        const Finding* self = all[size_t(std::find(findings.begin(), findings.end(), f) - findings.begin())];
+        for (const Finding::Interval& iv : counted_intervals(*self, all)) {
+            const double ms = double(iv.end_ns - iv.start_ns) / 1e6;
+            if (ms >= kMinStallBracketMs) row.stalls.push_back({f, iv.start_ns, iv.end_ns, ms});
+        }
+    }
 }
 
 std::optional<size_t> TimelineRows::rowOfCall(uint64_t call_id) const {

@@ -1,5 +1,6 @@
 #pragma once
-// Which call goes on which row of the waterfall, and what is under a point.
+// Which call goes on which row of the waterfall, the stall brackets on it
+// (the call ledger's counted stretches), and what is under a point.
 // Pure data (no Qt): unit-tested without a display.
 #include "app/gui/loaded_result.h"
 
@@ -13,7 +14,8 @@ namespace stallscope::gui {
 
 struct TimelineStall {
     size_t finding = 0;        // index into LoadedResult's findings
-    int64_t start_ns = 0, end_ns = 0;
+    int64_t start_ns = 0, end_ns = 0;   // a stretch the call ledger counts under it
+    double ms = 0;                      // end - start: >= kMinStallBracketMs
 };
 
 struct TimelineRow {
@@ -33,6 +35,9 @@ struct TimelineRows {
                               bool show_all);
 
     std::optional<size_t> rowOfCall(uint64_t call_id) const;
+
+private:
+    static void addCountedStalls(const LoadedResult& r, const std::vector<size_t>& findings, TimelineRow& row);
 };
 
 // Row under y, for rows of `row_height` starting at `top`.

@@ -302,9 +302,9 @@ QString TimelineWidget::tooltipAt(QPoint pos) const {
     QString tip = QStringLiteral("<b>Call %1</b> — %2<br>latency %3").arg(c.id).arg(callOperation(c).toHtmlEscaped(), formatMs(c.latency_ms));
     if (auto s = stallAt(r, t, int64_t(axis_.nsPerPixel() * 2))) {
         const auto found = result_->finding(r.stalls[*s].finding);
-        const Finding& f = *found;
+        const Finding& f = *found;   // time lost: the ledger's, each millisecond once
         tip += QStringLiteral("<br><span style='color:#d32f2f'><b>%1</b> (%2): %3 lost</span>")
-                   .arg(findingKindLabel(f.kind), sideLabel(f.side), formatMs(f.cost_ms));
+                   .arg(findingKindLabel(f.kind), sideLabel(f.side), formatMs(f.counted_ms));
     }
     if (auto ph = phaseAt(c, t)) {
         const Phase& p = c.phases[*ph];

@@ -71,6 +71,7 @@ AnalysisResult makeResult() {
         f.calls = calls;
         f.frames = {first_frame, first_frame + 1};
         f.cost_ms = cost;
+        f.counted_ms = cost;   // no overlaps here
         f.cost_method = "test";
         f.explanation = std::string(kind) + " explained";
         f.fix = "fix it";
