@@ -4,6 +4,9 @@
 // made the capture) say how many calls each one has.
 #include "analyzers/analyze.h"
 #include "analyzers/call_ledger.h"
+#ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
+#include "analyzers/diagram/timeline_layout.h"
+#endif
 #include "analyzers/result_spill.h"
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
@@ -97,9 +100,9 @@ static void checkLedgerTotals(MainWindow& w, const LoadedResult& r, int& tiny_fi
     double over_time = 0;
     for (const IntervalBucket& b : s.buckets(0, all, all)) over_time += b.lost_ms;
     CHECK(over_time == Approx(summary_total).margin(0.01));
-    for (const TimelineRow& row : w.timeline()->rows().rows) {
+    for (const gui::TimelineRow& row : w.timeline()->rows().rows) {
         std::vector<std::pair<int64_t, int64_t>> spans;
-        for (const TimelineStall& st : row.stalls) {
+        for (const gui::TimelineStall& st : row.stalls) {
             CHECK(st.ms >= kMinStallBracketMs);
             CHECK(double(st.end_ns - st.start_ns) / 1e6 == Approx(st.ms));
             CHECK(r.findingKey(st.finding).counted_ms >= kMinStallBracketMs);
@@ -144,8 +147,8 @@ TEST_CASE("Where findings overlap the GUI counts them once, as the CLI does") {
     // The overlapped Nagle findings and the 0.9 ms wait of call 1 draw nothing.
     const TimelineRows rows = TimelineRows::build(r, {}, true);
     size_t brackets = 0;
-    for (const TimelineRow& row : rows.rows)
-        for (const TimelineStall& st : row.stalls) {
+    for (const gui::TimelineRow& row : rows.rows)
+        for (const gui::TimelineStall& st : row.stalls) {
             ++brackets;
             CHECK(r.findingKey(st.finding).counted_ms >= kMinStallBracketMs);
         }
@@ -154,6 +157,34 @@ TEST_CASE("Where findings overlap the GUI counts them once, as the CLI does") {
     CHECK(brackets == counted_findings);
     CHECK(brackets < r.findingCount());
 }
+
+#ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
+TEST_CASE("The GUI's timeline draws the stall brackets the exported timeline draws") {
+    AnalysisOptions gui_options;   // the GUI's side kept in memory, or spilled after the first call
+    gui_options.spill_after_calls = GENERATE(SIZE_MAX, size_t(1));
+    int brackets = 0;
+    for (const QString& path : captures()) {
+        INFO(path.toStdString());
+        AnalyzeOutcome a = analyze_file(path.toStdString(), AnalysisOptions{});
+        if (!a.ok) continue;   // the files that are not captures
+        const stallscope::TimelineLayout exported = layout_timeline(a.result);
+        AnalyzeOutcome b = analyze_file(path.toStdString(), gui_options);
+        REQUIRE(b.ok);
+        const LoadedResult r(std::move(b.result));
+        const TimelineRows gui = TimelineRows::build(r, {}, true);
+        std::map<uint64_t, std::multiset<std::pair<int64_t, int64_t>>> want, got;
+        for (const stallscope::TimelineRow& row : exported.rows)
+            for (const stallscope::TimelineStall& st : row.stalls) want[row.call_id].insert({st.start_ns, st.end_ns});
+        for (const gui::TimelineRow& row : gui.rows)
+            for (const gui::TimelineStall& st : row.stalls) {
+                got[row.call_id].insert({st.start_ns, st.end_ns});
+                ++brackets;
+            }
+        CHECK(got == want);
+    }
+    CHECK(brackets > 0);
+}
+#endif
 
 TEST_CASE("Every test capture opens and every view holds the result") {
     // Kept in memory (the default for small captures) and spilled after the
