@@ -76,6 +76,9 @@ void Analyzer::start_spill() {
         return;
     }
     spill_ = std::make_shared<ResultSpill>(std::move(file));
+    // The summary's per-call numbers go to disk too (their own file: fixed-size records by id).
+    if (auto records = SpillFile::create(opt_.spill_dir, error)) summary_.spill_to(std::move(records));
+    else add_warning({error + "; keeping the summary's per-call numbers in memory", 0, 0, 0});
     if (opt_.snapshot_recent_calls) {   // what live views showed so far, trimmed
         const size_t n = std::min(opt_.snapshot_recent_calls, result_.calls.size());
         recent_calls_.assign(result_.calls.end() - ptrdiff_t(n), result_.calls.end());

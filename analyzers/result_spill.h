@@ -43,22 +43,37 @@ public:
     // rows on demand. After seal(). Throws SpillError.
     void connection_at(size_t i, Connection& out) const { read(conns_.at(i), out); }
     void call_at(size_t i, Call& out) const { read(calls_.at(i), out); }
-    void finding_at(size_t i, Finding& out) const { read(findings_.at(i), out); }
+    void finding_at(size_t i, Finding& out) const { read(findings_.at(i).offset, out); }
     bool find_connection(uint64_t id, Connection& out) const;
     bool find_call(uint64_t id, Call& out) const;
 
 private:
-    struct Entry {
-        uint64_t key = 0;      // id (connections, calls) or first call (findings)
-        uint64_t offset = 0;
-        uint32_t len = 0;
-        uint32_t kind = 0;     // findings: index into kinds_
+    // Connections and calls by id: ids are dense (1, 2, 3, ...), so the
+    // index is the record's offset at slot id - 1 (8 bytes an item); odd
+    // ids (0, repeated, far apart) fall back to (id, offset) pairs.
+    class ById {
+    public:
+        void put(uint64_t id, uint64_t offset);
+        void seal();  // ids with no item leave the slots; after it, items are in id order
+        size_t size() const { return count_; }
+        uint64_t at(size_t i) const { return sparse_.empty() ? slots_.at(i) - 1 : sparse_.at(i).second; }
+        bool find(uint64_t id, uint64_t& offset) const;
+    private:
+        std::vector<uint64_t> slots_;    // offset + 1; 0 = no item (until seal)
+        std::vector<uint64_t> missing_;  // after seal: ids below the last with no item, ascending
+        std::vector<std::pair<uint64_t, uint64_t>> sparse_;
+        size_t count_ = 0;
     };
-    Entry put(uint64_t key, const std::string& bytes);
-    template <class T> void read(const Entry& e, T& out) const;
+    struct FindingEntry {  // 16 bytes
+        uint64_t key_kind = 0;  // first call << 16 | index into kinds_
+        uint64_t offset = 0;
+    };
+    uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
+    template <class T> void read(uint64_t offset, T& out) const;
 
     std::unique_ptr<SpillFile> file_;
-    std::vector<Entry> conns_, calls_, findings_;
+    ById conns_, calls_;
+    std::vector<FindingEntry> findings_;
     std::vector<std::string> kinds_;
     mutable std::string scratch_;
 };

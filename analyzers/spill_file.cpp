@@ -1,5 +1,6 @@
 #include "analyzers/spill_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -41,16 +42,26 @@ SpillFile::~SpillFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void SpillFile::flush() {
+void SpillFile::pwrite_all(uint64_t offset, std::string_view bytes) {
     size_t done = 0;
-    while (done < buffer_.size()) {
-        ssize_t n = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done, off_t(written_ + done));
+    while (done < bytes.size()) {
+        ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, off_t(offset + done));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) throw SpillError(sys_error("write failed", dir_));
         done += size_t(n);
     }
+}
+
+void SpillFile::flush() {
+    pwrite_all(written_, buffer_);
     written_ += buffer_.size();
     buffer_.clear();
+}
+
+void SpillFile::write_at(uint64_t offset, std::string_view bytes) {
+    flush();
+    pwrite_all(offset, bytes);
+    written_ = std::max(written_, offset + bytes.size());
 }
 
 uint64_t SpillFile::append(std::string_view bytes) {

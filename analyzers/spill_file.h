@@ -26,6 +26,9 @@ public:
 
     // Returns where the record starts. Throws SpillError.
     uint64_t append(std::string_view bytes);
+    // Overwrites (or writes past the end, leaving a hole) at `offset`, for
+    // fixed-size records. Throws SpillError.
+    void write_at(uint64_t offset, std::string_view bytes);
     // Reads `len` bytes at `offset` into out (replacing it). Throws SpillError.
     void read(uint64_t offset, uint32_t len, std::string& out);
     uint64_t size() const { return written_ + buffer_.size(); }
@@ -34,6 +37,7 @@ public:
 private:
     SpillFile(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {}
     void flush();
+    void pwrite_all(uint64_t offset, std::string_view bytes);
 
     int fd_ = -1;
     std::string dir_;

@@ -63,15 +63,15 @@ void SummaryBuilder::add_call(const Call& c) {
     auto [it, added] = op_index_.try_emplace(op, uint32_t(ops_.size()));
     if (added) ops_.push_back(op);
     if (!c.complete || c.id == 0) return;  // incomplete calls have no latency to summarise
-    if (c.id > calls_.size()) calls_.resize(c.id);
-    CallRec& r = calls_[c.id - 1];
-    r.complete = true;
+    SummaryRecords::Rec& r = calls_.at(c.id);
+    r = SummaryRecords::Rec{};
+    r.complete = 1;
     r.op = it->second;
     r.latency_ms = c.latency_ms;
     r.setup_ms = c.setup_ms;
     for (const TimeShare& t : c.attribution)
         if (is_stall_cause(t.cause)) r.avoidable_ms += t.ms;
-    for (const FixSaving& s : c.savings) r.savings.push_back({fix_index(s.kind, s.side), s.ms});
+    for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
     if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
     totals_[0].add(c);
     totals_[r.op + 1].add(c);
@@ -84,8 +84,9 @@ void SummaryBuilder::add_finding(const Finding& f) {
     uint32_t bit = kind_bit(f.kind);
     std::vector<size_t> counted;  // groups this finding was counted in: once per group
     for (uint64_t id : f.calls) {
-        if (id == 0 || id > calls_.size() || !calls_[id - 1].complete) continue;
-        CallRec& c = calls_[id - 1];
+        if (id == 0 || id > calls_.size()) continue;
+        SummaryRecords::Rec& c = calls_.at(id);
+        if (!c.complete) continue;
         double share = f.counted_ms / double(f.calls.size());  // a shared finding counts each its share
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
             KindLoss& k = groups_[g].losses[f.kind];
@@ -102,31 +103,38 @@ void SummaryBuilder::add_finding(const Finding& f) {
         if (f.kind == "connection_setup" && c.setup_ms > 0) {
             uint32_t fix = fix_index(f.kind, f.side);
             bool have = false;
-            for (const Saving& s : c.savings) have = have || s.fix == fix;
-            if (!have) c.savings.push_back({fix, c.setup_ms});
+            calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { have = have || s.fix == fix; });
+            if (!have) calls_.add_saving(id, c, {fix, 0, c.setup_ms});
         }
     }
 }
 
-Summary SummaryBuilder::build() const {
+std::vector<double> SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
+    std::vector<double> v;
+    calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        if (g == 0 || c.op + 1 == g) v.push_back(value(id, c));
+    });
+    return v;
+}
+
+Summary SummaryBuilder::build() {
+    // One pass for the counts that need no sorting: per group, the calls
+    // each fix changes and the calls with any stall.
     const size_t n = ops_.size() + 1;
-    std::vector<std::vector<const CallRec*>> members(n);
-    for (const CallRec& c : calls_) {
-        if (!c.complete) continue;
-        members[0].push_back(&c);
-        members[size_t(c.op) + 1].push_back(&c);
-    }
+    std::vector<std::vector<uint64_t>> changed(n, std::vector<uint64_t>(fixes_.size(), 0));
+    std::vector<uint64_t> stalled(n, 0);
+    calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        for (size_t g : {size_t(0), size_t(c.op) + 1}) {
+            stalled[g] += c.avoidable_ms > 0;
+            calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { changed[g][s.fix] += s.ms > 0; });
+        }
+    });
     auto group = [&](size_t g, const std::string& op) {
         SummaryGroup out;
         out.operation = op;
-        std::vector<double> lat, client, all_fixed;
-        for (const CallRec* c : members[g]) {
-            lat.push_back(c->latency_ms);
-            client.push_back(c->latency_ms + std::max(0.0, c->setup_ms));
-            all_fixed.push_back(std::max(0.0, c->latency_ms - c->avoidable_ms));
-        }
-        out.latency = latency_stats(lat);
-        out.client_latency = latency_stats(client);
+        out.latency = latency_stats(series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; }));
+        out.client_latency = latency_stats(
+            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms + std::max(0.0, c.setup_ms); }));
         LedgerTotals none;
         const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
         out.attribution = t.by_cause();
@@ -141,34 +149,30 @@ Summary SummaryBuilder::build() const {
                 out.losses.push_back(k);
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
-        LatencyStats fixed_all = latency_stats(all_fixed);
+        LatencyStats fixed_all = latency_stats(
+            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return std::max(0.0, c.latency_ms - c.avoidable_ms); }));
         out.predicted_median_ms = fixed_all.median_ms;
         out.predicted_total_ms = fixed_all.total_ms;
         // One entry per fix: each call's time with that fix's intervals gone.
         for (uint32_t fix = 0; fix < fixes_.size(); ++fix) {
+            if (!changed[g][fix]) continue;
             bool setup = fixes_[fix].first == "connection_setup";
-            std::vector<double> v;
-            uint64_t changed = 0;
-            for (const CallRec* c : members[g]) {
-                double base = setup ? c->latency_ms + std::max(0.0, c->setup_ms) : c->latency_ms, off = 0;
-                for (const Saving& s : c->savings)
+            LatencyStats p = latency_stats(series(g, [&](uint64_t id, const SummaryRecords::Rec& c) {
+                double base = setup ? c.latency_ms + std::max(0.0, c.setup_ms) : c.latency_ms, off = 0;
+                calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) {
                     if (s.fix == fix) off = s.ms;
-                changed += off > 0;
-                v.push_back(std::max(0.0, base - off));
-            }
-            if (!changed) continue;
-            LatencyStats p = latency_stats(v);
-            out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed, setup});
+                });
+                return std::max(0.0, base - off);
+            }));
+            out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed[g][fix], setup});
         }
         std::sort(out.what_if.begin(), out.what_if.end(), [](const WhatIf& a, const WhatIf& b) {
             return a.client_time != b.client_time ? b.client_time
                    : a.predicted_median_ms != b.predicted_median_ms ? a.predicted_median_ms < b.predicted_median_ms
                    : a.kind != b.kind ? a.kind < b.kind : a.side < b.side;
         });
-        uint64_t stalled = 0;
-        for (const CallRec* c : members[g]) stalled += c->avoidable_ms > 0;
-        if (stalled)
-            out.what_if.push_back({"all_stalls", "", fixed_all.median_ms, fixed_all.p90_ms, stalled, false});
+        if (stalled[g])
+            out.what_if.push_back({"all_stalls", "", fixed_all.median_ms, fixed_all.p90_ms, stalled[g], false});
         return out;
     };
     Summary s;

@@ -106,6 +106,19 @@ TEST_CASE("spill: items come back in report order whatever order they went in", 
     std::vector<double> costs;
     s.each_finding([&](const Finding& f) { costs.push_back(f.cost_ms); CHECK(f.explanation == "final"); return true; });
     CHECK(costs == seen_costs);
+    // By id: the ids with no item (3, 4, ...) are not found, the others are.
+    Call c;
+    CHECK(s.call_count() == 4);
+    for (uint64_t id : {0, 3, 4, 6, 10})
+        CHECK_FALSE(s.find_call(id, c));
+    REQUIRE(s.find_call(9, c));
+    CHECK(c.uri == "/call/9");
+    s.call_at(2, c);
+    CHECK(c.id == 5);
+    Connection k;
+    CHECK_FALSE(s.find_connection(2, k));
+    REQUIRE(s.find_connection(8, k));
+    CHECK(k.id == 8);
     size_t n = 0;
     s.each_call([&](const Call&) { return ++n < 2; });  // false stops
     CHECK(n == 2);
@@ -217,4 +230,22 @@ TEST_CASE("live snapshots of a spilling analysis stay bounded: a soak of many ca
     const AnalysisResult r = a.finish();
     REQUIRE(r.spill);
     CHECK(call_count(r) == size_t(kReplays) * 6);   // nothing lost: the final result has every call
+}
+
+TEST_CASE("spill: odd ids (0, repeated, far apart) still come back in id order", "[spill-mode]") {
+    ResultSpill s(temp_spill());
+    for (uint64_t id : {4ull, 2ull, 0ull, 2ull, 1ull << 40}) {
+        Call c;
+        c.id = id;
+        c.uri = "/x" + std::to_string(id);
+        s.add(c);
+    }
+    s.seal([](Finding&) {});
+    std::vector<uint64_t> ids;
+    s.each_call([&](const Call& c) { ids.push_back(c.id); return true; });
+    CHECK(ids == std::vector<uint64_t>{0, 2, 2, 4, 1ull << 40});
+    Call c;
+    REQUIRE(s.find_call(1ull << 40, c));
+    CHECK(c.uri == "/x" + std::to_string(1ull << 40));
+    CHECK_FALSE(s.find_call(3, c));
 }

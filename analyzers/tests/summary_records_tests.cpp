@@ -1,0 +1,130 @@
+// The summary's per-call records: on file they read back as written, and a
+// summary built from records on file equals the one built in memory, over
+// more calls than the cached blocks hold and with calls of many fixes.
+#include "analyzers/spill_file.h"
+#include "analyzers/summary.h"
+#include "analyzers/summary_records.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+using namespace stallscope;
+
+namespace {
+
+std::unique_ptr<SpillFile> temp_file() {
+    std::string error;
+    auto f = SpillFile::create("", error);
+    REQUIRE(f);
+    return f;
+}
+
+void check_same(const LatencyStats& a, const LatencyStats& b) {
+    CHECK(a.calls == b.calls);
+    CHECK(a.median_ms == b.median_ms);
+    CHECK(a.p90_ms == b.p90_ms);
+    CHECK(a.max_ms == b.max_ms);
+    CHECK(a.total_ms == b.total_ms);
+}
+
+void check_same(const SummaryGroup& a, const SummaryGroup& b) {
+    CHECK(a.operation == b.operation);
+    check_same(a.latency, b.latency);
+    check_same(a.client_latency, b.client_latency);
+    CHECK(a.predicted_median_ms == b.predicted_median_ms);
+    CHECK(a.predicted_total_ms == b.predicted_total_ms);
+    REQUIRE(a.losses.size() == b.losses.size());
+    for (size_t i = 0; i < a.losses.size(); ++i) {
+        CHECK(a.losses[i].kind == b.losses[i].kind);
+        CHECK(a.losses[i].calls == b.losses[i].calls);
+        CHECK(a.losses[i].findings == b.losses[i].findings);
+        CHECK(a.losses[i].lost_ms == b.losses[i].lost_ms);
+    }
+    REQUIRE(a.what_if.size() == b.what_if.size());
+    for (size_t i = 0; i < a.what_if.size(); ++i) {
+        CHECK(a.what_if[i].kind == b.what_if[i].kind);
+        CHECK(a.what_if[i].predicted_median_ms == b.what_if[i].predicted_median_ms);
+        CHECK(a.what_if[i].predicted_p90_ms == b.what_if[i].predicted_p90_ms);
+        CHECK(a.what_if[i].calls == b.what_if[i].calls);
+    }
+}
+
+} // namespace
+
+TEST_CASE("summary records: written out of order past the cache, read back as written", "[summary]") {
+    SummaryRecords on_file;
+    on_file.to_file(temp_file());
+    const uint64_t n = SummaryRecords::kBlock * (SummaryRecords::kCachedBlocks * 3) + 17;
+    std::vector<uint64_t> ids(n);
+    for (uint64_t i = 0; i < n; ++i) ids[i] = i + 1;
+    std::mt19937 rng(7);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    for (uint64_t id : ids) {
+        if (id % 5 == 0) continue;  // gaps: no complete call
+        SummaryRecords::Rec& r = on_file.at(id);
+        r.complete = 1;
+        r.latency_ms = double(id) / 3;
+        for (uint32_t k = 0; k < id % 7; ++k) on_file.add_saving(id, r, {k, 0, double(id + k)});
+    }
+    uint64_t seen = 0, last = 0;
+    on_file.each([&](uint64_t id, const SummaryRecords::Rec& r) {
+        CHECK(id > last);
+        last = id;
+        CHECK(id % 5 != 0);
+        CHECK(r.latency_ms == double(id) / 3);
+        std::vector<double> s;
+        on_file.each_saving(id, r, [&](const SummaryRecords::Saving& x) { s.push_back(x.ms); });
+        REQUIRE(s.size() == id % 7);
+        for (uint32_t k = 0; k < s.size(); ++k) CHECK(s[k] == double(id + k));
+        ++seen;
+    });
+    CHECK(seen == n - n / 5);
+}
+
+TEST_CASE("summary: built from records on file equals the one built in memory", "[summary]") {
+    SummaryBuilder in_memory, on_file;
+    on_file.spill_to(temp_file());
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> ms(0, 50);
+    const char* kinds[] = {"nagle_delayed_ack", "split_write", "expect_100_wait", "slow_start", "connection_setup",
+                           "server_time"};
+    const uint64_t n = SummaryRecords::kBlock * (SummaryRecords::kCachedBlocks + 4);
+    std::vector<Call> calls;
+    for (uint64_t id = 1; id <= n; ++id) {
+        Call c;
+        c.id = id;
+        c.complete = id % 13 != 0;
+        c.method = "POST";
+        c.soap.operation = "op" + std::to_string(id % 4);
+        c.latency_ms = ms(rng);
+        c.setup_ms = id % 3 == 0 ? ms(rng) / 10 : -1;
+        c.attribution.push_back({"nagle_delayed_ack", c.latency_ms / 2});
+        c.attribution.push_back({"server", c.latency_ms / 2});
+        for (size_t k = 0; k < id % 6; ++k) c.savings.push_back({kinds[k], Side::Client, c.latency_ms / double(k + 2)});
+        calls.push_back(std::move(c));
+    }
+    std::shuffle(calls.begin(), calls.end(), rng);  // calls finish out of order
+    for (const Call& c : calls) {
+        in_memory.add_call(c);
+        on_file.add_call(c);
+    }
+    for (uint64_t id = 1; id <= n; id += 2) {
+        Finding f;
+        f.kind = kinds[id % 6];
+        f.side = Side::Client;
+        f.calls = {id};
+        if (id % 10 == 1 && id + 3 <= n) f.calls.push_back(id + 3);
+        f.counted_ms = 1.5;
+        in_memory.add_finding(f);
+        on_file.add_finding(f);
+    }
+    Summary a = in_memory.build(), b = on_file.build();
+    CHECK(a.overall.latency.calls == n - n / 13);
+    CHECK_FALSE(a.overall.what_if.empty());
+    check_same(a.overall, b.overall);
+    REQUIRE(a.per_operation.size() == b.per_operation.size());
+    for (size_t i = 0; i < a.per_operation.size(); ++i) check_same(a.per_operation[i], b.per_operation[i]);
+}
