@@ -50,6 +50,10 @@ struct UnitReader {
 
     size_t size() const { return (bytes.size() - start) / size_t(width); }
     unsigned at(size_t i) const {
+        if (width == 1) {  // UTF-8 and the one-byte encodings: most documents
+            const unsigned c = uint8_t(bytes[start + i]);
+            return c < 0x80 ? c : 0xFFFF;
+        }
         size_t b = start + i * size_t(width);
         uint32_t u = 0;
         for (int k = 0; k < width; ++k) {
@@ -67,6 +71,11 @@ struct UnitReader {
     // First `s` at or after unit i that ends by unit `limit` (default: the end).
     size_t find(size_t i, std::string_view s, size_t limit = SIZE_MAX) const {
         size_t n = std::min(limit, size());
+        if (width == 1) {  // `s` is ASCII: a byte >= 0x80 (read as 0xFFFF) never matches it either way
+            if (i >= n) return SIZE_MAX;
+            size_t k = bytes.substr(start, n).find(s, i);
+            return k == std::string_view::npos ? SIZE_MAX : k;
+        }
         for (; i + s.size() <= n; ++i)
             if (starts_with(i, s)) return i;
         return SIZE_MAX;
