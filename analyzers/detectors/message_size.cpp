@@ -4,10 +4,12 @@
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
+#include "analyzers/id_list.h"
 #include "analyzers/summary.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -49,8 +51,10 @@ public:
         a.req_wire += rq;
         a.resp_wire += rs;
         a.wire += rq + rs;
-        a.per_call.push_back(rq + rs);
-        a.ids.push_back(c.id);
+        const uint64_t wire = c.request.header_bytes + c.request.body_bytes + c.response.header_bytes + c.response.body_bytes;
+        if (wire <= UINT32_MAX) a.per_call.push_back(uint32_t(wire));
+        else a.big_calls.push_back(wire);
+        a.ids.add(c.id);
         if (encoded(c.content_encoding)) a.already = true;
         a.chunked = a.chunked || c.request_chunked || c.response_chunked;
         for (const MessageInfo* m : {&c.request, &c.response}) {
@@ -68,13 +72,20 @@ public:
             double n = double(a.ids.size());
             double saving = a.already ? 0 : a.content - a.deflated;
             if (saving / n < kMinSavingBytes || a.content <= 0 || saving / a.content < kMinSavingShare) continue;
-            std::sort(a.per_call.begin(), a.per_call.end());
-            std::sort(a.ids.begin(), a.ids.end());
-            double median = a.per_call[a.per_call.size() / 2];
+            // The median: every call above 4 GiB sorts after every other.
+            const size_t mid = a.ids.size() / 2;
+            double median = 0;
+            if (mid < a.per_call.size()) {
+                std::nth_element(a.per_call.begin(), a.per_call.begin() + ptrdiff_t(mid), a.per_call.end());
+                median = double(a.per_call[mid]);
+            } else {
+                std::sort(a.big_calls.begin(), a.big_calls.end());
+                median = double(a.big_calls[mid - a.per_call.size()]);
+            }
             Side side = a.resp_wire >= a.req_wire ? Side::Server : Side::Client;
             const Call& first = a.first;
             Finding f = make_finding(kind(), side, first);
-            f.calls = a.ids;
+            f.calls = a.ids.sorted();
             f.frames = {first.request.first_frame, first.response.first_frame};
             f.cost_ms = 0;
             f.cost_method = "0: size is reported, not costed (no stall)";
@@ -105,8 +116,9 @@ private:
     struct Op {
         double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
         bool already = false, chunked = false;
-        std::vector<double> per_call;  // wire bytes of each call, for the median
-        std::vector<uint64_t> ids;     // the calls, for the finding
+        std::vector<uint32_t> per_call;   // wire bytes of each call, for the median (4 bytes a call)
+        std::vector<uint64_t> big_calls;  // the rare calls of 4 GiB and more
+        IdList ids;                       // the calls, for the finding (a byte or two a call)
         Call first;                    // the lowest-numbered call
     };
     std::map<std::string, Op> ops_;

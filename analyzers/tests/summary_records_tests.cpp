@@ -1,6 +1,7 @@
 // The summary's per-call records: on file they read back as written, and a
 // summary built from records on file equals the one built in memory, over
 // more calls than the cached blocks hold and with calls of many fixes.
+#include "analyzers/id_list.h"
 #include "analyzers/spill_file.h"
 #include "analyzers/summary.h"
 #include "analyzers/summary_records.h"
@@ -127,4 +128,17 @@ TEST_CASE("summary: built from records on file equals the one built in memory", 
     check_same(a.overall, b.overall);
     REQUIRE(a.per_operation.size() == b.per_operation.size());
     for (size_t i = 0; i < a.per_operation.size(); ++i) check_same(a.per_operation[i], b.per_operation[i]);
+}
+
+TEST_CASE("id list: ids in any order, with any gaps, come back sorted", "[summary]") {
+    std::mt19937_64 rng(3);
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 1; i <= 5000; ++i) ids.push_back(i * 3);
+    std::shuffle(ids.begin() + 4000, ids.end(), rng);  // a late tail out of order
+    for (uint64_t big : {uint64_t(0), uint64_t(1) << 63, UINT64_MAX, uint64_t(7)}) ids.push_back(big);
+    IdList list;
+    for (uint64_t id : ids) list.add(id);
+    CHECK(list.size() == ids.size());
+    std::sort(ids.begin(), ids.end());
+    CHECK(list.sorted() == ids);
 }
