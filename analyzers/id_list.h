@@ -4,7 +4,7 @@
 // order, so most take one byte instead of eight.
 #include <algorithm>
 #include <cstdint>
-#include <string>
+#include <deque>
 #include <vector>
 
 namespace stallscope {
@@ -44,7 +44,7 @@ public:
     }
 
 private:
-    std::string bytes_;
+    std::deque<char> bytes_;  // grows without copying
     uint64_t last_ = 0;
     size_t size_ = 0;
 };

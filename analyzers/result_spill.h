@@ -7,6 +7,7 @@
 #include "analyzers/model.h"
 #include "analyzers/spill_file.h"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -59,7 +60,7 @@ private:
         uint64_t at(size_t i) const { return sparse_.empty() ? slots_.at(i) - 1 : sparse_.at(i).second; }
         bool find(uint64_t id, uint64_t& offset) const;
     private:
-        std::vector<uint64_t> slots_;    // offset + 1; 0 = no item (until seal)
+        std::deque<uint64_t> slots_;     // offset + 1; 0 = no item (until seal)
         std::vector<uint64_t> missing_;  // after seal: ids below the last with no item, ascending
         std::vector<std::pair<uint64_t, uint64_t>> sparse_;
         size_t count_ = 0;
@@ -73,7 +74,7 @@ private:
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;
-    std::vector<FindingEntry> findings_;
+    std::deque<FindingEntry> findings_;  // deques: growing never copies (no freed old copies left in the heap)
     std::vector<std::string> kinds_;
     mutable std::string scratch_;
 };

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 
 namespace stallscope {
@@ -116,7 +117,7 @@ private:
     struct Op {
         double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
         bool already = false, chunked = false;
-        std::vector<uint32_t> per_call;   // wire bytes of each call, for the median (4 bytes a call)
+        std::deque<uint32_t> per_call;    // wire bytes of each call, for the median (4 bytes a call)
         std::vector<uint64_t> big_calls;  // the rare calls of 4 GiB and more
         IdList ids;                       // the calls, for the finding (a byte or two a call)
         Call first;                    // the lowest-numbered call
