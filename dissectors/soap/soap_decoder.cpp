@@ -361,16 +361,24 @@ public:
     ~ThreadReader() { drop(); }
     xmlTextReaderPtr open(std::string_view doc, const char* encoding, int options) {
         unsigned c = doc.empty() ? 0 : uint8_t(doc[0]);
-        bool ascii_start = encoding || (c != 0 && c < 0x80);
+        // "<\0" is UTF-16LE without a byte-order mark: only a fresh reader detects it.
+        bool ascii_start = encoding || (c != 0 && c < 0x80 && (doc.size() < 2 || doc[1] != 0));
         if (!ascii_start || (reader_ && uses_ >= kUses)) drop();
         if (!ascii_start) {
             own_ = false;
             return reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
         }
+        // Every document goes through a reset, the first one too: a fresh
+        // reader reads a little further into a document it stops on (libxml2's
+        // depth limit: 147 elements fresh, 145 reset), and what a document
+        // yields must not depend on what the thread read before it (one
+        // analysis thread or several, docs/architecture.md).
         if (!reader_) {
             uses_ = 0;
-            reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
-        } else if (xmlReaderNewMemory(reader_, doc.data(), int(doc.size()), nullptr, encoding, options) != 0) {
+            static constexpr char kEmpty[] = "<x/>";
+            reader_ = xmlReaderForMemory(kEmpty, int(sizeof kEmpty - 1), nullptr, nullptr, options);
+        }
+        if (reader_ && xmlReaderNewMemory(reader_, doc.data(), int(doc.size()), nullptr, encoding, options) != 0) {
             xmlFreeTextReader(reader_);
             reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
             uses_ = 0;

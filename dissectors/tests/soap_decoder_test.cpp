@@ -351,3 +351,27 @@ TEST_CASE("a reused reader decodes each document as a fresh one would") {
     CHECK(first[8].operation == "Reserve");
     CHECK(first[9].operation == "Caf\xC3\xA9");
 }
+
+// What a document yields must not depend on what the thread decoded before
+// it (the reader is reused): a UTF-16LE body without a byte-order mark, and
+// a document past libxml2's depth limit, give the same before and after
+// other documents and in a thread that decoded nothing yet.
+TEST_CASE("a document decodes the same whatever the thread decoded before") {
+    std::string utf16 = widen("<?xml version=\"1.0\" encoding=\"utf-16\"?>\r\n" + soap11_body("<q:GetQuote xmlns:q=\"urn:q\"/>"),
+                              2, false, false);
+    std::string deep = "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>";
+    for (int i = 0; i < 100000; ++i) deep += "<a>";
+    for (int i = 0; i < 100000; ++i) deep += "</a>";
+    deep += "</soap:Body></soap:Envelope>";
+    std::string plain = soap11_body("<q:Ping xmlns:q=\"urn:q\"/>");
+    auto fingerprint = [](const SoapInfo& i) { return i.error + "|" + i.operation + "|" + std::to_string(i.element_count); };
+    for (const std::string* doc : {&utf16, &deep}) {
+        std::string fresh;
+        std::thread([&] { fresh = fingerprint(decode_soap(*doc)); }).join();
+        for (int round = 0; round < 3; ++round) {
+            decode_soap(plain);
+            CHECK(fingerprint(decode_soap(*doc)) == fresh);
+        }
+    }
+    CHECK(decode_soap(utf16).operation == "GetQuote");
+}
