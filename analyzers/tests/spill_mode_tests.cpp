@@ -226,7 +226,12 @@ TEST_CASE("live snapshots of a spilling analysis stay bounded: a soak of many ca
     // index and the summary's inputs (5.8 MB here, about 360 bytes a call),
     // not by the calls and their segments.
     INFO("RSS " << rss_warm << " MB after 1,800 calls, " << rss_mb() << " MB after 18,000");
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan quarantines freed memory, so RSS says nothing about what we keep.
+    WARN("RSS growth not checked under AddressSanitizer");
+#else
     CHECK(rss_mb() - rss_warm < 16);
+#endif
     const AnalysisResult r = a.finish();
     REQUIRE(r.spill);
     CHECK(call_count(r) == size_t(kReplays) * 6);   // nothing lost: the final result has every call
