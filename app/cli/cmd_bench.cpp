@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
+#include <string>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -25,12 +28,14 @@ namespace stallscope::cli {
 namespace {
 
 const char* kHelp =
-    "usage: stallscope-cli bench [--packets N] [--dir DIR] [--keep] [--capture FILE]\n"
+    "usage: stallscope-cli bench [--packets N] [--dir DIR] [--keep] [--capture FILE] [--tools]\n"
     "  Generates a synthetic SOAP capture (default 1,000,000 packets; many concurrent\n"
     "  connections, keep-alive and HTTP/1.0) in DIR (default: the temp dir), then times\n"
-    "  a bare libpcap read loop and `analyze --json` (report dropped) over it, each in its\n"
-    "  own process, and prints packets/s, MB/s and peak RSS. --capture FILE measures an\n"
-    "  existing file.\n";
+    "  a bare libpcap read loop, `analyze` (text) and `analyze --json` (reports written\n"
+    "  to /dev/null) over it, each in its own process, and prints packets/s, MB/s, peak\n"
+    "  RSS and each time as a multiple of the read loop's. --capture FILE measures an\n"
+    "  existing file. --tools also times `tcptrace -l -n` and `tshark -q -z http,tree`\n"
+    "  over the same file, where they are installed.\n";
 
 struct Measure {
     double seconds = 0;
@@ -71,10 +76,49 @@ Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) {
     return m;
 }
 
-void print_row(const char* name, const Measure& m, uint64_t file_bytes) {
-    std::printf("%-16s %10llu %9.2f %12.0f %9.1f %12.1f\n", name, (unsigned long long)m.packets, m.seconds,
+// Runs a program with stdout and stderr to /dev/null; false if it could not
+// run or failed. Other tools' figures sit beside ours, measured the same way.
+Measure run_tool(const std::vector<std::string>& argv) {
+    Measure m;
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) { dup2(null, 1); dup2(null, 2); }
+        std::vector<char*> args;
+        for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    if (pid < 0) return m;
+    int status = 0;
+    struct rusage ru {};
+    wait4(pid, &status, 0, &ru);
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.peak_rss_kb = ru.ru_maxrss;
+    m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return m;
+}
+
+bool on_path(const std::string& prog) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (size_t from = 0; from <= dirs.size();) {
+        size_t to = dirs.find(':', from);
+        if (to == std::string::npos) to = dirs.size();
+        std::string cand = dirs.substr(from, to - from) + "/" + prog;
+        if (access(cand.c_str(), X_OK) == 0) return true;
+        from = to + 1;
+    }
+    return false;
+}
+
+void print_row(const char* name, const Measure& m, uint64_t file_bytes, const Measure& bare) {
+    std::printf("%-26s %10llu %9.2f %12.0f %9.1f %12.1f %9.1fx\n", name, (unsigned long long)m.packets, m.seconds,
                 m.seconds > 0 ? double(m.packets) / m.seconds : 0,
-                m.seconds > 0 ? double(file_bytes) / 1e6 / m.seconds : 0, double(m.peak_rss_kb) / 1024.0);
+                m.seconds > 0 ? double(file_bytes) / 1e6 / m.seconds : 0, double(m.peak_rss_kb) / 1024.0,
+                bare.seconds > 0 ? m.seconds / bare.seconds : 0);
 }
 
 } // namespace
@@ -82,7 +126,7 @@ void print_row(const char* name, const Measure& m, uint64_t file_bytes) {
 int cmd_bench(Args& a) {
     uint64_t packets = 1'000'000;
     std::string dir = std::filesystem::temp_directory_path().string(), existing;
-    bool keep = false;
+    bool keep = false, tools = false;
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -94,6 +138,7 @@ int cmd_bench(Args& a) {
         else if (s == "--dir") { if (!a.value(s, dir)) return kExitUsage; }
         else if (s == "--capture") { if (!a.value(s, existing)) return kExitUsage; }
         else if (s == "--keep") keep = true;
+        else if (s == "--tools") tools = true;
         else return usage_error("bench", "unknown option " + s);
     }
     std::string path = existing;
@@ -124,28 +169,44 @@ int cmd_bench(Args& a) {
         p = s.packets;
         return s.ok;
     });
-    // What `analyze --json` does: the analysis with its spill file and the
-    // whole report written (here to a stream that drops it).
-    Measure full = in_child([&](uint64_t& p, uint64_t& calls) {
-        AnalysisOptions opt;
-        opt.spill_after_calls = kDefaultSpillAfterCalls;
-        AnalyzeOutcome o = analyze_file(path, opt);
-        p = o.result.capture.packets;
-        calls = call_count(o.result);
-        if (!o.ok) return false;
-        std::ofstream sink;  // never opened: every write is dropped
-        write_report_json(o.result, sink);
-        return true;
-    });
-    std::printf("\n%-16s %10s %9s %12s %9s %12s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
-                "peak RSS MB");
-    print_row("libpcap read", bare, file_bytes);
-    print_row("analyze --json", full, file_bytes);
-    std::printf("\nthe analysis found %llu calls; %.1fx the bare read time\n", (unsigned long long)full.calls,
-                bare.seconds > 0 ? full.seconds / bare.seconds : 0);
+    // What `analyze` and `analyze --json -o /dev/null` do: the analysis with
+    // its spill file, then the whole report written.
+    auto analysis = [&](bool json) {
+        return in_child([&, json](uint64_t& p, uint64_t& calls) {
+            AnalysisOptions opt;
+            opt.spill_after_calls = kDefaultSpillAfterCalls;
+            AnalyzeOutcome o = analyze_file(path, opt);
+            p = o.result.capture.packets;
+            calls = call_count(o.result);
+            if (!o.ok) return false;
+            std::ofstream sink("/dev/null");
+            if (json) write_report_json(o.result, sink);
+            else write_report_text(o.result, sink);
+            return true;
+        });
+    };
+    Measure text = analysis(false);
+    Measure full = analysis(true);
+    std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
+                "peak RSS MB", "x read");
+    print_row("libpcap read", bare, file_bytes, bare);
+    print_row("analyze", text, file_bytes, bare);
+    print_row("analyze --json", full, file_bytes, bare);
+    if (tools) {
+        struct Tool { const char* name; std::vector<std::string> argv; };
+        for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
+                              Tool{"tshark -q -z http,tree", {"tshark", "-n", "-q", "-z", "http,tree", "-r", path}}}) {
+            if (!on_path(t.argv[0])) { std::printf("%-26s (not installed)\n", t.name); continue; }
+            Measure m = run_tool(t.argv);
+            m.packets = bare.packets;
+            if (m.ok) print_row(t.name, m, file_bytes, bare);
+            else std::printf("%-26s (failed)\n", t.name);
+        }
+    }
+    std::printf("\nthe analysis found %llu calls\n", (unsigned long long)full.calls);
     if (!keep && existing.empty()) std::remove(path.c_str());
     else if (existing.empty()) std::printf("kept %s\n", path.c_str());
-    return bare.ok && full.ok ? kExitOk : kExitInput;
+    return bare.ok && text.ok && full.ok ? kExitOk : kExitInput;
 }
 
 } // namespace stallscope::cli
