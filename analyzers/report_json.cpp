@@ -102,7 +102,12 @@ void group_json(Json& w, const SummaryGroup& g) {
 // Times in the report are relative to the capture's first packet.
 struct Rel {
     int64_t t0;
-    double operator()(int64_t ns) const { return round_ms(ns_to_ms(ns - t0)); }
+    // A hostile result may hold any time: never overflow the difference.
+    double operator()(int64_t ns) const {
+        int64_t d = 0;
+        if (__builtin_sub_overflow(ns, t0, &d)) return round_ms((double(ns) - double(t0)) / 1e6);
+        return round_ms(ns_to_ms(d));
+    }
 };
 
 // 0 means "none" for frame numbers, offsets, ids and the status.

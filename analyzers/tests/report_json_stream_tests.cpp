@@ -105,6 +105,9 @@ AnalysisResult random_result(std::mt19937_64& rng) {
     for (size_t i = n(2); i > 0; --i) c.link_types.push_back(hostile_text(rng));
     c.first_ns = int64_t(rng() % 4'000'000'000'000'000'000ull);
     c.last_ns = c.first_ns + int64_t(n(1'000'000'000'000));
+    // Times near the capture's (any order, before or after it), as an
+    // analysis can produce: far-apart int64s would overflow differences.
+    auto when = [&] { return c.first_ns + i64() % 4'000'000'000'000'000; };
     for (size_t i = n(3); i > 0; --i) c.warnings.push_back({hostile_text(rng), n(2) * rng(), n(1) * rng(), n(1) * rng()});
     c.truncated = n(1);
     for (size_t i = n(3); i > 0; --i) {
@@ -143,13 +146,13 @@ AnalysisResult random_result(std::mt19937_64& rng) {
         k.soap_response.error = n(2) == 0 ? hostile_text(rng) : "";
         k.user_agent = hostile_text(rng);
         k.response_last_frame = n(1) * rng();
-        k.start_ns = i64();
+        k.start_ns = when();
         k.latency_ms = awkward_double(rng);
         k.complete = n(1);
         for (size_t j = n(3); j > 0; --j) k.request.write_sizes.push_back(uint32_t(rng()));
         k.response.missing_bytes = rng();
         for (size_t j = n(3); j > 0; --j)
-            k.phases.push_back({PhaseKind(n(7)), i64(), i64(), rng(), rng()});
+            k.phases.push_back({PhaseKind(n(7)), when(), when(), rng(), rng()});
         for (size_t j = n(3); j > 0; --j) k.attribution.push_back({hostile_text(rng), awkward_double(rng)});
         k.setup_ms = n(1) ? -1 : awkward_double(rng);
         r.calls.push_back(k);
@@ -162,11 +165,11 @@ AnalysisResult random_result(std::mt19937_64& rng) {
         f.cost_ms = awkward_double(rng);
         f.explanation = hostile_text(rng);
         f.toolkit = n(1) ? hostile_text(rng) : "";
-        f.start_ns = i64();
+        f.start_ns = when();
         // Keys given twice keep their first place and last value.
         static const char* keys[] = {"write_sizes", "gap_ms", "write_sizes", "\xff", ""};
         for (size_t j = n(5); j > 0; --j) f.details.push_back({keys[n(4)], hostile_text(rng)});
-        for (size_t j = n(2); j > 0; --j) f.intervals.push_back({i64(), i64()});
+        for (size_t j = n(2); j > 0; --j) f.intervals.push_back({when(), when()});
         f.counted_ms = awkward_double(rng);
         r.findings.push_back(f);
     }
