@@ -45,12 +45,23 @@ struct Measure {
     bool ok = false;
 };
 
-// Runs fn in a child; the child reports packets/calls, the parent times it
-// and reads the child's peak RSS from wait4().
-Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) {
+// Waits for a child started at t0: its time, peak RSS (wait4) and exit.
+Measure wait_child(pid_t pid, std::chrono::steady_clock::time_point t0, int& exit_code) {
     Measure m;
+    int status = 0;
+    struct rusage ru {};
+    wait4(pid, &status, 0, &ru);
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.peak_rss_kb = ru.ru_maxrss;
+    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    m.ok = exit_code == 0;
+    return m;
+}
+
+// Runs fn in a child; the child reports packets/calls, the parent times it.
+Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) {
     int fds[2];
-    if (pipe(fds) != 0) return m;
+    if (pipe(fds) != 0) return {};
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid == 0) {
@@ -61,25 +72,21 @@ Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) {
         _exit(ok ? 0 : 1);
     }
     close(fds[1]);
-    if (pid < 0) { close(fds[0]); return m; }
+    if (pid < 0) { close(fds[0]); return {}; }
     uint64_t got[2] = {0, 0};
     ssize_t n = read(fds[0], got, sizeof got);
     close(fds[0]);
-    int status = 0;
-    struct rusage ru {};
-    wait4(pid, &status, 0, &ru);
-    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    m.peak_rss_kb = ru.ru_maxrss;
+    int exit_code = 0;
+    Measure m = wait_child(pid, t0, exit_code);
     m.packets = got[0];
     m.calls = got[1];
-    m.ok = n == sizeof got && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    m.ok = m.ok && n == sizeof got;
     return m;
 }
 
-// Runs a program with stdout and stderr to /dev/null; false if it could not
-// run or failed. Other tools' figures sit beside ours, measured the same way.
-Measure run_tool(const std::vector<std::string>& argv) {
-    Measure m;
+// Runs another tool with stdout and stderr to /dev/null, measured the same
+// way as ours. exit_code 127: the tool is not installed.
+Measure run_tool(const std::vector<std::string>& argv, int& exit_code) {
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid == 0) {
@@ -91,27 +98,8 @@ Measure run_tool(const std::vector<std::string>& argv) {
         execvp(args[0], args.data());
         _exit(127);
     }
-    if (pid < 0) return m;
-    int status = 0;
-    struct rusage ru {};
-    wait4(pid, &status, 0, &ru);
-    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    m.peak_rss_kb = ru.ru_maxrss;
-    m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    return m;
-}
-
-bool on_path(const std::string& prog) {
-    const char* path = std::getenv("PATH");
-    std::string dirs = path ? path : "/usr/bin:/bin";
-    for (size_t from = 0; from <= dirs.size();) {
-        size_t to = dirs.find(':', from);
-        if (to == std::string::npos) to = dirs.size();
-        std::string cand = dirs.substr(from, to - from) + "/" + prog;
-        if (access(cand.c_str(), X_OK) == 0) return true;
-        from = to + 1;
-    }
-    return false;
+    if (pid < 0) { exit_code = -1; return {}; }
+    return wait_child(pid, t0, exit_code);
 }
 
 void print_row(const char* name, const Measure& m, uint64_t file_bytes, const Measure& bare) {
@@ -196,11 +184,11 @@ int cmd_bench(Args& a) {
         struct Tool { const char* name; std::vector<std::string> argv; };
         for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
                               Tool{"tshark -q -z http,tree", {"tshark", "-n", "-q", "-z", "http,tree", "-r", path}}}) {
-            if (!on_path(t.argv[0])) { std::printf("%-26s (not installed)\n", t.name); continue; }
-            Measure m = run_tool(t.argv);
+            int exit_code = 0;
+            Measure m = run_tool(t.argv, exit_code);
             m.packets = bare.packets;
             if (m.ok) print_row(t.name, m, file_bytes, bare);
-            else std::printf("%-26s (failed)\n", t.name);
+            else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
         }
     }
     std::printf("\nthe analysis found %llu calls\n", (unsigned long long)full.calls);
