@@ -26,30 +26,62 @@ std::string fmt_ms(double v) {
     return b;
 }
 
-// A stall finding of this call with its intervals clipped to the call.
+// A stall finding of this call with its intervals clipped to the call:
+// intervals [iv_begin, iv_end) of the scratch's `iv`.
 struct Stall {
     Finding* f;
-    std::vector<Finding::Interval> iv;
+    size_t iv_begin = 0, iv_end = 0;
     int64_t first = 0;
 };
 
-bool covers(const Stall& s, int64_t lo, int64_t hi) {
-    for (auto& i : s.iv)
-        if (i.start_ns <= lo && hi <= i.end_ns) return true;
+// Stable insertion sort: the same order as std::stable_sort, without its
+// temporary buffer (the lists here are a call's few stalls).
+template <class T, class Less>
+void small_stable_sort(std::vector<T>& v, Less less) {
+    if (v.size() > 32) { std::stable_sort(v.begin(), v.end(), less); return; }
+    for (size_t i = 1; i < v.size(); ++i) {
+        T x = v[i];
+        size_t j = i;
+        for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+// The sweep's working memory, kept from call to call (per thread): the
+// ledger runs once per call and would otherwise allocate a dozen vectors.
+constexpr size_t kKeepPoints = 4096;
+
+struct Scratch {
+    std::vector<Stall> stalls;
+    std::vector<Finding::Interval> iv;
+    std::vector<int64_t> points, owned, overlap;  // overlap: stalls x stalls, row-major
+    std::vector<std::pair<int64_t, int64_t>> pieces;
+    std::vector<size_t> covering, covering_end;   // stalls covering piece k: covering[covering_end[k-1], covering_end[k])
+    std::vector<int64_t> us;
+    std::vector<size_t> order;
+    std::vector<std::pair<const std::string*, Side>> fixes;
+    std::vector<char> removed;
+};
+
+bool covers(const Scratch& x, const Stall& s, int64_t lo, int64_t hi) {
+    for (size_t k = s.iv_begin; k < s.iv_end; ++k)
+        if (x.iv[k].start_ns <= lo && hi <= x.iv[k].end_ns) return true;
     return false;
 }
 
 // Rounds parts (ns) to integer microseconds that add up to total_us
-// exactly: floors, then the remaining microseconds to the largest remainders.
-std::vector<int64_t> to_us(const std::vector<int64_t>& ns, int64_t total_us) {
-    std::vector<int64_t> us(ns.size());
+// exactly: floors, then the remaining microseconds to the largest
+// remainders. Into x.us.
+void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
+    std::vector<int64_t>& us = x.us;
+    us.assign(ns.size(), 0);
     int64_t sum = 0;
     for (size_t i = 0; i < ns.size(); ++i) sum += (us[i] = ns[i] / 1000);
-    std::vector<size_t> order(ns.size());
+    std::vector<size_t>& order = x.order;
+    order.resize(ns.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns[a] % 1000 > ns[b] % 1000; });
+    small_stable_sort(order, [&](size_t a, size_t b) { return ns[a] % 1000 > ns[b] % 1000; });
     for (size_t k = 0; sum < total_us && !order.empty(); k = (k + 1) % order.size(), ++sum) ++us[order[k]];
-    return us;
 }
 
 } // namespace
@@ -80,23 +112,28 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     const int64_t b2 = call.response.first_ns ? std::max(b1, clamp(call.response.first_ns)) : b1;
 
     // The stalls, in precedence order; server_time is the "server" cause itself.
-    std::vector<Stall> stalls;
-    std::vector<int64_t> points = {S, E, b1, b2};
+    thread_local Scratch x;
+    std::vector<Stall>& stalls = x.stalls;
+    std::vector<int64_t>& points = x.points;
+    stalls.clear();
+    x.iv.clear();
+    points.assign({S, E, b1, b2});
     for (Finding& f : findings) {
         if (f.intervals.empty() || !is_avoidable(f.kind)) continue;
-        Stall s{&f, {}, E};
+        Stall s{&f, x.iv.size(), x.iv.size(), E};
         for (auto i : f.intervals) {
             i.start_ns = clamp(i.start_ns);
             i.end_ns = clamp(i.end_ns);
             if (i.end_ns <= i.start_ns) continue;
-            s.iv.push_back(i);
+            x.iv.push_back(i);
             s.first = std::min(s.first, i.start_ns);
             points.push_back(i.start_ns);
             points.push_back(i.end_ns);
         }
-        stalls.push_back(std::move(s));
+        s.iv_end = x.iv.size();
+        stalls.push_back(s);
     }
-    std::stable_sort(stalls.begin(), stalls.end(), [](const Stall& a, const Stall& b) {
+    small_stable_sort(stalls, [](const Stall& a, const Stall& b) {
         int pa = precedence(a.f->kind), pb = precedence(b.f->kind);
         return pa != pb ? pa < pb : a.first < b.first;
     });
@@ -104,25 +141,35 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     points.erase(std::unique(points.begin(), points.end()), points.end());
 
     // Owners: 0..stalls-1, then the three plain causes.
-    const size_t kReq = stalls.size(), kSrv = kReq + 1, kResp = kReq + 2;
-    std::vector<int64_t> owned(stalls.size() + 3, 0);
-    std::vector<std::vector<int64_t>> overlap(stalls.size(), std::vector<int64_t>(stalls.size(), 0));
-    std::vector<std::pair<int64_t, int64_t>> pieces;  // elementary pieces, for the savings below
-    std::vector<std::vector<size_t>> covering;
+    const size_t n = stalls.size();
+    const size_t kReq = n, kSrv = kReq + 1, kResp = kReq + 2;
+    std::vector<int64_t>& owned = x.owned;
+    owned.assign(n + 3, 0);
+    std::vector<int64_t>& overlap = x.overlap;
+    overlap.assign(n * n, 0);
+    auto& pieces = x.pieces;  // elementary pieces, for the savings below
+    pieces.clear();
+    x.covering.clear();
+    x.covering_end.clear();
     for (size_t k = 0; k + 1 < points.size(); ++k) {
         int64_t lo = points[k], hi = points[k + 1];
-        std::vector<size_t> cov;
-        for (size_t i = 0; i < stalls.size(); ++i)
-            if (covers(stalls[i], lo, hi)) cov.push_back(i);
-        size_t owner = !cov.empty() ? cov.front() : hi <= b1 ? kReq : hi <= b2 ? kSrv : kResp;
+        const size_t cov_begin = x.covering.size();
+        for (size_t i = 0; i < n; ++i)
+            if (covers(x, stalls[i], lo, hi)) x.covering.push_back(i);
+        const size_t cov_end = x.covering.size();
+        const bool any = cov_end > cov_begin;
+        const size_t front = any ? x.covering[cov_begin] : 0;
+        size_t owner = any ? front : hi <= b1 ? kReq : hi <= b2 ? kSrv : kResp;
         owned[owner] += hi - lo;
-        for (size_t j = 1; j < cov.size(); ++j) overlap[cov.front()][cov[j]] += hi - lo;
+        for (size_t j = cov_begin + 1; j < cov_end; ++j) overlap[front * n + x.covering[j]] += hi - lo;
         pieces.push_back({lo, hi});
-        covering.push_back(std::move(cov));
+        x.covering_end.push_back(cov_end);
     }
 
     // Microseconds that add up to the latency as reports print it.
-    std::vector<int64_t> us = to_us(owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    to_us(x, owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    const std::vector<int64_t>& us = x.us;
+    call.attribution.reserve(3 + n);
     auto add_share = [&](const std::string& cause, int64_t v) {
         for (TimeShare& t : call.attribution)
             if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
@@ -131,11 +178,12 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     add_share(kRequestTransfer, us[kReq]);
     add_share(kServer, us[kSrv]);
     add_share(kResponseTransfer, us[kResp]);
-    for (size_t i = 0; i < stalls.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
         if (us[i] > 0) add_share(stalls[i].f->kind, us[i]);
         stalls[i].f->counted_ms = double(us[i]) / 1000.0;
         int64_t span = 0;
-        for (auto& iv : stalls[i].iv) span += iv.end_ns - iv.start_ns;  // disjoint per finding
+        for (size_t k = stalls[i].iv_begin; k < stalls[i].iv_end; ++k)
+            span += x.iv[k].end_ns - x.iv[k].start_ns;  // disjoint per finding
         stalls[i].f->cost_ms = std::min(stalls[i].f->cost_ms, double(span) / 1e6);
     }
     for (Finding& f : findings) {
@@ -144,10 +192,10 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     }
 
     // Say in both findings where they overlap, and which one is the root.
-    for (size_t r = 0; r < stalls.size(); ++r)
-        for (size_t c = 0; c < stalls.size(); ++c) {
-            if (!overlap[r][c]) continue;
-            std::string m = fmt_ms(double(overlap[r][c]) / 1e6);
+    for (size_t r = 0; r < n; ++r)
+        for (size_t c = 0; c < n; ++c) {
+            if (!overlap[r * n + c]) continue;
+            std::string m = fmt_ms(double(overlap[r * n + c]) / 1e6);
             Finding &root = *stalls[r].f, &other = *stalls[c].f;
             root.details.push_back({"overlap", m + " ms of it is also the " + other.kind + " finding (" +
                                                    side_name(other.side) + " side): one wait, counted here, "
@@ -159,24 +207,30 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
 
     // What each fix (kind, side) removes: its own intervals and those of the
     // findings it is the root of (with the root gone, what it set off goes too).
-    std::vector<std::pair<std::string, Side>> fixes;
+    auto& fixes = x.fixes;
+    fixes.clear();
     for (auto& s : stalls)
-        if (std::find(fixes.begin(), fixes.end(), std::pair{s.f->kind, s.f->side}) == fixes.end())
-            fixes.push_back({s.f->kind, s.f->side});
+        if (std::find_if(fixes.begin(), fixes.end(), [&](auto& fx) {
+                return *fx.first == s.f->kind && fx.second == s.f->side;
+            }) == fixes.end())
+            fixes.push_back({&s.f->kind, s.f->side});
     for (auto& [kind, side] : fixes) {
-        std::vector<bool> removed(stalls.size(), false);
-        for (size_t r = 0; r < stalls.size(); ++r) {
-            if (stalls[r].f->kind != kind || stalls[r].f->side != side) continue;
-            removed[r] = true;
-            for (size_t c = 0; c < stalls.size(); ++c)
-                if (overlap[r][c]) removed[c] = true;
+        std::vector<char>& removed = x.removed;
+        removed.assign(n, 0);
+        for (size_t r = 0; r < n; ++r) {
+            if (stalls[r].f->kind != *kind || stalls[r].f->side != side) continue;
+            removed[r] = 1;
+            for (size_t c = 0; c < n; ++c)
+                if (overlap[r * n + c]) removed[c] = 1;
         }
         int64_t gone = 0;
         for (size_t k = 0; k < pieces.size(); ++k)
-            for (size_t i : covering[k])
-                if (removed[i]) { gone += pieces[k].second - pieces[k].first; break; }
-        if (gone > 0) call.savings.push_back({kind, side, double(gone) / 1e6});
+            for (size_t j = k ? x.covering_end[k - 1] : 0; j < x.covering_end[k]; ++j)
+                if (removed[x.covering[j]]) { gone += pieces[k].second - pieces[k].first; break; }
+        if (gone > 0) call.savings.push_back({*kind, side, double(gone) / 1e6});
     }
+    // A hostile call (thousands of stall intervals) does not keep its buffers.
+    if (x.points.capacity() > kKeepPoints) x = Scratch{};
 }
 
 std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<const Finding* const> others) {

@@ -35,6 +35,7 @@ void order_call_times(Call& c) {
 
 void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t close_frame) {
     c.phases.clear();
+    c.phases.reserve(8);  // one of each PhaseKind at most: one allocation, not four
     // Phases in time order: none starts before the one before it ended, none
     // ends before it starts (such a phase is left out).
     // A complete call's own phases lie inside it (first request byte -> last

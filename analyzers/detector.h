@@ -25,7 +25,8 @@ public:
 private:
     const Call& call_;
     const Connection& conn_;
-    mutable std::unique_ptr<std::vector<detect::NagleStall>> nagle_;
+    mutable std::vector<detect::NagleStall> nagle_;  // no allocation when there are none
+    mutable bool searched_ = false;
 };
 
 class Detector {

@@ -319,7 +319,9 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
 
 void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     MessageInfo& msg = response ? cs.call.response : cs.call.request;
-    std::string what = std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id);
+    // Named for warnings only; kept from message to message (no allocation each time).
+    thread_local std::string what;
+    what.assign(response ? "response" : "request").append(" body of call ").append(std::to_string(cs.call.id));
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](const std::string& w) { host_.warn(w, msg.last_frame); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
@@ -388,8 +390,11 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
     r.hole_explained = d.hole_explained;
     d.hole = d.hole_explained = false;
     if (d.given_up > 0) { --d.given_up; return nullptr; }  // answers a request the pending cap gave up
-    std::vector<CallState*> calls;
-    std::vector<WaitingRequest> waiting;
+    // Reused from response to response (per thread): no allocation per response.
+    thread_local std::vector<CallState*> calls;
+    thread_local std::vector<WaitingRequest> waiting;
+    calls.clear();
+    waiting.clear();
     for (auto& cs : calls_) {
         if (!cs->waiting()) continue;
         if (!ack_covers(r.ack, cs->req_head_end)) break;  // nor can any later one

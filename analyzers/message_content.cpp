@@ -14,10 +14,13 @@ namespace stallscope {
 
 namespace {
 
-bool icontains(const std::string& hay, const char* needle) {
-    std::string h = hay;
-    for (char& ch : h) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    return h.find(needle) != std::string::npos;
+// Bodies smaller than this are never compressed (see measure_content).
+constexpr size_t kMinCompressedBody = 512;
+
+// `needle` is lower case. Compared in place: no lower-cased copy per message.
+bool icontains(const std::string& hay, std::string_view needle) {
+    auto same = [](char h, char n) { return char(std::tolower(static_cast<unsigned char>(h))) == n; };
+    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), same) != hay.end();
 }
 
 // SOAP 1.2 carries the action as a media-type parameter.
@@ -32,7 +35,7 @@ std::string action_param(const std::string& content_type) {
     return v;
 }
 
-std::string unquote(std::string v) {
+std::string_view unquote(std::string_view v) {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
     return v;
 }
@@ -45,7 +48,7 @@ void fill_request_fields(Call& c, const HttpMessageHead& head) {
     c.http_version = head.version;
     if (auto* v = head.header("User-Agent")) c.user_agent = *v;
     if (auto* v = head.header("Content-Type")) c.content_type = *v;
-    if (auto* v = head.header("SOAPAction")) c.soap_action = unquote(*v);
+    if (auto* v = head.header("SOAPAction")) c.soap_action.assign(unquote(*v));
     if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
     if (auto* v = head.header("Content-Encoding")) c.content_encoding = *v;
     c.expect_continue = head.expect_continue;
@@ -87,7 +90,7 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
     // Small messages are counted as incompressible: compressing each costs
     // a zlib state per message (most SOAP messages are this small), and one
     // can save under 512 B, half of the 1 KiB per call message_size needs.
-    if (content.size() < 512) { m.deflate_estimate = content.size(); return; }
+    if (content.size() < kMinCompressedBody) { m.deflate_estimate = content.size(); return; }
     if (sampler) {
         if (uint64_t e = sampler->estimate(key, content)) m.deflate_estimate = e;
         return;
@@ -140,7 +143,9 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
         }
     }
     // After the decode: the sample is per operation, which the envelope names.
-    measure_content(xml, msg, sampler, sampler && sample_key ? sample_key() : std::string());
+    // The key (a string per message) only for a body the sampler may compress.
+    const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
+    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string());
     bytes_ = std::string();
 }
 

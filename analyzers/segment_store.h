@@ -29,7 +29,9 @@ public:
     uint64_t end_index() const { return base_ + segs_.size(); }
     // Copy [from, to) into out (clamped to what is held).
     void copy(uint64_t from, uint64_t to, std::vector<SegmentInfo>& out) const {
-        for (uint64_t i = std::max(from, base_); i < std::min(to, end_index()); ++i) out.push_back(segs_[size_t(i - base_)]);
+        const uint64_t lo = std::max(from, base_), hi = std::min(to, end_index());
+        if (lo < hi) out.reserve(out.size() + size_t(hi - lo));
+        for (uint64_t i = lo; i < hi; ++i) out.push_back(segs_[size_t(i - base_)]);
     }
     // Forget everything before `index`.
     void release_before(uint64_t index) {

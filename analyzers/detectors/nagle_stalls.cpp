@@ -87,8 +87,11 @@ CallScan::CallScan(const Call& call, const Connection& conn) : call_(call), conn
 CallScan::~CallScan() = default;
 
 const std::vector<detect::NagleStall>& CallScan::nagle_stalls() const {
-    if (!nagle_) nagle_ = std::make_unique<std::vector<detect::NagleStall>>(detect::find_nagle_stalls(call_, conn_));
-    return *nagle_;
+    if (!searched_) {
+        nagle_ = detect::find_nagle_stalls(call_, conn_);
+        searched_ = true;
+    }
+    return nagle_;
 }
 
 } // namespace stallscope

@@ -53,6 +53,11 @@ public:
             return Interval{std::clamp(i.s, call_s, call_e), std::clamp(i.e, call_s, call_e)};
         };
         for (Side side : {Side::Client, Side::Server}) {
+            // Most calls have neither: skip the search (and its map) for them.
+            if (std::none_of(segs.begin(), segs.end(), [&](const SegmentInfo& s) {
+                    return s.from == side && (s.retransmission || s.window == 0);
+                }))
+                continue;
             std::vector<Interval> late;
             std::vector<uint64_t> frames;
             uint32_t retx = 0, timeouts = 0, zero = 0;
