@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 namespace stallscope {
 
@@ -170,10 +171,10 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     to_us(x, owned, int64_t(std::llround(call.latency_ms * 1000.0)));
     const std::vector<int64_t>& us = x.us;
     call.attribution.reserve(3 + n);
-    auto add_share = [&](const std::string& cause, int64_t v) {
+    auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
         for (TimeShare& t : call.attribution)
             if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
-        call.attribution.push_back({cause, double(v) / 1000.0});
+        call.attribution.push_back({std::string(cause), double(v) / 1000.0});
     };
     add_share(kRequestTransfer, us[kReq]);
     add_share(kServer, us[kSrv]);

@@ -268,10 +268,11 @@ void ConnectionAnalyzer::shift_offsets(int dir, int64_t by) {
 }
 
 void ConnectionAnalyzer::hand_on(bool all) {
-    auto ready = tracker_.take_ready(all);
+    auto& ready = ready_;
+    tracker_.take_ready(all, ready);
     for (size_t i = 0; i < ready.size(); ++i) {
         auto& r = ready[i];
-        Call& c = r.call;
+        Call& c = r.call();
         ++info_.calls;
         c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
         bool last = all && i + 1 == ready.size();
@@ -281,6 +282,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
         build_phases(c, info_, close_ns_, close_frame_);
         host_.call_ready(std::move(c), info_);
     }
+    ready.clear();  // the calls' states go back for the next calls
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
     if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());

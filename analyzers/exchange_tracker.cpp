@@ -24,7 +24,95 @@ struct CallState {
     uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
     bool waiting() const { return have_request_head && !done; }
     MessageBody bodies[2];        // request, response: each decoded with its own message's coding
+
+    // Back to a new CallState's values, keeping the memory of the call's
+    // strings and vectors and of the body buffers.
+    void clear();
 };
+
+namespace {
+
+// Buffers larger than these are freed rather than kept for the next call.
+constexpr size_t kKeepStringBytes = 4096;
+constexpr size_t kKeepVectorItems = 512;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSpareStates = 0;   // ASan builds free every state, so a stale pointer is still caught
+#else
+constexpr size_t kSpareStates = 16;  // per thread: calls handed on at once are few
+#endif
+
+template <class T>
+void keep_buffer(T& to, T& from, size_t max_capacity) {
+    if (from.capacity() > max_capacity) return;
+    from.clear();
+    to.swap(from);
+}
+
+// `c` becomes Call{}; its strings and vectors keep their memory (up to the
+// caps above), so filling it again allocates nothing. A member not listed
+// here is reset all the same, only its memory is not reused.
+void clear_call(Call& c) {
+    Call old = std::move(c);
+    c = Call{};
+    for (auto [to, from] : {std::pair{&c.method, &old.method}, {&c.uri, &old.uri}, {&c.http_version, &old.http_version},
+                            {&c.reason, &old.reason}, {&c.user_agent, &old.user_agent}, {&c.server, &old.server},
+                            {&c.content_type, &old.content_type}, {&c.soap_action, &old.soap_action},
+                            {&c.content_encoding, &old.content_encoding}})
+        keep_buffer(*to, *from, kKeepStringBytes);
+    for (auto [to, from] : {std::pair{&c.request, &old.request}, {&c.response, &old.response}}) {
+        keep_buffer(to->write_sizes, from->write_sizes, kKeepVectorItems);
+        keep_buffer(to->frames, from->frames, kKeepVectorItems);
+    }
+    keep_buffer(c.phases, old.phases, kKeepVectorItems);
+    keep_buffer(c.attribution, old.attribution, kKeepVectorItems);
+    keep_buffer(c.savings, old.savings, kKeepVectorItems);
+    keep_buffer(c.segments, old.segments, kKeepVectorItems);
+}
+
+// CallStates of finished calls, per thread, for the next calls.
+struct SpareStates {
+    std::vector<CallState*> states;
+    ~SpareStates();
+};
+thread_local SpareStates spare_states;
+thread_local bool spare_states_gone = false;  // trivially destructible: safe to read at thread exit
+
+SpareStates::~SpareStates() {
+    spare_states_gone = true;
+    for (CallState* cs : states) delete cs;
+}
+
+CallStatePtr new_call_state() {
+    if (spare_states_gone || spare_states.states.empty()) return CallStatePtr(new CallState);
+    CallState* cs = spare_states.states.back();
+    spare_states.states.pop_back();
+    return CallStatePtr(cs);
+}
+
+} // namespace
+
+void CallState::clear() {
+    Call c = std::move(call);
+    MessageBody b[2] = {std::move(bodies[0]), std::move(bodies[1])};
+    *this = CallState{};
+    call = std::move(c);
+    clear_call(call);
+    for (int i = 0; i < 2; ++i) {
+        bodies[i] = std::move(b[i]);
+        bodies[i].clear();
+    }
+}
+
+void CallStateRecycler::operator()(CallState* cs) const {
+    if (spare_states_gone || spare_states.states.size() >= kSpareStates) {
+        delete cs;
+        return;
+    }
+    cs->clear();
+    spare_states.states.push_back(cs);
+}
+
+Call& ExchangeTracker::Ready::call() { return state->call; }
 
 // Where the bytes of the message being parsed in one direction go.
 struct MsgTrack {
@@ -147,7 +235,7 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     d.active.begin_seg = d.cur_seg;
     d.active.begin_seg_prior = seg ? seg->carries : 0;
     if (dir_ == 0) {
-        auto cs = std::make_unique<CallState>();
+        CallStatePtr cs = new_call_state();
         cs->call.id = t_.host_.new_call_id();
         cs->call.connection_id = t_.conn_id_;
         cs->call.index_on_connection = t_.calls_started_++;
@@ -594,9 +682,9 @@ void ExchangeTracker::on_end_of_stream(int dir) {
     }
 }
 
-std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
-    if (parked_) return take_parked(all);
-    std::vector<Ready> out;
+void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
+    out.clear();
+    if (parked_) return take_parked(all, out);
     // A message whose start line never completed is not a call.
     if (all)
         while (!calls_.empty() && !calls_.back()->start_line) {
@@ -618,11 +706,11 @@ std::vector<ExchangeTracker::Ready> ExchangeTracker::take_ready(bool all) {
         uint64_t end = cs.seg_last + 1;
         if (calls_.size() > 1) end = std::max(end, calls_[1]->seg_first);
         else if (all) end = segs_.end_index();
-        out.push_back(Ready{std::move(cs.call), cs.seg_first, end});
+        const uint64_t first = cs.seg_first;
+        out.push_back(Ready{std::move(calls_.front()), first, end});
         calls_.pop_front();
         if (last_done != SIZE_MAX && last_done > 0) --last_done;
     }
-    return out;
 }
 
 std::vector<Call> ExchangeTracker::provisional() const {
@@ -662,9 +750,8 @@ void ExchangeTracker::park() {
 
 // take_ready() of a parked tracker: no call becomes done any more (no bytes
 // come), so only the end hands them on, with the same windows.
-std::vector<ExchangeTracker::Ready> ExchangeTracker::take_parked(bool all) {
-    std::vector<Ready> out;
-    if (!all) return out;
+void ExchangeTracker::take_parked(bool all, std::vector<Ready>& out) {
+    if (!all) return;
     while (!parked_calls_.empty() && !parked_calls_.back().start_line) {
         parked_calls_.pop_back();
         --calls_started_;
@@ -674,12 +761,11 @@ std::vector<ExchangeTracker::Ready> ExchangeTracker::take_parked(bool all) {
         uint64_t end = p.seg_last + 1;
         if (i + 1 < parked_calls_.size()) end = std::max(end, parked_calls_[i + 1].seg_first);
         else end = segs_.end_index();
-        Ready r{Call{}, p.seg_first, end};
-        if (!spill_decode(p.call, r.call)) throw std::logic_error("parked call does not decode");
+        Ready r{new_call_state(), p.seg_first, end};
+        if (!spill_decode(p.call, r.call())) throw std::logic_error("parked call does not decode");
         out.push_back(std::move(r));
     }
     parked_calls_ = {};
-    return out;
 }
 
 } // namespace stallscope

@@ -28,6 +28,11 @@ public:
 };
 
 struct CallState;  // defined in exchange_tracker.cpp
+// Owns a CallState; "deleting" it keeps it (emptied, with the memory of its
+// strings, vectors and body buffers) for the next call on this thread, so
+// calls are assembled without allocating once a few have passed.
+struct CallStateRecycler { void operator()(CallState* cs) const; };
+using CallStatePtr = std::unique_ptr<CallState, CallStateRecycler>;
 
 class ExchangeTracker {
 public:
@@ -49,9 +54,15 @@ public:
 
     // Calls that are finished and safe to hand on: every call before the
     // last completed one, or all of them when `all` (connection closed or
-    // capture ended). Each gets its segment window [first, end).
-    struct Ready { Call call; uint64_t seg_first, seg_end; };
-    std::vector<Ready> take_ready(bool all);
+    // capture ended). Each gets its segment window [first, end). The call
+    // lives in the state it was assembled in, reused when the Ready goes.
+    struct Ready {
+        CallStatePtr state;
+        uint64_t seg_first, seg_end;
+        Call& call();
+    };
+    // Into `out` (cleared first; the caller keeps it to reuse its memory).
+    void take_ready(bool all, std::vector<Ready>& out);
     // Copies of calls still open (for live snapshots).
     std::vector<Call> provisional() const;
     // Oldest segment index any open call still needs.
@@ -87,14 +98,14 @@ private:
         uint64_t seg_first = 0, seg_last = 0;
         bool start_line = false;
     };
-    std::vector<Ready> take_parked(bool all);
+    void take_parked(bool all, std::vector<Ready>& out);
 
     uint64_t conn_id_;
     SegmentStore& segs_;
     ExchangeHost& host_;
     const AnalysisOptions& opt_;
     std::unique_ptr<Dir> dirs_[2];
-    Fifo<std::unique_ptr<CallState>> calls_;
+    Fifo<CallStatePtr> calls_;
     uint32_t calls_started_ = 0;
     size_t waiting_ = 0;               // calls whose request waits for a response
     bool pending_cap_warned_ = false;

@@ -125,7 +125,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
             if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
                 warn("decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
                      encoding_ + " " + what + " not decoded (" + err + ")");
-            bytes_ = std::string();
+            release();
             return;
         }
         xml = decoded;
@@ -146,7 +146,19 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     // The key (a string per message) only for a body the sampler may compress.
     const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
     measure_content(xml, msg, sampler, sampled ? sample_key() : std::string());
-    bytes_ = std::string();
+    release();
+}
+
+void MessageBody::release() {
+    if (bytes_.capacity() > kKeepBytes) bytes_ = std::string();
+    else bytes_.clear();
+}
+
+void MessageBody::clear() {
+    std::string keep = std::move(bytes_);
+    *this = MessageBody{};
+    bytes_ = std::move(keep);
+    release();
 }
 
 } // namespace stallscope

@@ -39,8 +39,13 @@ public:
                 const std::function<void(const std::string&)>& warn, DeflateSampler* sampler = nullptr,
                 const std::function<std::string()>& sample_key = {});
     size_t held() const { return bytes_.size(); }
+    // Back to a new body's state; the buffer's memory stays for the next
+    // message (up to kKeepBytes).
+    void clear();
 
 private:
+    static constexpr size_t kKeepBytes = 8 * 1024;
+    void release();  // empties the buffer, keeping up to kKeepBytes of memory
     std::string bytes_;
     bool capped_ = false;
     std::string encoding_;

@@ -56,7 +56,9 @@ struct Conn {
     }
     std::vector<Call> calls() {
         std::vector<Call> out;
-        for (auto& r : t.take_ready(true)) out.push_back(std::move(r.call));
+        std::vector<ExchangeTracker::Ready> ready;
+        t.take_ready(true, ready);
+        for (auto& r : ready) out.push_back(std::move(r.call()));
         return out;
     }
 };
