@@ -23,7 +23,7 @@ std::string seconds(int64_t ns) {
 }
 
 Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name)
-    : opt_(options), detectors_(make_detectors()),
+    : opt_(options), detectors_(make_detectors(options.deflate_sample_first)),
       fragments_(FragmentLimits{}, [this](const std::string& message, uint64_t frame) {
           add_warning({message, frame, 0, 0});
       }) {

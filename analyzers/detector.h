@@ -50,6 +50,7 @@ public:
     virtual void finalize(Finding& f) const {}
 };
 
-std::vector<std::unique_ptr<Detector>> make_detectors();
+// `deflate_sample_first`: AnalysisOptions::deflate_sample_first (message_size's gzip sample).
+std::vector<std::unique_ptr<Detector>> make_detectors(uint64_t deflate_sample_first = 32);
 
 } // namespace stallscope

@@ -92,11 +92,11 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
     // can save under 512 B, half of the 1 KiB per call message_size needs.
     if (content.size() < kMinCompressedBody) { m.deflate_estimate = content.size(); return; }
     if (sampler) {
-        if (uint64_t e = sampler->estimate(key, content)) m.deflate_estimate = e;
+        sampler->measure(key, content, m);
         return;
     }
     DeflateSampler every_message(0, 0);
-    if (uint64_t e = every_message.estimate(key, content)) m.deflate_estimate = e;
+    every_message.measure(key, content, m);
 }
 
 void MessageBody::set_head(const HttpMessageHead& head) {

@@ -215,6 +215,7 @@ template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int6
     io.uint(m.content_bytes);
     io.uint(m.markup_bytes);
     io.uint(m.deflate_estimate);
+    io.boolean(m.deflate_pick);
 }
 
 template <class Io> void visit(Io& io, Call& c) {

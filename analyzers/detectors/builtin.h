@@ -13,6 +13,6 @@ std::unique_ptr<Detector> make_expect_100_wait_detector();
 std::unique_ptr<Detector> make_connection_setup_detector();
 std::unique_ptr<Detector> make_server_time_detector();
 std::unique_ptr<Detector> make_retransmission_detector();
-std::unique_ptr<Detector> make_message_size_detector();
+std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first);
 
 } // namespace stallscope

@@ -4,6 +4,7 @@
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
+#include "analyzers/deflate_sampler.h"
 #include "analyzers/id_list.h"
 #include "analyzers/summary.h"
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <optional>
 
 namespace stallscope {
 
@@ -40,13 +42,19 @@ std::string pct(double v) {
 
 class MessageSize : public Detector {
 public:
+    explicit MessageSize(uint64_t deflate_sample_first) : first_(deflate_sample_first) {}
     const char* kind() const override { return "message_size"; }
 
     // Sums per operation as calls pass: the calls themselves may be on disk
     // by the end. All sums are of whole byte counts, so exact in any order.
     void on_call(const Call& c, const Connection&, const CallScan&, std::vector<Finding>&) override {
-        if (!c.complete) return;
+        // Every call takes its place in the gzip sample (as DeflateSampler
+        // chose it); complete calls are counted.
         Op& a = ops_[operation_key(c)];
+        if (!a.gzip[0]) a.gzip[0] = a.gzip[1] = DeflateEstimate(first_);
+        a.gzip[0]->add(c.request, c.id, c.complete);
+        a.gzip[1]->add(c.response, c.id, c.complete);
+        if (!c.complete) return;
         double rq = double(c.request.header_bytes + c.request.body_bytes);
         double rs = double(c.response.header_bytes + c.response.body_bytes);
         a.req_wire += rq;
@@ -59,10 +67,9 @@ public:
         if (encoded(c.content_encoding)) a.already = true;
         a.chunked = a.chunked || c.request_chunked || c.response_chunked;
         for (const MessageInfo* m : {&c.request, &c.response}) {
-            if (!m->deflate_estimate) continue;
+            if (!m->content_bytes) continue;
             a.content += double(m->content_bytes);
             a.markup += double(m->markup_bytes);
-            a.deflated += double(m->deflate_estimate);
         }
         a.elements += double(c.soap.element_count + c.soap_response.element_count);
         if (a.ids.size() == 1 || c.id < a.first.id) a.first = call_facts(c);
@@ -70,7 +77,9 @@ public:
 
     void finish(std::vector<Finding>& out) override {
         for (auto& [op, a] : ops_) {
+            if (a.ids.size() == 0) continue;  // only incomplete calls: in the gzip sample, not reported
             double n = double(a.ids.size());
+            a.deflated = a.gzip[0]->deflated() + a.gzip[1]->deflated();
             double saving = a.already ? 0 : a.content - a.deflated;
             if (saving / n < kMinSavingBytes || a.content <= 0 || saving / a.content < kMinSavingShare) continue;
             // The median: every call above 4 GiB sorts after every other.
@@ -121,12 +130,16 @@ private:
         std::vector<uint64_t> big_calls;  // the rare calls of 4 GiB and more
         IdList ids;                       // the calls, for the finding (a byte or two a call)
         Call first;                    // the lowest-numbered call
+        std::optional<DeflateEstimate> gzip[2];  // request, response bodies
     };
     std::map<std::string, Op> ops_;
+    uint64_t first_;
 };
 
 } // namespace
 
-std::unique_ptr<Detector> make_message_size_detector() { return std::make_unique<MessageSize>(); }
+std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first) {
+    return std::make_unique<MessageSize>(deflate_sample_first);
+}
 
 } // namespace stallscope

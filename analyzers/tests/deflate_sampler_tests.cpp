@@ -19,38 +19,66 @@ namespace {
 struct Sums { double content = 0, deflated = 0; };
 
 // content and deflate estimate summed per (operation, direction), as message_size sums them.
-std::map<std::string, Sums> per_operation(const AnalysisResult& r) {
+std::map<std::string, Sums> per_operation(const AnalysisResult& r, uint64_t first) {
     std::map<std::string, Sums> out;
+    std::map<std::string, DeflateEstimate> est;
     for (const Call& c : r.calls) {
         int dir = 0;
         for (const MessageInfo* m : {&c.request, &c.response}) {
             ++dir;
-            if (!m->deflate_estimate || m->content_bytes < 512) continue;
-            Sums& s = out[std::to_string(dir) + " " + operation_key(c)];
-            s.content += double(m->content_bytes);
-            s.deflated += double(m->deflate_estimate);
+            std::string key = std::to_string(dir) + " " + operation_key(c);
+            est.try_emplace(key, first).first->second.add(*m, c.id, c.complete);
+            if (!c.complete || m->content_bytes < 512) continue;
+            out[key].content += double(m->content_bytes);
         }
     }
+    for (auto& [key, s] : out) s.deflated = est.at(key).deflated();
     return out;
+}
+
+MessageInfo body_at(uint64_t frame) {
+    MessageInfo m;
+    m.first_frame = frame;
+    return m;
 }
 
 } // namespace
 
-TEST_CASE("deflate sampler: compresses the first N of a key, then one in M, and scales the rest", "[deflate]") {
+TEST_CASE("deflate sampler: compresses the lowest frames of a key and the hash-picked ones, whatever the order", "[deflate]") {
     std::string body;
     for (int i = 0; i < 200; ++i) body += "<item><name>n" + std::to_string(i % 7) + "</name></item>";
-    DeflateSampler every(0, 0), sampled(2, 4);
-    for (int i = 0; i < 10; ++i) {
-        uint64_t exact = every.estimate("op", body);
-        uint64_t est = sampled.estimate("op", body);
-        CHECK(est == exact);  // the same body: the sampled ratio is its own
+    DeflateSampler every(0, 0), sampled(2, 1000000);
+    uint64_t picked = 0;
+    for (uint64_t frame : {50, 40, 60, 30, 70, 20}) {  // 50, 40 fill; 30 and 20 are lower: 4 compressed
+        MessageInfo a = body_at(frame), b = body_at(frame);
+        every.measure("op", body, a);
+        sampled.measure("op", body, b);
+        CHECK(a.deflate_estimate > 0);
+        picked += b.deflate_pick;
+        CHECK((b.deflate_estimate == 0 || b.deflate_estimate == a.deflate_estimate));
     }
-    CHECK(every.compressed() == 10);
-    CHECK(sampled.compressed() == 2 + 2);  // messages 1, 2, then 6 and 10
-    DeflateSampler other(2, 4);
-    other.estimate("a", body);
-    other.estimate("b", body);
-    CHECK(other.compressed() == 2);  // each key has its own sample
+    CHECK(every.compressed() == 6);
+    CHECK(sampled.compressed() == 4 + picked);
+    // One in `every` is picked by its frame number alone.
+    uint64_t hits = 0;
+    for (uint64_t f = 1; f <= 64000; ++f) hits += deflate_hash_pick(f, 64);
+    CHECK(hits > 800);
+    CHECK(hits < 1200);
+}
+
+TEST_CASE("deflate estimate: the same figure in any order, the sample's own sizes, the rest scaled", "[deflate]") {
+    std::vector<MessageInfo> bodies;
+    for (uint64_t f = 1; f <= 40; ++f) {
+        MessageInfo m = body_at(f * 10);
+        m.content_bytes = 1000;
+        m.deflate_estimate = f <= 4 ? 312 : 0;  // the 4 lowest frames were compressed: 300 B + 12
+        bodies.push_back(m);
+    }
+    DeflateEstimate forward(4), backward(4);
+    for (size_t i = 0; i < bodies.size(); ++i) forward.add(bodies[i], i + 1, true);
+    for (size_t i = bodies.size(); i-- > 0;) backward.add(bodies[i], i + 1, true);
+    CHECK(forward.deflated() == backward.deflated());
+    CHECK(forward.deflated() == Approx(40 * 312.0));
 }
 
 // Stated error: a sample of 2 then 1 in 4 (far smaller than the default 32
@@ -70,7 +98,8 @@ TEST_CASE("deflate sampler: the sampled estimate is within 5% of the full one on
         AnalyzeOutcome dflt = analyze_file(e.path().string());
         AnalyzeOutcome small = analyze_file(e.path().string(), small_opt);
         REQUIRE(full.ok);
-        auto f = per_operation(full.result), d = per_operation(dflt.result), s = per_operation(small.result);
+        auto f = per_operation(full.result, 0), d = per_operation(dflt.result, DeflateSampler::kFirst),
+             s = per_operation(small.result, 2);
         REQUIRE(f.size() == s.size());
         for (auto& [op, sums] : f) {
             INFO(e.path().filename().string() << ": " << op);

@@ -49,7 +49,7 @@ void compare(Diff& d, const MessageInfo& a, const MessageInfo& b) {
     EQ(first_frame); EQ(headers_end_frame); EQ(body_first_frame); EQ(last_frame);
     EQ(first_ns); EQ(headers_end_ns); EQ(body_first_ns); EQ(last_ns);
     EQ(header_bytes); EQ(body_bytes); EQ(write_sizes); EQ(frames); EQ(complete); EQ(missing_bytes);
-    EQ(content_bytes); EQ(markup_bytes); EQ(deflate_estimate);
+    EQ(content_bytes); EQ(markup_bytes); EQ(deflate_estimate); EQ(deflate_pick);
 }
 
 std::string diff(const Call& a, const Call& b) {
@@ -150,6 +150,7 @@ MessageInfo full_message(uint64_t k) {
     m.content_bytes = 9001 + k;
     m.markup_bytes = 3003 + k;
     m.deflate_estimate = 777 + k;
+    m.deflate_pick = k % 2 == 0;
     return m;
 }
 
