@@ -268,7 +268,10 @@ void ConnectionAnalyzer::shift_offsets(int dir, int64_t by) {
 }
 
 void ConnectionAnalyzer::hand_on(bool all) {
-    auto& ready = ready_;
+    // One vector per thread, not per connection (most connections linger
+    // closed with nothing to hand on); taken out, so a nested call gets its own.
+    thread_local std::vector<ExchangeTracker::Ready> spare;
+    std::vector<ExchangeTracker::Ready> ready = std::move(spare);
     tracker_.take_ready(all, ready);
     for (size_t i = 0; i < ready.size(); ++i) {
         auto& r = ready[i];
@@ -283,6 +286,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
         host_.call_ready(std::move(c), info_);
     }
     ready.clear();  // the calls' states go back for the next calls
+    spare = std::move(ready);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
     if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());

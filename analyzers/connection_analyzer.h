@@ -67,7 +67,6 @@ private:
     std::unique_ptr<DirSink> sinks_[2];
     std::unique_ptr<StreamReassembler> reasm_[2];
     Fifo<Unacked> unacked_[2];
-    std::vector<ExchangeTracker::Ready> ready_;  // hand_on's, kept for its memory
     bool orientation_known_ = false;
     bool any_payload_ = false;
     uint32_t client_isn_ = 0, server_isn_ = 0;

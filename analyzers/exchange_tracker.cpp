@@ -1,5 +1,6 @@
 #include "analyzers/exchange_tracker.h"
 
+#include "analyzers/call_reuse.h"
 #include "analyzers/message_content.h"
 #include "analyzers/model_spill.h"
 #include "analyzers/response_pairing.h"
@@ -12,9 +13,8 @@
 
 namespace stallscope {
 
-// One call being assembled.
-struct CallState {
-    Call call;
+// What is known of one call being assembled, besides the call itself.
+struct CallProgress {
     uint64_t seg_first = 0, seg_last = 0;
     bool have_request_head = false;
     bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
@@ -23,51 +23,29 @@ struct CallState {
     uint64_t req_head_end = 0;    // client stream offset just past the request head
     uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
     bool waiting() const { return have_request_head && !done; }
+};
+
+// One call being assembled.
+struct CallState : CallProgress {
+    Call call;
     MessageBody bodies[2];        // request, response: each decoded with its own message's coding
 
     // Back to a new CallState's values, keeping the memory of the call's
     // strings and vectors and of the body buffers.
-    void clear();
+    void clear() {
+        static_cast<CallProgress&>(*this) = CallProgress{};
+        clear_call(call);
+        for (MessageBody& b : bodies) b.clear();
+    }
 };
 
 namespace {
 
-// Buffers larger than these are freed rather than kept for the next call.
-constexpr size_t kKeepStringBytes = 4096;
-constexpr size_t kKeepVectorItems = 512;
 #if defined(__SANITIZE_ADDRESS__)
 constexpr size_t kSpareStates = 0;   // ASan builds free every state, so a stale pointer is still caught
 #else
 constexpr size_t kSpareStates = 16;  // per thread: calls handed on at once are few
 #endif
-
-template <class T>
-void keep_buffer(T& to, T& from, size_t max_capacity) {
-    if (from.capacity() > max_capacity) return;
-    from.clear();
-    to.swap(from);
-}
-
-// `c` becomes Call{}; its strings and vectors keep their memory (up to the
-// caps above), so filling it again allocates nothing. A member not listed
-// here is reset all the same, only its memory is not reused.
-void clear_call(Call& c) {
-    Call old = std::move(c);
-    c = Call{};
-    for (auto [to, from] : {std::pair{&c.method, &old.method}, {&c.uri, &old.uri}, {&c.http_version, &old.http_version},
-                            {&c.reason, &old.reason}, {&c.user_agent, &old.user_agent}, {&c.server, &old.server},
-                            {&c.content_type, &old.content_type}, {&c.soap_action, &old.soap_action},
-                            {&c.content_encoding, &old.content_encoding}})
-        keep_buffer(*to, *from, kKeepStringBytes);
-    for (auto [to, from] : {std::pair{&c.request, &old.request}, {&c.response, &old.response}}) {
-        keep_buffer(to->write_sizes, from->write_sizes, kKeepVectorItems);
-        keep_buffer(to->frames, from->frames, kKeepVectorItems);
-    }
-    keep_buffer(c.phases, old.phases, kKeepVectorItems);
-    keep_buffer(c.attribution, old.attribution, kKeepVectorItems);
-    keep_buffer(c.savings, old.savings, kKeepVectorItems);
-    keep_buffer(c.segments, old.segments, kKeepVectorItems);
-}
 
 // CallStates of finished calls, per thread, for the next calls.
 struct SpareStates {
@@ -90,18 +68,6 @@ CallStatePtr new_call_state() {
 }
 
 } // namespace
-
-void CallState::clear() {
-    Call c = std::move(call);
-    MessageBody b[2] = {std::move(bodies[0]), std::move(bodies[1])};
-    *this = CallState{};
-    call = std::move(c);
-    clear_call(call);
-    for (int i = 0; i < 2; ++i) {
-        bodies[i] = std::move(b[i]);
-        bodies[i].clear();
-    }
-}
 
 void CallStateRecycler::operator()(CallState* cs) const {
     if (spare_states_gone || spare_states.states.size() >= kSpareStates) {

@@ -4,6 +4,7 @@
 // byte flips, wrong record type, trailing bytes), and every result of real
 // captures surviving the trip. Speed and size are printed, not asserted.
 #include "analyzers/analyze.h"
+#include "analyzers/call_reuse.h"
 #include "analyzers/model_spill.h"
 
 #include <catch2/catch.hpp>
@@ -320,6 +321,26 @@ TEST_CASE("spill: every field of a Call round-trips", "[spill]") {
     Call target = full_call();
     REQUIRE(spill_decode(encode(Call{}), target));
     CHECK(diff(target, Call{}) == "");
+}
+
+// Calls are assembled in recycled records (analyzers/call_reuse.h): a
+// cleared call must be a new one in every field (full_call sets them all).
+TEST_CASE("clear_call: a cleared call is Call{} in every field and keeps its memory", "[spill]") {
+    Call c = full_call();
+    const size_t type_capacity = c.content_type.capacity(), segment_capacity = c.segments.capacity();
+    clear_call(c);
+    CHECK(diff(c, Call{}) == "");
+    CHECK(encode(c) == encode(Call{}));
+    CHECK(c.content_type.capacity() == type_capacity);
+    CHECK(c.segments.capacity() == segment_capacity);
+    // A buffer too large to keep is freed.
+    Call big = full_call();
+    big.segments.resize(100000);
+    big.uri.assign(100000, 'x');
+    clear_call(big);
+    CHECK(diff(big, Call{}) == "");
+    CHECK(big.segments.capacity() == 0);
+    CHECK(big.uri.capacity() < 100000);
 }
 
 TEST_CASE("spill: every field of a Connection round-trips, optionals set and unset", "[spill]") {

@@ -1,0 +1,14 @@
+#pragma once
+// Reusing a finished call's memory for the next one: the analysis assembles
+// calls in a few recycled records (analyzers/exchange_tracker.cpp) instead of
+// allocating a dozen strings and vectors for each.
+#include "analyzers/model.h"
+
+namespace stallscope {
+
+// `c` becomes what Call{} is, field for field, in place: its strings and
+// vectors are emptied but keep their memory (those holding more than a few
+// KiB, or items, are freed), so filling it again allocates nothing.
+void clear_call(Call& c);
+
+} // namespace stallscope
