@@ -4,6 +4,7 @@
 // and awkward numbers.
 #include "analyzers/analyze.h"
 #include "analyzers/report.h"
+#include "analyzers/tests/capture_files.h"
 #include "analyzers/tests/report_json_reference.h"
 
 #include <catch2/catch.hpp>
@@ -23,19 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> captures_under(const fs::path& dir, bool recursive) {
-    std::vector<std::string> v;
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return v;
-    auto take = [&](const fs::directory_entry& e) {
-        auto ext = e.path().extension();
-        if (e.is_regular_file() && (ext == ".pcap" || ext == ".pcapng" || ext == ".cap")) v.push_back(e.path().string());
-    };
-    if (recursive) for (auto& e : fs::recursive_directory_iterator(dir)) take(e);
-    else for (auto& e : fs::directory_iterator(dir)) take(e);
-    std::sort(v.begin(), v.end());
-    return v;
-}
+using test::captures_under;
 
 // Every indent the reports are asked for (2 by default, compact for the
 // GUI's copies) and two nobody asks for, to check the layout in general.

@@ -1,5 +1,8 @@
 #include "dissectors/soap/soap_decoder.h"
 
+#include "dissectors/soap/envelope_walker.h"
+#include "dissectors/soap/soap_sax_pass.h"
+
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 #include <libxml/xmlreader.h>
@@ -7,16 +10,16 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <atomic>
 #include <mutex>
 
 namespace stallscope {
 
 namespace {
 
-constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
-constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
+using soap_detail::EnvelopeWalker;
+
 constexpr const char* kDoctypeError = "DOCTYPE not allowed in SOAP";
-constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
 
 void silent_generic(void*, const char*, ...) {}
 void silent_structured(void*, xmlErrorPtr) {}
@@ -118,7 +121,8 @@ std::string declared_encoding(const UnitReader& r, size_t b, size_t e) {
 
 // Empty when the prolog is acceptable (or so broken that libxml2 will reject
 // it before any content); otherwise the reason to refuse the document.
-std::string check_prolog(std::string_view xml) {
+// `declared`: the XML declaration's encoding, if it names one.
+std::string check_prolog(std::string_view xml, std::string& declared) {
     auto b = [&](size_t i) { return i < xml.size() ? unsigned(uint8_t(xml[i])) : 0x100u; };
     UnitReader r{xml};
     if (b(0) == 0x4C && b(1) == 0x6F && b(2) == 0xA7 && b(3) == 0x94) return "unsupported document encoding (EBCDIC)";
@@ -155,6 +159,7 @@ std::string check_prolog(std::string_view xml) {
             if (r.starts_with(i, "<?xml") && i + 5 < n && is_xml_space(r.at(i + 5))) {
                 std::string enc = declared_encoding(r, i + 5, end);
                 if (!enc.empty() && !encoding_allowed(enc)) return "unsupported document encoding " + enc;
+                declared = enc;
             }
             i = end + 2;
         } else if (r.starts_with(i, "<!--")) {
@@ -235,182 +240,74 @@ void trim(std::string& s) {
     s.erase(0, b);
 }
 
-class EnvelopeWalker {
-public:
-    EnvelopeWalker(SoapInfo& info, const SoapLimits& limits) : info_(info), limits_(limits) {}
-
-    // Returns false (with info_.error set) to stop reading.
-    bool on_node(xmlTextReaderPtr r) {
-        int type = xmlTextReaderNodeType(r);
-        int depth = xmlTextReaderDepth(r);
-        switch (type) {
-        case XML_READER_TYPE_DOCUMENT_TYPE:
-            info_.error = kDoctypeError;
-            return false;
-        case XML_READER_TYPE_ENTITY_REFERENCE:
-        case XML_READER_TYPE_ENTITY:
-            info_.error = "entity reference not allowed in SOAP";
-            return false;
-        case XML_READER_TYPE_ELEMENT:
-            return on_element(r, depth);
-        case XML_READER_TYPE_END_ELEMENT:
-            if (capture_ && depth == capture_depth_) capture_ = nullptr;
-            return true;
-        case XML_READER_TYPE_TEXT:
-        case XML_READER_TYPE_CDATA:
-        case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
-            if (capture_ && depth == capture_depth_ + 1 && capture_->size() < kMaxFaultText) {
-                std::string_view v = sv(xmlTextReaderConstValue(r));
-                capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
-            }
-            return true;
-        default:
-            return true;
-        }
-    }
-
-private:
-    bool on_element(xmlTextReaderPtr r, int depth) {
+// Hands the reader's current node to the walker. False: stop reading.
+bool on_reader_node(EnvelopeWalker& walker, SoapInfo& info, xmlTextReaderPtr r) {
+    const int type = xmlTextReaderNodeType(r);
+    const int depth = xmlTextReaderDepth(r);
+    switch (type) {
+    case XML_READER_TYPE_DOCUMENT_TYPE:
+        info.error = kDoctypeError;
+        return false;
+    case XML_READER_TYPE_ENTITY_REFERENCE:
+    case XML_READER_TYPE_ENTITY:
+        info.error = "entity reference not allowed in SOAP";
+        return false;
+    case XML_READER_TYPE_ELEMENT:
+        // Names are looked up only for elements the walker counts.
         if (depth < 0) return true;
-        ++info_.element_count;
-        uint32_t level = uint32_t(depth) + 1;
-        info_.max_depth = std::max(info_.max_depth, level);
-        if (level > limits_.max_depth) {
-            info_.error = "too deeply nested (more than " + std::to_string(limits_.max_depth) + " levels)";
-            return false;
-        }
-        if (capture_ && depth <= capture_depth_) capture_ = nullptr;
-        std::string_view name = sv(xmlTextReaderConstLocalName(r));
-        std::string_view ns = sv(xmlTextReaderConstNamespaceUri(r));
-        bool empty = xmlTextReaderIsEmptyElement(r) == 1;
-        bool in_env_ns = info_.is_soap && ns == env_ns_;
-
-        if (depth == 0) {
-            if (name == "Envelope" && (ns == kSoap11Ns || ns == kSoap12Ns)) {
-                info_.is_soap = true;
-                env_ns_ = ns == kSoap11Ns ? kSoap11Ns : kSoap12Ns;
-                info_.version = ns == kSoap11Ns ? "1.1" : "1.2";
-            }
-            return true;
-        }
-        if (!info_.is_soap) return true;
-        if (depth == 1) {
-            top_is_body_ = name == "Body" && in_env_ns;
-            return true;
-        }
-        if (depth == 2) {
-            in_fault_ = false;
-            if (top_is_body_ && !seen_operation_) {
-                seen_operation_ = true;
-                info_.operation = std::string(name);
-                info_.operation_ns = std::string(ns);
-                if (name == "Fault" && in_env_ns) info_.fault = in_fault_ = true;
-            }
-            return true;
-        }
-        if (!in_fault_) return true;
-        if (depth == 3) {
-            fault_part_ = FaultPart::None;
-            if (info_.version == "1.1") {
-                // SOAP 1.1 fault children are unqualified; tolerate the envelope namespace too.
-                bool local = ns.empty() || in_env_ns;
-                if (local && name == "faultcode" && info_.fault_code.empty()) start_capture(info_.fault_code, depth, empty);
-                if (local && name == "faultstring" && info_.fault_string.empty())
-                    start_capture(info_.fault_string, depth, empty);
-            } else if (in_env_ns) {
-                if (name == "Code") fault_part_ = FaultPart::Code;
-                if (name == "Reason") fault_part_ = FaultPart::Reason;
-            }
-            return true;
-        }
-        if (depth == 4 && in_env_ns) {
-            if (fault_part_ == FaultPart::Code && name == "Value" && info_.fault_code.empty())
-                start_capture(info_.fault_code, depth, empty);
-            if (fault_part_ == FaultPart::Reason && name == "Text" && info_.fault_string.empty())
-                start_capture(info_.fault_string, depth, empty);
-        }
+        return walker.element(depth, sv(xmlTextReaderConstLocalName(r)), sv(xmlTextReaderConstNamespaceUri(r)),
+                              xmlTextReaderIsEmptyElement(r) == 1);
+    case XML_READER_TYPE_END_ELEMENT:
+        walker.end_element(depth);
+        return true;
+    case XML_READER_TYPE_TEXT:
+    case XML_READER_TYPE_CDATA:
+    case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
+        walker.text(depth, sv(xmlTextReaderConstValue(r)));
+        return true;
+    default:
         return true;
     }
+}
 
-    void start_capture(std::string& target, int depth, bool empty) {
-        if (empty) return;
-        capture_ = &target;
-        capture_depth_ = depth;
-    }
-
-    enum class FaultPart { None, Code, Reason };
-    SoapInfo& info_;
-    const SoapLimits& limits_;
-    std::string_view env_ns_;
-    bool top_is_body_ = false;
-    bool seen_operation_ = false;
-    bool in_fault_ = false;
-    FaultPart fault_part_ = FaultPart::None;
-    std::string* capture_ = nullptr;
-    int capture_depth_ = -1;
-};
-
-// One reader per thread, reset for each document (xmlReaderNewMemory)
-// instead of a reader and parser context allocated per message. Its name
-// dictionary grows with the names it has seen, so it is replaced every
-// kUses documents to keep that bounded. A reset reader does not look for a
-// byte-order mark or UTF-16 again (libxml2 does that only when it creates
-// one), so a document that does not start with ASCII gets a reader of its own.
-class ThreadReader {
+// A reader for one document, freed after it: the reader only sees what the
+// SAX pass leaves (errors, DTDs, other encodings, deep nesting), and a reused
+// one carries state from document to document in libxml2 2.9 (after a clean
+// document it skips the final parse step, so an error in the first start tag
+// loses its message; a reset keeps the namespace bindings of elements left
+// open), and what a document yields must not depend on what the thread read
+// before it (one analysis thread or several, docs/architecture.md).
+// A document starting with ASCII is read through a reset, as before: a reader
+// made for the document itself reads a little further into one it stops on
+// (libxml2's depth limit: 147 elements fresh, 145 reset). One that does not
+// (UTF-16, a byte-order mark) needs the fresh reader's encoding detection.
+class DocumentReader {
 public:
-    ~ThreadReader() { drop(); }
-    xmlTextReaderPtr open(std::string_view doc, const char* encoding, int options) {
+    DocumentReader(std::string_view doc, const char* encoding, int options) {
         unsigned c = doc.empty() ? 0 : uint8_t(doc[0]);
         // "<\0" is UTF-16LE without a byte-order mark: only a fresh reader detects it.
         bool ascii_start = encoding || (c != 0 && c < 0x80 && (doc.size() < 2 || doc[1] != 0));
-        if (!ascii_start || (reader_ && uses_ >= kUses)) drop();
         if (!ascii_start) {
-            own_ = false;
-            return reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
+            reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
+            return;
         }
-        // Every document goes through a reset, the first one too: a fresh
-        // reader reads a little further into a document it stops on (libxml2's
-        // depth limit: 147 elements fresh, 145 reset), and what a document
-        // yields must not depend on what the thread read before it (one
-        // analysis thread or several, docs/architecture.md).
-        if (!reader_) {
-            uses_ = 0;
-            static constexpr char kEmpty[] = "<x/>";
-            reader_ = xmlReaderForMemory(kEmpty, int(sizeof kEmpty - 1), nullptr, nullptr, options);
-        }
+        static constexpr char kEmpty[] = "<x/>";
+        reader_ = xmlReaderForMemory(kEmpty, int(sizeof kEmpty - 1), nullptr, nullptr, options);
         if (reader_ && xmlReaderNewMemory(reader_, doc.data(), int(doc.size()), nullptr, encoding, options) != 0) {
             xmlFreeTextReader(reader_);
             reader_ = xmlReaderForMemory(doc.data(), int(doc.size()), nullptr, encoding, options);
-            uses_ = 0;
         }
-        ++uses_;
-        own_ = true;
-        return reader_;
     }
-    // Drops the reader's hold on the document (and on the error sink).
-    void close() {
-        if (!reader_) return;
-        if (!own_) { drop(); return; }
-        xmlTextReaderSetStructuredErrorHandler(reader_, nullptr, nullptr);
-        xmlTextReaderClose(reader_);
+    ~DocumentReader() {
+        if (reader_) xmlFreeTextReader(reader_);
     }
+    DocumentReader(const DocumentReader&) = delete;
+    DocumentReader& operator=(const DocumentReader&) = delete;
+    xmlTextReaderPtr get() const { return reader_; }
 
 private:
-    void drop() {
-        if (reader_) xmlFreeTextReader(reader_);
-        reader_ = nullptr;
-        uses_ = 0;
-    }
-    static constexpr unsigned kUses = 256;
     xmlTextReaderPtr reader_ = nullptr;
-    unsigned uses_ = 0;
-    bool own_ = false;  // reader_ is the reused one (else a one-off for this document)
 };
-
-ThreadReader& thread_reader() {
-    thread_local ThreadReader r;
-    return r;
-}
 
 } // namespace
 
@@ -439,7 +336,55 @@ std::string not_xml_reason(std::string_view body) {
     return body.empty() ? "empty body" : "body is not XML (starts with " + first + ")";
 }
 
-SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
+namespace {
+
+// UTF-8 (or ASCII) without a byte-order mark, and no other encoding declared:
+// the documents the SAX pass takes (the reader reads the rest as before).
+bool sax_pass_takes(std::string_view doc, const std::string& declared_encoding) {
+    const unsigned c = uint8_t(doc[0]);
+    if (c == 0 || c >= 0x80 || (doc.size() >= 2 && doc[1] == 0)) return false;
+    if (declared_encoding.empty()) return true;
+    const std::string u = upper_ascii(declared_encoding);
+    return u == "UTF-8" || u == "UTF8";
+}
+
+// Reads `doc` with the reader, node by node, into `info`.
+void decode_with_reader(std::string_view doc, const char* forced_encoding, const SoapLimits& limits, SoapInfo& info) {
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+    DocumentReader dr(doc, forced_encoding, options);
+    xmlTextReaderPtr reader = dr.get();
+    if (!reader) {
+        info.error = "cannot create XML reader";
+        return;
+    }
+    ErrorSink sink;
+    xmlTextReaderSetStructuredErrorHandler(reader, capture_error, &sink);
+
+    EnvelopeWalker walker(info, limits);
+    int rc = 0;
+    while ((rc = xmlTextReaderRead(reader)) == 1) {
+        if (!on_reader_node(walker, info, reader)) break;
+    }
+    xmlTextReaderSetStructuredErrorHandler(reader, nullptr, nullptr);
+
+    if (info.error == kDoctypeError || info.error.rfind("entity", 0) == 0) {
+        SoapInfo rejected;  // decode nothing from a document with a DTD
+        rejected.error = info.error;
+        info = rejected;
+        return;
+    }
+    if (info.error.empty() && (rc < 0 || !sink.first_fatal.empty())) {
+        // libxml2 stops at 256 levels by itself (no XML_PARSE_HUGE).
+        if (sink.first_fatal.find("depth") != std::string::npos)
+            info.error = "too deeply nested (libxml2 depth limit)";
+        else
+            info.error = sink.first_fatal.empty() ? "malformed XML" : sink.first_fatal;
+    }
+}
+
+enum class Path { Any, ReaderOnly };
+
+SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, bool* took_fast = nullptr) {
     SoapInfo info;
     if (xml.empty()) {
         info.error = "empty document";
@@ -449,7 +394,8 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
         info.error = "document larger than " + std::to_string(limits.max_bytes) + " bytes";
         return info;
     }
-    if (std::string why = check_prolog(xml); !why.empty()) {
+    std::string declared;
+    if (std::string why = check_prolog(xml, declared); !why.empty()) {
         info.error = why;
         return info;
     }
@@ -480,39 +426,63 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
         doc = transcoded;
         forced_encoding = "UTF-8";
     }
-    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-    ThreadReader& tr = thread_reader();
-    xmlTextReaderPtr reader = tr.open(doc, forced_encoding, options);
-    if (!reader) {
-        info.error = "cannot create XML reader";
-        return info;
+    bool fast = false;
+    if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared))
+        fast = soap_detail::sax_decode(doc, limits, info);
+    if (!fast) {
+        info = SoapInfo();
+        decode_with_reader(doc, forced_encoding, limits, info);
     }
-    ErrorSink sink;
-    xmlTextReaderSetStructuredErrorHandler(reader, capture_error, &sink);
-
-    EnvelopeWalker walker(info, limits);
-    int rc = 0;
-    while ((rc = xmlTextReaderRead(reader)) == 1) {
-        if (!walker.on_node(reader)) break;
-    }
-    tr.close();
-
-    if (info.error == kDoctypeError || info.error.rfind("entity", 0) == 0) {
-        SoapInfo rejected;  // decode nothing from a document with a DTD
-        rejected.error = info.error;
-        return rejected;
-    }
-    if (info.error.empty() && (rc < 0 || !sink.first_fatal.empty())) {
-        // libxml2 stops at 256 levels by itself (no XML_PARSE_HUGE).
-        if (sink.first_fatal.find("depth") != std::string::npos)
-            info.error = "too deeply nested (libxml2 depth limit)";
-        else
-            info.error = sink.first_fatal.empty() ? "malformed XML" : sink.first_fatal;
-    }
+    if (took_fast) *took_fast = fast;
     trim(info.fault_code);
     trim(info.fault_string);
     info.bytes = xml.size();
     return info;
+}
+
+std::atomic<bool> g_cross_check{false};
+std::mutex g_cross_check_mutex;
+SoapCrossCheck g_cross_check_totals;
+
+std::string describe(const SoapInfo& i) {
+    return "is_soap=" + std::to_string(i.is_soap) + " version=" + i.version + " operation=" + i.operation +
+           " ns=" + i.operation_ns + " fault=" + std::to_string(i.fault) + " code=" + i.fault_code +
+           " string=" + i.fault_string + " elements=" + std::to_string(i.element_count) +
+           " depth=" + std::to_string(i.max_depth) + " bytes=" + std::to_string(i.bytes) + " error=" + i.error;
+}
+
+} // namespace
+
+SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
+    if (!g_cross_check.load(std::memory_order_relaxed)) return decode(xml, limits, Path::Any);
+    bool fast = false;
+    SoapInfo a = decode(xml, limits, Path::Any, &fast);
+    SoapInfo b = decode(xml, limits, Path::ReaderOnly);
+    std::lock_guard<std::mutex> lock(g_cross_check_mutex);
+    SoapCrossCheck& t = g_cross_check_totals;
+    ++t.documents;
+    if (fast) ++t.fast;
+    if (!(a == b)) {
+        if (t.differing++ == 0)
+            t.first_difference = "fast: " + describe(a) + "\nreader: " + describe(b) + "\ndocument: " +
+                                 std::string(xml.substr(0, 2048));
+    }
+    return a;
+}
+
+SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits) {
+    return decode(xml, limits, Path::ReaderOnly);
+}
+
+void set_soap_cross_check(bool on) {
+    std::lock_guard<std::mutex> lock(g_cross_check_mutex);
+    if (on) g_cross_check_totals = {};
+    g_cross_check.store(on);
+}
+
+SoapCrossCheck soap_cross_check_totals() {
+    std::lock_guard<std::mutex> lock(g_cross_check_mutex);
+    return g_cross_check_totals;
 }
 
 } // namespace stallscope

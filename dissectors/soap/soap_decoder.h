@@ -4,6 +4,8 @@
 // is looked at (SOAP forbids DTDs).
 #include "dissectors/soap/soap_info.h"
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace stallscope {
@@ -13,7 +15,23 @@ struct SoapLimits {
     uint32_t max_depth = 256;
 };
 
+// Well-formed UTF-8 documents go through a SAX pass that builds no tree;
+// the rest (errors, DTDs, other encodings, deep nesting) through the
+// tree-building reader. Both yield the same SoapInfo (soap_sax_pass.h).
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {});
+
+// Test aids. decode_soap_with_reader: the reader alone, the reference the SAX
+// pass is held to. While the cross-check is on (process-wide), decode_soap
+// decodes every document both ways and counts those whose SoapInfo differ.
+SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits = {});
+struct SoapCrossCheck {
+    uint64_t documents = 0;  // decoded while on
+    uint64_t fast = 0;       // of which by the SAX pass
+    uint64_t differing = 0;  // SAX pass and reader disagree (must stay 0)
+    std::string first_difference;
+};
+void set_soap_cross_check(bool on);  // on: totals start from zero
+SoapCrossCheck soap_cross_check_totals();
 
 // Does `body` start like an XML document (after white space) in an encoding
 // decode_soap reads: UTF-8 (with or without BOM), UTF-16 or UTF-32 (BOM, or

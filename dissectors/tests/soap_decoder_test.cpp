@@ -41,6 +41,23 @@ std::string soap11_body(const std::string& inner) {
            "</s:Body></s:Envelope>";
 }
 
+// `count` random edits: a byte changed, bytes cut, a piece copied elsewhere,
+// and with `markup` also a piece of markup where the parser least expects it.
+void mutate(std::string& s, std::mt19937& rng, int count, bool markup) {
+    static const char* const bits[] = {"<!--x-->", "<![CDATA[y]]>", "<?p q?>", "<z/>", "&amp;", " xml:id=\"i\"",
+                                       "</s:Body>", ">", "\"", "xmlns:q=\"urn:q\" ", "&e;", "\r\n"};
+    for (int m = 0; m < count; ++m) {
+        size_t pos = rng() % s.size();
+        switch (rng() % (markup ? 4 : 3)) {
+        case 0: s[pos] = char(rng() % 256); break;
+        case 1: s.erase(pos, 1 + rng() % 10); break;
+        case 2: s.insert(pos, s.substr(rng() % s.size(), 1 + rng() % 20)); break;
+        default: s.insert(pos, bits[rng() % (sizeof bits / sizeof bits[0])]); break;
+        }
+        if (s.empty()) s = "<";
+    }
+}
+
 void check_nothing_decoded(const SoapInfo& i) {
     CHECK_FALSE(i.is_soap);
     CHECK(i.operation.empty());
@@ -229,16 +246,7 @@ TEST_CASE("mutated envelopes never crash") {
     const std::string seeds[] = {kSoap11Request, kSoap12Request};
     for (int iter = 0; iter < 2000; ++iter) {
         std::string s = seeds[iter % 2];
-        int mutations = 1 + int(rng() % 6);
-        for (int m = 0; m < mutations; ++m) {
-            size_t pos = rng() % s.size();
-            switch (rng() % 3) {
-            case 0: s[pos] = char(rng() % 256); break;
-            case 1: s.erase(pos, 1 + rng() % 10); break;
-            default: s.insert(pos, s.substr(rng() % s.size(), 1 + rng() % 20)); break;
-            }
-            if (s.empty()) s = "<";
-        }
+        mutate(s, rng, 1 + int(rng() % 6), false);
         SoapInfo i = decode_soap(s);
         REQUIRE(i.max_depth <= 256);
         if (i.error.empty()) REQUIRE(i.bytes == s.size());
@@ -374,4 +382,298 @@ TEST_CASE("a document decodes the same whatever the thread decoded before") {
         }
     }
     CHECK(decode_soap(utf16).operation == "GetQuote");
+}
+
+// ---- The SAX pass (no tree) against the tree-building reader: same SoapInfo.
+
+namespace {
+
+// Odd but plausible XML: comments, CDATA, PIs, '>' inside quoted attributes,
+// self-closing tags, namespaces declared, redeclared, undeclared and unbound,
+// entity and character references, xml:* attributes, faults of both
+// versions with mixed content, long texts, deep nesting, broken endings.
+std::vector<std::string> odd_documents() {
+    const std::string s11 = "http://schemas.xmlsoap.org/soap/envelope/";
+    const std::string s12 = "http://www.w3.org/2003/05/soap-envelope";
+    std::vector<std::string> v = {
+        kSoap11Request,
+        kSoap12Request,
+        "<?xml version=\"1.0\"?><!-- c --><?pi x?><s:Envelope xmlns:s=\"" + s11 +
+            "\"><!-- in --><s:Body><?p?><m:Op xmlns:m=\"urn:m\" a=\"x>y\" b='>'><![CDATA[<not/>]]></m:Op></s:Body></s:Envelope>",
+        "<Envelope xmlns=\"" + s11 + "\"><Body><Op xmlns=\"\"/></Body></Envelope>",
+        "<Envelope xmlns=\"" + s12 + "\"><Body><x:Op xmlns:x=\"urn:a\"><x:In xmlns:x=\"urn:b\"/></x:Op></Body></Envelope>",
+        "<s:Envelope xmlns:s=\"" + s11 + "\"><s:Header/><s:Body/></s:Envelope>",
+        "<s:Envelope xmlns:s=\"" + s11 + "\"><s:Body><m:Op xmlns:m=\"urn:m\">a &amp; b &#x41;&#66; &lt;</m:Op></s:Body></s:Envelope>",
+        soap11_body("<s:Fault><faultcode>s:Client</faultcode><faultstring>  bad <![CDATA[input]]>  </faultstring></s:Fault>"),
+        soap11_body("<s:Fault><faultcode> <b/> x <!-- c --> y </faultcode><faultstring xml:lang=\"en\">a<i>b</i>c</faultstring></s:Fault>"),
+        soap11_body("<s:Fault><faultcode/><faultstring></faultstring><detail><faultstring>no</faultstring></detail></s:Fault>"),
+        soap11_body("<s:Fault><faultcode>" + std::string(5000, 'x') + "</faultcode><faultstring>&#32;&#10;</faultstring></s:Fault>"),
+        soap11_body("<s:Fault><faultstring>" + std::string(4090, ' ') + "<![CDATA[abcdefghij]]>" + "</faultstring></s:Fault>"),
+        "<e:Envelope xmlns:e=\"" + s12 + "\"><e:Body><e:Fault><e:Code><e:Value>e:Sender</e:Value><e:Subcode><e:Value>m:x</e:Value>"
+            "</e:Subcode></e:Code><e:Reason><e:Text xml:lang=\"en\">why</e:Text><e:Text xml:lang=\"de\">warum</e:Text></e:Reason>"
+            "</e:Fault></e:Body></e:Envelope>",
+        "<e:Envelope xmlns:e=\"" + s12 + "\"><e:Body><e:Fault><e:Code><e:Value xml:space=\"preserve\">  </e:Value></e:Code>"
+            "<e:Reason><e:Text>a<!-- c -->b<?pi?>c</e:Text></e:Reason></e:Fault></e:Body></e:Envelope>",
+        soap11_body("<op xml:id=\"good\"/>"),
+        soap11_body("<op xml:id=\"1 bad\"/>"),
+        soap11_body("<op xml:id=\"d\"/><op2 xml:id=\"d\"/>"),
+        soap11_body("<op xml:base=\"http://x/\" xml:space=\"default\"/>"),
+        soap11_body("<m:op xmlns:m=\"relative/uri\"/>"),
+        soap11_body("<m:op xmlns:m=\"http://exa mple/\"/>"),
+        soap11_body("<m:op xmlns:m=\"\"/>"),
+        soap11_body("<p:op/>"),
+        soap11_body("<op a=\"1\" a=\"2\"/>"),
+        soap11_body("<op m:a=\"1\" xmlns:m=\"urn:m\" n:a=\"2\" xmlns:n=\"urn:m\"/>"),
+        soap11_body("<op>&undeclared;</op>"),
+        soap11_body("<op>\xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80</op>"),
+        soap11_body("<op>\xC3\x28</op>"),
+        soap11_body("<op>\x01</op>"),
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>" + soap11_body("<op/>"),
+        "<?xml version=\"1.0\" encoding=\"utf8\"?>" + soap11_body("<op/>"),
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + soap11_body("<op>\xE9</op>"),
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + soap11_body("<op/>"),
+        "<?xml version=\"1.1\"?>" + soap11_body("<op/>"),
+        "<?xml version=\"2.0\"?>" + soap11_body("<op/>"),
+        "\xEF\xBB\xBF" + soap11_body("<op/>"),
+        "  \r\n" + soap11_body("<op/>"),
+        soap11_body("<op/>") + "  <!-- after -->\n<?pi?>",
+        soap11_body("<op/>") + "<second/>",
+        soap11_body("<op/>") + "junk",
+        soap11_body("<op>"),
+        soap11_body("<op></po>"),
+        kSoap11Request.substr(0, 120),
+        "<a><b></a>",
+        "<a/><!DOCTYPE x>",
+        "<a>]]></a>",
+        "<a><![CDATA[x]]]]><![CDATA[>]]></a>",
+        "<a b=\"&lt;&#x3E;\" c=\"&amp;amp;\"/>",
+        "<a b=\"<\"/>",
+        "<a:b:c xmlns:a=\"urn:a\"/>",
+        "<xml:a/>",
+        "<a xmlns:xml=\"http://www.w3.org/XML/1998/namespace\"/>",
+        "<a xmlns:xmlns=\"urn:x\"/>",
+        std::string("<a>\0</a>", 8),
+        "<a>" + std::string(70000, 'y') + "</a>",
+        "not xml at all",
+        "<",
+        "<a",
+    };
+    for (size_t levels : {150, 199, 200, 201, 255, 256, 257, 300}) v.push_back(soap11_body(nested(levels)));
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("SAX pass and reader agree on odd XML") {
+    set_soap_cross_check(true);
+    const auto docs = odd_documents();
+    for (const std::string& d : docs) {
+        INFO(d.substr(0, 300));
+        SoapInfo fast = decode_soap(d);
+        SoapInfo reader = decode_soap_with_reader(d);
+        CHECK(fast == reader);
+        CHECK(fast.element_count == reader.element_count);  // the fields a mismatch would show first
+        CHECK(fast.error == reader.error);
+        CHECK(fast.fault_string == reader.fault_string);
+    }
+    SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.documents == docs.size());
+    CHECK(t.differing == 0);
+    CHECK(t.fast >= 20);                // well-formed UTF-8 takes the SAX pass...
+    CHECK(t.fast + 20 <= t.documents);  // ...and the errors, DTDs, other encodings the reader
+}
+
+TEST_CASE("SAX pass: which documents it takes") {
+    set_soap_cross_check(true);
+    auto took_fast = [](const std::string& d) {
+        uint64_t before = soap_cross_check_totals().fast;
+        decode_soap(d);
+        return soap_cross_check_totals().fast > before;
+    };
+    CHECK(took_fast(kSoap11Request));
+    CHECK(took_fast(kSoap12Request));
+    CHECK(took_fast(soap11_body("<s:Fault><faultcode>c</faultcode><faultstring>s</faultstring></s:Fault>")));
+    CHECK(took_fast(soap11_body(nested(198))));                             // 200 levels
+    CHECK_FALSE(took_fast(soap11_body(nested(199))));                       // deeper: the reader's own limits
+    CHECK_FALSE(took_fast(soap11_body("<op xml:id=\"x\"/>")));             // checked by the reader's tree
+    CHECK_FALSE(took_fast(soap11_body("<p:op/>")));                         // any parser message
+    CHECK_FALSE(took_fast(soap11_body("<op>")));
+    CHECK_FALSE(took_fast("\xEF\xBB\xBF" + kSoap12Request));                // byte-order mark
+    CHECK_FALSE(took_fast("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>"));
+    set_soap_cross_check(false);
+}
+
+TEST_CASE("a document decodes the same whatever the thread decoded before it") {
+    // An element left open with a namespace bound (libxml2 2.9 keeps such
+    // bindings across a parser reset) must not bind the next document's prefix.
+    const std::string unbound = "<x:Envelope><x:Body><x:Op/></x:Body></x:Envelope>";
+    const std::string aborted = "<x:Envelope xmlns:x=\"http://schemas.xmlsoap.org/soap/envelope/\"><x:Body><bad";
+    const std::string too_deep = "<x:Envelope xmlns:x=\"http://schemas.xmlsoap.org/soap/envelope/\">" + nested(300);
+    SoapInfo alone = decode_soap(unbound);
+    SoapInfo alone_reader = decode_soap_with_reader(unbound);
+    CHECK_FALSE(alone.is_soap);  // x: bound to nothing
+    CHECK(alone == alone_reader);
+    // After a clean document a reused reader skipped the final parse step:
+    // an error in the first start tag lost its message.
+    const std::string bad_start = "<a b=\"<\"/>";
+    SoapInfo bad_alone = decode_soap(bad_start);
+    CHECK(bad_alone.error.find("Unescaped '<'") != std::string::npos);
+    decode_soap_with_reader("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>");  // clean, by the reader
+    CHECK(decode_soap(bad_start) == bad_alone);
+    CHECK(decode_soap_with_reader(bad_start) == bad_alone);
+    for (const std::string& before : {aborted, too_deep}) {
+        decode_soap(before);
+        CHECK(decode_soap(unbound) == alone);
+        decode_soap_with_reader(before);
+        CHECK(decode_soap_with_reader(unbound) == alone_reader);
+    }
+}
+
+TEST_CASE("SAX pass and reader agree on mutated odd documents") {
+    std::mt19937 rng(4242);
+    const auto seeds = odd_documents();
+    set_soap_cross_check(true);
+    for (int iter = 0; iter < 4000; ++iter) {
+        std::string s = seeds[size_t(rng()) % seeds.size()];
+        if (s.size() > 8000) continue;
+        mutate(s, rng, 1 + int(rng() % 4), true);
+        decode_soap(s);
+    }
+    SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.differing == 0);
+    CHECK(t.fast > 100);  // mutations that stay well-formed are compared too
+}
+
+namespace {
+
+// A random well-formed document: SOAP 1.1 or 1.2 envelopes (faults too) or
+// plain XML, with namespaces declared where used, attributes ('>' and
+// entities in values), comments, PIs, CDATA, references, white space and
+// self-closing tags anywhere content may be.
+class WellFormedXml {
+public:
+    explicit WellFormedXml(uint32_t seed) : rng_(seed) {}
+
+    std::string document() {
+        std::string d;
+        if (pick(3) == 0) d += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+        misc(d);
+        const bool v12 = pick(2) == 0;
+        const std::string env = v12 ? "http://www.w3.org/2003/05/soap-envelope" : "http://schemas.xmlsoap.org/soap/envelope/";
+        if (pick(6) == 0) {
+            element(d, 0);
+        } else {
+            d += "<s:Envelope xmlns:s=\"" + env + "\"" + attributes() + ">";
+            content(d, 1);
+            if (pick(2) == 0) d += "<s:Header>" + std::string(pick(2) ? "<h:A xmlns:h=\"urn:h\">t</h:A>" : "") + "</s:Header>";
+            d += "<s:Body>";
+            misc(d);
+            if (pick(3) == 0) fault(d, v12);
+            else element(d, 2);
+            misc(d);
+            d += "</s:Body>";
+            misc(d);
+            d += "</s:Envelope>";
+        }
+        misc(d);
+        return d;
+    }
+
+private:
+    uint32_t pick(uint32_t n) { return rng_() % n; }
+
+    std::string text() {
+        static const char* const bits[] = {"x", " ", "\r\n", "\t", "a b", "&amp;", "&lt;", "&#x41;", "&#32;", "]", "\xC3\xA9", ">", "'", "&quot;"};
+        std::string t;
+        for (uint32_t i = pick(5); i > 0; --i) t += bits[pick(sizeof bits / sizeof bits[0])];
+        return t;
+    }
+    std::string attributes() {
+        std::string a;
+        for (uint32_t i = pick(3); i > 0; --i) {
+            a += " a" + std::to_string(i) + "=" + (pick(2) ? "\"" + text() + "\"" : "'x>y'");
+        }
+        if (pick(4) == 0) a += " xml:lang=\"en\"";
+        if (pick(8) == 0) a += " xml:space=\"preserve\"";
+        return a;
+    }
+    void misc(std::string& d) {
+        switch (pick(6)) {
+        case 0: d += "<!--" + std::string(pick(2) ? " c > d " : "") + "-->"; break;
+        case 1: d += "<?pi data?>"; break;
+        case 2: d += "\n  "; break;
+        default: break;
+        }
+    }
+    void content(std::string& d, int depth) {
+        for (uint32_t i = pick(4); i > 0; --i) {
+            switch (pick(5)) {
+            case 0: d += text(); break;
+            case 1: d += "<![CDATA[" + std::string(pick(2) ? "<x>&amp;" : "") + "]]>"; break;
+            case 2: if (depth < 12) element(d, depth); break;
+            default: misc(d); break;
+            }
+        }
+    }
+    void element(std::string& d, int depth) {
+        static const char* const names[] = {"op", "Fault", "Body", "Envelope", "faultcode", "Value", "Text", "item"};
+        std::string name = names[pick(sizeof names / sizeof names[0])];
+        std::string decl;
+        switch (pick(4)) {
+        case 0: name = "m:" + name; decl = " xmlns:m=\"urn:m" + std::to_string(pick(3)) + "\""; break;
+        case 1: decl = " xmlns=\"" + std::string(pick(2) ? "urn:d" : "") + "\""; break;
+        default: break;
+        }
+        d += "<" + name + decl + attributes();
+        if (pick(4) == 0) { d += "/>"; return; }
+        d += ">";
+        content(d, depth + 1);
+        d += "</" + name + ">";
+    }
+    void fault(std::string& d, bool v12) {
+        if (v12) {
+            d += "<s:Fault><s:Code><s:Value>";
+            content(d, 5);
+            d += "</s:Value></s:Code><s:Reason><s:Text xml:lang=\"en\">";
+            content(d, 5);
+            d += "</s:Text></s:Reason></s:Fault>";
+        } else {
+            d += "<s:Fault><faultcode>";
+            content(d, 4);
+            d += "</faultcode>";
+            misc(d);
+            d += "<faultstring>";
+            content(d, 4);
+            d += "</faultstring></s:Fault>";
+        }
+    }
+
+    std::mt19937 rng_;
+};
+
+} // namespace
+
+TEST_CASE("SAX pass and reader agree on random well-formed documents") {
+    WellFormedXml gen(2026);
+    set_soap_cross_check(true);
+    uint64_t faults = 0, soap = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::string d = gen.document();
+        SoapInfo info = decode_soap(d);
+        INFO(d);
+        REQUIRE(info.error.empty());  // the generator makes well-formed XML only
+        faults += info.fault;
+        soap += info.is_soap;
+    }
+    SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.differing == 0);
+    CHECK(t.fast == t.documents);  // no xml:id, no DTD, no deep nesting: all by the SAX pass
+    CHECK(faults > 300);
+    CHECK(soap > 2000);
 }

@@ -1,0 +1,83 @@
+#include "dissectors/soap/envelope_walker.h"
+
+#include <algorithm>
+
+namespace stallscope::soap_detail {
+
+namespace {
+constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
+constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
+constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
+} // namespace
+
+void EnvelopeWalker::text(int depth, std::string_view v) {
+    if (capture_ && depth == capture_depth_ + 1 && capture_->size() < kMaxFaultText)
+        capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
+}
+
+bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view ns, bool empty) {
+    if (depth < 0) return true;
+    ++info_.element_count;
+    uint32_t level = uint32_t(depth) + 1;
+    info_.max_depth = std::max(info_.max_depth, level);
+    if (level > limits_.max_depth) {
+        info_.error = "too deeply nested (more than " + std::to_string(limits_.max_depth) + " levels)";
+        return false;
+    }
+    if (capture_ && depth <= capture_depth_) capture_ = nullptr;
+    bool in_env_ns = info_.is_soap && ns == env_ns_;
+
+    if (depth == 0) {
+        if (name == "Envelope" && (ns == kSoap11Ns || ns == kSoap12Ns)) {
+            info_.is_soap = true;
+            env_ns_ = ns == kSoap11Ns ? kSoap11Ns : kSoap12Ns;
+            info_.version = ns == kSoap11Ns ? "1.1" : "1.2";
+        }
+        return true;
+    }
+    if (!info_.is_soap) return true;
+    if (depth == 1) {
+        top_is_body_ = name == "Body" && in_env_ns;
+        return true;
+    }
+    if (depth == 2) {
+        in_fault_ = false;
+        if (top_is_body_ && !seen_operation_) {
+            seen_operation_ = true;
+            info_.operation = std::string(name);
+            info_.operation_ns = std::string(ns);
+            if (name == "Fault" && in_env_ns) info_.fault = in_fault_ = true;
+        }
+        return true;
+    }
+    if (!in_fault_) return true;
+    if (depth == 3) {
+        fault_part_ = FaultPart::None;
+        if (info_.version == "1.1") {
+            // SOAP 1.1 fault children are unqualified; tolerate the envelope namespace too.
+            bool local = ns.empty() || in_env_ns;
+            if (local && name == "faultcode" && info_.fault_code.empty()) start_capture(info_.fault_code, depth, empty);
+            if (local && name == "faultstring" && info_.fault_string.empty())
+                start_capture(info_.fault_string, depth, empty);
+        } else if (in_env_ns) {
+            if (name == "Code") fault_part_ = FaultPart::Code;
+            if (name == "Reason") fault_part_ = FaultPart::Reason;
+        }
+        return true;
+    }
+    if (depth == 4 && in_env_ns) {
+        if (fault_part_ == FaultPart::Code && name == "Value" && info_.fault_code.empty())
+            start_capture(info_.fault_code, depth, empty);
+        if (fault_part_ == FaultPart::Reason && name == "Text" && info_.fault_string.empty())
+            start_capture(info_.fault_string, depth, empty);
+    }
+    return true;
+}
+
+void EnvelopeWalker::start_capture(std::string& target, int depth, bool empty) {
+    if (empty) return;
+    capture_ = &target;
+    capture_depth_ = depth;
+}
+
+} // namespace stallscope::soap_detail
