@@ -24,6 +24,7 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {});
 // pass is held to. While the cross-check is on (process-wide), decode_soap
 // decodes every document both ways and counts those whose SoapInfo differ.
 SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits = {});
+bool same_soap_info(const SoapInfo& a, const SoapInfo& b);  // every field equal
 struct SoapCrossCheck {
     uint64_t documents = 0;  // decoded while on
     uint64_t fast = 0;       // of which by the SAX pass

@@ -17,8 +17,6 @@ struct SoapInfo {
     uint32_t max_depth = 0;
     uint64_t bytes = 0;          // envelope bytes parsed
     std::string error;           // non-empty: not decoded, and why (DOCTYPE, malformed, too deep...)
-
-    bool operator==(const SoapInfo&) const = default;
 };
 
 } // namespace stallscope

@@ -471,7 +471,7 @@ TEST_CASE("SAX pass and reader agree on odd XML") {
         INFO(d.substr(0, 300));
         SoapInfo fast = decode_soap(d);
         SoapInfo reader = decode_soap_with_reader(d);
-        CHECK(fast == reader);
+        CHECK(same_soap_info(fast, reader));
         CHECK(fast.element_count == reader.element_count);  // the fields a mismatch would show first
         CHECK(fast.error == reader.error);
         CHECK(fast.fault_string == reader.fault_string);
@@ -514,20 +514,20 @@ TEST_CASE("a document decodes the same whatever the thread decoded before it") {
     SoapInfo alone = decode_soap(unbound);
     SoapInfo alone_reader = decode_soap_with_reader(unbound);
     CHECK_FALSE(alone.is_soap);  // x: bound to nothing
-    CHECK(alone == alone_reader);
+    CHECK(same_soap_info(alone, alone_reader));
     // After a clean document a reused reader skipped the final parse step:
     // an error in the first start tag lost its message.
     const std::string bad_start = "<a b=\"<\"/>";
     SoapInfo bad_alone = decode_soap(bad_start);
     CHECK(bad_alone.error.find("Unescaped '<'") != std::string::npos);
     decode_soap_with_reader("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>");  // clean, by the reader
-    CHECK(decode_soap(bad_start) == bad_alone);
-    CHECK(decode_soap_with_reader(bad_start) == bad_alone);
+    CHECK(same_soap_info(decode_soap(bad_start), bad_alone));
+    CHECK(same_soap_info(decode_soap_with_reader(bad_start), bad_alone));
     for (const std::string& before : {aborted, too_deep}) {
         decode_soap(before);
-        CHECK(decode_soap(unbound) == alone);
+        CHECK(same_soap_info(decode_soap(unbound), alone));
         decode_soap_with_reader(before);
-        CHECK(decode_soap_with_reader(unbound) == alone_reader);
+        CHECK(same_soap_info(decode_soap_with_reader(unbound), alone_reader));
     }
 }
 
