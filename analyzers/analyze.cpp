@@ -1,15 +1,17 @@
 #include "analyzers/analyze.h"
 
 #include "analyzers/analyzer.h"
+#include "analyzers/sharded_analysis.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 namespace stallscope {
 
 namespace {
 
-// Feeds every frame to the analyzer; stops at damage (analysing what came
-// before it) or when `progress` cancels.
-void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& analyzer, const ProgressFn& progress,
+// Feeds every frame to the analyzer (Analyzer or ShardedAnalysis); stops
+// at damage (analysing what came before it) or when `progress` cancels.
+template <class A>
+void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress,
                  AnalyzeOutcome& out) {
     Frame f;
     uint64_t n = 0;
@@ -37,21 +39,13 @@ void read_frames(const std::string& path, PcapFileReader& reader, Analyzer& anal
     if (progress) progress(Progress{reader.position(), reader.file_size(), n});
 }
 
-} // namespace
-
-AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
+template <class A>
+AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress) {
     AnalyzeOutcome out;
-    std::string error;
-    auto reader = PcapFileReader::open(path, error);
-    if (!reader) {
-        out.error = error;
-        return out;
-    }
-    Analyzer analyzer(options, path);
-    analyzer.capture().format = reader->format();
-    analyzer.capture().bytes = reader->file_size();
+    analyzer.capture().format = reader.format();
+    analyzer.capture().bytes = reader.file_size();
     try {
-        read_frames(path, *reader, analyzer, progress, out);
+        read_frames(path, reader, analyzer, progress, out);
         out.result = analyzer.finish();
     } catch (const SpillError& e) {
         // Without the spilled items nothing can be reported right.
@@ -60,6 +54,24 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
     }
     out.ok = true;
     return out;
+}
+
+} // namespace
+
+AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
+    std::string error;
+    auto reader = PcapFileReader::open(path, error);
+    if (!reader) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
+    }
+    if (options.threads > 1) {
+        ShardedAnalysis analyzer(options, path, options.threads);
+        return run(path, *reader, analyzer, progress);
+    }
+    Analyzer analyzer(options, path);
+    return run(path, *reader, analyzer, progress);
 }
 
 } // namespace stallscope

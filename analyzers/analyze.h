@@ -38,17 +38,26 @@ struct AnalysisOptions {
     // ones, instead of everything, so a capture left running stays bounded.
     size_t snapshot_recent_calls = 0;
     // Bodies compressed for message_size's gzip estimate, per operation and
-    // direction: the first `first`, then one in `every` (0: every body, the
-    // full computation). See analyzers/deflate_sampler.h.
+    // direction: the `first` with the lowest frame numbers, plus those whose
+    // frame number hashes into one in `every` (0: every body, the full
+    // computation). See analyzers/deflate_sampler.h.
     uint64_t deflate_sample_first = 32;
     uint64_t deflate_sample_every = 64;
+    // Threads for the connections (analyzers/sharded_analysis.h): 1 analyses
+    // in the calling thread (analyzers/analyzer.h); more shard connections by
+    // address pair over that many workers, with the same result byte for
+    // byte (the CLI's analyze defaults to the machine's cores; the GUI, live
+    // capture and compare use 1). max_open_connections is then split between
+    // the workers (docs/limits.md).
+    unsigned threads = 1;
 };
 
 struct Progress {
     uint64_t bytes_read = 0, bytes_total = 0, packets = 0;
 };
 
-// Called now and then (about every 64k packets); return false to cancel.
+// Called now and then (about every 64k packets), in the calling thread;
+// return false to cancel (the result holds what came before).
 using ProgressFn = std::function<bool(const Progress&)>;
 
 struct AnalyzeOutcome {

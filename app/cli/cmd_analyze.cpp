@@ -18,7 +18,7 @@ namespace stallscope::cli {
 namespace {
 const char* kHelp =
     "usage: stallscope-cli analyze CAPTURE [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
-    "                              [--spill-after CALLS]\n"
+    "                              [--spill-after CALLS] [--threads N]\n"
     "\n"
     "Reads a pcap or pcapng file in one pass and reports every HTTP/SOAP call with its\n"
     "timeline and the stalls found (text by default).\n"
@@ -30,6 +30,8 @@ const char* kHelp =
     "  --spill-after CALLS  past this many calls, keep finished calls, connections and\n"
     "                  findings in an unlinked temp file in $TMPDIR (default 1000; 0 =\n"
     "                  from the first call), so memory stays flat on big captures\n"
+    "  --threads N     analyse connections on N threads, sharded by address pair (default:\n"
+    "                  the machine's cores; 1 = one thread); the report is the same for every N\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
 
@@ -47,6 +49,7 @@ int cmd_analyze(Args& a) {
     bool quiet = false;
     AnalysisOptions options;
     options.spill_after_calls = kDefaultSpillAfterCalls;
+    options.threads = default_threads();
     while (!a.done()) {
         std::string s = a.next();
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -55,13 +58,20 @@ int cmd_analyze(Args& a) {
         else if (s == "--csv-summary") format = "csv-summary";
         else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
-        else if (s == "--spill-after") {
+        else if (s == "--spill-after" || s == "--threads") {
             std::string v;
             if (!a.value(s, v)) return kExitUsage;
             char* end = nullptr;
             errno = 0;
             unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end || errno || v[0] == '-') return usage_error("analyze", "--spill-after needs a number of calls, got " + v);
+            const bool bad = v.empty() || *end || errno || v[0] == '-';
+            if (s == "--threads") {
+                if (bad || n < 1 || n > kMaxThreads)
+                    return usage_error("analyze", "--threads needs a number from 1 to " + std::to_string(kMaxThreads) + ", got " + v);
+                options.threads = unsigned(n);
+                continue;
+            }
+            if (bad) return usage_error("analyze", "--spill-after needs a number of calls, got " + v);
             options.spill_after_calls = size_t(n);
         }
         else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("analyze", "unknown option " + s);

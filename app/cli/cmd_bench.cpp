@@ -29,13 +29,15 @@ namespace {
 
 const char* kHelp =
     "usage: stallscope-cli bench [--packets N] [--dir DIR] [--keep] [--capture FILE] [--tools]\n"
+    "                            [--threads N]\n"
     "  Generates a synthetic SOAP capture (default 1,000,000 packets; many concurrent\n"
     "  connections, keep-alive and HTTP/1.0) in DIR (default: the temp dir), then times\n"
     "  a bare libpcap read loop, `analyze` (text) and `analyze --json` (reports written\n"
     "  to /dev/null) over it, each in its own process, and prints packets/s, MB/s, peak\n"
-    "  RSS and each time as a multiple of the read loop's. --capture FILE measures an\n"
-    "  existing file. --tools also times `tcptrace -l -n` and `tshark -q -z http,tree`\n"
-    "  over the same file, where they are installed.\n";
+    "  RSS and each time as a multiple of the read loop's. Each analysis runs with\n"
+    "  --threads 1 and with --threads N (default: the machine's cores, analyze's default).\n"
+    "  --capture FILE measures an existing file. --tools also times `tcptrace -l -n` and\n"
+    "  `tshark -q -z http,tree` over the same file, where they are installed.\n";
 
 struct Measure {
     double seconds = 0;
@@ -102,8 +104,8 @@ Measure run_tool(const std::vector<std::string>& argv, int& exit_code) {
     return wait_child(pid, t0, exit_code);
 }
 
-void print_row(const char* name, const Measure& m, uint64_t file_bytes, const Measure& bare) {
-    std::printf("%-26s %10llu %9.2f %12.0f %9.1f %12.1f %9.1fx\n", name, (unsigned long long)m.packets, m.seconds,
+void print_row(const std::string& name, const Measure& m, uint64_t file_bytes, const Measure& bare) {
+    std::printf("%-26s %10llu %9.2f %12.0f %9.1f %12.1f %9.1fx\n", name.c_str(), (unsigned long long)m.packets, m.seconds,
                 m.seconds > 0 ? double(m.packets) / m.seconds : 0,
                 m.seconds > 0 ? double(file_bytes) / 1e6 / m.seconds : 0, double(m.peak_rss_kb) / 1024.0,
                 bare.seconds > 0 ? m.seconds / bare.seconds : 0);
@@ -115,6 +117,7 @@ int cmd_bench(Args& a) {
     uint64_t packets = 1'000'000;
     std::string dir = std::filesystem::temp_directory_path().string(), existing;
     bool keep = false, tools = false;
+    unsigned threads = default_threads();
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -127,6 +130,13 @@ int cmd_bench(Args& a) {
         else if (s == "--capture") { if (!a.value(s, existing)) return kExitUsage; }
         else if (s == "--keep") keep = true;
         else if (s == "--tools") tools = true;
+        else if (s == "--threads") {
+            uint64_t n = 0;
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_u64(v, n) || n < 1 || n > kMaxThreads)
+                return usage_error("bench", "--threads needs a number from 1 to " + std::to_string(kMaxThreads));
+            threads = unsigned(n);
+        }
         else return usage_error("bench", "unknown option " + s);
     }
     std::string path = existing;
@@ -157,12 +167,13 @@ int cmd_bench(Args& a) {
         p = s.packets;
         return s.ok;
     });
-    // What `analyze` and `analyze --json -o /dev/null` do: the analysis with
-    // its spill file, then the whole report written.
-    auto analysis = [&](bool json) {
-        return in_child([&, json](uint64_t& p, uint64_t& calls) {
+    // What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
+    // do: the analysis with its spill file, then the whole report written.
+    auto analysis = [&](bool json, unsigned n) {
+        return in_child([&, json, n](uint64_t& p, uint64_t& calls) {
             AnalysisOptions opt;
             opt.spill_after_calls = kDefaultSpillAfterCalls;
+            opt.threads = n;
             AnalyzeOutcome o = analyze_file(path, opt);
             p = o.result.capture.packets;
             calls = call_count(o.result);
@@ -173,13 +184,21 @@ int cmd_bench(Args& a) {
             return true;
         });
     };
-    Measure text = analysis(false);
-    Measure full = analysis(true);
+    // One thread, then N (once when N is 1).
+    const std::vector<unsigned> counts = threads > 1 ? std::vector<unsigned>{1, threads} : std::vector<unsigned>{1};
+    std::vector<std::pair<std::string, Measure>> rows;
+    for (bool json : {false, true})
+        for (unsigned n : counts)
+            rows.push_back({std::string(json ? "analyze --json" : "analyze") + " --threads " + std::to_string(n),
+                            analysis(json, n)});
     std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
                 "peak RSS MB", "x read");
     print_row("libpcap read", bare, file_bytes, bare);
-    print_row("analyze", text, file_bytes, bare);
-    print_row("analyze --json", full, file_bytes, bare);
+    bool ok = bare.ok;
+    for (auto& [name, m] : rows) {
+        print_row(name, m, file_bytes, bare);
+        ok = ok && m.ok && m.calls == rows.front().second.calls;  // every N finds the same calls
+    }
     if (tools) {
         struct Tool { const char* name; std::vector<std::string> argv; };
         for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
@@ -191,10 +210,15 @@ int cmd_bench(Args& a) {
             else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
         }
     }
-    std::printf("\nthe analysis found %llu calls\n", (unsigned long long)full.calls);
+    std::printf("\nthe analysis found %llu calls", (unsigned long long)rows.front().second.calls);
+    if (counts.size() == 2)
+        std::printf("; %u threads: %.2fx faster than 1 (text), %.2fx (--json)", threads,
+                    rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
+                    rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
+    std::printf("\n");
     if (!keep && existing.empty()) std::remove(path.c_str());
     else if (existing.empty()) std::printf("kept %s\n", path.c_str());
-    return bare.ok && text.ok && full.ok ? kExitOk : kExitInput;
+    return ok ? kExitOk : kExitInput;
 }
 
 } // namespace stallscope::cli

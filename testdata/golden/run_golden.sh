@@ -12,7 +12,9 @@ line=$(awk -v n="$name" '$1 == n' "$here/manifest.txt")
 [ -n "$line" ] || { echo "no golden test named $name"; exit 2; }
 read -r _ capture opts <<<"$line"
 expected="$here/$name.expected"
-actual="$here/$name.actual${1:+.spill}"
+# One file per variant: ctest runs them in parallel.
+variant=$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')
+actual="$here/$name.actual${variant:+.$variant}"
 cd "$here/.."   # paths in reports are relative to testdata/
 export TZ=UTC LC_ALL=C
 # shellcheck disable=SC2086
