@@ -85,6 +85,8 @@ struct UnitReader {
     }
 };
 
+bool has_utf8_bom(std::string_view doc) { return doc.size() >= 3 && doc.substr(0, 3) == "\xEF\xBB\xBF"; }
+
 bool is_xml_space(unsigned c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 std::string upper_ascii(std::string s) {
@@ -338,11 +340,13 @@ std::string not_xml_reason(std::string_view body) {
 
 namespace {
 
-// UTF-8 (or ASCII) without a byte-order mark, and no other encoding declared:
-// the documents the SAX pass takes (the reader reads the rest as before).
+// UTF-8 (or ASCII), with a byte-order mark or not, and no other encoding
+// declared: the documents the SAX pass takes (the reader reads the rest).
 bool sax_pass_takes(std::string_view doc, const std::string& declared_encoding) {
-    const unsigned c = uint8_t(doc[0]);
-    if (c == 0 || c >= 0x80 || (doc.size() >= 2 && doc[1] == 0)) return false;
+    if (!has_utf8_bom(doc)) {
+        const unsigned c = uint8_t(doc[0]);
+        if (c == 0 || c >= 0x80 || (doc.size() >= 2 && doc[1] == 0)) return false;
+    }
     if (declared_encoding.empty()) return true;
     const std::string u = upper_ascii(declared_encoding);
     return u == "UTF-8" || u == "UTF8";
@@ -428,7 +432,7 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, bool*
     }
     bool fast = false;
     if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared))
-        fast = soap_detail::sax_decode(doc, limits, info);
+        fast = soap_detail::sax_decode(doc, has_utf8_bom(doc), limits, info);
     if (!fast) {
         info = SoapInfo();
         decode_with_reader(doc, forced_encoding, limits, info);

@@ -127,14 +127,17 @@ ThreadParser& thread_parser() {
 
 } // namespace
 
-bool sax_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info) {
+bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info) {
     if (doc.empty() || doc.size() > size_t(INT_MAX)) return false;
     ThreadParser& tp = thread_parser();
     xmlParserCtxtPtr ctxt = tp.get();
     if (!ctxt) return false;
-    // As the reader is set up for each document (xmlTextReaderSetup): no
-    // encoding detection, the same options.
-    if (xmlCtxtResetPush(ctxt, nullptr, 0, nullptr, nullptr) != 0) {
+    // As the reader is set up for the document: a reset one (ASCII first: no
+    // encoding detection) or one made for it (a byte-order mark: detected
+    // from the first bytes handed over with the reset); the same options.
+    const char* first = bom ? doc.data() : nullptr;
+    const int first_size = bom ? int(doc.size()) : 0;
+    if (xmlCtxtResetPush(ctxt, first, first_size, nullptr, nullptr) != 0) {
         tp.drop();
         return false;
     }
@@ -146,7 +149,7 @@ bool sax_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info) 
     s.ctxt = ctxt;
     s.level_cap = std::min(limits.max_depth, kSaxMaxLevels);
     ctxt->userData = &s;
-    const int rc = xmlParseChunk(ctxt, doc.data(), int(doc.size()), 1);
+    const int rc = bom ? xmlParseChunk(ctxt, nullptr, 0, 1) : xmlParseChunk(ctxt, doc.data(), int(doc.size()), 1);
     const bool clean = !s.irregular && rc == 0 && ctxt->wellFormed == 1 && ctxt->nsWellFormed == 1 &&
                        ctxt->errNo == XML_ERR_OK && ctxt->lastError.code == XML_ERR_OK && s.open == 0 &&
                        ctxt->instate == XML_PARSER_EOF && info.element_count > 0;

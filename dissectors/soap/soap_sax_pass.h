@@ -11,9 +11,11 @@
 
 namespace stallscope::soap_detail {
 
-// Decodes `doc` (UTF-8 or ASCII, no byte-order mark, no other declared
-// encoding: the caller checks) into `info`. False: not decoded here, `info`
-// is to be thrown away and the document read with the reader.
-bool sax_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info);
+// Decodes `doc` (UTF-8 or ASCII, no other declared encoding: the caller
+// checks) into `info`. `bom`: it starts with a UTF-8 byte-order mark, which
+// libxml2 then finds as a reader made for the document does. False: not
+// decoded here, `info` is to be thrown away and the document read with the
+// reader.
+bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info);
 
 } // namespace stallscope::soap_detail

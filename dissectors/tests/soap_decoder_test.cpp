@@ -435,6 +435,12 @@ std::vector<std::string> odd_documents() {
         "<?xml version=\"1.1\"?>" + soap11_body("<op/>"),
         "<?xml version=\"2.0\"?>" + soap11_body("<op/>"),
         "\xEF\xBB\xBF" + soap11_body("<op/>"),
+        "\xEF\xBB\xBF  " + soap11_body("<op/>"),
+        "\xEF\xBB\xBF\xEF\xBB\xBF" + soap11_body("<op/>"),
+        "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + soap11_body("<op/>"),
+        "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?><!-- c -->" + soap11_body("<op>\xC3\xA9</op>"),
+        "\xEF\xBB\xBF" + soap11_body("<op>\xC3\x28</op>"),
+        "\xEF\xBB",
         "  \r\n" + soap11_body("<op/>"),
         soap11_body("<op/>") + "  <!-- after -->\n<?pi?>",
         soap11_body("<op/>") + "<second/>",
@@ -500,7 +506,9 @@ TEST_CASE("SAX pass: which documents it takes") {
     CHECK_FALSE(took_fast(soap11_body("<op xml:id=\"x\"/>")));             // checked by the reader's tree
     CHECK_FALSE(took_fast(soap11_body("<p:op/>")));                         // any parser message
     CHECK_FALSE(took_fast(soap11_body("<op>")));
-    CHECK_FALSE(took_fast("\xEF\xBB\xBF" + kSoap12Request));                // byte-order mark
+    CHECK(took_fast("\xEF\xBB\xBF" + kSoap12Request));                      // UTF-8 byte-order mark
+    CHECK(took_fast("\xEF\xBB\xBF" + kSoap11Request));                      // ... and a declaration
+    CHECK_FALSE(took_fast("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>"));
     CHECK_FALSE(took_fast("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>"));
     set_soap_cross_check(false);
 }
@@ -559,7 +567,7 @@ public:
     explicit WellFormedXml(uint32_t seed) : rng_(seed) {}
 
     std::string document() {
-        std::string d;
+        std::string d = pick(5) == 0 ? "\xEF\xBB\xBF" : "";
         if (pick(3) == 0) d += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
         misc(d);
         const bool v12 = pick(2) == 0;
