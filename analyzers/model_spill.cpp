@@ -1,6 +1,8 @@
 #include "analyzers/model_spill.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -43,30 +45,44 @@ uint64_t rel_decode(uint64_t v, uint64_t base, uint64_t sentinel) {
     return base + uint64_t(unzigzag(f));
 }
 
+// Writes through a pointer into `out`, grown ahead of need: a record is
+// about a hundred fields, and a std::string append per field (capacity
+// check, memcpy call, terminator) was most of the encoder's time.
 class Writer {
 public:
     static constexpr bool kReading = false;
-    explicit Writer(std::string& out) : out_(out) {}
+    explicit Writer(std::string& out) : out_(out), n_(out.size()) {}
+    // Cuts `out` to what was written; call once at the end.
+    void finish() { out_.resize(n_); }
 
-    void raw8(uint8_t& b) { out_.push_back(char(b)); }
-    void varint(uint64_t v) {
-        char buf[10];
+    void raw8(uint8_t& b) { *room(1) = char(b); ++n_; }
+    [[gnu::always_inline]] void varint(uint64_t v) {
+        char* p = room(10);
+        if (v < 0x80) {  // most fields: small counts, deltas, flags
+            *p = char(v);
+            ++n_;
+            return;
+        }
         int n = 0;
-        while (v >= 0x80) { buf[n++] = char(uint8_t(v) | 0x80); v >>= 7; }
-        buf[n++] = char(v);
-        out_.append(buf, size_t(n));
+        while (v >= 0x80) { p[n++] = char(uint8_t(v) | 0x80); v >>= 7; }
+        p[n++] = char(v);
+        n_ += size_t(n);
     }
     template <class T> void uint(T& x) { static_assert(std::is_unsigned_v<T>); varint(x); }
     template <class T> void sint(T& x) { static_assert(std::is_signed_v<T>); varint(zigzag(x)); }
-    void boolean(bool& b) { out_.push_back(b ? 1 : 0); }
+    void boolean(bool& b) { *room(1) = b ? 1 : 0; ++n_; }
     template <class E> void enumeration(E& e, E) { varint(uint64_t(e)); }
     void f64(double& d) {
         uint64_t bits = std::bit_cast<uint64_t>(d);
-        char buf[8];
-        for (int i = 0; i < 8; ++i) buf[i] = char(uint8_t(bits >> (8 * i)));
-        out_.append(buf, 8);
+        char* p = room(8);
+        for (int i = 0; i < 8; ++i) p[i] = char(uint8_t(bits >> (8 * i)));
+        n_ += 8;
     }
-    void str(std::string& s) { varint(s.size()); out_.append(s); }
+    void str(std::string& s) {
+        varint(s.size());
+        if (!s.empty()) std::memcpy(room(s.size()), s.data(), s.size());
+        n_ += s.size();
+    }
     template <class T> void rel(T& x, T base, T sentinel) {
         varint(rel_encode(uint64_t(x), uint64_t(base), uint64_t(sentinel)));
     }
@@ -74,7 +90,14 @@ public:
     void fail() {}
 
 private:
+    // At least k writable bytes at out_.data() + n_.
+    [[gnu::always_inline]] char* room(size_t k) {
+        if (out_.size() - n_ < k) [[unlikely]] grow(k);
+        return out_.data() + n_;
+    }
+    [[gnu::noinline]] void grow(size_t k) { out_.resize(std::max(n_ + k, 2 * out_.size() + 256)); }
     std::string& out_;
+    size_t n_;  // bytes written; out_ is longer until finish()
 };
 
 // Bounds-checked cursor. Failure is sticky: once a read fails every later
@@ -92,7 +115,11 @@ public:
     void fail() { ok_ = false; p_ = end_; }
 
     void raw8(uint8_t& b) { b = byte(); }
-    uint64_t varint() {
+    [[gnu::always_inline]] uint64_t varint() {
+        if (p_ != end_ && *p_ < 0x80) return *p_++;  // one byte: most fields
+        return varint_long();
+    }
+    uint64_t varint_long() {
         uint64_t v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (p_ == end_) { fail(); return 0; }
@@ -374,6 +401,7 @@ template <class T> void encode(uint8_t tag, const T& v, std::string& out) {
     w.raw8(tag);
     // The writer only reads through this reference.
     visit(w, const_cast<T&>(v));
+    w.finish();
 }
 
 template <class T> bool decode(uint8_t tag, std::string_view bytes, T& v) {

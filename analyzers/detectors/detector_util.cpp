@@ -74,14 +74,71 @@ std::string fmt_ms(double v) {
     return buf;
 }
 
+namespace {
+MessageInfo message_facts(const MessageInfo& m) {
+    MessageInfo k;
+    k.first_frame = m.first_frame;
+    k.headers_end_frame = m.headers_end_frame;
+    k.body_first_frame = m.body_first_frame;
+    k.last_frame = m.last_frame;
+    k.first_ns = m.first_ns;
+    k.headers_end_ns = m.headers_end_ns;
+    k.body_first_ns = m.body_first_ns;
+    k.last_ns = m.last_ns;
+    k.header_bytes = m.header_bytes;
+    k.body_bytes = m.body_bytes;
+    k.complete = m.complete;
+    k.missing_bytes = m.missing_bytes;
+    k.content_bytes = m.content_bytes;
+    k.markup_bytes = m.markup_bytes;
+    k.deflate_estimate = m.deflate_estimate;
+    k.deflate_pick = m.deflate_pick;
+    return k;
+}
+} // namespace
+
+// Field by field: copying the whole call and then dropping its vectors
+// copied every segment first (connection_setup keeps the facts of every
+// call that opened its connection). model_spill_tests checks that every
+// field but those vectors is copied.
 Call call_facts(const Call& call) {
-    Call k = call;
-    k.segments = {};
-    k.phases = {};
-    for (MessageInfo* m : {&k.request, &k.response}) {
-        m->write_sizes = {};
-        m->frames = {};
-    }
+    Call k;
+    k.id = call.id;
+    k.connection_id = call.connection_id;
+    k.index_on_connection = call.index_on_connection;
+    k.method = call.method;
+    k.uri = call.uri;
+    k.http_version = call.http_version;
+    k.status = call.status;
+    k.reason = call.reason;
+    k.user_agent = call.user_agent;
+    k.server = call.server;
+    k.content_type = call.content_type;
+    k.soap_action = call.soap_action;
+    k.content_encoding = call.content_encoding;
+    k.expect_continue = call.expect_continue;
+    k.got_continue = call.got_continue;
+    k.continue_frame = call.continue_frame;
+    k.continue_ns = call.continue_ns;
+    k.request_chunked = call.request_chunked;
+    k.response_chunked = call.response_chunked;
+    k.connection_close = call.connection_close;
+    k.request_close = call.request_close;
+    k.request = message_facts(call.request);
+    k.response = message_facts(call.response);
+    k.soap = call.soap;
+    k.soap_response = call.soap_response;
+    k.request_first_frame = call.request_first_frame;
+    k.response_last_frame = call.response_last_frame;
+    k.start_ns = call.start_ns;
+    k.end_ns = call.end_ns;
+    k.latency_ms = call.latency_ms;
+    k.complete = call.complete;
+    k.opened_connection = call.opened_connection;
+    k.closed_connection = call.closed_connection;
+    k.attribution = call.attribution;
+    k.setup_ms = call.setup_ms;
+    k.savings = call.savings;
     return k;
 }
 

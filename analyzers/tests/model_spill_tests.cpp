@@ -5,6 +5,7 @@
 // captures surviving the trip. Speed and size are printed, not asserted.
 #include "analyzers/analyze.h"
 #include "analyzers/call_reuse.h"
+#include "analyzers/detectors/detector_util.h"
 #include "analyzers/model_spill.h"
 
 #include <catch2/catch.hpp>
@@ -341,6 +342,20 @@ TEST_CASE("clear_call: a cleared call is Call{} in every field and keeps its mem
     CHECK(diff(big, Call{}) == "");
     CHECK(big.segments.capacity() == 0);
     CHECK(big.uri.capacity() < 100000);
+}
+
+// What a detector keeps of a call for later (analyzers/detectors/detector_util.h).
+TEST_CASE("call_facts: every field but the per-segment vectors", "[spill]") {
+    const Call c = full_call();
+    Call expected = c;
+    expected.segments.clear();
+    expected.phases.clear();
+    for (MessageInfo* m : {&expected.request, &expected.response}) {
+        m->write_sizes.clear();
+        m->frames.clear();
+    }
+    CHECK(diff(detect::call_facts(c), expected) == "");
+    CHECK(encode(detect::call_facts(c)) == encode(expected));
 }
 
 TEST_CASE("spill: every field of a Connection round-trips, optionals set and unset", "[spill]") {

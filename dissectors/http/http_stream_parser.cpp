@@ -45,6 +45,16 @@ void for_each_list_token(std::string_view list, Fn fn) {
     }
 }
 
+// Header fields of finished messages, per thread and shared by its parsers:
+// a new parser (two per connection) fills its fields without allocating.
+// Bounded in count and in the memory each keeps.
+constexpr size_t kMaxSpareHeaders = 256;
+constexpr size_t kMaxSpareHeaderBytes = 4096;
+std::vector<HttpHeader>& spare_headers() {
+    thread_local std::vector<HttpHeader> spare;
+    return spare;
+}
+
 int hex_value(uint8_t c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -103,7 +113,7 @@ struct HttpStreamParser::Impl {
     size_t trailer_lines = 0;
 
     std::deque<std::string> pending_methods;
-    std::vector<HttpHeader> spare_headers;  // fields of earlier messages, reused (at most max_headers)
+    bool head_fresh = false;   // reset_message() ran and no message began since
 
     Impl(Role r, HttpStreamListener& l, HttpParserLimits lim)
         : role(r), listener(l), limits(lim), start(r == Role::Request, lim.max_header_bytes),
@@ -145,7 +155,11 @@ struct HttpStreamParser::Impl {
     void reset_message() {
         // The header fields' strings and the vectors keep their buffers for
         // the next message (no allocation per message once they are warm).
-        for (auto& h : head.headers) spare_headers.push_back(std::move(h));
+        std::vector<HttpHeader>& spare = spare_headers();
+        for (auto& h : head.headers)
+            if (spare.size() < kMaxSpareHeaders && h.name.capacity() <= kMaxSpareHeaderBytes &&
+                h.value.capacity() <= kMaxSpareHeaderBytes)
+                spare.push_back(std::move(h));
         std::vector<HttpHeader> fields = std::move(head.headers);
         fields.clear();
         std::string uri = std::move(head.uri);
@@ -161,6 +175,7 @@ struct HttpStreamParser::Impl {
         remaining = 0;
         body_pos = 0;
         warned = 0;
+        head_fresh = true;
     }
 
     void complete(State next = State::Idle) {
@@ -199,7 +214,8 @@ struct HttpStreamParser::Impl {
             case State::Idle: {
                 uint8_t c = p[i];
                 if (c == '\r' || c == '\n') { consume(1); break; }  // tolerated empty lines
-                reset_message();
+                if (!head_fresh) reset_message();  // complete() already did, as a rule
+                head_fresh = false;
                 msg_begin = off;
                 start.reset();
                 listener.on_message_begin(off);
@@ -212,6 +228,7 @@ struct HttpStreamParser::Impl {
                 consume(1);
                 if (scanner.push(c, at)) {
                     reset_message();
+                    head_fresh = false;
                     msg_begin = scanner.candidate_offset();
                     state = State::Head;
                     listener.on_message_begin(msg_begin);
@@ -402,10 +419,11 @@ struct HttpStreamParser::Impl {
                     return;
                 }
             HttpHeader h;
-            if (!spare_headers.empty()) {
-                h = std::move(spare_headers.back());
-                spare_headers.pop_back();
+            if (std::vector<HttpHeader>& spare = spare_headers(); !spare.empty()) {
+                h = std::move(spare.back());
+                spare.pop_back();
             }
+            if (head.headers.capacity() == 0) head.headers.reserve(8);  // a SOAP head's usual few: one allocation
             h.name.assign(name);
             h.value.assign(trim_ows(l.substr(colon + 1)));
             head.headers.push_back(std::move(h));
