@@ -32,7 +32,10 @@ void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
     const CallScan scan(call, conn);  // the Nagle search, once for every detector
     for (auto& d : detectors_) d->on_call(call, conn, scan, result_.findings);
     account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
-    if (!keep_segments(call)) { call.segments.clear(); call.segments.shrink_to_fit(); }
+    if (!keep_segments(call)) {
+        call.segments.clear();
+        if (!spill_) call.segments.shrink_to_fit();  // kept in memory; a spilled call's buffer is reused
+    }
     summary_.add_call(call);
     if (spill_) {
         if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
