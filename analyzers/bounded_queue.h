@@ -19,6 +19,23 @@ public:
         items_.push_back(std::move(item));
         not_empty_.notify_one();
     }
+    // Without waiting: false when full (or closed), and `item` is left as it was.
+    bool try_push(T& item) {
+        std::lock_guard lock(mu_);
+        if (closed_ || items_.size() >= cap_) return false;
+        items_.push_back(std::move(item));
+        not_empty_.notify_one();
+        return true;
+    }
+    // Without waiting: false when empty.
+    bool try_pop(T& out) {
+        std::lock_guard lock(mu_);
+        if (items_.empty()) return false;
+        out = std::move(items_.front());
+        items_.pop_front();
+        not_full_.notify_one();
+        return true;
+    }
     bool pop(T& out) {
         std::unique_lock lock(mu_);
         not_empty_.wait(lock, [&] { return closed_ || !items_.empty(); });

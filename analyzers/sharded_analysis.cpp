@@ -108,6 +108,11 @@ struct Worker : FlowSink {
     unsigned index;
     BoundedQueue<InBatch> in{kInBatches};
     BoundedQueue<OutBatch>* out;
+    // Emptied buffers going back for reuse (batches to the reading thread,
+    // event lists from the merge): no allocation, page faults or mmap per
+    // batch, and no buffer freed in another thread than the one that made it.
+    BoundedQueue<InBatch> spare_in{kInBatches + 2};
+    BoundedQueue<std::vector<Event>> spare_out{kOutBatches + 2};
     FlowTable table;
     std::vector<Event> events;
     Key key;
@@ -165,10 +170,18 @@ struct Worker : FlowSink {
                     events.clear();
                 }
             }
-            out->push(OutBatch{index, std::move(events), b.last ? kDone : b.upto});
-            events.clear();
+            hand_on(b.last ? kDone : b.upto);
             if (b.last) return;
+            b.items.clear();
+            b.bytes.clear();
+            b.window.reset();
+            spare_in.try_push(b);
         }
+    }
+    void hand_on(uint64_t watermark) {
+        out->push(OutBatch{index, std::move(events), watermark});
+        events.clear();
+        if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
     }
     void process(InBatch& b) {
         size_t next = 0;
@@ -183,10 +196,7 @@ struct Worker : FlowSink {
                 it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
-            if (events.size() >= kOutEvents) {  // everything up to this segment is made
-                out->push(OutBatch{index, std::move(events), seq});
-                events.clear();
-            }
+            if (events.size() >= kOutEvents) hand_on(seq);  // everything up to this segment is made
         }
         if (b.last) {
             key = Key{b.upto, 1, 0, 0, key.counter};
@@ -241,6 +251,7 @@ struct ShardedAnalysis::Impl {
             b.upto = seq;
             b.last = last;
             workers[i]->in.push(std::move(b));
+            workers[i]->spare_in.try_pop(batches[i]);
         }
         out.push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : seq});
         front_events.clear();
@@ -306,31 +317,48 @@ struct ShardedAnalysis::Impl {
     }
 
     void merge() {
-        size_t sources = workers.size() + 1;
-        std::vector<std::deque<Event>> pending(sources);
+        const size_t sources = workers.size() + 1;
+        // Per source, its batches not yet replayed and where in the first one it is.
+        std::vector<std::deque<OutBatch>> pending(sources);
+        std::vector<size_t> at(sources, 0);
         std::vector<uint64_t> watermark(sources, 0);
+        auto head = [&](size_t s) -> Event* {
+            auto& q = pending[s];
+            while (!q.empty() && at[s] >= q.front().events.size()) {
+                if (s < workers.size()) {  // the list goes back to its worker
+                    q.front().events.clear();
+                    workers[s]->spare_out.try_push(q.front().events);
+                }
+                q.pop_front();
+                at[s] = 0;
+            }
+            return q.empty() ? nullptr : &q.front().events[at[s]];
+        };
         size_t done = 0;
         OutBatch b;
         while (done < sources && out.pop(b)) {
-            for (Event& e : b.events) pending[b.source].push_back(std::move(e));
-            watermark[b.source] = b.watermark;
+            const size_t src = b.source;
+            watermark[src] = b.watermark;
             if (b.watermark == kDone) ++done;
-            uint64_t ready = *std::min_element(watermark.begin(), watermark.end());
+            pending[src].push_back(std::move(b));
+            const uint64_t ready = *std::min_element(watermark.begin(), watermark.end());
             for (;;) {
                 size_t best = sources;
+                Event* best_event = nullptr;
                 for (size_t s = 0; s < sources; ++s) {
-                    if (pending[s].empty() || pending[s].front().key.seq > ready) continue;
-                    if (best == sources || pending[s].front().key < pending[best].front().key) best = s;
+                    Event* e = head(s);
+                    if (!e || e->key.seq > ready) continue;
+                    if (!best_event || e->key < best_event->key) best = s, best_event = e;
                 }
-                if (best == sources) break;
+                if (!best_event) break;
                 if (!merge_error) {
                     try {
-                        replay(pending[best].front());
+                        replay(*best_event);
                     } catch (...) {
                         merge_error = std::current_exception();  // keep draining so no thread waits forever
                     }
                 }
-                pending[best].pop_front();
+                ++at[best];
             }
         }
     }
