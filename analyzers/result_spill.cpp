@@ -8,53 +8,96 @@
 
 namespace stallscope {
 
-ResultSpill::ResultSpill(std::unique_ptr<SpillFile> file) : file_(std::move(file)) {}
-
 namespace {
 constexpr uint64_t kFirstRead = 4096;  // most records are shorter: one read each
 constexpr uint64_t kMaxDenseGap = 1 << 20;  // ids further apart than this: pairs
+constexpr size_t kIndexBlock = 4096;        // offsets per index block (32 KiB)
+constexpr size_t kIndexCached = 4;          // blocks cached while writing (ids arrive nearly in order)
+constexpr size_t kRun = 16384;              // findings sorted in memory at a time (384 KiB)
+constexpr size_t kMergeRead = 1024;         // entries read at a time from each run while merging
+
+std::unique_ptr<SpillFile> index_file(const std::string& dir) {
+    std::string error;
+    auto f = SpillFile::create(dir, error);
+    if (!f) throw SpillError(error);
+    return f;
+}
+}
+
+ResultSpill::ResultSpill(std::unique_ptr<SpillFile> file)
+    : file_(std::move(file)), conns_(index_file(file_->dir())), calls_(index_file(file_->dir())),
+      findings_file_(index_file(file_->dir())) {}
+
+ResultSpill::ById::ById(std::unique_ptr<SpillFile> index) : slots_(kIndexBlock, kIndexCached) {
+    slots_.to_file(std::move(index));
 }
 
 void ResultSpill::ById::put(uint64_t id, uint64_t offset) {
     ++count_;
-    if (sparse_.empty() && id != 0 && id <= slots_.size() + kMaxDenseGap && (id > slots_.size() || slots_[id - 1] == 0)) {
-        if (id > slots_.size()) slots_.resize(id, 0);
-        slots_[id - 1] = offset + 1;
+    if (dense_ && id != 0 && id <= max_id_ + kMaxDenseGap && (id > max_id_ || slots_.at(id - 1) == 0)) {
+        slots_.at(id - 1) = offset + 1;
+        max_id_ = std::max(max_id_, id);
         return;
     }
-    if (sparse_.empty())  // from now on pairs for all (rare: odd ids)
-        for (size_t i = 0; i < slots_.size(); ++i)
-            if (slots_[i]) sparse_.push_back({i + 1, slots_[i] - 1});
-    slots_ = {};
+    if (dense_)  // from now on pairs for all (rare: odd ids)
+        slots_.each([&](uint64_t i, uint64_t slot) {
+            if (slot && i < max_id_) sparse_.push_back({i + 1, slot - 1});
+        });
+    dense_ = false;
     sparse_.push_back({id, offset});
 }
 
 void ResultSpill::ById::seal() {
-    if (!sparse_.empty()) {
+    if (!dense_) {
         std::stable_sort(sparse_.begin(), sparse_.end(), [](auto& a, auto& b) { return a.first < b.first; });
         return;
     }
-    size_t out = 0;
-    for (size_t i = 0; i < slots_.size(); ++i) {
-        if (slots_[i]) slots_[out++] = slots_[i];
-        else missing_.push_back(i + 1);
+    slots_.each([&](uint64_t i, uint64_t slot) {
+        if (!slot && i < max_id_) missing_.push_back(i + 1);
+    });
+    slots_.flush();
+}
+
+uint64_t ResultSpill::ById::at(size_t i) const {
+    if (i >= count_) throw std::out_of_range("ResultSpill: item " + std::to_string(i) + " of " + std::to_string(count_));
+    if (!dense_) return sparse_[i].second;
+    // The i-th present id is i + 1 + k, k = the missing ids below it: the
+    // first k with missing_[k] - k > i + 1 (that difference never falls).
+    size_t lo = 0, hi = missing_.size();
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (missing_[mid] - mid > i + 1) hi = mid;
+        else lo = mid + 1;
     }
-    slots_.resize(out);
-    slots_.shrink_to_fit();
+    return slots_.get(i + lo) - 1;
 }
 
 bool ResultSpill::ById::find(uint64_t id, uint64_t& offset) const {
-    if (!sparse_.empty()) {
+    if (!dense_) {
         auto it = std::lower_bound(sparse_.begin(), sparse_.end(), id, [](auto& e, uint64_t k) { return e.first < k; });
         if (it == sparse_.end() || it->first != id) return false;
         offset = it->second;
         return true;
     }
-    if (id == 0 || id > slots_.size() + missing_.size()) return false;
-    auto m = std::lower_bound(missing_.begin(), missing_.end(), id);
-    if (m != missing_.end() && *m == id) return false;
-    offset = slots_[size_t(id - 1) - size_t(m - missing_.begin())] - 1;
+    if (id == 0 || id > max_id_) return false;
+    const uint64_t slot = slots_.get(id - 1);
+    if (!slot) return false;
+    offset = slot - 1;
     return true;
+}
+
+template <class Fn> void ResultSpill::ById::each(Fn&& fn) const {
+    if (!dense_) {
+        for (auto& [id, offset] : sparse_)
+            if (!fn(offset)) return;
+        return;
+    }
+    std::vector<uint64_t> chunk;
+    for (uint64_t first = 0; first < max_id_; first += kIndexBlock) {
+        slots_.read(first, size_t(std::min<uint64_t>(kIndexBlock, max_id_ - first)), chunk);
+        for (uint64_t slot : chunk)
+            if (slot && !fn(slot - 1)) return;
+    }
 }
 
 uint64_t ResultSpill::put(const std::string& bytes) {
@@ -84,10 +127,34 @@ void ResultSpill::add(const Finding& f) {
     auto k = std::find(kinds_.begin(), kinds_.end(), f.kind);
     const uint64_t kind = uint64_t(k - kinds_.begin());
     if (k == kinds_.end()) kinds_.push_back(f.kind);
-    const uint64_t first = f.calls.empty() ? 0 : f.calls.front();
-    if (first >= (uint64_t(1) << 48) || kind >= (1u << 16))
-        throw SpillError("spill file in " + file_->dir() + ": finding's call id or kind count out of range");
-    findings_.push_back({first << 16 | kind, put(scratch_)});
+    if (kind >= (1u << 16))
+        throw SpillError("spill file in " + file_->dir() + ": more than 65536 kinds of finding");
+    if (run_.empty()) run_.reserve(kRun);
+    run_.push_back({f.calls.empty() ? 0 : f.calls.front(), uint64_t(finding_count_++) << 16 | kind, put(scratch_)});
+    if (run_.size() >= kRun) write_run();
+}
+
+// A run, sorted by (first call, kind name, arrival): the report order, in
+// which a kind's name never changes place, so runs merge as they are.
+void ResultSpill::write_run() {
+    std::sort(run_.begin(), run_.end(), [&](const FindingEntry& a, const FindingEntry& b) {
+        if (a.first_call != b.first_call) return a.first_call < b.first_call;
+        if (a.kind() != b.kind()) return kinds_[a.kind()] < kinds_[b.kind()];
+        return a.seq < b.seq;
+    });
+    runs_.push_back({findings_file_->size(), run_.size()});
+    findings_file_->append(std::string_view(reinterpret_cast<const char*>(run_.data()), run_.size() * sizeof(FindingEntry)));
+    run_.clear();
+}
+
+uint64_t ResultSpill::finding_offset(size_t i) const {
+    if (i >= finding_count_)
+        throw std::out_of_range("ResultSpill: finding " + std::to_string(i) + " of " + std::to_string(finding_count_));
+    std::string bytes;
+    findings_file_->read_written(final_index_ + 8 * uint64_t(i), 8, bytes);
+    uint64_t offset = 0;
+    std::memcpy(&offset, bytes.data(), 8);
+    return offset;
 }
 
 template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
@@ -115,48 +182,93 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
 void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
     conns_.seal();
     calls_.seal();
-    // Kinds compare by name; arrival order breaks ties (a stable sort).
-    std::vector<uint64_t> rank(kinds_.size());
-    std::vector<uint32_t> by_name(kinds_.size());
+    if (!run_.empty() || runs_.empty()) write_run();
+    // Kinds compare by name; arrival order breaks ties.
+    std::vector<uint32_t> rank(kinds_.size()), by_name(kinds_.size());
     std::iota(by_name.begin(), by_name.end(), 0);
     std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return kinds_[a] < kinds_[b]; });
     for (uint32_t i = 0; i < by_name.size(); ++i) rank[by_name[i]] = i;
-    auto order = [&](const FindingEntry& e) { return (e.key_kind >> 16) << 16 | rank[e.key_kind & 0xffff]; };
-    std::stable_sort(findings_.begin(), findings_.end(),
-                     [&](const FindingEntry& a, const FindingEntry& b) { return order(a) < order(b); });
-    // Rewrite the findings, final and in order, after everything else
-    // (entries updated in place: no second index at the peak).
+    struct Cursor {
+        uint64_t at;          // next entry on file
+        size_t left;          // entries on file after `at`
+        std::vector<FindingEntry> buf;
+        size_t pos = 0;
+    };
+    std::vector<Cursor> cursors;
+    std::string bytes;
+    auto refill = [&](Cursor& c) {
+        const size_t n = std::min(kMergeRead, c.left);
+        findings_file_->read(c.at, uint32_t(n * sizeof(FindingEntry)), bytes);
+        c.buf.resize(n);
+        std::memcpy(static_cast<void*>(c.buf.data()), bytes.data(), bytes.size());
+        c.at += bytes.size();
+        c.left -= n;
+        c.pos = 0;
+    };
+    for (auto& [at, n] : runs_) {
+        cursors.push_back({at, n, {}, 0});
+        refill(cursors.back());
+    }
+    auto before = [&](const FindingEntry& a, const FindingEntry& b) {
+        if (a.first_call != b.first_call) return a.first_call < b.first_call;
+        if (a.kind() != b.kind()) return rank[a.kind()] < rank[b.kind()];
+        return a.seq < b.seq;
+    };
+    auto later = [&](size_t a, size_t b) { return before(cursors[b].buf[cursors[b].pos], cursors[a].buf[cursors[a].pos]); };
+    std::vector<size_t> heap;
+    for (size_t i = 0; i < cursors.size(); ++i)
+        if (!cursors[i].buf.empty()) heap.push_back(i);
+    std::make_heap(heap.begin(), heap.end(), later);
+    // Rewrite the findings, final and in order, after everything else; their
+    // new offsets, in that order, after the runs.
+    final_index_ = findings_file_->size();
     Finding f;
-    for (FindingEntry& e : findings_) {
-        read(e.offset, f);
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        Cursor& c = cursors[heap.back()];
+        read(c.buf[c.pos].offset, f);
         each_finding(f);
         scratch_.clear();
         spill_encode(f, scratch_);
-        e.offset = put(scratch_);
+        const uint64_t offset = put(scratch_);
+        findings_file_->append(std::string_view(reinterpret_cast<const char*>(&offset), 8));
+        if (++c.pos == c.buf.size() && c.left) refill(c);
+        if (c.pos < c.buf.size()) std::push_heap(heap.begin(), heap.end(), later);
+        else heap.pop_back();
     }
+    runs_.clear();
+    file_->flush();
+    findings_file_->flush();
 }
 
 void ResultSpill::each_connection(const std::function<bool(const Connection&)>& fn) const {
     Connection c;
-    for (size_t i = 0; i < conns_.size(); ++i) {
-        read(conns_.at(i), c);
-        if (!fn(c)) return;
-    }
+    conns_.each([&](uint64_t offset) {
+        read(offset, c);
+        return fn(c);
+    });
 }
 
 void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
     Call c;
-    for (size_t i = 0; i < calls_.size(); ++i) {
-        read(calls_.at(i), c);
-        if (!fn(c)) return;
-    }
+    calls_.each([&](uint64_t offset) {
+        read(offset, c);
+        return fn(c);
+    });
 }
 
 void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) const {
     Finding f;
-    for (const FindingEntry& e : findings_) {
-        read(e.offset, f);
-        if (!fn(f)) return;
+    std::string bytes;
+    for (size_t first = 0; first < finding_count_; first += kIndexBlock) {
+        const size_t n = std::min(kIndexBlock, finding_count_ - first);
+        findings_file_->read_written(final_index_ + 8 * uint64_t(first), uint32_t(8 * n), bytes);
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t offset = 0;
+            std::memcpy(&offset, bytes.data() + 8 * i, 8);
+            read(offset, f);
+            if (!fn(f)) return;
+        }
     }
 }
 

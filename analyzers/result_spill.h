@@ -5,9 +5,9 @@
 // index in memory. Reports read items through the for_each_* functions and
 // so work the same either way.
 #include "analyzers/model.h"
+#include "analyzers/spill_array.h"
 #include "analyzers/spill_file.h"
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -16,6 +16,8 @@ namespace stallscope {
 
 class ResultSpill {
 public:
+    // Its index files go in the same directory. Throws SpillError when they
+    // cannot be created.
     explicit ResultSpill(std::unique_ptr<SpillFile> file);
 
     // While analysing, in any order. Throws SpillError.
@@ -31,7 +33,7 @@ public:
 
     size_t connection_count() const { return conns_.size(); }
     size_t call_count() const { return calls_.size(); }
-    size_t finding_count() const { return findings_.size(); }
+    size_t finding_count() const { return finding_count_; }
     uint64_t file_bytes() const { return file_->size(); }
 
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
@@ -40,41 +42,58 @@ public:
     void each_finding(const std::function<bool(const Finding&)>& fn) const;
 
     // One item by its place in report order (i < the count), or a connection /
-    // call by id (false when there is none): one read, for views that fetch
-    // rows on demand. After seal(). Throws SpillError.
+    // call by id (false when there is none): two reads (index, record), for
+    // views that fetch rows on demand. After seal(), reads only: safe from
+    // several threads. Throws SpillError.
     void connection_at(size_t i, Connection& out) const { read(conns_.at(i), out); }
     void call_at(size_t i, Call& out) const { read(calls_.at(i), out); }
-    void finding_at(size_t i, Finding& out) const { read(findings_.at(i).offset, out); }
+    void finding_at(size_t i, Finding& out) const { read(finding_offset(i), out); }
     bool find_connection(uint64_t id, Connection& out) const;
     bool find_call(uint64_t id, Call& out) const;
 
 private:
     // Connections and calls by id: ids are dense (1, 2, 3, ...), so the
-    // index is the record's offset at slot id - 1 (8 bytes an item); odd
-    // ids (0, repeated, far apart) fall back to (id, offset) pairs.
+    // index is the record's offset at slot id - 1, in an index file (8 bytes
+    // an item on disk, a few blocks cached); odd ids (0, repeated, far
+    // apart) fall back to (id, offset) pairs in memory.
     class ById {
     public:
+        explicit ById(std::unique_ptr<SpillFile> index);
         void put(uint64_t id, uint64_t offset);
-        void seal();  // ids with no item leave the slots; after it, items are in id order
+        void seal();  // ids with no item leave; after it, items are in id order
         size_t size() const { return count_; }
-        uint64_t at(size_t i) const { return sparse_.empty() ? slots_.at(i) - 1 : sparse_.at(i).second; }
+        uint64_t at(size_t i) const;  // the offset of the i-th item in id order (after seal)
         bool find(uint64_t id, uint64_t& offset) const;
+        template <class Fn> void each(Fn&& fn) const;  // fn(offset), in id order (after seal)
     private:
-        std::deque<uint64_t> slots_;     // offset + 1; 0 = no item (until seal)
-        std::vector<uint64_t> missing_;  // after seal: ids below the last with no item, ascending
+        SpillArray<uint64_t> slots_;     // offset + 1; 0 = no item
+        uint64_t max_id_ = 0;
+        bool dense_ = true;
+        std::vector<uint64_t> missing_;  // after seal: ids below max_id_ with no item, ascending
         std::vector<std::pair<uint64_t, uint64_t>> sparse_;
         size_t count_ = 0;
     };
-    struct FindingEntry {  // 16 bytes
-        uint64_t key_kind = 0;  // first call << 16 | index into kinds_
+    // Findings are put in report order at seal by an external merge sort:
+    // runs of kRun entries sorted in memory and written to the findings
+    // file, merged at seal; the final offsets, in order, follow them there.
+    struct FindingEntry {  // 24 bytes
+        uint64_t first_call = 0;
+        uint64_t seq = 0;   // arrival << 16 | index into kinds_
         uint64_t offset = 0;
+        uint16_t kind() const { return uint16_t(seq & 0xffff); }
     };
     uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
     template <class T> void read(uint64_t offset, T& out) const;
+    void write_run();
+    uint64_t finding_offset(size_t i) const;
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;
-    std::deque<FindingEntry> findings_;  // deques: growing never copies (no freed old copies left in the heap)
+    std::unique_ptr<SpillFile> findings_file_;  // sorted runs, then the final offsets
+    std::vector<FindingEntry> run_;             // the run being filled
+    std::vector<std::pair<uint64_t, size_t>> runs_;  // on file: (offset, entries)
+    size_t finding_count_ = 0;
+    uint64_t final_index_ = 0;                  // where the final offsets start in findings_file_
     std::vector<std::string> kinds_;
     mutable std::string scratch_;
 };

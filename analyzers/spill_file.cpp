@@ -73,6 +73,12 @@ uint64_t SpillFile::append(std::string_view bytes) {
 
 void SpillFile::read(uint64_t offset, uint32_t len, std::string& out) {
     if (offset + len > written_) flush();  // the record is (partly) still in the buffer
+    read_written(offset, len, out);
+}
+
+void SpillFile::read_written(uint64_t offset, uint32_t len, std::string& out) const {
+    if (offset + len > written_)
+        throw SpillError("spill file in " + dir_ + ": read past the end at offset " + std::to_string(offset));
     out.resize(len);
     size_t done = 0;
     while (done < len) {

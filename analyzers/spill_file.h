@@ -31,12 +31,16 @@ public:
     void write_at(uint64_t offset, std::string_view bytes);
     // Reads `len` bytes at `offset` into out (replacing it). Throws SpillError.
     void read(uint64_t offset, uint32_t len, std::string& out);
+    // The same for bytes already written (not in the append buffer): a
+    // pread only, so safe from several threads. Throws SpillError.
+    void read_written(uint64_t offset, uint32_t len, std::string& out) const;
+    // Writes the append buffer out, so later reads need no write. Throws SpillError.
+    void flush();
     uint64_t size() const { return written_ + buffer_.size(); }
     const std::string& dir() const { return dir_; }
 
 private:
     SpillFile(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {}
-    void flush();
     void pwrite_all(uint64_t offset, std::string_view bytes);
 
     int fd_ = -1;

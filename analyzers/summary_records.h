@@ -3,10 +3,9 @@
 // by call id. In memory until to_file(); then in a spill file with only a
 // few blocks cached, so a capture's summary inputs cost no memory per call
 // (the block table: 8 bytes per kBlock calls).
-#include "analyzers/spill_file.h"
+#include "analyzers/spill_array.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <unordered_map>
@@ -37,15 +36,13 @@ public:
     static constexpr size_t kBlock = 1024;       // records per block
     static constexpr size_t kCachedBlocks = 8;   // blocks in memory once on file
 
-    SummaryRecords();
-    ~SummaryRecords();
     // Moves every block to `file` and from then on keeps kCachedBlocks. Throws SpillError.
-    void to_file(std::unique_ptr<SpillFile> file);
+    void to_file(std::unique_ptr<SpillFile> file) { recs_.to_file(std::move(file)); }
 
-    uint64_t size() const { return blocks_.size() * kBlock; }  // ids below size() + 1 may exist
+    uint64_t size() const { return recs_.size(); }  // ids below size() + 1 may exist
     // The record of call `id` (>= 1), created zeroed. Valid until the next
     // at() or each(). Throws SpillError.
-    Rec& at(uint64_t id);
+    Rec& at(uint64_t id) { return recs_.at(id - 1); }
     void add_saving(uint64_t id, Rec& r, Saving s);
     // Every saving of record `r` (of call `id`).
     void each_saving(uint64_t id, const Rec& r, const std::function<void(const Saving&)>& fn) const;
@@ -53,17 +50,7 @@ public:
     void each(const std::function<void(uint64_t id, const Rec&)>& fn);
 
 private:
-    Rec* block(size_t b);
-    void evict();
-
-    struct Slot {
-        std::unique_ptr<Rec[]> recs;  // nullptr: on file (or never written)
-        bool dirty = false;
-        bool on_file = false;
-    };
-    std::vector<Slot> blocks_;
-    std::deque<size_t> loaded_;       // blocks in memory, oldest first (file mode)
-    std::unique_ptr<SpillFile> file_;
+    SpillArray<Rec> recs_{kBlock, kCachedBlocks};  // call id - 1
     std::unordered_map<uint64_t, std::vector<Saving>> more_savings_;
 };
 

@@ -254,3 +254,69 @@ TEST_CASE("spill: odd ids (0, repeated, far apart) still come back in id order",
     CHECK(c.uri == "/x" + std::to_string(1ull << 40));
     CHECK_FALSE(s.find_call(3, c));
 }
+
+TEST_CASE("spill: many items out of order, index on disk and findings merged from several sorted runs", "[spill-mode]") {
+    // Ids far behind the index cache, some ids never used, and more findings
+    // than one in-memory run (16,384): the order must be the one a stable
+    // sort by (first call, kind name) gives.
+    ResultSpill s(temp_spill());
+    const uint64_t n = 60000;
+    std::vector<uint64_t> ids;
+    for (uint64_t id = 1; id <= n; ++id)
+        if (id % 7 != 3) ids.push_back(id);  // every 7th id has no call
+    uint64_t x = 12345;
+    auto rnd = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+    for (size_t i = ids.size() - 1; i > 0; --i)  // local shuffles and some far jumps
+        if (rnd() % 3 == 0) std::swap(ids[i], ids[rnd() % 50 == 0 ? rnd() % ids.size() : i - 1 - rnd() % std::min<size_t>(i, 40)]);
+    const char* kinds[] = {"split_write", "nagle_delayed_ack", "server_time", "message_size"};
+    struct Ref { uint64_t first; std::string kind; size_t arrival; };
+    std::vector<Ref> ref;
+    for (uint64_t id : ids) {
+        Call c;
+        c.id = id;
+        c.uri = "/c" + std::to_string(id);
+        s.add(c);
+        for (uint64_t k = 0; k < id % 3; ++k) {
+            Finding f;
+            f.kind = kinds[rnd() % 4];
+            f.calls = {id - rnd() % std::min<uint64_t>(id, 3) };
+            f.cost_ms = double(ref.size());
+            ref.push_back({f.calls.front(), f.kind, ref.size()});
+            s.add(f);
+        }
+    }
+    REQUIRE(ref.size() > 2 * 16384);
+    std::stable_sort(ref.begin(), ref.end(), [](const Ref& a, const Ref& b) {
+        return a.first != b.first ? a.first < b.first : a.kind < b.kind;
+    });
+    std::vector<double> order;
+    s.seal([&](Finding& f) { order.push_back(f.cost_ms); });
+    REQUIRE(order.size() == ref.size());
+    for (size_t i = 0; i < ref.size(); ++i)
+        if (order[i] != double(ref[i].arrival)) FAIL("finding " << i << " out of order");
+    std::vector<uint64_t> sorted_ids = ids;
+    std::sort(sorted_ids.begin(), sorted_ids.end());
+    std::vector<uint64_t> got;
+    s.each_call([&](const Call& c) { got.push_back(c.id); return true; });
+    CHECK(got == sorted_ids);
+    Call c;
+    for (size_t i = 0; i < sorted_ids.size(); i += 997) {
+        s.call_at(i, c);
+        CHECK(c.id == sorted_ids[i]);
+        CHECK(c.uri == "/c" + std::to_string(c.id));
+    }
+    s.call_at(sorted_ids.size() - 1, c);
+    CHECK(c.id == sorted_ids.back());
+    CHECK_THROWS(s.call_at(sorted_ids.size(), c));
+    for (uint64_t id : {uint64_t(3), uint64_t(10), n + 1, uint64_t(0)}) CHECK_FALSE(s.find_call(id, c));
+    REQUIRE(s.find_call(n - 1, c));  // n itself is one of the missing (n % 7 == 3)
+    CHECK(c.uri == "/c" + std::to_string(n - 1));
+    Finding f;
+    for (size_t i = 0; i < ref.size(); i += 1013) {
+        s.finding_at(i, f);
+        CHECK(f.cost_ms == double(ref[i].arrival));
+    }
+    size_t k = 0;
+    s.each_finding([&](const Finding& g) { CHECK(g.cost_ms == order[k++]); return true; });
+    CHECK(k == ref.size());
+}
