@@ -59,6 +59,12 @@ void AnalysisBack::start_spill() {
     // The summary's per-call numbers go to disk too (their own file: fixed-size records by id).
     if (auto records = SpillFile::create(opt_.spill_dir, error)) summary_.spill_to(std::move(records));
     else add_warning({error + "; keeping the summary's per-call numbers in memory", 0, 0, 0});
+    const std::string dir = opt_.spill_dir;
+    for (auto& d : detectors_)  // and what detectors keep per call (nothing when no file can be made)
+        d->spill_to([&dir]() {
+            std::string ignored;
+            return SpillFile::create(dir, ignored);
+        });
     if (opt_.snapshot_recent_calls) {   // what live views showed so far, trimmed
         const size_t n = std::min(opt_.snapshot_recent_calls, result_.calls.size());
         recent_calls_.assign(result_.calls.end() - ptrdiff_t(n), result_.calls.end());

@@ -1,10 +1,13 @@
 #pragma once
 // A detector looks at each finished call (with its segments and timeline)
-// and reports findings. It never touches Qt, files, clocks or other
-// detectors. The list of detectors is one explicit function, not static
+// and reports findings. It never touches Qt, clocks or other detectors, nor
+// opens files (what it keeps per call may go to the spill files the
+// analysis hands it). The list of detectors is one explicit function, not static
 // registration magic.
 #include "analyzers/model.h"
+#include "analyzers/spill_file.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,6 +51,10 @@ public:
     // a finding of this detector's kind made earlier. Called once per finding,
     // after finish().
     virtual void finalize(Finding& f) const {}
+    // The analysis spills (a big capture): what the detector keeps per call
+    // should go to files from `make_file` (nullptr when one cannot be made:
+    // then it stays in memory). Throws SpillError.
+    virtual void spill_to(const std::function<std::unique_ptr<SpillFile>()>& make_file) {}
 };
 
 // `deflate_sample_first`: AnalysisOptions::deflate_sample_first (message_size's gzip sample).

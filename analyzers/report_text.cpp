@@ -1,6 +1,7 @@
 #include "analyzers/report.h"
 
 #include "analyzers/call_findings.h"
+#include "analyzers/external_sort.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/summary.h"
 
@@ -11,6 +12,8 @@
 namespace stallscope {
 
 namespace {
+
+constexpr size_t kGroupRun = 1 << 15;  // a finding group's costs or calls sorted in memory at a time (256 KiB)
 
 std::string fmt(const char* f, ...) {
     char buf[1024];
@@ -133,20 +136,30 @@ std::string report_text(const AnalysisResult& r) {
         // Findings of one kind and side usually repeat call after call: show
         // each group once (total, typical cost, the calls) with its first
         // case as the example. --json lists every finding.
+        // A spilled result sorts each group's costs and calls on disk
+        // (beside its spill file): they grow with the findings.
+        std::function<std::unique_ptr<SpillFile>()> make_file;
+        if (r.spill) make_file = [dir = r.spill->dir()]() -> std::unique_ptr<SpillFile> {
+            std::string error;
+            return SpillFile::create(dir, error);  // none: sorted in memory
+        };
         struct Group {
             Finding example;
             size_t count = 0;
             double total = 0;
-            std::vector<double> costs;
-            std::vector<uint64_t> calls;
+            ExternalSort<double> costs;
+            ExternalSort<uint64_t> calls;
         };
         std::map<std::pair<std::string, int>, Group> groups;
         for_each_finding(r, [&](const Finding& f) {
-            Group& g = groups[{f.kind, int(f.side)}];
+            std::pair<std::string, int> key{f.kind, int(f.side)};
+            auto it = groups.find(key);
+            if (it == groups.end()) it = groups.emplace(key, Group{{}, 0, 0, {kGroupRun, make_file}, {kGroupRun, make_file}}).first;
+            Group& g = it->second;
             if (g.count++ == 0) g.example = f;
             g.total += f.counted_ms;  // each millisecond once (call ledger)
-            g.costs.push_back(f.cost_ms);
-            g.calls.insert(g.calls.end(), f.calls.begin(), f.calls.end());
+            g.costs.add(f.cost_ms);
+            for (uint64_t id : f.calls) g.calls.add(id);
             return true;
         });
         std::vector<Group*> order;
@@ -156,17 +169,26 @@ std::string report_text(const AnalysisResult& r) {
         size_t n = 0;
         for (Group* g : order) {
             const Finding& ex = g->example;
-            std::vector<double>& costs = g->costs;
-            std::vector<uint64_t>& calls = g->calls;
-            std::sort(costs.begin(), costs.end());
-            std::sort(calls.begin(), calls.end());
-            calls.erase(std::unique(calls.begin(), calls.end()), calls.end());
+            const size_t typical_at = g->costs.size() / 2;
+            size_t i = 0;
+            double typical = 0;
+            g->costs.each([&](double c) {
+                if (i++ == typical_at) typical = c;
+            });
+            // The distinct calls: the first 12 by id, and how many.
             std::string call_list;
-            for (size_t i = 0; i < calls.size() && i < 12; ++i) call_list += (i ? "," : "") + std::to_string(calls[i]);
-            if (calls.size() > 12) call_list += fmt(",... (%zu calls)", calls.size());
+            size_t distinct = 0;
+            uint64_t last = 0;
+            g->calls.each([&](uint64_t id) {
+                if (distinct && id == last) return;
+                last = id;
+                if (distinct < 12) call_list += (distinct ? "," : "") + std::to_string(id);
+                ++distinct;
+            });
+            if (distinct > 12) call_list += fmt(",... (%zu calls)", distinct);
             out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
                        ex.kind.c_str(), side_name(ex.side), g->count, g->count == 1 ? "" : "s", g->total,
-                       costs[costs.size() / 2], call_list.c_str());
+                       typical, call_list.c_str());
             out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
                    ex.explanation + "\n";
             out += "     evidence frames: " + frames_list(ex.frames) + "\n";

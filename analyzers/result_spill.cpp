@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 namespace stallscope {
 
@@ -14,7 +13,6 @@ constexpr uint64_t kMaxDenseGap = 1 << 20;  // ids further apart than this: pair
 constexpr size_t kIndexBlock = 4096;        // offsets per index block (32 KiB)
 constexpr size_t kIndexCached = 4;          // blocks cached while writing (ids arrive nearly in order)
 constexpr size_t kRun = 16384;              // findings sorted in memory at a time (384 KiB)
-constexpr size_t kMergeRead = 1024;         // entries read at a time from each run while merging
 
 std::unique_ptr<SpillFile> index_file(const std::string& dir) {
     std::string error;
@@ -26,7 +24,8 @@ std::unique_ptr<SpillFile> index_file(const std::string& dir) {
 
 ResultSpill::ResultSpill(std::unique_ptr<SpillFile> file)
     : file_(std::move(file)), conns_(index_file(file_->dir())), calls_(index_file(file_->dir())),
-      findings_file_(index_file(file_->dir())) {}
+      findings_(kRun, [dir = file_->dir()] { return index_file(dir); }, FindingOrder{&kinds_}),
+      findings_index_(index_file(file_->dir())) {}
 
 ResultSpill::ById::ById(std::unique_ptr<SpillFile> index) : slots_(kIndexBlock, kIndexCached) {
     slots_.to_file(std::move(index));
@@ -129,29 +128,14 @@ void ResultSpill::add(const Finding& f) {
     if (k == kinds_.end()) kinds_.push_back(f.kind);
     if (kind >= (1u << 16))
         throw SpillError("spill file in " + file_->dir() + ": more than 65536 kinds of finding");
-    if (run_.empty()) run_.reserve(kRun);
-    run_.push_back({f.calls.empty() ? 0 : f.calls.front(), uint64_t(finding_count_++) << 16 | kind, put(scratch_)});
-    if (run_.size() >= kRun) write_run();
-}
-
-// A run, sorted by (first call, kind name, arrival): the report order, in
-// which a kind's name never changes place, so runs merge as they are.
-void ResultSpill::write_run() {
-    std::sort(run_.begin(), run_.end(), [&](const FindingEntry& a, const FindingEntry& b) {
-        if (a.first_call != b.first_call) return a.first_call < b.first_call;
-        if (a.kind() != b.kind()) return kinds_[a.kind()] < kinds_[b.kind()];
-        return a.seq < b.seq;
-    });
-    runs_.push_back({findings_file_->size(), run_.size()});
-    findings_file_->append(std::string_view(reinterpret_cast<const char*>(run_.data()), run_.size() * sizeof(FindingEntry)));
-    run_.clear();
+    findings_.add({f.calls.empty() ? 0 : f.calls.front(), uint64_t(finding_count_++) << 16 | kind, put(scratch_)});
 }
 
 uint64_t ResultSpill::finding_offset(size_t i) const {
     if (i >= finding_count_)
         throw std::out_of_range("ResultSpill: finding " + std::to_string(i) + " of " + std::to_string(finding_count_));
     std::string bytes;
-    findings_file_->read_written(final_index_ + 8 * uint64_t(i), 8, bytes);
+    findings_index_->read_written(8 * uint64_t(i), 8, bytes);
     uint64_t offset = 0;
     std::memcpy(&offset, bytes.data(), 8);
     return offset;
@@ -182,63 +166,19 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
 void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
     conns_.seal();
     calls_.seal();
-    if (!run_.empty() || runs_.empty()) write_run();
-    // Kinds compare by name; arrival order breaks ties.
-    std::vector<uint32_t> rank(kinds_.size()), by_name(kinds_.size());
-    std::iota(by_name.begin(), by_name.end(), 0);
-    std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return kinds_[a] < kinds_[b]; });
-    for (uint32_t i = 0; i < by_name.size(); ++i) rank[by_name[i]] = i;
-    struct Cursor {
-        uint64_t at;          // next entry on file
-        size_t left;          // entries on file after `at`
-        std::vector<FindingEntry> buf;
-        size_t pos = 0;
-    };
-    std::vector<Cursor> cursors;
-    std::string bytes;
-    auto refill = [&](Cursor& c) {
-        const size_t n = std::min(kMergeRead, c.left);
-        findings_file_->read(c.at, uint32_t(n * sizeof(FindingEntry)), bytes);
-        c.buf.resize(n);
-        std::memcpy(static_cast<void*>(c.buf.data()), bytes.data(), bytes.size());
-        c.at += bytes.size();
-        c.left -= n;
-        c.pos = 0;
-    };
-    for (auto& [at, n] : runs_) {
-        cursors.push_back({at, n, {}, 0});
-        refill(cursors.back());
-    }
-    auto before = [&](const FindingEntry& a, const FindingEntry& b) {
-        if (a.first_call != b.first_call) return a.first_call < b.first_call;
-        if (a.kind() != b.kind()) return rank[a.kind()] < rank[b.kind()];
-        return a.seq < b.seq;
-    };
-    auto later = [&](size_t a, size_t b) { return before(cursors[b].buf[cursors[b].pos], cursors[a].buf[cursors[a].pos]); };
-    std::vector<size_t> heap;
-    for (size_t i = 0; i < cursors.size(); ++i)
-        if (!cursors[i].buf.empty()) heap.push_back(i);
-    std::make_heap(heap.begin(), heap.end(), later);
     // Rewrite the findings, final and in order, after everything else; their
-    // new offsets, in that order, after the runs.
-    final_index_ = findings_file_->size();
+    // new offsets, in that order, to the findings index.
     Finding f;
-    while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        Cursor& c = cursors[heap.back()];
-        read(c.buf[c.pos].offset, f);
+    findings_.each([&](const FindingEntry& e) {
+        read(e.offset, f);
         each_finding(f);
         scratch_.clear();
         spill_encode(f, scratch_);
         const uint64_t offset = put(scratch_);
-        findings_file_->append(std::string_view(reinterpret_cast<const char*>(&offset), 8));
-        if (++c.pos == c.buf.size() && c.left) refill(c);
-        if (c.pos < c.buf.size()) std::push_heap(heap.begin(), heap.end(), later);
-        else heap.pop_back();
-    }
-    runs_.clear();
+        findings_index_->append(std::string_view(reinterpret_cast<const char*>(&offset), 8));
+    });
     file_->flush();
-    findings_file_->flush();
+    findings_index_->flush();
 }
 
 void ResultSpill::each_connection(const std::function<bool(const Connection&)>& fn) const {
@@ -262,7 +202,7 @@ void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) co
     std::string bytes;
     for (size_t first = 0; first < finding_count_; first += kIndexBlock) {
         const size_t n = std::min(kIndexBlock, finding_count_ - first);
-        findings_file_->read_written(final_index_ + 8 * uint64_t(first), uint32_t(8 * n), bytes);
+        findings_index_->read_written(8 * uint64_t(first), uint32_t(8 * n), bytes);
         for (size_t i = 0; i < n; ++i) {
             uint64_t offset = 0;
             std::memcpy(&offset, bytes.data() + 8 * i, 8);

@@ -5,6 +5,7 @@
 // index in memory. Reports read items through the for_each_* functions and
 // so work the same either way.
 #include "analyzers/model.h"
+#include "analyzers/external_sort.h"
 #include "analyzers/spill_array.h"
 #include "analyzers/spill_file.h"
 
@@ -19,6 +20,8 @@ public:
     // Its index files go in the same directory. Throws SpillError when they
     // cannot be created.
     explicit ResultSpill(std::unique_ptr<SpillFile> file);
+    ResultSpill(const ResultSpill&) = delete;  // the findings' order points at kinds_
+    ResultSpill& operator=(const ResultSpill&) = delete;
 
     // While analysing, in any order. Throws SpillError.
     void add(const Connection& c);
@@ -35,6 +38,7 @@ public:
     size_t call_count() const { return calls_.size(); }
     size_t finding_count() const { return finding_count_; }
     uint64_t file_bytes() const { return file_->size(); }
+    const std::string& dir() const { return file_->dir(); }  // where its files are
 
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
     void each_connection(const std::function<bool(const Connection&)>& fn) const;
@@ -73,28 +77,34 @@ private:
         std::vector<std::pair<uint64_t, uint64_t>> sparse_;
         size_t count_ = 0;
     };
-    // Findings are put in report order at seal by an external merge sort:
-    // runs of kRun entries sorted in memory and written to the findings
-    // file, merged at seal; the final offsets, in order, follow them there.
+    // Findings are put in report order at seal by an external merge sort
+    // (runs of 16k entries); their final offsets, in that order, go to an
+    // index file.
     struct FindingEntry {  // 24 bytes
         uint64_t first_call = 0;
         uint64_t seq = 0;   // arrival << 16 | index into kinds_
         uint64_t offset = 0;
         uint16_t kind() const { return uint16_t(seq & 0xffff); }
     };
+    // Report order: (first call, kind name, arrival), as Analyzer::finish sorts.
+    struct FindingOrder {
+        const std::vector<std::string>* kinds;
+        bool operator()(const FindingEntry& a, const FindingEntry& b) const {
+            if (a.first_call != b.first_call) return a.first_call < b.first_call;
+            if (a.kind() != b.kind()) return (*kinds)[a.kind()] < (*kinds)[b.kind()];
+            return a.seq < b.seq;
+        }
+    };
     uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
     template <class T> void read(uint64_t offset, T& out) const;
-    void write_run();
     uint64_t finding_offset(size_t i) const;
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;
-    std::unique_ptr<SpillFile> findings_file_;  // sorted runs, then the final offsets
-    std::vector<FindingEntry> run_;             // the run being filled
-    std::vector<std::pair<uint64_t, size_t>> runs_;  // on file: (offset, entries)
-    size_t finding_count_ = 0;
-    uint64_t final_index_ = 0;                  // where the final offsets start in findings_file_
     std::vector<std::string> kinds_;
+    ExternalSort<FindingEntry, FindingOrder> findings_;
+    std::unique_ptr<SpillFile> findings_index_;  // after seal: each finding's offset, in report order
+    size_t finding_count_ = 0;
     mutable std::string scratch_;
 };
 

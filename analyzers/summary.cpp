@@ -1,5 +1,7 @@
 #include "analyzers/summary.h"
 
+#include "analyzers/external_sort.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -15,31 +17,43 @@ std::string operation_key(const Call& c) {
 }
 
 namespace {
-// Nearest-rank percentile on a sorted vector.
-double percentile(const std::vector<double>& sorted, double p) {
-    if (sorted.empty()) return 0;
-    size_t rank = size_t(std::ceil(p * double(sorted.size())));
-    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+constexpr size_t kSeriesRun = 1 << 18;  // values of a summary series sorted in memory at a time (2 MiB)
+
+// The statistics of n values seen in ascending order: the median (mean of
+// the two middle ones when n is even), the nearest-rank 90th percentile,
+// the max, and the total summed in that order (it fixes how the sum rounds).
+class SortedStats {
+public:
+    explicit SortedStats(size_t n) : n_(n), p90_at_(p90_rank(n)) { s_.calls = n; }
+    void add(double x) {
+        if (n_ % 2 == 0 && i_ + 1 == n_ / 2) low_mid_ = x;
+        if (i_ == n_ / 2) s_.median_ms = n_ % 2 ? x : (low_mid_ + x) / 2;
+        if (i_ == p90_at_) s_.p90_ms = x;
+        s_.max_ms = x;
+        s_.total_ms += x;
+        ++i_;
+    }
+    LatencyStats done() {
+        if (n_) s_.mean_ms = s_.total_ms / double(n_);
+        return s_;
+    }
+
+private:
+    static size_t p90_rank(size_t n) {
+        size_t rank = size_t(std::ceil(0.9 * double(n)));
+        return n == 0 ? 0 : std::min(n - 1, rank == 0 ? 0 : rank - 1);
+    }
+    LatencyStats s_;
+    size_t n_, p90_at_, i_ = 0;
+    double low_mid_ = 0;
+};
 } // namespace
 
 LatencyStats latency_stats(std::vector<double> v) {
-    LatencyStats s;
-    s.calls = v.size();
-    if (v.empty()) return s;
     std::sort(v.begin(), v.end());
-    s.median_ms = median(v);
-    s.p90_ms = percentile(v, 0.9);
-    s.max_ms = v.back();
-    for (double x : v) s.total_ms += x;
-    s.mean_ms = s.total_ms / double(v.size());
-    return s;
+    SortedStats st(v.size());
+    for (double x : v) st.add(x);
+    return st.done();
 }
 
 uint32_t SummaryBuilder::kind_bit(const std::string& kind) {
@@ -109,12 +123,19 @@ void SummaryBuilder::add_finding(const Finding& f) {
     }
 }
 
-std::vector<double> SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
-    std::vector<double> v;
+LatencyStats SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
+    std::function<std::unique_ptr<SpillFile>()> make_file;
+    if (!spill_dir_.empty()) make_file = [this]() -> std::unique_ptr<SpillFile> {
+        std::string error;
+        return SpillFile::create(spill_dir_, error);  // none: the series sorts in memory
+    };
+    ExternalSort<double> sorted(kSeriesRun, make_file);
     calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
-        if (g == 0 || c.op + 1 == g) v.push_back(value(id, c));
+        if (g == 0 || c.op + 1 == g) sorted.add(value(id, c));
     });
-    return v;
+    SortedStats st(sorted.size());
+    sorted.each([&](double x) { st.add(x); });
+    return st.done();
 }
 
 Summary SummaryBuilder::build() {
@@ -132,9 +153,9 @@ Summary SummaryBuilder::build() {
     auto group = [&](size_t g, const std::string& op) {
         SummaryGroup out;
         out.operation = op;
-        out.latency = latency_stats(series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; }));
-        out.client_latency = latency_stats(
-            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms + std::max(0.0, c.setup_ms); }));
+        out.latency = series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; });
+        out.client_latency =
+            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms + std::max(0.0, c.setup_ms); });
         LedgerTotals none;
         const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
         out.attribution = t.by_cause();
@@ -149,21 +170,21 @@ Summary SummaryBuilder::build() {
                 out.losses.push_back(k);
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
-        LatencyStats fixed_all = latency_stats(
-            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return std::max(0.0, c.latency_ms - c.avoidable_ms); }));
+        LatencyStats fixed_all =
+            series(g, [](uint64_t, const SummaryRecords::Rec& c) { return std::max(0.0, c.latency_ms - c.avoidable_ms); });
         out.predicted_median_ms = fixed_all.median_ms;
         out.predicted_total_ms = fixed_all.total_ms;
         // One entry per fix: each call's time with that fix's intervals gone.
         for (uint32_t fix = 0; fix < fixes_.size(); ++fix) {
             if (!changed[g][fix]) continue;
             bool setup = fixes_[fix].first == "connection_setup";
-            LatencyStats p = latency_stats(series(g, [&](uint64_t id, const SummaryRecords::Rec& c) {
+            LatencyStats p = series(g, [&](uint64_t id, const SummaryRecords::Rec& c) {
                 double base = setup ? c.latency_ms + std::max(0.0, c.setup_ms) : c.latency_ms, off = 0;
                 calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) {
                     if (s.fix == fix) off = s.ms;
                 });
                 return std::max(0.0, base - off);
-            }));
+            });
             out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed[g][fix], setup});
         }
         std::sort(out.what_if.begin(), out.what_if.end(), [](const WhatIf& a, const WhatIf& b) {

@@ -30,9 +30,13 @@ public:
     void add_finding(const Finding& f);
     // From now on the per-call records live in `file`: memory stops growing
     // with calls. Throws SpillError.
-    void spill_to(std::unique_ptr<SpillFile> file) { calls_.to_file(std::move(file)); }
-    // Sorts each series of one group at a time: a moment's 8 bytes per
-    // complete call of the largest group (the exact medians need them).
+    void spill_to(std::unique_ptr<SpillFile> file) {
+        spill_dir_ = file->dir();
+        calls_.to_file(std::move(file));
+    }
+    // Sorts each series of one group at a time (the exact medians need
+    // them): in memory, or, once spilled, by an external sort in the same
+    // directory (2 MiB runs). Throws SpillError.
     Summary build();
 
 private:
@@ -41,10 +45,11 @@ private:
     };
     uint32_t kind_bit(const std::string& kind);
     uint32_t fix_index(const std::string& kind, Side side);
-    // One value per complete call of group g (0 = all, else 1 + op), in id order.
-    std::vector<double> series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value);
+    // The statistics of one value per complete call of group g (0 = all, else 1 + op).
+    LatencyStats series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value);
 
     SummaryRecords calls_;         // by call id; incomplete calls stay zero
+    std::string spill_dir_;        // set once calls_ is on file
     std::vector<std::string> ops_;
     std::unordered_map<std::string, uint32_t> op_index_;
     std::vector<Group> groups_;    // 0 = overall, 1 + op index

@@ -5,14 +5,13 @@
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
 #include "analyzers/deflate_sampler.h"
-#include "analyzers/id_list.h"
+#include "analyzers/spill_array.h"
 #include "analyzers/summary.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <deque>
 #include <map>
 #include <optional>
 
@@ -60,10 +59,12 @@ public:
         a.req_wire += rq;
         a.resp_wire += rs;
         a.wire += rq + rs;
+        if (a.calls++ == 0) {
+            a.index = uint32_t(by_index_.size());
+            by_index_.push_back(&a);
+        }
         const uint64_t wire = c.request.header_bytes + c.request.body_bytes + c.response.header_bytes + c.response.body_bytes;
-        if (wire <= UINT32_MAX) a.per_call.push_back(uint32_t(wire));
-        else a.big_calls.push_back(wire);
-        a.ids.add(c.id);
+        per_call_.at(logged_++) = {c.id, wire, a.index, 0};
         if (encoded(c.content_encoding)) a.already = true;
         a.chunked = a.chunked || c.request_chunked || c.response_chunked;
         for (const MessageInfo* m : {&c.request, &c.response}) {
@@ -72,30 +73,41 @@ public:
             a.markup += double(m->markup_bytes);
         }
         a.elements += double(c.soap.element_count + c.soap_response.element_count);
-        if (a.ids.size() == 1 || c.id < a.first.id) a.first = call_facts(c);
+        if (a.calls == 1 || c.id < a.first.id) a.first = call_facts(c);
+    }
+
+    void spill_to(const std::function<std::unique_ptr<SpillFile>()>& make_file) override {
+        if (auto f = make_file()) per_call_.to_file(std::move(f));
     }
 
     void finish(std::vector<Finding>& out) override {
+        // The operations reported, then their calls from the log: only
+        // they cost memory here (the finding names every call).
+        struct Reported { std::vector<uint64_t> ids, wire; };
+        std::vector<std::unique_ptr<Reported>> reported(by_index_.size());
+        for (Op* a : by_index_) {  // operations with a complete call
+            a->deflated = a->gzip[0]->deflated() + a->gzip[1]->deflated();
+            if (worth_reporting(*a)) reported[a->index] = std::make_unique<Reported>();
+        }
+        per_call_.each([&](uint64_t i, const Logged& r) {
+            if (i >= logged_ || !reported[r.op]) return;
+            reported[r.op]->ids.push_back(r.id);
+            reported[r.op]->wire.push_back(r.wire);
+        });
         for (auto& [op, a] : ops_) {
-            if (a.ids.size() == 0) continue;  // only incomplete calls: in the gzip sample, not reported
-            double n = double(a.ids.size());
-            a.deflated = a.gzip[0]->deflated() + a.gzip[1]->deflated();
-            double saving = a.already ? 0 : a.content - a.deflated;
-            if (saving / n < kMinSavingBytes || a.content <= 0 || saving / a.content < kMinSavingShare) continue;
-            // The median: every call above 4 GiB sorts after every other.
-            const size_t mid = a.ids.size() / 2;
-            double median = 0;
-            if (mid < a.per_call.size()) {
-                std::nth_element(a.per_call.begin(), a.per_call.begin() + ptrdiff_t(mid), a.per_call.end());
-                median = double(a.per_call[mid]);
-            } else {
-                std::sort(a.big_calls.begin(), a.big_calls.end());
-                median = double(a.big_calls[mid - a.per_call.size()]);
-            }
+            // Only incomplete calls: in the gzip sample, not reported.
+            if (a.calls == 0 || !reported[a.index]) continue;
+            Reported& calls = *reported[a.index];
+            const double n = double(a.calls), saving = saving_bytes(a);
+            const size_t mid = calls.wire.size() / 2;
+            std::nth_element(calls.wire.begin(), calls.wire.begin() + ptrdiff_t(mid), calls.wire.end());
+            const double median = double(calls.wire[mid]);
+            calls.wire = {};
             Side side = a.resp_wire >= a.req_wire ? Side::Server : Side::Client;
             const Call& first = a.first;
             Finding f = make_finding(kind(), side, first);
-            f.calls = a.ids.sorted();
+            std::sort(calls.ids.begin(), calls.ids.end());
+            f.calls = std::move(calls.ids);
             f.frames = {first.request.first_frame, first.response.first_frame};
             f.cost_ms = 0;
             f.cost_method = "0: size is reported, not costed (no stall)";
@@ -108,7 +120,7 @@ public:
                     "names, no per-element xsi:type), or batch small calls";
             apply_toolkit_fix(f, first);
             f.details.push_back({"operation", op});
-            f.details.push_back({"calls", std::to_string(a.ids.size())});
+            f.details.push_back({"calls", std::to_string(a.calls)});
             f.details.push_back({"bytes_per_call_median", std::to_string(uint64_t(median))});
             f.details.push_back({"request_bytes_mean", std::to_string(uint64_t(a.req_wire / n))});
             f.details.push_back({"response_bytes_mean", std::to_string(uint64_t(a.resp_wire / n))});
@@ -120,19 +132,36 @@ public:
             out.push_back(std::move(f));
         }
         ops_.clear();
+        by_index_.clear();
+        per_call_ = SpillArray<Logged>(kLogBlock, 2);
+        logged_ = 0;
     }
 
 private:
     struct Op {
         double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
         bool already = false, chunked = false;
-        std::deque<uint32_t> per_call;    // wire bytes of each call, for the median (4 bytes a call)
-        std::vector<uint64_t> big_calls;  // the rare calls of 4 GiB and more
-        IdList ids;                       // the calls, for the finding (a byte or two a call)
+        uint64_t calls = 0;            // complete ones
+        uint32_t index = 0;            // in by_index_ (once a call is complete)
         Call first;                    // the lowest-numbered call
         std::optional<DeflateEstimate> gzip[2];  // request, response bodies
     };
+    // Each complete call, for the median and the finding's call list: in
+    // memory, or on file once the analysis spills.
+    struct Logged {
+        uint64_t id, wire;
+        uint32_t op, pad;
+    };
+    static constexpr size_t kLogBlock = 2048;  // 48 KiB blocks
+    static double saving_bytes(const Op& a) { return a.already ? 0 : a.content - a.deflated; }
+    static bool worth_reporting(const Op& a) {
+        const double saving = saving_bytes(a);
+        return saving / double(a.calls) >= kMinSavingBytes && a.content > 0 && saving / a.content >= kMinSavingShare;
+    }
     std::map<std::string, Op> ops_;
+    std::vector<Op*> by_index_;
+    SpillArray<Logged> per_call_{kLogBlock, 2};
+    uint64_t logged_ = 0;
     uint64_t first_;
 };
 
