@@ -9,6 +9,7 @@ namespace stallscope {
 
 namespace {
 constexpr uint64_t kFirstRead = 4096;  // most records are shorter: one read each
+constexpr size_t kKeepReadBuffer = 64 * 1024;
 constexpr uint64_t kMaxDenseGap = 1 << 20;  // ids further apart than this: pairs
 constexpr size_t kIndexBlock = 4096;        // offsets per index block (32 KiB)
 constexpr size_t kIndexCached = 4;          // blocks cached while writing (ids arrive nearly in order)
@@ -142,7 +143,10 @@ uint64_t ResultSpill::finding_offset(size_t i) const {
 }
 
 template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
-    std::string bytes;
+    // Reused per thread: a new buffer per record was an allocation and a
+    // 4 KiB zero-fill (resize) every time, 4 % of a run's instructions.
+    thread_local std::string bytes;
+    if (bytes.capacity() > kKeepReadBuffer) bytes = std::string();  // after a huge record
     const uint64_t size = file_->size();
     uint32_t len = 0;
     if (offset + 4 <= size) {
