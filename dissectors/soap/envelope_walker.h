@@ -22,6 +22,8 @@ public:
     }
     // Character data (text, CDATA, white space) whose parent is at `depth` - 1.
     void text(int depth, std::string_view value);
+    // Would text at `depth` be kept (a fault code or string being read)?
+    bool wants_text(int depth) const { return capture_ && depth == capture_depth_ + 1; }
 
 private:
     void start_capture(std::string& target, int depth, bool empty);

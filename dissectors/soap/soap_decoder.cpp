@@ -1,6 +1,7 @@
 #include "dissectors/soap/soap_decoder.h"
 
 #include "dissectors/soap/envelope_walker.h"
+#include "dissectors/soap/soap_plain_pass.h"
 #include "dissectors/soap/soap_sax_pass.h"
 
 #include <libxml/parser.h>
@@ -387,8 +388,9 @@ void decode_with_reader(std::string_view doc, const char* forced_encoding, const
 }
 
 enum class Path { Any, ReaderOnly };
+enum class Pass { Plain, Sax, Reader };  // which one decoded a document
 
-SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, bool* took_fast = nullptr) {
+SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, Pass* took = nullptr) {
     SoapInfo info;
     if (xml.empty()) {
         info.error = "empty document";
@@ -430,14 +432,20 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, bool*
         doc = transcoded;
         forced_encoding = "UTF-8";
     }
-    bool fast = false;
-    if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared))
-        fast = soap_detail::sax_decode(doc, has_utf8_bom(doc), limits, info);
-    if (!fast) {
+    Pass pass = Pass::Reader;
+    if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared)) {
+        if (!has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info)) {
+            pass = Pass::Plain;
+        } else {
+            info = SoapInfo();
+            if (soap_detail::sax_decode(doc, has_utf8_bom(doc), limits, info)) pass = Pass::Sax;
+        }
+    }
+    if (pass == Pass::Reader) {
         info = SoapInfo();
         decode_with_reader(doc, forced_encoding, limits, info);
     }
-    if (took_fast) *took_fast = fast;
+    if (took) *took = pass;
     trim(info.fault_code);
     trim(info.fault_string);
     info.bytes = xml.size();
@@ -459,13 +467,14 @@ std::string describe(const SoapInfo& i) {
 
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits) {
     if (!g_cross_check.load(std::memory_order_relaxed)) return decode(xml, limits, Path::Any);
-    bool fast = false;
-    SoapInfo a = decode(xml, limits, Path::Any, &fast);
+    Pass pass = Pass::Reader;
+    SoapInfo a = decode(xml, limits, Path::Any, &pass);
     SoapInfo b = decode(xml, limits, Path::ReaderOnly);
     std::lock_guard<std::mutex> lock(g_cross_check_mutex);
     SoapCrossCheck& t = g_cross_check_totals;
     ++t.documents;
-    if (fast) ++t.fast;
+    if (pass != Pass::Reader) ++t.fast;
+    if (pass == Pass::Plain) ++t.plain;
     if (!same_soap_info(a, b)) {
         if (t.differing++ == 0)
             t.first_difference = "fast: " + describe(a) + "\nreader: " + describe(b) + "\ndocument: " +

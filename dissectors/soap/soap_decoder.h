@@ -15,19 +15,21 @@ struct SoapLimits {
     uint32_t max_depth = 256;
 };
 
-// Well-formed UTF-8 documents go through a SAX pass that builds no tree;
-// the rest (errors, DTDs, other encodings, deep nesting) through the
-// tree-building reader. Both yield the same SoapInfo (soap_sax_pass.h).
+// Plain ASCII XML is read by our own scan (soap_plain_pass.h), other
+// well-formed UTF-8 documents by a SAX pass that builds no tree
+// (soap_sax_pass.h), the rest (errors, DTDs, other encodings, deep nesting)
+// by the tree-building reader. All yield the reader's SoapInfo.
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {});
 
 // Test aids. decode_soap_with_reader: the reader alone, the reference the SAX
-// pass is held to. While the cross-check is on (process-wide), decode_soap
+// and plain passes are held to. While the cross-check is on (process-wide), decode_soap
 // decodes every document both ways and counts those whose SoapInfo differ.
 SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits = {});
 bool same_soap_info(const SoapInfo& a, const SoapInfo& b);  // every field equal
 struct SoapCrossCheck {
     uint64_t documents = 0;  // decoded while on
-    uint64_t fast = 0;       // of which by the SAX pass
+    uint64_t fast = 0;       // of which not by the reader (plain or SAX pass)
+    uint64_t plain = 0;      // of which by the plain pass
     uint64_t differing = 0;  // SAX pass and reader disagree (must stay 0)
     std::string first_difference;
 };

@@ -6,7 +6,6 @@
 #include <libxml/xmlerror.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 
 namespace stallscope::soap_detail {
@@ -128,7 +127,8 @@ ThreadParser& thread_parser() {
 } // namespace
 
 bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info) {
-    if (doc.empty() || doc.size() > size_t(INT_MAX)) return false;
+    // Past 8 MiB the reader's tree could hit libxml2's 10 MB text-node limit.
+    if (doc.empty() || doc.size() > 8 * 1024 * 1024) return false;
     ThreadParser& tp = thread_parser();
     xmlParserCtxtPtr ctxt = tp.get();
     if (!ctxt) return false;

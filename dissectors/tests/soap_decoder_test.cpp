@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -487,17 +488,25 @@ TEST_CASE("SAX pass and reader agree on odd XML") {
     INFO(t.first_difference);
     CHECK(t.documents == docs.size());
     CHECK(t.differing == 0);
+    CHECK(t.plain >= 8);                // plain XML is read by our own scan...
     CHECK(t.fast >= 20);                // well-formed UTF-8 takes the SAX pass...
     CHECK(t.fast + 20 <= t.documents);  // ...and the errors, DTDs, other encodings the reader
 }
 
+namespace {
+// Did decode_soap count `d` in `counter` (fast: plain or SAX pass; plain)?
+// The cross-check must be on.
+bool counted(uint64_t SoapCrossCheck::*counter, const std::string& d) {
+    uint64_t before = soap_cross_check_totals().*counter;
+    decode_soap(d);
+    return soap_cross_check_totals().*counter > before;
+}
+bool took_fast(const std::string& d) { return counted(&SoapCrossCheck::fast, d); }
+bool took_plain(const std::string& d) { return counted(&SoapCrossCheck::plain, d); }
+} // namespace
+
 TEST_CASE("SAX pass: which documents it takes") {
     set_soap_cross_check(true);
-    auto took_fast = [](const std::string& d) {
-        uint64_t before = soap_cross_check_totals().fast;
-        decode_soap(d);
-        return soap_cross_check_totals().fast > before;
-    };
     CHECK(took_fast(kSoap11Request));
     CHECK(took_fast(kSoap12Request));
     CHECK(took_fast(soap11_body("<s:Fault><faultcode>c</faultcode><faultstring>s</faultstring></s:Fault>")));
@@ -511,6 +520,34 @@ TEST_CASE("SAX pass: which documents it takes") {
     CHECK_FALSE(took_fast("\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>"));
     CHECK_FALSE(took_fast("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>"));
     set_soap_cross_check(false);
+}
+
+TEST_CASE("plain pass: which documents it takes") {
+    set_soap_cross_check(true);
+    CHECK(took_plain(kSoap11Request));
+    CHECK(took_plain(kSoap12Request));
+    CHECK(took_plain("<?xml version='1.0' encoding='utf-8' standalone='no' ?>\r\n" + soap11_body("<op a = 'x>y'\tb=\"\"/>") + "\r\n"));
+    CHECK(took_plain(soap11_body("<s:Fault><faultcode>s:Client</faultcode><faultstring>x y</faultstring></s:Fault>")));
+    CHECK(took_plain(soap11_body("<m:op xmlns:m=\"https://h.example:8080/a/b-c_d~e\" xmlns=\"\"><x/></m:op>")));
+    CHECK(took_plain(soap11_body(nested(198))));
+    CHECK_FALSE(took_plain(soap11_body(nested(199))));
+    CHECK_FALSE(took_plain(soap11_body("<op>&amp;</op>")));                         // references
+    CHECK_FALSE(took_plain(soap11_body("<op><!-- c --></op>")));                    // comments, CDATA, PIs
+    CHECK_FALSE(took_plain(soap11_body("<op>\xC3\xA9</op>")));                    // non-ASCII
+    CHECK_FALSE(took_plain(soap11_body("<m:op xmlns:m=\"http://h:x/\"/>")));       // an odd namespace name
+    CHECK_FALSE(took_plain(soap11_body("<m:op xmlns:m=\"tempuri\"/>")));          // relative
+    CHECK_FALSE(took_plain(soap11_body("<op a:x=\"1\" b:x=\"2\" xmlns:a=\"urn:u\" xmlns:b=\"urn:u\"/>")));
+    CHECK_FALSE(took_plain(soap11_body("<op xml:lang=\"en\"/>")));
+    CHECK_FALSE(took_plain(soap11_body("<s:Fault><faultcode>a\r\nb</faultcode></s:Fault>")));  // \r in kept text
+    CHECK_FALSE(took_plain(" <?xml version=\"1.0\"?><a/>"));
+    CHECK_FALSE(took_plain("\xEF\xBB\xBF<a/>"));
+    CHECK(took_plain("<" + std::string(1000, 'n') + "/>"));
+    CHECK_FALSE(took_plain("<" + std::string(1001, 'n') + "/>"));
+    CHECK_FALSE(took_plain("<" + std::string(60000, 'n') + "/>"));           // libxml2: name too long
+    SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.differing == 0);
 }
 
 TEST_CASE("a document decodes the same whatever the thread decoded before it") {
@@ -564,10 +601,12 @@ namespace {
 // self-closing tags anywhere content may be.
 class WellFormedXml {
 public:
-    explicit WellFormedXml(uint32_t seed) : rng_(seed) {}
+    // `plain`: only what the plain pass reads (ASCII, no comment, PI, CDATA,
+    // reference, BOM or xml:* attribute).
+    WellFormedXml(uint32_t seed, bool plain) : rng_(seed), plain_(plain) {}
 
     std::string document() {
-        std::string d = pick(5) == 0 ? "\xEF\xBB\xBF" : "";
+        std::string d = !plain_ && pick(5) == 0 ? "\xEF\xBB\xBF" : "";
         if (pick(3) == 0) d += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
         misc(d);
         const bool v12 = pick(2) == 0;
@@ -596,21 +635,25 @@ private:
 
     std::string text() {
         static const char* const bits[] = {"x", " ", "\r\n", "\t", "a b", "&amp;", "&lt;", "&#x41;", "&#32;", "]", "\xC3\xA9", ">", "'", "&quot;"};
+        static const char* const plain_bits[] = {"x", " ", "\n", "\t", "a b", ">", "'", "[", "\"", "=", "/"};
         std::string t;
-        for (uint32_t i = pick(5); i > 0; --i) t += bits[pick(sizeof bits / sizeof bits[0])];
+        for (uint32_t i = pick(5); i > 0; --i)
+            t += plain_ ? plain_bits[pick(sizeof plain_bits / sizeof plain_bits[0])] : bits[pick(sizeof bits / sizeof bits[0])];
         return t;
     }
     std::string attributes() {
         std::string a;
         for (uint32_t i = pick(3); i > 0; --i) {
-            a += " a" + std::to_string(i) + "=" + (pick(2) ? "\"" + text() + "\"" : "'x>y'");
+            std::string v = text();
+            if (plain_) v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
+            a += " a" + std::to_string(i) + "=" + (pick(2) ? "\"" + v + "\"" : "'x>y'");
         }
-        if (pick(4) == 0) a += " xml:lang=\"en\"";
-        if (pick(8) == 0) a += " xml:space=\"preserve\"";
+        if (!plain_ && pick(4) == 0) a += " xml:lang=\"en\"";
+        if (!plain_ && pick(8) == 0) a += " xml:space=\"preserve\"";
         return a;
     }
     void misc(std::string& d) {
-        switch (pick(6)) {
+        switch (plain_ ? 2 + pick(4) : pick(6)) {
         case 0: d += "<!--" + std::string(pick(2) ? " c > d " : "") + "-->"; break;
         case 1: d += "<?pi data?>"; break;
         case 2: d += "\n  "; break;
@@ -621,7 +664,7 @@ private:
         for (uint32_t i = pick(4); i > 0; --i) {
             switch (pick(5)) {
             case 0: d += text(); break;
-            case 1: d += "<![CDATA[" + std::string(pick(2) ? "<x>&amp;" : "") + "]]>"; break;
+            case 1: if (!plain_) d += "<![CDATA[" + std::string(pick(2) ? "<x>&amp;" : "") + "]]>"; break;
             case 2: if (depth < 12) element(d, depth); break;
             default: misc(d); break;
             }
@@ -646,7 +689,7 @@ private:
         if (v12) {
             d += "<s:Fault><s:Code><s:Value>";
             content(d, 5);
-            d += "</s:Value></s:Code><s:Reason><s:Text xml:lang=\"en\">";
+            d += std::string("</s:Value></s:Code><s:Reason><s:Text") + (plain_ ? "" : " xml:lang=\"en\"") + ">";
             content(d, 5);
             d += "</s:Text></s:Reason></s:Fault>";
         } else {
@@ -661,12 +704,13 @@ private:
     }
 
     std::mt19937 rng_;
+    bool plain_;
 };
 
 } // namespace
 
 TEST_CASE("SAX pass and reader agree on random well-formed documents") {
-    WellFormedXml gen(2026);
+    WellFormedXml gen(2026, false);
     set_soap_cross_check(true);
     uint64_t faults = 0, soap = 0;
     for (int i = 0; i < 3000; ++i) {
@@ -682,6 +726,26 @@ TEST_CASE("SAX pass and reader agree on random well-formed documents") {
     INFO(t.first_difference);
     CHECK(t.differing == 0);
     CHECK(t.fast == t.documents);  // no xml:id, no DTD, no deep nesting: all by the SAX pass
+    CHECK(t.plain > 30);  // the plain ones (ASCII, no comment, CDATA, reference...) by our own scan
     CHECK(faults > 300);
     CHECK(soap > 2000);
+}
+
+TEST_CASE("plain pass and reader agree on random plain documents") {
+    WellFormedXml gen(15, true);
+    set_soap_cross_check(true);
+    uint64_t faults = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::string d = gen.document();
+        SoapInfo info = decode_soap(d);
+        INFO(d);
+        REQUIRE(info.error.empty());
+        faults += info.fault;
+    }
+    SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.differing == 0);
+    CHECK(t.plain > 2500);  // declined: \r in a fault text, the same local name twice
+    CHECK(faults > 300);
 }

@@ -1,0 +1,289 @@
+#include "dissectors/soap/soap_plain_pass.h"
+
+#include "dissectors/soap/envelope_walker.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace stallscope::soap_detail {
+
+namespace {
+
+// As the SAX pass: deeper documents are left to the reader's own limits.
+constexpr uint32_t kPlainMaxLevels = 200;
+constexpr size_t kMaxAttributes = 32;  // more on one element: declined
+// libxml2 refuses names over 50,000 characters and text over 10,000,000
+// bytes (no XML_PARSE_HUGE); far below both, nothing can hit them.
+constexpr size_t kMaxName = 1000;
+constexpr size_t kMaxDocument = 8 * 1024 * 1024;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
+// Printable ASCII and the three white-space controls: XML characters that
+// are the same in every ASCII-compatible encoding and need no UTF-8 check.
+bool is_plain_char(char c) { return (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' || c == '\r'; }
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// Namespace names libxml2's URI parser takes with a scheme and without a
+// message: urn:<pchar...>, http(s)://host[:port][/path]. Anything else
+// (relative, odd characters, the reserved xml/xmlns names) is declined.
+bool plain_namespace_uri(std::string_view u) {
+    auto path_char = [](char c) { return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '~' || c == ':'; };
+    if (u.substr(0, 4) == "urn:") {
+        u.remove_prefix(4);
+        return !u.empty() && std::all_of(u.begin(), u.end(), path_char);
+    }
+    if (u == "http://www.w3.org/XML/1998/namespace" || u == "http://www.w3.org/2000/xmlns/") return false;
+    if (u.substr(0, 7) == "http://") u.remove_prefix(7);
+    else if (u.substr(0, 8) == "https://") u.remove_prefix(8);
+    else return false;
+    size_t i = 0;
+    while (i < u.size() && (is_alnum(u[i]) || u[i] == '.' || u[i] == '-')) ++i;
+    if (i == 0) return false;  // a host, never empty
+    if (i < u.size() && u[i] == ':') {
+        size_t d = ++i;
+        while (i < u.size() && u[i] >= '0' && u[i] <= '9') ++i;
+        if (i == d) return false;
+    }
+    if (i == u.size()) return true;
+    if (u[i] != '/') return false;
+    for (; i < u.size(); ++i)
+        if (u[i] != '/' && !path_char(u[i])) return false;
+    return true;
+}
+
+struct Binding {
+    std::string_view prefix;  // empty: the default namespace
+    std::string_view uri;
+    int depth;  // of the element that declared it
+};
+
+struct Attribute {
+    std::string_view prefix, local, value;
+};
+
+class PlainScanner {
+public:
+    PlainScanner(std::string_view doc, EnvelopeWalker& walker, uint32_t level_cap)
+        : d_(doc), walker_(walker), level_cap_(level_cap) {}
+
+    bool run() {
+        if (!declaration()) return false;
+        skip_space();
+        if (at(p_) != '<' || at(p_ + 1) == '!' || at(p_ + 1) == '?') return false;
+        if (!element()) return false;
+        if (!open_.empty() && !content()) return false;
+        skip_space();
+        return p_ == d_.size();  // nothing but white space after the root
+    }
+
+private:
+    char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
+    void skip_space() {
+        while (p_ < d_.size() && is_space(d_[p_])) ++p_;
+    }
+    bool expect(std::string_view s) {
+        if (d_.substr(p_, s.size()) != s) return false;
+        p_ += s.size();
+        return true;
+    }
+    // NCName (ASCII) at p_.
+    std::string_view ncname() {
+        size_t b = p_;
+        if (!is_name_start(at(p_))) return {};
+        while (p_ < d_.size() && is_name_char(d_[p_])) ++p_;
+        if (p_ - b > kMaxName) return {};
+        return d_.substr(b, p_ - b);
+    }
+    bool qname(std::string_view& prefix, std::string_view& local) {
+        std::string_view a = ncname();
+        if (a.empty()) return false;
+        if (at(p_) == ':') {
+            ++p_;
+            std::string_view b = ncname();
+            if (b.empty()) return false;
+            prefix = a;
+            local = b;
+        } else {
+            prefix = {};
+            local = a;
+        }
+        return true;
+    }
+    // Quoted attribute value: plain characters, no '<' or '&'.
+    bool quoted(std::string_view& value) {
+        const char q = at(p_);
+        if (q != '"' && q != '\'') return false;
+        size_t b = ++p_;
+        while (p_ < d_.size() && d_[p_] != q) {
+            const char c = d_[p_];
+            if (c == '<' || c == '&' || !is_plain_char(c)) return false;
+            ++p_;
+        }
+        if (p_ >= d_.size()) return false;
+        value = d_.substr(b, p_ - b);
+        ++p_;
+        return true;
+    }
+    bool eq() {
+        skip_space();
+        if (at(p_) != '=') return false;
+        ++p_;
+        skip_space();
+        return true;
+    }
+
+    // <?xml version="1.0" [encoding="UTF-8"] [standalone="yes|no"]?> at the
+    // very start, or nothing.
+    bool declaration() {
+        if (d_.substr(0, 5) != "<?xml") return true;
+        p_ = 5;
+        std::string_view v;
+        if (!is_space(at(p_))) return false;
+        skip_space();
+        if (!expect("version") || !eq() || !quoted(v) || v != "1.0") return false;
+        auto attribute = [&](std::string_view name) {
+            size_t save = p_;
+            skip_space();
+            if (p_ == save || !expect(name)) { p_ = save; return false; }
+            return true;
+        };
+        if (attribute("encoding")) {
+            if (!eq() || !quoted(v) || (v != "UTF-8" && v != "utf-8")) return false;
+        }
+        if (attribute("standalone")) {
+            if (!eq() || !quoted(v) || (v != "yes" && v != "no")) return false;
+        }
+        skip_space();
+        return expect("?>");
+    }
+
+    std::string_view resolve(std::string_view prefix, bool& ok) const {
+        for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it)
+            if (it->prefix == prefix) return it->uri;
+        ok = prefix.empty();  // no default namespace is fine, an unbound prefix is not
+        return {};
+    }
+
+    // A start tag at p_ ('<'): the element is opened (or, <x/>, opened and closed).
+    bool element() {
+        ++p_;
+        std::string_view prefix, local;
+        if (!qname(prefix, local)) return false;
+        const std::string_view qn = d_.substr(p_ - prefix.size() - local.size() - (prefix.empty() ? 0 : 1),
+                                              prefix.size() + local.size() + (prefix.empty() ? 0 : 1));
+        const int depth = int(open_.size());
+        attrs_.clear();
+        bool empty = false;
+        for (;;) {
+            const size_t before = p_;
+            skip_space();
+            if (at(p_) == '>') { ++p_; break; }
+            if (at(p_) == '/' && at(p_ + 1) == '>') { p_ += 2; empty = true; break; }
+            if (p_ == before) return false;  // attributes are separated by white space
+            Attribute a;
+            if (!qname(a.prefix, a.local) || !eq() || !quoted(a.value)) return false;
+            // Same local name twice (also via two prefixes, or two declarations
+            // of one prefix): libxml2 may call it an error; declined.
+            for (const Attribute& o : attrs_)
+                if (o.local == a.local) return false;
+            if (attrs_.size() >= kMaxAttributes) return false;
+            attrs_.push_back(a);
+        }
+        // Declarations first: they apply to the element's own name and attributes.
+        for (const Attribute& a : attrs_) {
+            if (a.prefix.empty() && a.local == "xmlns") {
+                if (!a.value.empty() && !plain_namespace_uri(a.value)) return false;
+                bindings_.push_back({{}, a.value, depth});
+            } else if (a.prefix == "xmlns") {
+                if (a.local == "xml" || a.local == "xmlns" || !plain_namespace_uri(a.value)) return false;
+                bindings_.push_back({a.local, a.value, depth});
+            }
+        }
+        for (const Attribute& a : attrs_) {
+            if (a.prefix.empty() || a.prefix == "xmlns") continue;
+            bool ok = true;
+            if (a.prefix == "xml") return false;  // xml:id and friends: the reader's tree looks at them
+            resolve(a.prefix, ok);
+            if (!ok) return false;
+        }
+        if (prefix == "xml" || prefix == "xmlns") return false;
+        bool ok = true;
+        const std::string_view uri = resolve(prefix, ok);
+        if (!ok) return false;
+        if (uint32_t(depth) + 1 > level_cap_) return false;
+        if (!walker_.element(depth, local, uri, empty)) return false;
+        if (empty) {
+            walker_.end_element(depth);
+            pop_bindings(depth);
+        } else {
+            open_.push_back(qn);
+        }
+        return true;
+    }
+
+    void pop_bindings(int depth) {
+        while (!bindings_.empty() && bindings_.back().depth >= depth) bindings_.pop_back();
+    }
+
+    // Content of the open elements until the root's end tag.
+    bool content() {
+        while (!open_.empty()) {
+            const size_t b = p_;
+            while (p_ < d_.size() && d_[p_] != '<') {
+                const char c = d_[p_];
+                if (c == '&' || !is_plain_char(c)) return false;
+                if (c == '>' && p_ >= 2 && d_[p_ - 1] == ']' && d_[p_ - 2] == ']' && p_ - 2 >= b) return false;  // "]]>"
+                ++p_;
+            }
+            if (p_ >= d_.size()) return false;  // unclosed elements
+            if (p_ > b) {
+                const int depth = int(open_.size());
+                std::string_view text = d_.substr(b, p_ - b);
+                // libxml2 turns line ends into \n in character data.
+                if (text.find('\r') != std::string_view::npos && walker_.wants_text(depth)) return false;
+                walker_.text(depth, text);
+            }
+            if (at(p_ + 1) == '/') {
+                p_ += 2;
+                std::string_view prefix, local;
+                const size_t nb = p_;
+                if (!qname(prefix, local)) return false;
+                if (d_.substr(nb, p_ - nb) != open_.back()) return false;
+                skip_space();
+                if (at(p_) != '>') return false;
+                ++p_;
+                open_.pop_back();
+                const int depth = int(open_.size());
+                walker_.end_element(depth);
+                pop_bindings(depth);
+            } else if (at(p_ + 1) == '!' || at(p_ + 1) == '?') {
+                return false;  // comment, CDATA, PI, DOCTYPE: not plain
+            } else if (!element()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    std::string_view d_;
+    size_t p_ = 0;
+    EnvelopeWalker& walker_;
+    uint32_t level_cap_;
+    std::vector<std::string_view> open_;  // qualified names of the open elements
+    std::vector<Binding> bindings_;
+    std::vector<Attribute> attrs_;
+};
+
+} // namespace
+
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info) {
+    if (doc.size() > kMaxDocument) return false;
+    EnvelopeWalker walker(info, limits);
+    PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels));
+    return scan.run() && info.error.empty();
+}
+
+} // namespace stallscope::soap_detail

@@ -1,0 +1,18 @@
+#pragma once
+// The cheapest way through a SOAP document: our own scan of plain XML (ASCII
+// only; elements, attributes, namespaces, character data; no comment, PI,
+// CDATA, reference or DOCTYPE; namespace URIs of the usual http(s): and urn:
+// forms), feeding the EnvelopeWalker. Everything it takes is well-formed and
+// namespace-well-formed for libxml2 without any message, so the reader would
+// yield the same SoapInfo; anything else it declines, and the SAX pass or the
+// reader decodes the document. Internal to dissectors/soap.
+#include "dissectors/soap/soap_decoder.h"
+
+#include <string_view>
+
+namespace stallscope::soap_detail {
+
+// False: declined, `info` is to be thrown away.
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info);
+
+} // namespace stallscope::soap_detail
