@@ -39,13 +39,15 @@ bool plain_namespace_uri(std::string_view u) {
     if (u.substr(0, 7) == "http://") u.remove_prefix(7);
     else if (u.substr(0, 8) == "https://") u.remove_prefix(8);
     else return false;
+    // A host name starting with a letter: libxml2 reads a leading dotted
+    // quad as an IPv4 address and fails on what follows (1.2.3.4.5).
     size_t i = 0;
+    if (u.empty() || !is_name_start(u[0]) || u[0] == '_') return false;
     while (i < u.size() && (is_alnum(u[i]) || u[i] == '.' || u[i] == '-')) ++i;
-    if (i == 0) return false;  // a host, never empty
-    if (i < u.size() && u[i] == ':') {
+    if (i < u.size() && u[i] == ':') {  // a port of 1 to 5 digits (libxml2 fails past INT_MAX)
         size_t d = ++i;
         while (i < u.size() && u[i] >= '0' && u[i] <= '9') ++i;
-        if (i == d) return false;
+        if (i == d || i - d > 5) return false;
     }
     if (i == u.size()) return true;
     if (u[i] != '/') return false;

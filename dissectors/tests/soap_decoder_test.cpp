@@ -536,6 +536,9 @@ TEST_CASE("plain pass: which documents it takes") {
     CHECK_FALSE(took_plain(soap11_body("<op>\xC3\xA9</op>")));                    // non-ASCII
     CHECK_FALSE(took_plain(soap11_body("<m:op xmlns:m=\"http://h:x/\"/>")));       // an odd namespace name
     CHECK_FALSE(took_plain(soap11_body("<m:op xmlns:m=\"tempuri\"/>")));          // relative
+    for (const char* odd : {"http://1.2.3.4.5/", "http://10.0.0.1/", "http://h:99999999999/", "http://h:123456/", "http://_h/",
+                            "http:///x", "http://h?q", "HTTP://h/", "urn:", "urn:a/b", "http://h/a b"})
+        CHECK_FALSE(took_plain(soap11_body(std::string("<m:op xmlns:m=\"") + odd + "\"/>")));
     CHECK_FALSE(took_plain(soap11_body("<op a:x=\"1\" b:x=\"2\" xmlns:a=\"urn:u\" xmlns:b=\"urn:u\"/>")));
     CHECK_FALSE(took_plain(soap11_body("<op xml:lang=\"en\"/>")));
     CHECK_FALSE(took_plain(soap11_body("<s:Fault><faultcode>a\r\nb</faultcode></s:Fault>")));  // \r in kept text
