@@ -222,7 +222,10 @@ struct ShardedAnalysis::Impl {
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
     std::unordered_map<uint64_t, uint64_t> conn_ids, call_ids;                // local -> final
-    std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;             // local connection -> its local calls
+    // Local connection -> its calls not handed on yet (a call's id is never
+    // named again once it is: only calls still in the tracker are warned about),
+    // so both maps hold the open calls, not every call of a long connection.
+    std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;
 
     Impl(const AnalysisOptions& o, unsigned n) : opt(o), out(kOutBatches * (n + 1)), back(opt) {
         window.first_seq = 1;
@@ -298,7 +301,13 @@ struct ShardedAnalysis::Impl {
             break;
         case EventKind::CallReady: {
             Call& c = *e.call;
-            c.id = call_ids.at(c.id);
+            const uint64_t local = c.id;
+            c.id = call_ids.at(local);
+            call_ids.erase(local);
+            if (auto it = calls_of.find(c.connection_id); it != calls_of.end()) {
+                auto& open = it->second;  // calls are handed on nearly in order: found near the front
+                if (auto at = std::find(open.begin(), open.end(), local); at != open.end()) open.erase(at);
+            }
             c.connection_id = final_conn(c.connection_id);
             e.connection->id = final_conn(e.connection->id);
             back.call_ready(std::move(c), *e.connection);
