@@ -66,10 +66,23 @@ struct Attribute {
     std::string_view prefix, local, value;
 };
 
+// The scanner's stacks, kept per thread so a document allocates nothing.
+struct ScanStacks {
+    std::vector<std::string_view> open;  // qualified names of the open elements
+    std::vector<Binding> bindings;
+    std::vector<Attribute> attrs;
+    void clear() {
+        open.clear();
+        bindings.clear();
+        attrs.clear();
+    }
+};
+
 class PlainScanner {
 public:
-    PlainScanner(std::string_view doc, EnvelopeWalker& walker, uint32_t level_cap)
-        : d_(doc), walker_(walker), level_cap_(level_cap) {}
+    PlainScanner(std::string_view doc, EnvelopeWalker& walker, uint32_t level_cap, ScanStacks& stacks)
+        : d_(doc), walker_(walker), level_cap_(level_cap), open_(stacks.open), bindings_(stacks.bindings),
+          attrs_(stacks.attrs) {}
 
     bool run() {
         if (!declaration()) return false;
@@ -274,17 +287,19 @@ private:
     size_t p_ = 0;
     EnvelopeWalker& walker_;
     uint32_t level_cap_;
-    std::vector<std::string_view> open_;  // qualified names of the open elements
-    std::vector<Binding> bindings_;
-    std::vector<Attribute> attrs_;
+    std::vector<std::string_view>& open_;  // qualified names of the open elements
+    std::vector<Binding>& bindings_;
+    std::vector<Attribute>& attrs_;
 };
 
 } // namespace
 
 bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info) {
     if (doc.size() > kMaxDocument) return false;
+    thread_local ScanStacks stacks;
+    stacks.clear();
     EnvelopeWalker walker(info, limits);
-    PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels));
+    PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
     return scan.run() && info.error.empty();
 }
 
