@@ -334,6 +334,8 @@ template <class Io> void visit(Io& io, Endpoint& e) {
     io.uint(n);
     if (n > e.addr.bytes.size()) { io.fail(); n = 0; }
     for (size_t i = 0; i < n; ++i) io.raw8(e.addr.bytes[i]);
+    if constexpr (Io::kReading)  // a reused target: no byte of the endpoint before
+        for (size_t i = n; i < e.addr.bytes.size(); ++i) e.addr.bytes[i] = 0;
     io.uint(e.port);
 }
 
@@ -416,6 +418,17 @@ template <class T> bool decode(uint8_t tag, std::string_view bytes, T& v) {
     return true;
 }
 
+// Straight into v: every field is visited and assigned (vectors resized,
+// then every item), so v's strings and vectors are reused.
+template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v) {
+    Reader r(bytes);
+    uint8_t got = 0;
+    r.raw8(got);
+    if (!r.ok() || got != tag) return false;
+    visit(r, v);
+    return r.ok() && r.at_end();
+}
+
 } // namespace
 
 void spill_encode(const Call& v, std::string& out) { encode(kCallTag, v, out); }
@@ -425,5 +438,9 @@ void spill_encode(const Finding& v, std::string& out) { encode(kFindingTag, v, o
 bool spill_decode(std::string_view bytes, Call& v) { return decode(kCallTag, bytes, v); }
 bool spill_decode(std::string_view bytes, Connection& v) { return decode(kConnectionTag, bytes, v); }
 bool spill_decode(std::string_view bytes, Finding& v) { return decode(kFindingTag, bytes, v); }
+
+bool spill_decode_into(std::string_view bytes, Call& v) { return decode_into(kCallTag, bytes, v); }
+bool spill_decode_into(std::string_view bytes, Connection& v) { return decode_into(kConnectionTag, bytes, v); }
+bool spill_decode_into(std::string_view bytes, Finding& v) { return decode_into(kFindingTag, bytes, v); }
 
 } // namespace stallscope

@@ -25,4 +25,11 @@ bool spill_decode(std::string_view bytes, Call& v);
 bool spill_decode(std::string_view bytes, Connection& v);
 bool spill_decode(std::string_view bytes, Finding& v);
 
+// The same, decoding into v's own strings and vectors, which are reused (no
+// allocation for a record no larger than the one v held). When it returns
+// false, v holds part of the record: for readers that give up on failure.
+bool spill_decode_into(std::string_view bytes, Call& v);
+bool spill_decode_into(std::string_view bytes, Connection& v);
+bool spill_decode_into(std::string_view bytes, Finding& v);
+
 } // namespace stallscope

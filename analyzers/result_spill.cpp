@@ -162,7 +162,9 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
         file_->read(offset + 4, len, bytes);
         record = bytes;
     }
-    if (!spill_decode(record, out))
+    // Into the caller's record, whose memory is reused (each_* and the row
+    // views pass the same one each time); on SpillError it holds part of one.
+    if (!spill_decode_into(record, out))
         throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(offset) +
                          " does not decode");
 }

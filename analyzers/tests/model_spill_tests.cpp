@@ -358,6 +358,28 @@ TEST_CASE("call_facts: every field but the per-segment vectors", "[spill]") {
     CHECK(encode(detect::call_facts(c)) == encode(expected));
 }
 
+// spill_decode_into reuses the target: whatever it held before, the result
+// is the record, field for field (a longer or shorter record, set and unset
+// optionals, an endpoint with fewer significant bytes than the last one).
+TEST_CASE("spill: decoding into a reused record gives the record, whatever the target held", "[spill]") {
+    Connection v6 = full_connection(), v4 = full_connection();
+    v4.client.addr = IpAddress::v4(reinterpret_cast<const uint8_t*>("\x0a\x00\x00\x01"));
+    v4.handshake_ms.reset();
+    Call short_call = full_call();
+    short_call.segments.resize(1);
+    short_call.uri = "/";
+    Finding short_finding = full_finding();
+    short_finding.details.resize(1);
+    const std::vector<Call> calls = {full_call(), Call{}, short_call, full_call()};
+    const std::vector<Connection> conns = {v6, Connection{}, v4, v6, v4};
+    const std::vector<Finding> findings = {full_finding(), Finding{}, short_finding, full_finding()};
+    Call c; Connection n; Finding f;
+    for (const Call& x : calls) { REQUIRE(spill_decode_into(encode(x), c)); CHECK(diff(c, x) == ""); }
+    for (const Connection& x : conns) { REQUIRE(spill_decode_into(encode(x), n)); CHECK(diff(n, x) == ""); }
+    for (const Finding& x : findings) { REQUIRE(spill_decode_into(encode(x), f)); CHECK(diff(f, x) == ""); }
+    CHECK_FALSE(spill_decode_into(encode(full_call()), f));  // another record type is still refused
+}
+
 TEST_CASE("spill: every field of a Connection round-trips, optionals set and unset", "[spill]") {
     Connection c = full_connection();
     CHECK(round_trip_diff(c) == "");
