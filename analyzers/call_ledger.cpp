@@ -1,5 +1,7 @@
 #include "analyzers/call_ledger.h"
 
+#include "analyzers/call_reuse.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -174,7 +176,9 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
         for (TimeShare& t : call.attribution)
             if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
-        call.attribution.push_back({std::string(cause), double(v) / 1000.0});
+        std::string name = reused_string();  // a cleared call's buffer: no allocation
+        name.assign(cause);
+        call.attribution.push_back({std::move(name), double(v) / 1000.0});
     };
     add_share(kRequestTransfer, us[kReq]);
     add_share(kServer, us[kSrv]);
@@ -228,7 +232,11 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
         for (size_t k = 0; k < pieces.size(); ++k)
             for (size_t j = k ? x.covering_end[k - 1] : 0; j < x.covering_end[k]; ++j)
                 if (removed[x.covering[j]]) { gone += pieces[k].second - pieces[k].first; break; }
-        if (gone > 0) call.savings.push_back({*kind, side, double(gone) / 1e6});
+        if (gone > 0) {
+            std::string name = reused_string();
+            name.assign(*kind);
+            call.savings.push_back({std::move(name), side, double(gone) / 1e6});
+        }
     }
     // A hostile call (thousands of stall intervals) does not keep its buffers.
     if (x.points.capacity() > kKeepPoints) x = Scratch{};

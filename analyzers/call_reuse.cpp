@@ -1,6 +1,7 @@
 #include "analyzers/call_reuse.h"
 
 #include <utility>
+#include <vector>
 
 namespace stallscope {
 
@@ -14,6 +15,18 @@ template <class T>
 void empty_keeping(T& x, size_t max_capacity) {
     if (x.capacity() > max_capacity) T().swap(x);
     else x.clear();
+}
+
+// Strings of cleared attributions and savings, for reused_string().
+constexpr size_t kSpareStrings = 64;
+constexpr size_t kSpareStringBytes = 64;
+std::vector<std::string>& spare_strings() {
+    thread_local std::vector<std::string> spare;
+    return spare;
+}
+void keep_string(std::string& s) {
+    auto& spare = spare_strings();
+    if (spare.size() < kSpareStrings && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
 }
 
 void clear_message(MessageInfo& m) {
@@ -54,10 +67,21 @@ void clear_call(Call& c) {
     c.latency_ms = 0;
     c.complete = c.opened_connection = c.closed_connection = false;
     empty_keeping(c.phases, kKeepVectorItems);
+    for (TimeShare& t : c.attribution) keep_string(t.cause);
+    for (FixSaving& f : c.savings) keep_string(f.kind);
     empty_keeping(c.attribution, kKeepVectorItems);
     c.setup_ms = -1;  // Call's default: no setup seen
     empty_keeping(c.savings, kKeepVectorItems);
     empty_keeping(c.segments, kKeepVectorItems);
+}
+
+std::string reused_string() {
+    auto& spare = spare_strings();
+    if (spare.empty()) return {};
+    std::string s = std::move(spare.back());
+    spare.pop_back();
+    s.clear();
+    return s;
 }
 
 } // namespace stallscope
