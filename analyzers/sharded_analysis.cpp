@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <deque>
 #include <exception>
 #include <thread>
@@ -92,6 +96,19 @@ struct InBatch {
     bool last = false;   // after the window: close every connection at seq `upto`
 };
 
+// STALLSCOPE_THREAD_STATS=1: each thread's CPU time and the stages' wall
+// times on stderr (docs/performance.md, "Threads"), to see which thread
+// the others wait for.
+double thread_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+double wall_s() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
 size_t pair_hash(const TcpPacket& p) {
     const Endpoint& a = p.src < p.dst ? p.src : p.dst;
     const Endpoint& b = p.src < p.dst ? p.dst : p.src;
@@ -120,6 +137,7 @@ struct Worker : FlowSink {
     std::unordered_map<uint64_t, uint64_t> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
+    double cpu_s = 0, end_s = 0;
 
     Worker(unsigned i, unsigned n, const AnalysisOptions& opt, BoundedQueue<OutBatch>* o)
         : index(i), out(o), table(opt, *this, n) {}
@@ -171,7 +189,11 @@ struct Worker : FlowSink {
                 }
             }
             hand_on(b.last ? kDone : b.upto);
-            if (b.last) return;
+            if (b.last) {
+                cpu_s = thread_cpu_s();
+                end_s = wall_s();
+                return;
+            }
             b.items.clear();
             b.bytes.clear();
             b.window.reset();
@@ -215,6 +237,7 @@ struct ShardedAnalysis::Impl {
     uint64_t seq = 0, front_counter = 0;
     size_t batched = 0, batched_bytes = 0;
     bool finished = false;
+    double start_s = wall_s(), merge_cpu_s = 0, merge_end_s = 0;
 
     // The merge (its own thread): one AnalysisBack fed in single-thread order.
     AnalysisBack back;
@@ -370,6 +393,24 @@ struct ShardedAnalysis::Impl {
                 ++at[best];
             }
         }
+        merge_cpu_s = thread_cpu_s();
+        merge_end_s = wall_s();
+    }
+
+    void print_stats(double read_end_s, double front_cpu_s) {
+        std::fprintf(stderr, "threads: reading %.2f s wall, %.2f s CPU (until the last frame, %.2f s)\n",
+                     read_end_s - start_s, front_cpu_s, read_end_s - start_s);
+        for (const auto& w : workers)
+            std::fprintf(stderr,
+                         "threads: worker %u done at %.2f s, %.2f s CPU; the reading waited %.2f s for room in its "
+                         "queue, it %.2f s for segments\n",
+                         w->index, w->end_s - start_s, w->cpu_s, double(w->in.full_wait_ns()) / 1e9,
+                         double(w->in.empty_wait_ns()) / 1e9);
+        std::fprintf(stderr,
+                     "threads: merge done at %.2f s, %.2f s CPU; it waited %.2f s for events, the others %.2f s "
+                     "for room in its queue\n",
+                     merge_end_s - start_s, merge_cpu_s, double(out.empty_wait_ns()) / 1e9,
+                     double(out.full_wait_ns()) / 1e9);
     }
 };
 
@@ -409,6 +450,7 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
 }
 
 AnalysisResult ShardedAnalysis::finish() {
+    const double read_end = wall_s(), front_cpu = thread_cpu_s();
     front_.finish();
     Impl& m = *impl_;
     m.flush(true);
@@ -417,7 +459,13 @@ AnalysisResult ShardedAnalysis::finish() {
     for (auto& w : m.workers)
         if (w->error) std::rethrow_exception(w->error);
     if (m.merge_error) std::rethrow_exception(m.merge_error);
-    return m.back.finish(front_.capture(), m.missing_at, front_.missing_times(), m.backwards_at, front_.backwards_times());
+    AnalysisResult r =
+        m.back.finish(front_.capture(), m.missing_at, front_.missing_times(), m.backwards_at, front_.backwards_times());
+    if (const char* v = std::getenv("STALLSCOPE_THREAD_STATS"); v && *v == '1') {
+        m.print_stats(read_end, front_cpu);
+        std::fprintf(stderr, "threads: analysis finished at %.2f s\n", wall_s() - m.start_s);
+    }
+    return r;
 }
 
 } // namespace stallscope
