@@ -8,10 +8,8 @@
 
 namespace stallscope {
 
-namespace {
-
 // What a byte needs in a JSON string: 0 nothing, 1 an escape, 2 the UTF-8 check.
-constexpr std::array<uint8_t, 256> kByteClass = [] {
+const std::array<uint8_t, 256> JsonStream::kByteClass = [] {
     std::array<uint8_t, 256> t{};
     for (int c = 0; c < 0x20; ++c) t[size_t(c)] = 1;
     t['"'] = t['\\'] = 1;
@@ -19,17 +17,8 @@ constexpr std::array<uint8_t, 256> kByteClass = [] {
     return t;
 }();
 
-// Written as it is between quotes.
-bool plain(std::string_view s) {
-    for (char c : s)
-        if (kByteClass[uint8_t(c)]) return false;
-    return true;
-}
-
-} // namespace
-
 JsonStream::JsonStream(std::ostream& os, int indent)
-    : os_(os), indent_(indent), buf_(new char[kBufferSize]), newline_(64, ' ') {
+    : os_(os), indent_(indent), buf_(new char[kBufferSize]), newline_(kPadCopy, ' ') {
     newline_[0] = '\n';
     open_.reserve(16);
 }
@@ -59,39 +48,15 @@ void JsonStream::newline(size_t depth) {
     put(newline_.data(), n);
 }
 
-// A member's value follows its key; anything else is the next element of
-// the open array (or the document itself).
-void JsonStream::before_value() {
-    if (after_key_) {
-        after_key_ = false;
-        return;
-    }
+// Not after a key: the next element of the open array (or the document itself).
+void JsonStream::before_element() {
     if (open_.empty()) return;
     if (open_.back()++) put(',');
     newline(open_.size());
 }
 
-// Keys are written once per member of every call: the usual key (plain
-// ASCII, fits in the buffer) is laid out in one go.
-JsonStream& JsonStream::key(std::string_view k) {
-    size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
-    if (pad > newline_.size()) newline_.resize(2 * pad, ' ');
-    const size_t most = 1 + pad + 1 + k.size() + 3;                       // , pad "k":_
-    if (most <= kBufferSize - used_ && plain(k)) {
-        char* p = buf_.get() + used_;
-        if (open_.back()++) *p++ = ',';
-        std::memcpy(p, newline_.data(), pad);
-        p += pad;
-        *p++ = '"';
-        std::memcpy(p, k.data(), k.size());
-        p += k.size();
-        *p++ = '"';
-        *p++ = ':';
-        if (indent_ >= 0) *p++ = ' ';
-        used_ = size_t(p - buf_.get());
-        after_key_ = true;
-        return *this;
-    }
+// A long key, a key that needs escaping, or a very deep one.
+JsonStream& JsonStream::key_slow(std::string_view k) {
     if (open_.back()++) put(',');
     newline(open_.size());
     string(k);
@@ -117,12 +82,6 @@ JsonStream& JsonStream::close(char bracket) {
     return *this;
 }
 
-JsonStream& JsonStream::value(std::string_view s) {
-    before_value();
-    string(s);
-    return *this;
-}
-
 JsonStream& JsonStream::value(bool b) {
     before_value();
     if (b) put("true", 4);
@@ -136,29 +95,13 @@ JsonStream& JsonStream::value(std::nullptr_t) {
     return *this;
 }
 
-JsonStream& JsonStream::value(double d) {
-    before_value();
-    if (!std::isfinite(d)) {
-        put("null", 4);
-        return *this;
-    }
-    // nlohmann's own formatter (grisu2, ".0" after integral values), so
-    // every number reads as it did when a json tree was dumped.
-    char num[64];
-    char* end = nlohmann::detail::to_chars(num, num + sizeof num, d);
-    put(num, size_t(end - num));
-    return *this;
+// Not a time in ms: nlohmann's own formatter (grisu2, ".0" after integral
+// values), so every number reads as it did when a json tree was dumped.
+void JsonStream::any_double(double d) {
+    if (!std::isfinite(d)) return put("null", 4);
+    char* p = room(kDoubleChars);
+    used_ = size_t(write_any_double(p, d) - buf_.get());
 }
-
-template <class I> JsonStream& JsonStream::integer(I v) {
-    before_value();
-    char num[24];
-    auto r = std::to_chars(num, num + sizeof num, v);
-    put(num, size_t(r.ptr - num));
-    return *this;
-}
-template JsonStream& JsonStream::integer(int64_t);
-template JsonStream& JsonStream::integer(uint64_t);
 
 // ASCII is escaped here exactly as nlohmann escapes it (\" \\ \b \t \n \f
 // \r, other control characters as \u00xx). A string with any byte >= 0x80
