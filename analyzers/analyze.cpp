@@ -1,5 +1,6 @@
 #include "analyzers/analyze.h"
 
+#include "analyzers/analysis_front.h"
 #include "analyzers/analyzer.h"
 #include "analyzers/sharded_analysis.h"
 #include "capture/pcap/pcap_file_reader.h"
@@ -72,6 +73,30 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
     }
     Analyzer analyzer(options, path);
     return run(path, *reader, analyzer, progress);
+}
+
+namespace {
+struct CountingSink : FrontSink {
+    uint64_t segments = 0;
+    void front_warning(Warning, Tag) override {}
+    void segment(const Frame&, const TcpPacket&) override { ++segments; }
+};
+} // namespace
+
+bool decode_only(const std::string& path, uint64_t& frames, uint64_t& segments, std::string& error) {
+    auto reader = PcapFileReader::open(path, error);
+    if (!reader) return false;
+    CountingSink sink;
+    AnalysisFront front(sink);
+    Frame f;
+    frames = 0;
+    while (reader->next(f) == PcapFileReader::Status::Ok) {
+        ++frames;
+        front.on_frame(f);
+    }
+    front.finish();
+    segments = sink.segments;
+    return true;
 }
 
 } // namespace stallscope

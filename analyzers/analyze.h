@@ -70,4 +70,10 @@ struct AnalyzeOutcome {
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
                             const ProgressFn& progress = {});
 
+// The bench's floor: every frame read by our reader and decoded by the
+// analysis's first stage (clock, link/IP/tunnel decoding, fragments) to TCP
+// segments, which are only counted. What any analysis of the segments costs
+// at least. False (and `error`) when the file cannot be opened.
+bool decode_only(const std::string& path, uint64_t& frames, uint64_t& segments, std::string& error);
+
 } // namespace stallscope

@@ -33,7 +33,8 @@ const char* kHelp =
     "                            [--threads N] [--repeat K]\n"
     "  Generates a synthetic SOAP capture (default 1,000,000 packets; many concurrent\n"
     "  connections, keep-alive and HTTP/1.0) in DIR (default: the temp dir), then times\n"
-    "  a bare libpcap read loop, `analyze` (text) and `analyze --json` (reports written\n"
+    "  a bare libpcap read loop, the analysis's reading and decoding alone (the floor of\n"
+    "  any analysis of the segments), `analyze` (text) and `analyze --json` (reports written\n"
     "  to /dev/null) over it, each in its own process, and prints packets/s, MB/s, peak\n"
     "  RSS and each time as a multiple of the read loop's. Each analysis runs with\n"
     "  --threads 1 and with --threads N (default: the machine's cores, analyze's default).\n"
@@ -193,6 +194,15 @@ int cmd_bench(Args& a) {
             return s.ok;
         });
     });
+    // The floor of any analysis of TCP segments: our reader and the first
+    // stage's decoding of every frame, nothing analysed.
+    Measure decoded = best_of(repeat, [&] {
+        return in_child([&](uint64_t& p, uint64_t&) {
+            uint64_t segments = 0;
+            std::string error;
+            return decode_only(path, p, segments, error);
+        });
+    });
     // What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
     // do: the analysis with its spill file, then the whole report written.
     auto analysis = [&](bool json, unsigned n) {
@@ -220,7 +230,8 @@ int cmd_bench(Args& a) {
     std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
                 "peak RSS MB", "x read");
     print_row("libpcap read", bare, file_bytes, bare);
-    bool ok = bare.ok;
+    print_row("read + decode (floor)", decoded, file_bytes, bare);
+    bool ok = bare.ok && decoded.ok;
     for (auto& [name, m] : rows) {
         print_row(name, m, file_bytes, bare);
         ok = ok && m.ok && m.calls == rows.front().second.calls;  // every N finds the same calls
