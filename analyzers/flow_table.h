@@ -9,6 +9,7 @@
 #include "analyzers/connection_analyzer.h"
 #include "analyzers/deflate_sampler.h"
 
+#include <cstring>
 #include <memory>
 #include <queue>
 #include <string>
@@ -56,10 +57,22 @@ public:
 private:
     struct FlowKey {
         Endpoint a, b;  // a < b
-        friend bool operator==(const FlowKey&, const FlowKey&) = default;
+        // Field by field as the defaulted == would, with the address bytes
+        // compared as two words each instead of a memcmp call (every lookup).
+        friend bool operator==(const FlowKey& x, const FlowKey& y) { return same(x.a, y.a) && same(x.b, y.b); }
+        static bool same(const Endpoint& x, const Endpoint& y) {
+            uint64_t u[2], v[2];
+            std::memcpy(u, x.addr.bytes.data(), 16);
+            std::memcpy(v, y.addr.bytes.data(), 16);
+            return x.port == y.port && x.addr.family == y.addr.family && ((u[0] ^ v[0]) | (u[1] ^ v[1])) == 0;
+        }
     };
+    // Not noexcept on purpose: libstdc++ then keeps each node's hash code,
+    // so a lookup walking a bucket does not hash every key it passes to see
+    // where the bucket ends. The codes and so the buckets and the order of
+    // iteration (provisional()) are those of the same function either way.
     struct FlowKeyHash {
-        size_t operator()(const FlowKey& k) const noexcept { return EndpointHash{}(k.a) * 31 + EndpointHash{}(k.b); }
+        size_t operator()(const FlowKey& k) const { return EndpointHash{}(k.a) * 31 + EndpointHash{}(k.b); }
     };
     using Flows = std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>;
 

@@ -28,10 +28,21 @@ struct Endpoint {
     friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
 };
 
+// The value is h = h * 131 + byte over the 16 address bytes, starting from
+// port ^ family << 20 (the sharded analysis picks workers by it, the flow
+// table's order of open connections follows it: it must not change). Written
+// as the expanded sum with 131's powers, the 16 products are independent
+// instead of one chain of 16 dependent multiplications (a lookup per packet).
 struct EndpointHash {
+    static constexpr std::array<size_t, 17> kPow = [] {
+        std::array<size_t, 17> p{};
+        p[0] = 1;
+        for (size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 131;
+        return p;
+    }();
     size_t operator()(const Endpoint& e) const noexcept {
-        size_t h = std::hash<uint16_t>{}(e.port) ^ (size_t(e.addr.family) << 20);
-        for (uint8_t b : e.addr.bytes) h = h * 131 + b;
+        size_t h = (size_t(e.port) ^ (size_t(e.addr.family) << 20)) * kPow[16];
+        for (size_t i = 0; i < 16; ++i) h += size_t(e.addr.bytes[i]) * kPow[15 - i];
         return h;
     }
 };

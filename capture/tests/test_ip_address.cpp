@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <unordered_set>
+#include <vector>
 
 using namespace stallscope;
 
@@ -46,4 +47,23 @@ TEST_CASE("Endpoint text, equality and hash") {
     std::unordered_set<Endpoint, EndpointHash> set{e4, e6, e4};
     CHECK(set.size() == 2);
     CHECK(e4 != e6);
+}
+
+TEST_CASE("Endpoint hash keeps its defining value (worker choice and flow order depend on it)") {
+    // The definition: h = h * 131 + byte, from port ^ family << 20.
+    auto reference = [](const Endpoint& e) {
+        size_t h = size_t(e.port) ^ (size_t(e.addr.family) << 20);
+        for (uint8_t b : e.addr.bytes) h = h * 131 + b;
+        return h;
+    };
+    const uint8_t a[4] = {10, 255, 0, 7};
+    std::vector<Endpoint> eps{{IpAddress::v4(a), 49152}, {IpAddress::v4(a), 0}, {IpAddress{}, 65535},
+                              {v6({0x2001, 0xdb8, 0xffff, 0, 0xabcd, 0, 0, 1}), 443}};
+    uint32_t x = 12345;  // a fixed pseudo-random sequence of addresses and ports
+    for (int i = 0; i < 200; ++i) {
+        uint8_t b[16];
+        for (uint8_t& v : b) v = uint8_t((x = x * 1103515245 + 12345) >> 16);
+        eps.push_back({i % 2 ? IpAddress::v4(b) : IpAddress::v6(b), uint16_t(x >> 8)});
+    }
+    for (const Endpoint& e : eps) CHECK(EndpointHash{}(e) == reference(e));
 }
