@@ -118,7 +118,11 @@ void AnalysisFront::analyse_frame(const Frame& f) {
     ++cap.packets;
     if (cap.first_ns == 0 || f.ts_ns < cap.first_ns) cap.first_ns = f.ts_ns;
     cap.last_ns = std::max(cap.last_ns, f.ts_ns);
-    if (link_types_.insert(f.linktype).second) cap.link_types.push_back(linktype_name(f.linktype));
+    // A set lookup only when the link type changes (a file has one or a few).
+    if (f.linktype != last_linktype_) {
+        last_linktype_ = f.linktype;
+        if (link_types_.insert(f.linktype).second) cap.link_types.push_back(linktype_name(f.linktype));
+    }
 
     if (fragments_.datagrams_held()) fragments_.advance(f.ts_ns);
     DecodeResult d = decode_packet(f.linktype, f.data);

@@ -59,6 +59,7 @@ private:
     std::set<std::string> unsupported_warned_;
     FragmentReassembler fragments_;
     std::set<int> link_types_;
+    int last_linktype_ = -1;  // of the previous frame (LINKTYPE_* values are >= 0)
     // Timestamps: frames before the first timed frame wait here (copied) for its time.
     struct UntimedFrame { Frame frame; std::vector<uint8_t> bytes; };
     FrameClock clock_;
