@@ -5,6 +5,8 @@
 #include "analyzers/sharded_analysis.h"
 #include "capture/pcap/pcap_file_reader.h"
 
+#include <thread>
+
 namespace stallscope {
 
 namespace {
@@ -58,6 +60,11 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
 }
 
 } // namespace
+
+unsigned default_analysis_threads() {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n ? n : 1;
+}
 
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
     std::string error;

@@ -67,6 +67,10 @@ struct AnalyzeOutcome {
     AnalysisResult result;      // partial when cancelled or truncated
 };
 
+// Threads an analysis uses unless told otherwise (analyze, compare, export,
+// the desktop app): the machine's cores, at least 1.
+unsigned default_analysis_threads();
+
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
                             const ProgressFn& progress = {});
 

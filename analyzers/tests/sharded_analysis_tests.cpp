@@ -3,6 +3,7 @@
 // corpus, the public corpus (when present), a big capture made of many
 // copies of a bundled one, when it is cancelled and when it is truncated.
 #include "analyzers/analyze.h"
+#include "analyzers/model_spill.h"
 #include "analyzers/report.h"
 
 #include "app/cli/synthetic_capture.h"
@@ -111,6 +112,33 @@ TEST_CASE("threads: the same report when calls spill to disk", "[threads]") {
     AnalysisOptions opt;
     opt.spill_after_calls = 2;
     for (auto& p : captures_in(STALLSCOPE_TESTDATA_DIR)) same_for_every_n(p, opt);
+}
+
+TEST_CASE("threads: the desktop app's analysis (segments kept) gives every call with the same segments", "[threads]") {
+    // The desktop app, compare and export analyse with the machine's cores
+    // too; their event traces read each call's segments.
+    AnalysisOptions opt;
+    opt.keep_segments = true;
+    size_t calls = 0, segments = 0;
+    for (auto& p : captures_in(STALLSCOPE_TESTDATA_DIR)) {
+        INFO(p);
+        opt.threads = 1;
+        AnalyzeOutcome one = analyze_file(p, opt);
+        opt.threads = 3;
+        AnalyzeOutcome three = analyze_file(p, opt);
+        REQUIRE(one.ok == three.ok);
+        REQUIRE(one.result.calls.size() == three.result.calls.size());
+        for (size_t i = 0; i < one.result.calls.size(); ++i) {
+            std::string a, b;
+            spill_encode(one.result.calls[i], a);   // every field, the segments too
+            spill_encode(three.result.calls[i], b);
+            CHECK(a == b);
+            segments += one.result.calls[i].segments.size();
+        }
+        calls += one.result.calls.size();
+    }
+    CHECK(calls > 100);
+    CHECK(segments > 10 * calls);
 }
 
 TEST_CASE("threads: the same report on the public corpus", "[threads]") {

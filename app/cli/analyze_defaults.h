@@ -1,8 +1,9 @@
 #pragma once
 // Analysis settings the CLI commands share, so `bench` measures what
 // `analyze` does.
+#include "analyzers/analyze.h"
+
 #include <cstddef>
-#include <thread>
 
 namespace stallscope::cli {
 
@@ -14,9 +15,6 @@ constexpr size_t kDefaultSpillAfterCalls = 1000;
 constexpr unsigned kMaxThreads = 256;
 
 // Threads for `analyze` when --threads is not given: the machine's cores.
-inline unsigned default_threads() {
-    unsigned n = std::thread::hardware_concurrency();
-    return n ? n : 1;
-}
+inline unsigned default_threads() { return default_analysis_threads(); }
 
 } // namespace stallscope::cli

@@ -8,7 +8,12 @@
 
 namespace stallscope::gui {
 
+// mimalloc's, when the executable links it (CMake STALLSCOPE_MIMALLOC): a
+// weak reference, so the library and its tests need no mimalloc.
+extern "C" void mi_collect(bool force) __attribute__((weak));
+
 void releaseFreedMemory() {
+    if (mi_collect) mi_collect(true);   // its pages back to the system
 #if defined(__GLIBC__)
     malloc_trim(0);   // every arena, not only the main one (glibc >= 2.8)
 #endif
