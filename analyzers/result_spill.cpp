@@ -142,7 +142,9 @@ uint64_t ResultSpill::finding_offset(size_t i) const {
     return offset;
 }
 
-template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
+template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* scan) const {
+    if (scan)
+        if (auto record = scan->record(offset)) return decode(*record, offset, out);
     // Reused per thread: a new buffer per record was an allocation and a
     // 4 KiB zero-fill (resize) every time, 4 % of a run's instructions.
     thread_local std::string bytes;
@@ -162,6 +164,10 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out) const {
         file_->read(offset + 4, len, bytes);
         record = bytes;
     }
+    decode(record, offset, out);
+}
+
+template <class T> void ResultSpill::decode(std::string_view record, uint64_t offset, T& out) const {
     // Into the caller's record, whose memory is reused (each_* and the row
     // views pass the same one each time); on SpillError it holds part of one.
     if (!spill_decode_into(record, out))
@@ -189,16 +195,18 @@ void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
 
 void ResultSpill::each_connection(const std::function<bool(const Connection&)>& fn) const {
     Connection c;
+    SpillScan scan(*file_);
     conns_.each([&](uint64_t offset) {
-        read(offset, c);
+        read(offset, c, &scan);
         return fn(c);
     });
 }
 
 void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
     Call c;
+    SpillScan scan(*file_);
     calls_.each([&](uint64_t offset) {
-        read(offset, c);
+        read(offset, c, &scan);
         return fn(c);
     });
 }
@@ -206,13 +214,14 @@ void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
 void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) const {
     Finding f;
     std::string bytes;
+    SpillScan scan(*file_);
     for (size_t first = 0; first < finding_count_; first += kIndexBlock) {
         const size_t n = std::min(kIndexBlock, finding_count_ - first);
         findings_index_->read_written(8 * uint64_t(first), uint32_t(8 * n), bytes);
         for (size_t i = 0; i < n; ++i) {
             uint64_t offset = 0;
             std::memcpy(&offset, bytes.data() + 8 * i, 8);
-            read(offset, f);
+            read(offset, f, &scan);
             if (!fn(f)) return;
         }
     }

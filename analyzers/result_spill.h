@@ -8,6 +8,7 @@
 #include "analyzers/external_sort.h"
 #include "analyzers/spill_array.h"
 #include "analyzers/spill_file.h"
+#include "analyzers/spill_scan.h"
 
 #include <functional>
 #include <memory>
@@ -96,7 +97,9 @@ private:
         }
     };
     uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
-    template <class T> void read(uint64_t offset, T& out) const;
+    // `scan`: a walk's block cache (each_*), else one read per record.
+    template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr) const;
+    template <class T> void decode(std::string_view record, uint64_t offset, T& out) const;
     uint64_t finding_offset(size_t i) const;
 
     std::unique_ptr<SpillFile> file_;

@@ -6,6 +6,7 @@
 #include "analyzers/report.h"
 #include "analyzers/result_spill.h"
 #include "analyzers/spill_file.h"
+#include "analyzers/spill_scan.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>
@@ -58,6 +59,55 @@ TEST_CASE("spill file: records read back exactly, before and after they leave th
         CHECK(out == recs[i].second);
     }
     CHECK_THROWS_AS(f->read(f->size() + 10, 5, out), SpillError);
+}
+
+TEST_CASE("spill scan: records through its blocks read as written, in any order, long ones declined", "[spill-mode]") {
+    auto f = temp_spill();
+    std::vector<std::pair<uint64_t, std::string>> recs;  // offset of the length, the bytes
+    uint64_t x = 99;
+    auto rnd = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+    for (int i = 0; i < 4000; ++i) {
+        // Mostly short, some about a block, a few longer than one (declined).
+        size_t n = rnd() % 50 == 0 ? SpillScan::kBlockBytes - 8 + rnd() % 16 : rnd() % 3000;
+        if (i % 997 == 5) n = SpillScan::kBlockBytes * 2;
+        std::string r(n, char('a' + i % 26));
+        if (n) r[n / 2] = char(rnd());
+        const uint32_t len = uint32_t(n);
+        const uint64_t at = f->append(std::string_view(reinterpret_cast<const char*>(&len), 4));
+        f->append(r);
+        recs.push_back({at, r});
+    }
+    auto check_order = [&](const std::vector<size_t>& order) {
+        SpillScan scan(*f);
+        size_t declined = 0;
+        for (size_t i : order) {
+            auto got = scan.record(recs[i].first);
+            if (!got) {
+                ++declined;
+                REQUIRE(recs[i].second.size() + 4 > SpillScan::kBlockBytes);  // only records longer than a block
+                continue;
+            }
+            REQUIRE(*got == recs[i].second);
+        }
+        return declined;
+    };
+    std::vector<size_t> order(recs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const size_t long_ones = size_t(std::count_if(recs.begin(), recs.end(), [](auto& r) { return r.second.size() + 4 > SpillScan::kBlockBytes; }));
+    CHECK(check_order(order) == long_ones);  // the last records are still in the write buffer
+    std::reverse(order.begin(), order.end());
+    CHECK(check_order(order) == long_ones);
+    for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rnd() % (i + 1)]);
+    CHECK(check_order(order) == long_ones);
+    std::vector<size_t> two_streams;  // how calls come back in id order: two places in the file in turn
+    for (size_t i = 0; i < recs.size() / 2; ++i) {
+        two_streams.push_back(i);
+        two_streams.push_back(recs.size() / 2 + i);
+    }
+    CHECK(check_order(two_streams) == long_ones);
+    SpillScan scan(*f);
+    CHECK_FALSE(scan.record(f->size()));
+    CHECK_FALSE(scan.record(f->size() - 2));  // no room for a length
 }
 
 TEST_CASE("spill file: an unusable directory is refused with its name", "[spill-mode]") {
