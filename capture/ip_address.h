@@ -41,8 +41,14 @@ struct EndpointHash {
         return p;
     }();
     size_t operator()(const Endpoint& e) const noexcept {
-        size_t h = (size_t(e.port) ^ (size_t(e.addr.family) << 20)) * kPow[16];
-        for (size_t i = 0; i < 16; ++i) h += size_t(e.addr.bytes[i]) * kPow[15 - i];
+        const auto& b = e.addr.bytes;
+        size_t h = (size_t(e.port) ^ (size_t(e.addr.family) << 20)) * kPow[16] + size_t(b[0]) * kPow[15] +
+                   size_t(b[1]) * kPow[14] + size_t(b[2]) * kPow[13] + size_t(b[3]) * kPow[12];
+        uint64_t rest[2];  // bytes 4..15: zero for IPv4, so their terms are 0
+        std::memcpy(rest, b.data() + 4, 8);
+        std::memcpy(&rest[1], b.data() + 8, 8);
+        if ((rest[0] | rest[1]) == 0) return h;
+        for (size_t i = 4; i < 16; ++i) h += size_t(b[i]) * kPow[15 - i];
         return h;
     }
 };
