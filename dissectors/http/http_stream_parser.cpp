@@ -238,6 +238,10 @@ struct HttpStreamParser::Impl {
             }
             case State::Head: {
                 if (!start_line_done) {
+                    if (size_t run = start.take_run(p + i, n - i)) {  // method, target, reason: at once
+                        consume(run);
+                        break;
+                    }
                     uint8_t c = p[i];
                     consume(1);
                     auto r = start.push(c);
@@ -255,10 +259,15 @@ struct HttpStreamParser::Impl {
                     break;
                 }
                 uint64_t line_start = off - line.size();
-                line.append(reinterpret_cast<const char*>(p + i), k);
+                const char* at = reinterpret_cast<const char*>(p + i);
                 head_bytes += k;
                 consume(k);
-                if (lf) process_line(line_start);
+                if (lf && line.empty()) {
+                    process_line(line_start, {at, k});  // the whole line is in this chunk: read it there
+                } else {
+                    line.append(at, k);  // a line cut by the chunk's end waits here for its rest
+                    if (lf) process_line(line_start, line);
+                }
                 break;
             }
             case State::Body: {
@@ -381,8 +390,9 @@ struct HttpStreamParser::Impl {
         }
     }
 
-    void process_line(uint64_t line_start) {
-        std::string_view l(line);
+    // `l`: one header line with its LF, in the fed chunk or in `line`
+    // (cleared here once `l` is no longer read).
+    void process_line(uint64_t line_start, std::string_view l) {
         l.remove_suffix(1);  // '\n'
         if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
         else warn(HttpError::BareLineFeed, "line ended by a bare LF (accepted)", line_start);

@@ -14,11 +14,6 @@ bool is_target_char(uint8_t c) { return c > 0x20 && c != 0x7f; }
 bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 } // namespace
 
-bool is_http_tchar(uint8_t c) {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-    return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
-
 void StartLineMatcher::reset() {
     method.clear();
     target.clear();
@@ -84,6 +79,29 @@ StartLineMatcher::Result StartLineMatcher::push(uint8_t c) {
         return finish();
     }
     return request_ ? push_request(c) : push_response(c);
+}
+
+size_t StartLineMatcher::take_run(const uint8_t* data, size_t n) {
+    // push() takes a byte while the line is at most max_line_ long.
+    n = std::min(n, max_line_ > length_ ? max_line_ - length_ : 0);
+    size_t k = 0;
+    std::string* out = nullptr;
+    if (request_ && st_ == St::Method) {
+        n = std::min(n, kMaxMethodLength > method.size() ? kMaxMethodLength - method.size() : 0);
+        while (k < n && is_http_tchar(data[k])) ++k;
+        out = &method;
+    } else if (request_ && st_ == St::Target) {
+        while (k < n && is_target_char(data[k])) ++k;
+        out = &target;
+    } else if (!request_ && st_ == St::Reason && !reason.empty()) {  // leading white space is push()'s
+        while (k < n && data[k] != '\r' && data[k] != '\n') ++k;
+        out = &reason;
+    } else {
+        return 0;
+    }
+    out->append(reinterpret_cast<const char*>(data), k);
+    length_ += k;
+    return k;
 }
 
 StartLineMatcher::Result StartLineMatcher::push_request(uint8_t c) {

@@ -9,6 +9,7 @@
 // so garbage never buffers more than it takes to see that.
 #include "dissectors/http/http_error.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +27,12 @@ public:
     void reset();
     // Next byte of the line. After Accepted or Rejected, reset() before reuse.
     Result push(uint8_t c);
+    // Takes at once the bytes at the start of `data` that push() would only
+    // append to the method, target or reason (a start line's long runs) and
+    // returns how many; 0 where the next byte needs push() (a state change,
+    // a line end, a byte push() rejects, the line cap). Same result as
+    // pushing them one by one.
+    size_t take_run(const uint8_t* data, size_t n);
     bool started() const { return length_ > 0; }
     size_t length() const { return length_; }  // bytes pushed, line end included
 
@@ -54,8 +61,17 @@ private:
     int digits_ = 0;  // status code digits seen
 };
 
-// RFC 9110 token character (methods, header names).
-bool is_http_tchar(uint8_t c);
+// RFC 9110 token character (methods, header names). A table: it is asked
+// for every byte of every method and header field name.
+inline constexpr auto kHttpTchar = [] {
+    std::array<bool, 256> t{};
+    for (int c = '0'; c <= '9'; ++c) t[size_t(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c) t[size_t(c)] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) t[size_t(c)] = true;
+    for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[uint8_t(c)] = true;
+    return t;
+}();
+inline bool is_http_tchar(uint8_t c) { return kHttpTchar[c]; }
 
 } // namespace stallscope
 

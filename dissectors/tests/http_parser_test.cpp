@@ -1,6 +1,7 @@
 // HTTP/1.x stream parser: framing, splitting, gaps, limits.
 #include "dissectors/http/http_sniffer.h"
 #include "dissectors/http/http_stream_parser.h"
+#include "dissectors/http/start_line.h"
 
 #include <catch2/catch.hpp>
 
@@ -812,4 +813,58 @@ TEST_CASE("a final response dropped inside its head still consumes its request's
     REQUIRE(r.heads.size() == 2);
     CHECK(r.bodies[0].empty());  // the HEAD response: Content-Length is no body
     CHECK(r.events[r.events.size() - 3].rfind("complete@", 0) == 0);
+}
+
+TEST_CASE("start line: taking runs at once judges every line as pushing byte by byte does") {
+    // Lines near the method cap, the line cap, with lenient and broken forms;
+    // each judged byte by byte and with take_run() wherever it takes bytes.
+    std::vector<std::string> lines = {
+        "POST /soap/ep?wsdl HTTP/1.1\r\n", "GET  /x  http/1.0 \n", "M-SEARCH * HTTP/1.1\r\n",
+        std::string(32, 'A') + " / HTTP/1.1\r\n", std::string(33, 'A') + " / HTTP/1.1\r\n",
+        "GET /" + std::string(60, 'a') + " HTTP/1.1\r\n", "GET /a\x01 HTTP/1.1\r\n", "GET / HTTP/2.0\r\n",
+        "HTTP/1.1 200 OK\r\n", "HTTP/1.1 500  Internal Server Error  \r\n", "HTTP/1.0 404\r\n",
+        "HTTP/1.1 200 OK\rX\n", "HTTP/1.1 20 OK\r\n", "GET / HTTP/1.1 extra\r\n", "\r\n", "GET\r\n"};
+    std::mt19937 rng(7);
+    const char alphabet[] = "GETPOST /?=&aZ09-._~\t\r\nHTP1.\x01\x7f";
+    for (int i = 0; i < 3000; ++i) {
+        std::string l;
+        const size_t len = rng() % 40;
+        for (size_t k = 0; k < len; ++k) l += alphabet[rng() % (sizeof alphabet - 1)];
+        lines.push_back(i % 2 ? l : "GET " + l);
+        lines.push_back("HTTP/1.1 200 " + l);
+    }
+    for (const std::string& line : lines)
+        for (bool request : {true, false})
+            for (size_t cap : {size_t(20), size_t(36), size_t(64 * 1024)}) {
+                StartLineMatcher a(request, cap), b(request, cap);
+                a.reset();
+                b.reset();
+                auto data = bytes(line);
+                StartLineMatcher::Result ra = StartLineMatcher::Result::More, rb = ra;
+                for (size_t k = 0; k < data.size() && ra == StartLineMatcher::Result::More; ++k) ra = a.push(data[k]);
+                for (size_t k = 0; k < data.size() && rb == StartLineMatcher::Result::More;) {
+                    if (size_t run = b.take_run(data.data() + k, data.size() - k)) k += run;
+                    else rb = b.push(data[k++]);
+                }
+                INFO(line << " request=" << request << " cap=" << cap);
+                REQUIRE(ra == rb);
+                CHECK(a.length() == b.length());
+                CHECK(a.method == b.method);
+                CHECK(a.target == b.target);
+                CHECK(a.version == b.version);
+                CHECK(a.reason == b.reason);
+                CHECK(a.status == b.status);
+                CHECK(a.lenient() == b.lenient());
+                CHECK(a.reject_code == b.reject_code);
+                CHECK(a.reject_reason == b.reject_reason);
+            }
+}
+
+TEST_CASE("token characters are RFC 9110's tchar") {
+    const std::string_view specials = "!#$%&'*+-.^_`|~";
+    for (int c = 0; c < 256; ++c) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        const bool special = c != 0 && specials.find(char(c)) != std::string_view::npos;
+        CHECK(is_http_tchar(uint8_t(c)) == (alnum || special));
+    }
 }
