@@ -373,9 +373,8 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
 
 void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     MessageInfo& msg = response ? cs.call.response : cs.call.request;
-    // Named for warnings only; kept from message to message (no allocation each time).
-    thread_local std::string what;
-    what.assign(response ? "response" : "request").append(" body of call ").append(std::to_string(cs.call.id));
+    // The body's name is for warnings only: made when one is given.
+    auto what = [&] { return std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id); };
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](const std::string& w) { host_.warn(w, msg.last_frame); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });

@@ -17,9 +17,10 @@ namespace {
 // Bodies smaller than this are never compressed (see measure_content).
 constexpr size_t kMinCompressedBody = 512;
 
-// `needle` is lower case. Compared in place: no lower-cased copy per message.
+// `needle` is lower case. Compared in place: no lower-cased copy per message,
+// and ASCII case only (media types and codings are ASCII; no locale call per byte).
 bool icontains(const std::string& hay, std::string_view needle) {
-    auto same = [](char h, char n) { return char(std::tolower(static_cast<unsigned char>(h))) == n; };
+    auto same = [](char h, char n) { return (h >= 'A' && h <= 'Z' ? char(h - 'A' + 'a') : h) == n; };
     return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), same) != hay.end();
 }
 
@@ -111,7 +112,8 @@ void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
     bytes_.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
 }
 
-void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out, const std::string& what,
+void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
+                         const std::function<std::string()>& what,
                          const std::function<void(const std::string&)>& warn, DeflateSampler* sampler,
                          const std::function<std::string()>& sample_key) {
     if (bytes_.empty()) return;
@@ -124,7 +126,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
             out.error = "content-encoding " + encoding_ + ": " + err;
             if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
                 warn("decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
-                     encoding_ + " " + what + " not decoded (" + err + ")");
+                     encoding_ + " " + what() + " not decoded (" + err + ")");
             release();
             return;
         }
@@ -136,7 +138,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     } else {
         if (capped_) {
             out.error = "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded";
-            warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what +
+            warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
                  " is larger than that; its envelope was not decoded");
         } else {
             out = decode_soap(xml);

@@ -32,10 +32,11 @@ public:
     void append(std::span<const uint8_t> data, size_t cap);
     // The message ended: undo Content-Encoding, measure the content into
     // `msg`, decode the SOAP envelope into `soap`, free the buffer. `what`
-    // names the body in warnings ("response body of call 7").
+    // names the body in warnings ("response body of call 7"), asked only
+    // when there is one.
     // `sampler` (null: compress every body) and `sample_key` (its operation
     // and direction, asked after the decode) choose the bodies compressed.
-    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::string& what,
+    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
                 const std::function<void(const std::string&)>& warn, DeflateSampler* sampler = nullptr,
                 const std::function<std::string()>& sample_key = {});
     size_t held() const { return bytes_.size(); }
