@@ -266,14 +266,16 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             cs->call.response = d.scratch;
             cs->final_head = true;
             m.info = &cs->call.response;
-            fill_response_fields(cs->call, head);
-            cs->bodies[1].set_head(head);
+            const HeadFields fields(head);
+            fill_response_fields(cs->call, head, fields);
+            cs->bodies[1].set_head(fields);
         }
     }
     if (dir_ == 0 && cs) {
-        fill_request_fields(cs->call, head);
-        cs->bodies[0].set_head(head);
-        d.tunnel_candidate = head.method == "CONNECT" || head.header("Upgrade") != nullptr;
+        const HeadFields fields(head);  // one pass over the fields for all that is read of them
+        fill_request_fields(cs->call, head, fields);
+        cs->bodies[0].set_head(fields);
+        d.tunnel_candidate = head.method == "CONNECT" || fields.upgrade != nullptr;
         t_.request_waits(*cs, d.base + end_offset, head.method);
     }
     t_.attribute(dir_, d.base + end_offset);

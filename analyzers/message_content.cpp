@@ -17,10 +17,12 @@ namespace {
 // Bodies smaller than this are never compressed (see measure_content).
 constexpr size_t kMinCompressedBody = 512;
 
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
 // `needle` is lower case. Compared in place: no lower-cased copy per message,
 // and ASCII case only (media types and codings are ASCII; no locale call per byte).
 bool icontains(const std::string& hay, std::string_view needle) {
-    auto same = [](char h, char n) { return (h >= 'A' && h <= 'Z' ? char(h - 'A' + 'a') : h) == n; };
+    auto same = [](char h, char n) { return ascii_lower(h) == n; };
     return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), same) != hay.end();
 }
 
@@ -43,28 +45,45 @@ std::string_view unquote(std::string_view v) {
 
 } // namespace
 
-void fill_request_fields(Call& c, const HttpMessageHead& head) {
+HeadFields::HeadFields(const HttpMessageHead& head) {
+    auto first = [](const std::string*& slot, const HttpHeader& h, std::string_view name) {
+        auto same = [](char a, char b) { return ascii_lower(a) == ascii_lower(b); };
+        if (!slot && std::equal(h.name.begin(), h.name.end(), name.begin(), name.end(), same)) slot = &h.value;
+    };
+    for (const HttpHeader& h : head.headers) {
+        switch (h.name.size()) {  // most fields are none of these: one length test each
+        case 6: first(server, h, "Server"); break;
+        case 7: first(upgrade, h, "Upgrade"); break;
+        case 10: first(user_agent, h, "User-Agent"); first(soap_action, h, "SOAPAction"); break;
+        case 12: first(content_type, h, "Content-Type"); break;
+        case 16: first(content_encoding, h, "Content-Encoding"); break;
+        default: break;
+        }
+    }
+}
+
+void fill_request_fields(Call& c, const HttpMessageHead& head, const HeadFields& f) {
     c.method = head.method;
     c.uri = head.uri;
     c.http_version = head.version;
-    if (auto* v = head.header("User-Agent")) c.user_agent = *v;
-    if (auto* v = head.header("Content-Type")) c.content_type = *v;
-    if (auto* v = head.header("SOAPAction")) c.soap_action.assign(unquote(*v));
+    if (f.user_agent) c.user_agent = *f.user_agent;
+    if (f.content_type) c.content_type = *f.content_type;
+    if (f.soap_action) c.soap_action.assign(unquote(*f.soap_action));
     if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
-    if (auto* v = head.header("Content-Encoding")) c.content_encoding = *v;
+    if (f.content_encoding) c.content_encoding = *f.content_encoding;
     c.expect_continue = head.expect_continue;
     c.request_chunked = head.chunked;
     c.connection_close = head.connection_close;
     c.request_close = head.connection_close;
 }
 
-void fill_response_fields(Call& c, const HttpMessageHead& head) {
+void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields& f) {
     c.status = head.status;
     c.reason = head.reason;
-    if (auto* v = head.header("Server")) c.server = *v;
+    if (f.server) c.server = *f.server;
     c.response_chunked = head.chunked;
     if (head.connection_close) c.connection_close = true;
-    if (auto* v = head.header("Content-Encoding"); v && c.content_encoding.empty()) c.content_encoding = *v;
+    if (f.content_encoding && c.content_encoding.empty()) c.content_encoding = *f.content_encoding;
 }
 
 // Size facts for the message_size detector: decoded bytes (of what was
@@ -100,10 +119,10 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
     every_message.measure(key, content, m);
 }
 
-void MessageBody::set_head(const HttpMessageHead& head) {
-    if (auto* v = head.header("Content-Encoding")) encoding_ = *v;
-    const std::string* type = head.header("Content-Type");
-    xml_expected_ = head.header("SOAPAction") || (type && (icontains(*type, "xml") || icontains(*type, "soap")));
+void MessageBody::set_head(const HeadFields& f) {
+    if (f.content_encoding) encoding_ = *f.content_encoding;
+    const std::string* type = f.content_type;
+    xml_expected_ = f.soap_action || (type && (icontains(*type, "xml") || icontains(*type, "soap")));
 }
 
 void MessageBody::append(std::span<const uint8_t> data, size_t cap) {

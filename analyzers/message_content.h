@@ -15,10 +15,23 @@
 
 namespace stallscope {
 
+// The header fields a call and its body read, found in one pass over the
+// head (the first occurrence of each, as HttpMessageHead::header finds it);
+// null when absent. Valid while the head is.
+struct HeadFields {
+    const std::string* user_agent = nullptr;
+    const std::string* content_type = nullptr;
+    const std::string* soap_action = nullptr;
+    const std::string* content_encoding = nullptr;
+    const std::string* server = nullptr;
+    const std::string* upgrade = nullptr;
+    explicit HeadFields(const HttpMessageHead& head);
+};
+
 // Request-line and header facts a call reports (method, URI, SOAPAction ...).
-void fill_request_fields(Call& call, const HttpMessageHead& head);
+void fill_request_fields(Call& call, const HttpMessageHead& head, const HeadFields& fields);
 // Status, reason, Server, framing facts of the final response.
-void fill_response_fields(Call& call, const HttpMessageHead& head);
+void fill_response_fields(Call& call, const HttpMessageHead& head, const HeadFields& fields);
 
 // One message's body, kept for decoding until the message ends.
 class MessageBody {
@@ -27,7 +40,7 @@ public:
     // Content-Encoding, and whether the head says the body is XML/SOAP
     // (Content-Type ...xml or soap, or a SOAPAction): then a body that is
     // not XML gets a soap_error saying so.
-    void set_head(const HttpMessageHead& head);
+    void set_head(const HeadFields& fields);
     // Keeps at most `cap` bytes in all; past it the body is marked capped.
     void append(std::span<const uint8_t> data, size_t cap);
     // The message ended: undo Content-Encoding, measure the content into

@@ -40,3 +40,25 @@ TEST_CASE("message content: markup bytes as the byte-by-byte rule counts them", 
     CHECK(m.markup_bytes == markup_by_bytes("<a><<b>x>text<unclosed"));
     CHECK(m.markup_bytes == 3 + 4 + 9);
 }
+
+TEST_CASE("message content: one pass over the head finds what header() finds", "[content]") {
+    // Any case, first occurrence wins, look-alikes of the same length are not taken.
+    HttpMessageHead head;
+    head.headers = {{"content-type", "text/xml"},   {"SOAPACTION", "\"urn:a\""}, {"Content-Type", "second"},
+                    {"User-Agenz", "no"},           {"user-agent", "ua"},        {"Servers", "no"},
+                    {"SERVER", "srv"},              {"Content-Encodinx", "no"}, {"content-ENCODING", "gzip"},
+                    {"Upgrade", ""},                {"X-Other", "x"}};
+    const HeadFields f(head);
+    const std::pair<const std::string*, const char*> pairs[] = {
+        {f.user_agent, "User-Agent"}, {f.content_type, "Content-Type"}, {f.soap_action, "SOAPAction"},
+        {f.content_encoding, "Content-Encoding"}, {f.server, "Server"}, {f.upgrade, "Upgrade"}};
+    for (auto [found, name] : pairs) {
+        INFO(name);
+        CHECK(found == head.header(name));
+        CHECK(found != nullptr);
+    }
+    CHECK(*f.content_type == "text/xml");
+    const HeadFields none(HttpMessageHead{});
+    CHECK((none.user_agent || none.content_type || none.soap_action || none.content_encoding || none.server ||
+           none.upgrade) == false);
+}
