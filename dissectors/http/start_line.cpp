@@ -96,6 +96,13 @@ size_t StartLineMatcher::take_run(const uint8_t* data, size_t n) {
     } else if (!request_ && st_ == St::Reason && !reason.empty()) {  // leading white space is push()'s
         while (k < n && data[k] != '\r' && data[k] != '\n') ++k;
         out = &reason;
+    } else if (st_ == St::Version && version.size() < 8) {
+        // "HTTP/1.d" as sent, upper case: what version_byte() appends unchanged
+        // (a lower-case letter, flagged lenient, and anything else are its).
+        static constexpr std::string_view kVersion = "HTTP/1.";
+        for (size_t at = version.size(); k < n && at < 8; ++k, ++at)
+            if (at < kVersion.size() ? data[k] != uint8_t(kVersion[at]) : !is_digit(data[k])) break;
+        out = &version;
     } else {
         return 0;
     }

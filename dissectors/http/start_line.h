@@ -28,7 +28,7 @@ public:
     // Next byte of the line. After Accepted or Rejected, reset() before reuse.
     Result push(uint8_t c);
     // Takes at once the bytes at the start of `data` that push() would only
-    // append to the method, target or reason (a start line's long runs) and
+    // append to the method, target, version or reason (a start line's runs) and
     // returns how many; 0 where the next byte needs push() (a state change,
     // a line end, a byte push() rejects, the line cap). Same result as
     // pushing them one by one.

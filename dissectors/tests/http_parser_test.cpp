@@ -823,15 +823,19 @@ TEST_CASE("start line: taking runs at once judges every line as pushing byte by 
         std::string(32, 'A') + " / HTTP/1.1\r\n", std::string(33, 'A') + " / HTTP/1.1\r\n",
         "GET /" + std::string(60, 'a') + " HTTP/1.1\r\n", "GET /a\x01 HTTP/1.1\r\n", "GET / HTTP/2.0\r\n",
         "HTTP/1.1 200 OK\r\n", "HTTP/1.1 500  Internal Server Error  \r\n", "HTTP/1.0 404\r\n",
-        "HTTP/1.1 200 OK\rX\n", "HTTP/1.1 20 OK\r\n", "GET / HTTP/1.1 extra\r\n", "\r\n", "GET\r\n"};
+        "HTTP/1.1 200 OK\rX\n", "HTTP/1.1 20 OK\r\n", "GET / HTTP/1.1 extra\r\n", "\r\n", "GET\r\n",
+        "HTtP/1.1 200 OK\r\n", "GET / HTTP/1.x\r\n", "GET / HTTP/1.10\r\n", "GET / HTTP/1.\r\n", "GET / HTT\r\n",
+        "HTTP/1.1\r\n", "HTTP/1.1  200 OK\r\n", "GET / Http/1.1\r\n", "HTTP/11 200 OK\r\n"};
     std::mt19937 rng(7);
-    const char alphabet[] = "GETPOST /?=&aZ09-._~\t\r\nHTP1.\x01\x7f";
+    const char alphabet[] = "GETPOST /?=&aZ09-._~\t\r\nHTP1./htp\x01\x7f";
     for (int i = 0; i < 3000; ++i) {
         std::string l;
         const size_t len = rng() % 40;
         for (size_t k = 0; k < len; ++k) l += alphabet[rng() % (sizeof alphabet - 1)];
         lines.push_back(i % 2 ? l : "GET " + l);
         lines.push_back("HTTP/1.1 200 " + l);
+        lines.push_back("GET / " + l);  // versions right, wrong, cut and in lower case
+        lines.push_back(i % 3 ? "HTTP/" + l : l);
     }
     for (const std::string& line : lines)
         for (bool request : {true, false})
