@@ -2,6 +2,7 @@
 
 #include "analyzers/analysis_back.h"
 #include "analyzers/bounded_queue.h"
+#include "analyzers/call_reuse.h"
 #include "analyzers/flow_table.h"
 
 #include <algorithm>
@@ -30,6 +31,10 @@ constexpr size_t kOutBatches = 2;
 // A worker hands its events on after this many, whatever the batch: one
 // segment can finish dozens of pipelined calls.
 constexpr size_t kOutEvents = 256;
+// Finished calls the merge hands back emptied (their strings and vectors
+// keep their memory), so a worker fills old records as one thread does
+// instead of allocating a dozen buffers per call.
+constexpr size_t kSpareCalls = 4 * kOutEvents;
 constexpr uint64_t kDone = UINT64_MAX;
 
 // Ids a worker hands out before the merge numbers them: 19 decimal digits
@@ -57,14 +62,21 @@ struct Key {
 
 enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
 
+// A finished call and its connection as it stood, in one record that goes
+// from a worker to the merge and back.
+struct CallBox {
+    Call call;
+    Connection connection;
+};
+
 struct Event {
     Key key;
     EventKind kind = EventKind::Warning;
     FrontSink::Tag tag = FrontSink::Tag::None;
     uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
     Warning warning;
-    std::unique_ptr<Call> call;
-    std::unique_ptr<Connection> connection;
+    std::unique_ptr<CallBox> call;           // CallReady
+    std::unique_ptr<Connection> connection;  // Closed
 };
 
 struct OutBatch {
@@ -130,6 +142,7 @@ struct Worker : FlowSink {
     // batch, and no buffer freed in another thread than the one that made it.
     BoundedQueue<InBatch> spare_in{kInBatches + 2};
     BoundedQueue<std::vector<Event>> spare_out{kOutBatches + 2};
+    BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
     FlowTable table;
     std::vector<Event> events;
     Key key;
@@ -165,8 +178,9 @@ struct Worker : FlowSink {
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
         Event& e = add(EventKind::CallReady);
-        e.call = std::make_unique<Call>(std::move(call));
-        e.connection = std::make_unique<Connection>(conn);
+        if (spare_calls.try_pop(e.call)) std::swap(e.call->call, call);  // `call` gets an emptied one's memory
+        else e.call = std::make_unique<CallBox>(CallBox{std::move(call), {}});
+        e.call->connection = conn;
     }
     void closing(uint64_t id, int64_t order_ns) override {
         key.ctx_ns = order_ns;
@@ -306,7 +320,7 @@ struct ShardedAnalysis::Impl {
         return it == conn_ids.end() ? local : it->second;
     }
 
-    void replay(Event& e) {
+    void replay(Event& e, size_t source) {
         switch (e.kind) {
         case EventKind::Warning: {
             Warning w = std::move(e.warning);
@@ -323,7 +337,7 @@ struct ShardedAnalysis::Impl {
             calls_of[e.conn].push_back(e.local);
             break;
         case EventKind::CallReady: {
-            Call& c = *e.call;
+            Call& c = e.call->call;
             const uint64_t local = c.id;
             c.id = call_ids.at(local);
             call_ids.erase(local);
@@ -332,8 +346,12 @@ struct ShardedAnalysis::Impl {
                 if (auto at = std::find(open.begin(), open.end(), local); at != open.end()) open.erase(at);
             }
             c.connection_id = final_conn(c.connection_id);
-            e.connection->id = final_conn(e.connection->id);
-            back.call_ready(std::move(c), *e.connection);
+            e.call->connection.id = final_conn(e.call->connection.id);
+            back.call_ready(std::move(c), e.call->connection);
+            if (source < workers.size()) {  // the record goes back to its worker, emptied
+                clear_call(c);
+                workers[source]->spare_calls.try_push(e.call);
+            }
             break;
         }
         case EventKind::Closed: {
@@ -385,7 +403,7 @@ struct ShardedAnalysis::Impl {
                 if (!best_event) break;
                 if (!merge_error) {
                     try {
-                        replay(*best_event);
+                        replay(*best_event, best);
                     } catch (...) {
                         merge_error = std::current_exception();  // keep draining so no thread waits forever
                     }
