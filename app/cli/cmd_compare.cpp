@@ -101,7 +101,9 @@ int cmd_compare(Args& a) {
     const char* names[2] = {"BEFORE", "AFTER"};
     for (int i = 0; i < 2; ++i) {
         ProgressPrinter progress(!quiet);
-        AnalyzeOutcome o = analyze_file(files[size_t(i)], AnalysisOptions{}, std::ref(progress));
+        AnalysisOptions opt;
+        opt.threads = default_analysis_threads();
+        AnalyzeOutcome o = analyze_file(files[size_t(i)], opt, std::ref(progress));
         progress.done();
         if (!o.ok) {
             std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],

@@ -108,6 +108,7 @@ int cmd_export(Args& a) {
     AnalysisOptions opt;
     opt.keep_segments_for_call = call;
     opt.keep_segments_for_connection = conn;
+    opt.threads = default_analysis_threads();
     AnalyzeOutcome o = analyze_file(capture, opt);
     if (!o.ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());

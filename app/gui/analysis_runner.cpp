@@ -56,6 +56,7 @@ void AnalysisRunner::start(const QString& path) {
             AnalysisOptions options;
             options.keep_segments = true;       // the event trace of any call, at once
             options.spill_after_calls = spill_after;   // big captures stay on disk
+            options.threads = default_analysis_threads();  // as `analyze`: the same result for any N
             AnalyzeOutcome r = analyze(file, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();
