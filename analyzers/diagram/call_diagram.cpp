@@ -3,16 +3,34 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/diagram_text.h"
 
+#include "analyzers/result_spill.h"
+
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 namespace stallscope {
 namespace {
 
-const Connection* find_connection(const AnalysisResult& r, uint64_t id) {
-    for (const auto& c : r.connections)
-        if (c.id == id) return &c;
-    return nullptr;
+// Items are looked up wherever the result keeps them (memory, or the spill
+// file of a big analysis), so a diagram never needs every call in memory.
+template <class T>
+std::optional<T> find_item(const AnalysisResult& r, uint64_t id, const std::vector<T>& in_memory,
+                           bool (ResultSpill::*on_disk)(uint64_t, T&) const) {
+    if (r.spill) {
+        T item;
+        if ((r.spill.get()->*on_disk)(id, item)) return item;
+        return std::nullopt;
+    }
+    for (const T& k : in_memory)
+        if (k.id == id) return k;
+    return std::nullopt;
+}
+std::optional<Connection> find_connection(const AnalysisResult& r, uint64_t id) {
+    return find_item(r, id, r.connections, &ResultSpill::find_connection);
+}
+std::optional<Call> find_call(const AnalysisResult& r, uint64_t id) {
+    return find_item(r, id, r.calls, &ResultSpill::find_call);
 }
 
 // Findings about these calls, or whose evidence is among these frames.
@@ -21,11 +39,12 @@ std::vector<Finding> findings_for(const AnalysisResult& r, const std::unordered_
     std::unordered_set<uint64_t> frames;
     for (const auto& s : segs) frames.insert(s.frame);
     std::vector<Finding> out;
-    for (const auto& f : r.findings) {
+    for_each_finding(r, [&](const Finding& f) {
         bool hit = std::any_of(f.calls.begin(), f.calls.end(), [&](uint64_t id) { return call_ids.count(id) > 0; }) ||
                    std::any_of(f.frames.begin(), f.frames.end(), [&](uint64_t fr) { return frames.count(fr) > 0; });
         if (hit) out.push_back(f);
-    }
+        return true;
+    });
     return out;
 }
 
@@ -42,41 +61,41 @@ std::string call_title(const Call& c) {
 
 bool call_event_trace(const AnalysisResult& r, uint64_t call_id, EventTraceLayout& out, std::string& error,
                       const EventTraceOptions& options) {
-    auto it = std::find_if(r.calls.begin(), r.calls.end(), [&](const Call& c) { return c.id == call_id; });
-    if (it == r.calls.end()) {
-        error = "no call " + std::to_string(call_id) + " (the capture has " + std::to_string(r.calls.size()) +
-                " calls)";
+    const std::optional<Call> c = find_call(r, call_id);
+    if (!c) {
+        error = "no call " + std::to_string(call_id) + " (the capture has " + std::to_string(call_count(r)) + " calls)";
         return false;
     }
-    if (it->segments.empty()) {
+    if (c->segments.empty()) {
         error = "call " + std::to_string(call_id) + " has no segments (were segments kept by the analysis?)";
         return false;
     }
     std::string client, server;
-    if (const Connection* k = find_connection(r, it->connection_id)) {
+    if (const std::optional<Connection> k = find_connection(r, c->connection_id)) {
         client = k->client.to_string();
         server = k->server.to_string();
     }
-    out = layout_event_trace(it->segments, findings_for(r, {call_id}, it->segments), call_title(*it), client,
-                             server, options);
+    out = layout_event_trace(c->segments, findings_for(r, {call_id}, c->segments), call_title(*c), client, server,
+                             options);
     return true;
 }
 
 bool connection_event_trace(const AnalysisResult& r, uint64_t connection_id, EventTraceLayout& out,
                             std::string& error, const EventTraceOptions& options) {
-    const Connection* k = find_connection(r, connection_id);
+    const std::optional<Connection> k = find_connection(r, connection_id);
     if (!k) {
         error = "no connection " + std::to_string(connection_id) + " (the capture has " +
-                std::to_string(r.connections.size()) + " connections)";
+                std::to_string(connection_count(r)) + " connections)";
         return false;
     }
     std::vector<SegmentInfo> segs;
     std::unordered_set<uint64_t> ids;
-    for (const auto& c : r.calls) {
-        if (c.connection_id != connection_id) continue;
+    for_each_call(r, [&](const Call& c) {
+        if (c.connection_id != connection_id) return true;
         ids.insert(c.id);
         segs.insert(segs.end(), c.segments.begin(), c.segments.end());   // the layout drops repeated frames
-    }
+        return true;
+    });
     if (segs.empty()) {
         error = "connection " + std::to_string(connection_id) +
                 (ids.empty() ? " carried no calls" : " has no segments (were segments kept by the analysis?)");

@@ -6,6 +6,8 @@
 #define STALLSCOPE_HAVE_HTML 1
 #endif
 #include "analyzers/report.h"
+#include "analyzers/spill_file.h"
+#include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 
@@ -109,6 +111,10 @@ int cmd_export(Args& a) {
     opt.keep_segments_for_call = call;
     opt.keep_segments_for_connection = conn;
     opt.threads = default_analysis_threads();
+    // Calls go to disk as with `analyze`, so memory stays flat in calls;
+    // the HTML page and the timeline still read them from memory (limits.md).
+    const bool in_memory = what == "timeline" || (what == "report" && format == "html");
+    if (!in_memory) opt.spill_after_calls = kDefaultSpillAfterCalls;
     AnalyzeOutcome o = analyze_file(capture, opt);
     if (!o.ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
@@ -116,24 +122,35 @@ int cmd_export(Args& a) {
     }
     std::string err;
     bool ok;
-    if (diagram) {
-        EventTraceLayout layout;
-        ok = what == "call" ? call_event_trace(o.result, *call, layout, err, trace_opt)
-                            : connection_event_trace(o.result, *conn, layout, err, trace_opt);
-        const double k = scale > 0 ? scale : figure_scale(layout.width, page, format, dpi);
-        ok = ok && export_event_trace(layout, out, format, err, k);
-    }
-    else if (what == "timeline") ok = export_timeline(o.result, out, format, err);
-    else {
-        std::string text = format == "json" ? report_json(o.result)
-                          : format == "csv" ? report_csv(o.result)
+    try {
+        if (diagram) {
+            EventTraceLayout layout;
+            ok = what == "call" ? call_event_trace(o.result, *call, layout, err, trace_opt)
+                                : connection_event_trace(o.result, *conn, layout, err, trace_opt);
+            const double k = scale > 0 ? scale : figure_scale(layout.width, page, format, dpi);
+            ok = ok && export_event_trace(layout, out, format, err, k);
+        }
+        else if (what == "timeline") ok = export_timeline(o.result, out, format, err);
+        else if (format == "json" || format == "csv") {
+            OutputStream stream;  // written as it is made, as `analyze -o` does
+            ok = stream.open(out, err);
+            if (ok) {
+                if (format == "json") write_report_json(o.result, stream.stream());
+                else write_report_csv(o.result, stream.stream());
+                ok = stream.commit(err);
+            }
+        }
+        else {
 #ifdef STALLSCOPE_HAVE_HTML
-                          : html_report(o.result);
+            ok = write_output(out, html_report(o.result), err);
 #else
-                          : std::string();
-        if (format == "html") { err = "HTML reports are not built in"; ok = false; } else
+            err = "HTML reports are not built in";
+            ok = false;
 #endif
-        ok = write_output(out, text, err);
+        }
+    } catch (const SpillError& e) {
+        err = e.what();
+        ok = false;
     }
     if (!ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s: %s\n", capture.c_str(), err.c_str());
