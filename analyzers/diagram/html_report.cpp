@@ -3,6 +3,7 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/diagram_text.h"
 #include "analyzers/diagram/timeline_layout.h"
+#include "analyzers/result_spill.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -73,6 +74,38 @@ void latency_row(std::ostringstream& o, const std::string& name, const SummaryGr
 
 } // namespace
 
+namespace {
+// The `k` findings that lost the most time (counted, then cost; ties in
+// report order, as a stable sort of all of them gives), holding at most 2k
+// at a time: a spilled result's findings are read from disk once.
+std::vector<Finding> top_findings(const AnalysisResult& r, size_t k) {
+    struct Ranked {
+        Finding f;
+        size_t order;
+    };
+    auto before = [](const Ranked& a, const Ranked& b) {
+        if (a.f.counted_ms != b.f.counted_ms) return a.f.counted_ms > b.f.counted_ms;
+        if (a.f.cost_ms != b.f.cost_ms) return a.f.cost_ms > b.f.cost_ms;
+        return a.order < b.order;
+    };
+    std::vector<Ranked> best;
+    size_t order = 0;
+    for_each_finding(r, [&](const Finding& f) {
+        best.push_back({f, order++});
+        if (best.size() >= 2 * k + 1) {  // keep the first k in order
+            std::nth_element(best.begin(), best.begin() + ptrdiff_t(k), best.end(), before);
+            best.resize(k);
+        }
+        return true;
+    });
+    std::sort(best.begin(), best.end(), before);
+    if (best.size() > k) best.resize(k);
+    std::vector<Finding> out;
+    for (Ranked& b : best) out.push_back(std::move(b.f));
+    return out;
+}
+} // namespace
+
 std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     std::ostringstream o;
     const auto& cap = r.capture;
@@ -96,10 +129,11 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     o << ")</td></tr>\n";
     if (cap.last_ns > cap.first_ns)
         o << "<tr><td>Duration</td><td>" << ms(double(cap.last_ns - cap.first_ns) / 1e6) << "</td></tr>\n";
-    o << "<tr><td>Connections</td><td>" << r.connections.size() << "</td></tr>\n"
-      << "<tr><td>Calls</td><td>" << r.calls.size() << "</td></tr>\n"
-      << "<tr><td>Findings</td><td>" << r.findings.size();
-    if (!r.findings.empty())
+    const size_t n_calls = call_count(r), n_findings = finding_count(r);
+    o << "<tr><td>Connections</td><td>" << connection_count(r) << "</td></tr>\n"
+      << "<tr><td>Calls</td><td>" << n_calls << "</td></tr>\n"
+      << "<tr><td>Findings</td><td>" << n_findings;
+    if (n_findings)
         o << " (avoidable waits " << ms(all.avoidable_ms) << ", server processing " << ms(all.server_ms) << ")";
     o << "</td></tr>\n";
     if (cap.truncated) o << "<tr><td>Damage</td><td class=warn>reading stopped at damage; results are partial</td></tr>\n";
@@ -125,7 +159,7 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     o << "</table>\n";
 
     // Timeline.
-    if (!r.calls.empty()) {
+    if (n_calls) {
         TimelineOptions to;
         to.max_rows = opt.max_timeline_rows;
         std::string svg, err;
@@ -139,15 +173,11 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     }
 
     // Findings ranked by time lost.
-    std::vector<const Finding*> ranked;
-    for (const auto& f : r.findings) ranked.push_back(&f);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
-        return a->counted_ms != b->counted_ms ? a->counted_ms > b->counted_ms : a->cost_ms > b->cost_ms;
-    });
+    const std::vector<Finding> ranked = top_findings(r, opt.max_findings);
     o << "<h2>Findings, by time lost</h2>\n";
-    if (ranked.empty()) o << "<p>No latency pathologies found.</p>\n";
-    for (size_t i = 0; i < ranked.size() && i < opt.max_findings; ++i) {
-        const Finding& f = *ranked[i];
+    if (n_findings == 0) o << "<p>No latency pathologies found.</p>\n";
+    for (size_t i = 0; i < ranked.size(); ++i) {
+        const Finding& f = ranked[i];
         o << "<div class=finding><h3>" << i + 1 << ". " << html_escape(finding_kind_title(f.kind))
           << " <span class=cost>" << ms(f.counted_ms) << "</span> <span class=muted>caused by the "
           << (f.side == Side::Client ? "client" : "server") << ", connection " << f.connection_id;
@@ -166,33 +196,42 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
               << html_escape(f.toolkit_fix) << "</div>\n";
         o << "</div>\n";
     }
-    if (ranked.size() > opt.max_findings)
-        o << "<p class=muted>\u2026 " << ranked.size() - opt.max_findings << " smaller findings not listed.</p>\n";
+    if (n_findings > ranked.size())
+        o << "<p class=muted>\u2026 " << n_findings - ranked.size() << " smaller findings not listed.</p>\n";
 
-    // Calls.
+    // Calls: the first max_calls (read from disk when the result spilled).
+    std::vector<Call> listed;
+    for_each_call(r, [&](const Call& c) {
+        if (listed.size() >= opt.max_calls) return false;
+        listed.push_back(c);
+        return true;
+    });
     std::unordered_map<uint64_t, std::vector<std::string>> kinds_of;
-    for (const auto& f : r.findings)
+    for (const Call& c : listed) kinds_of[c.id];
+    for_each_finding(r, [&](const Finding& f) {
         for (uint64_t id : f.calls) {
-            auto& v = kinds_of[id];
+            auto it = kinds_of.find(id);
+            if (it == kinds_of.end()) continue;
+            auto& v = it->second;
             if (std::find(v.begin(), v.end(), f.kind) == v.end()) v.push_back(f.kind);
         }
+        return true;
+    });
     o << "<h2>Calls</h2>\n<table><tr><th>#</th><th>Conn.</th><th>Request</th><th>Operation</th><th>Status</th>"
          "<th>Latency</th><th>Findings</th></tr>\n";
-    for (size_t i = 0; i < r.calls.size() && i < opt.max_calls; ++i) {
-        const Call& c = r.calls[i];
+    for (const Call& c : listed) {
         o << "<tr><td class=n>" << c.id << "</td><td class=n>" << c.connection_id << "</td><td>"
           << html_escape(c.method + " " + c.uri) << "</td><td>" << html_escape(call_operation(c)) << "</td><td>";
         if (c.status) o << c.status << " " << html_escape(c.reason);
         if (c.soap_response.fault) o << " <span class=warn>fault " << html_escape(c.soap_response.fault_code) << "</span>";
         o << "</td><td class=n>" << (c.complete ? ms(c.latency_ms) : std::string("incomplete")) << "</td><td>";
-        auto k = kinds_of.find(c.id);
-        if (k != kinds_of.end())
-            for (size_t j = 0; j < k->second.size(); ++j) o << (j ? ", " : "") << html_escape(finding_kind_title(k->second[j]));
+        const auto& kinds = kinds_of[c.id];
+        for (size_t j = 0; j < kinds.size(); ++j) o << (j ? ", " : "") << html_escape(finding_kind_title(kinds[j]));
         o << "</td></tr>\n";
     }
     o << "</table>\n";
-    if (r.calls.size() > opt.max_calls)
-        o << "<p class=muted>\u2026 " << r.calls.size() - opt.max_calls << " more calls not listed.</p>\n";
+    if (n_calls > listed.size())
+        o << "<p class=muted>\u2026 " << n_calls - listed.size() << " more calls not listed.</p>\n";
     o << "<p class=muted>Generated by StallScope.</p>\n</body></html>\n";
     return o.str();
 }

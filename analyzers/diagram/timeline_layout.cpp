@@ -1,14 +1,17 @@
 #include "analyzers/diagram/timeline_layout.h"
 
 #include "analyzers/call_ledger.h"
+#include "analyzers/result_spill.h"
 
 #include "analyzers/diagram/diagram_text.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace stallscope {
 namespace {
@@ -100,13 +103,24 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     L.plot_left = std::clamp(opt.label_width, 80.0, L.width / 2);
     L.plot_right = L.width - 24;
     L.rows_top = 132;
-    L.calls_total = r.calls.size();
-    L.title = "Timeline: " + std::to_string(r.calls.size()) + (r.calls.size() == 1 ? " call" : " calls");
+    L.calls_total = call_count(r);
+    L.title = "Timeline: " + std::to_string(L.calls_total) + (L.calls_total == 1 ? " call" : " calls");
     // The file's name, not its path: figures go into papers and slides.
     if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
 
+    // A spilled result (a big capture) gives its calls in id order from disk:
+    // only the rows shown are read and held.
+    std::vector<Call> held;
     std::vector<const Call*> calls;
-    for (const auto& c : r.calls) calls.push_back(&c);
+    if (r.spill) {
+        for_each_call(r, [&](const Call& c) {
+            held.push_back(c);
+            return !opt.max_rows || held.size() < opt.max_rows;
+        });
+        for (const Call& c : held) calls.push_back(&c);
+    } else {
+        for (const auto& c : r.calls) calls.push_back(&c);
+    }
     std::stable_sort(calls.begin(), calls.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
     if (opt.max_rows && calls.size() > opt.max_rows) calls.resize(opt.max_rows);
 
@@ -170,9 +184,19 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
 
     // Rows.
     std::unordered_map<uint64_t, std::vector<const Finding*>> by_call;
-    for (const auto& f : r.findings)
-        if (f.end_ns > f.start_ns)
-            for (uint64_t id : f.calls) by_call[id].push_back(&f);
+    std::deque<Finding> held_findings;  // spilled: those about the rows shown (a deque: pointers stay valid)
+    std::unordered_set<uint64_t> shown;
+    for (const Call* c : calls) shown.insert(c->id);
+    for_each_finding(r, [&](const Finding& f) {
+        if (f.end_ns <= f.start_ns) return true;
+        const Finding* kept = &f;
+        if (r.spill) {
+            if (std::none_of(f.calls.begin(), f.calls.end(), [&](uint64_t id) { return shown.count(id) > 0; })) return true;
+            kept = &held_findings.emplace_back(f);
+        }
+        for (uint64_t id : kept->calls) by_call[id].push_back(kept);
+        return true;
+    });
     // Anything outside the plot is drawn at its edge: a finding whose
     // interval reaches far beyond the calls shown (e.g. a whole-capture
     // finding) must not become a rectangle millions of pixels wide, which

@@ -112,8 +112,8 @@ int cmd_export(Args& a) {
     opt.keep_segments_for_connection = conn;
     opt.threads = default_analysis_threads();
     // Calls go to disk as with `analyze`, so memory stays flat in calls;
-    // the HTML page and the timeline still read them from memory (limits.md).
-    const bool in_memory = what == "timeline" || (what == "report" && format == "html");
+    // the timeline, a row for every call, still holds them (limits.md).
+    const bool in_memory = what == "timeline";
     if (!in_memory) opt.spill_after_calls = kDefaultSpillAfterCalls;
     AnalyzeOutcome o = analyze_file(capture, opt);
     if (!o.ok) {

@@ -4,12 +4,15 @@
 #include "analyzers/analyze.h"
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/event_trace_layout.h"
+#include "analyzers/diagram/html_report.h"
+#include "analyzers/diagram/timeline_layout.h"
 #include "analyzers/result_spill.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +35,12 @@ std::string layout_text(const EventTraceLayout& L) {
           << t.column << '\n';
     for (const TraceBreak& b : L.breaks) o << "break " << b.label << ' ' << b.y << ' ' << b.y_end << '\n';
     return o.str();
+}
+
+// cairo numbers its SVG surfaces per process: the inlined timeline's ids differ.
+std::string page(const AnalysisResult& r, const HtmlReportOptions& opt = {}) {
+    static const std::regex surface("surface[0-9]+");
+    return std::regex_replace(html_report(r, opt), surface, "surface");
 }
 
 std::vector<std::string> bundled_captures() {
@@ -91,4 +100,70 @@ TEST_CASE("event traces of a spilled analysis are those of the analysis in memor
     }
     CHECK(calls > 100);
     CHECK(connections > 20);
+}
+
+TEST_CASE("the HTML report and its timeline of a spilled analysis are those of the analysis in memory", "[spill]") {
+    size_t pages = 0;
+    HtmlReportOptions small;  // caps below the captures' sizes, so the cut-offs are tested too
+    small.max_calls = 7;
+    small.max_findings = 3;
+    small.max_timeline_rows = 5;
+    for (const std::string& p : bundled_captures()) {
+        INFO(p);
+        AnalysisOptions opt;
+        AnalyzeOutcome mem = analyze_file(p, opt);
+        opt.spill_after_calls = 2;
+        AnalyzeOutcome disk = analyze_file(p, opt);
+        REQUIRE(mem.ok == disk.ok);
+        if (!mem.ok || mem.result.calls.size() <= 2) continue;
+        REQUIRE(disk.result.spill);
+        CHECK(page(disk.result) == page(mem.result));
+        CHECK(page(disk.result, small) == page(mem.result, small));
+        TimelineOptions rows;
+        rows.max_rows = 5;
+        const TimelineLayout a = layout_timeline(mem.result, rows), b = layout_timeline(disk.result, rows);
+        CHECK(a.title == b.title);
+        CHECK(a.calls_total == b.calls_total);
+        REQUIRE(a.rows.size() == b.rows.size());
+        for (size_t i = 0; i < a.rows.size(); ++i) {
+            CHECK(a.rows[i].call_id == b.rows[i].call_id);
+            CHECK(a.rows[i].label == b.rows[i].label);
+            CHECK(a.rows[i].stalls.size() == b.rows[i].stalls.size());
+        }
+        ++pages;
+    }
+    CHECK(pages > 10);
+}
+
+TEST_CASE("the HTML report lists the findings that lost the most time, ties in report order", "[spill]") {
+    // counted_ms, cost_ms per finding (connection 101..108 names it).
+    const std::vector<std::pair<double, double>> costs = {{5, 5}, {9, 9}, {5, 7}, {9, 9}, {1, 1}, {9, 12}, {5, 7}, {0, 3}};
+    AnalysisResult r;
+    for (size_t i = 0; i < costs.size(); ++i) {
+        Finding f;
+        f.kind = "nagle_delayed_ack";
+        f.connection_id = 101 + i;
+        f.counted_ms = costs[i].first;
+        f.cost_ms = costs[i].second;
+        r.findings.push_back(f);
+    }
+    auto order = [&](size_t max) {
+        HtmlReportOptions opt;
+        opt.max_findings = max;
+        const std::string html = html_report(r, opt);
+        std::vector<uint64_t> seen;
+        for (size_t at = html.find(", connection "); at != std::string::npos; at = html.find(", connection ", at + 1))
+            seen.push_back(std::stoull(html.substr(at + 13, 3)));
+        return seen;
+    };
+    // A stable sort by (counted, cost), both descending: 106 (9, 12), 102, 104 (9, 9; report order), 103, 107, 101, 105, 108.
+    CHECK(order(100) == std::vector<uint64_t>{106, 102, 104, 103, 107, 101, 105, 108});
+    CHECK(order(3) == std::vector<uint64_t>{106, 102, 104});
+    CHECK(order(1) == std::vector<uint64_t>{106});
+    CHECK(order(0).empty());
+    HtmlReportOptions none;
+    none.max_findings = 0;
+    const std::string html = html_report(r, none);
+    CHECK(html.find("No latency pathologies found") == std::string::npos);  // there are 8, none listed
+    CHECK(html.find("8 smaller findings not listed") != std::string::npos);
 }
