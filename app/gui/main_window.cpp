@@ -519,11 +519,6 @@ bool MainWindow::exportReport(const QString& path, QString* error) {
     else if (fmt == QLatin1String("csv")) writer = backend_.report_csv;
     else { *error = tr("Unknown format “%1”: use .html, .json or .csv").arg(fmt); return false; }
     if (!writer) { *error = tr("This build cannot write %1 reports.").arg(fmt.toUpper()); return false; }
-    if ((fmt == QLatin1String("html") || fmt == QLatin1String("htm")) && hub_->result()->spilled()) {   // html_report reads calls in memory
-        *error = tr("The HTML report needs every call in memory, and this capture has %1 calls: export JSON or CSV, "
-                    "or run stallscope-cli analyze on it.").arg(hub_->result()->callCount());
-        return false;
-    }
     const std::string text = writer(*hub_->result());
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {

@@ -322,6 +322,21 @@ TEST_CASE("Exports from the GUI write the same kinds of files as the CLI") {
     CHECK(head(dir.filePath("r.html"), 1 << 20).contains("<html"));
 }
 
+TEST_CASE("A spilled capture exports its HTML report too, listing its calls") {
+    MainWindow w(core_backend());
+    w.setSpillAfterCalls(1);   // every call past the first on disk, as a big capture's
+    REQUIRE(load(w, QStringLiteral(STALLSCOPE_TESTDATA_DIR "/toolkit-zeep-spyne.pcap")));
+    REQUIRE(w.hub()->result()->spilled());
+    QTemporaryDir dir;
+    QString err;
+    REQUIRE(w.exportReport(dir.filePath("r.html"), &err));
+    QFile f(dir.filePath("r.html"));
+    REQUIRE(f.open(QIODevice::ReadOnly));
+    const QByteArray html = f.readAll();
+    CHECK(html.contains("<tr><td>Calls</td><td>6</td></tr>"));
+    CHECK(html.count("<tr><td class=n>") == 6);   // a row per call, read from disk
+}
+
 TEST_CASE("Spilled calls: rows fetched on demand show what the CLI reports, and sort like calls in memory") {
     const std::string path = STALLSCOPE_TESTDATA_DIR "/toolkit-zeep-spyne.pcap";   // 6 calls, 6 connections
     AnalysisOptions in_memory;
