@@ -83,26 +83,27 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
 }
 
 namespace {
-struct CountingSink : FrontSink {
+// The analysis's first stage alone, fed by the same read loop as the analysis.
+struct DecodeOnly : FrontSink {
+    AnalysisFront front{*this};
     uint64_t segments = 0;
     void front_warning(Warning, Tag) override {}
     void segment(const Frame&, const TcpPacket&) override { ++segments; }
+    void on_frame(const Frame& f) { front.on_frame(f); }
+    void add_warning(Warning) {}
+    CaptureInfo& capture() { return front.capture(); }
 };
 } // namespace
 
 bool decode_only(const std::string& path, uint64_t& frames, uint64_t& segments, std::string& error) {
     auto reader = PcapFileReader::open(path, error);
     if (!reader) return false;
-    CountingSink sink;
-    AnalysisFront front(sink);
-    Frame f;
-    frames = 0;
-    while (reader->next(f) == PcapFileReader::Status::Ok) {
-        ++frames;
-        front.on_frame(f);
-    }
-    front.finish();
-    segments = sink.segments;
+    DecodeOnly d;
+    AnalyzeOutcome out;
+    read_frames(path, *reader, d, {}, out);
+    d.front.finish();  // damage stops it where it stops the analysis
+    frames = d.front.capture().packets;
+    segments = d.segments;
     return true;
 }
 

@@ -109,8 +109,8 @@ struct InBatch {
 };
 
 // STALLSCOPE_THREAD_STATS=1: each thread's CPU time and the stages' wall
-// times on stderr (docs/performance.md, "Threads"), to see which thread
-// the others wait for.
+// times on stderr (docs/performance.md, "Where the threads wait"), to see
+// which thread the others wait for.
 double thread_cpu_s() {
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -416,8 +416,7 @@ struct ShardedAnalysis::Impl {
     }
 
     void print_stats(double read_end_s, double front_cpu_s) {
-        std::fprintf(stderr, "threads: reading %.2f s wall, %.2f s CPU (until the last frame, %.2f s)\n",
-                     read_end_s - start_s, front_cpu_s, read_end_s - start_s);
+        std::fprintf(stderr, "threads: reading done at %.2f s, %.2f s CPU\n", read_end_s - start_s, front_cpu_s);
         for (const auto& w : workers)
             std::fprintf(stderr,
                          "threads: worker %u done at %.2f s, %.2f s CPU; the reading waited %.2f s for room in its "
