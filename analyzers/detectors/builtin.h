@@ -1,7 +1,7 @@
 #pragma once
 // Factories of the built-in detectors (one .cpp each in this directory);
-// analyzers/detectors.cpp lists them in report order.
-#include "analyzers/detector.h"
+// analyzers/detectors/all_detectors.cpp lists them in report order.
+#include "analyzers/detectors/detector.h"
 
 #include <memory>
 

@@ -2,7 +2,7 @@
 // Small facts every detector needs about a call's segments: the usable
 // segment size of each sender, a round-trip estimate, where the capture
 // was taken, and finding/number formatting. No detector logic here.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <string>

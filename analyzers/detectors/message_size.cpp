@@ -4,9 +4,9 @@
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
-#include "analyzers/deflate_sampler.h"
-#include "analyzers/spill_array.h"
-#include "analyzers/summary.h"
+#include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/spill/spill_array.h"
+#include "analyzers/accounting/summary.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 #include "analyzers/detectors/nagle_stalls.h"
-#include "analyzers/detector.h"
+#include "analyzers/detectors/detector.h"
 
 #include "analyzers/detectors/detector_util.h"
 #include "capture/packet_decoder.h"

@@ -3,7 +3,7 @@
 // nagle_delayed_ack detector (which reports them), split_write (which says
 // which split armed one) and server_time (which must not blame the server
 // for a hold that was Nagle's).
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <vector>
 

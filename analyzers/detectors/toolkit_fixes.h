@@ -1,7 +1,7 @@
 #pragma once
 // Recognises the SOAP/HTTP stack on each side from User-Agent (client) and
 // Server (server) and names that stack's own setting for a finding's fix.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <string>
 

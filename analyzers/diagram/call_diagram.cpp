@@ -3,7 +3,7 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/diagram_text.h"
 
-#include "analyzers/result_spill.h"
+#include "analyzers/result/result_spill.h"
 
 #include <algorithm>
 #include <optional>

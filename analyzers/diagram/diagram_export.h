@@ -5,7 +5,7 @@
 // SVG or PNG, and the CLI's one-call / one-connection convenience.
 #include "analyzers/diagram/event_trace_layout.h"
 #include "analyzers/diagram/timeline_layout.h"
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <string>

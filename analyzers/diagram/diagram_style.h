@@ -1,7 +1,7 @@
 #pragma once
 // Colours and fonts shared by the cairo exporters (and available to the Qt
 // view so screen and export match). Components are 0..1.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 namespace stallscope::style {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Short texts the diagrams and the HTML report print: TCP flags the way
 // tcpdump does, durations, and human names for finding kinds and phases.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #include "analyzers/diagram/event_trace_layout.h"
 
-#include "analyzers/call_ledger.h"
+#include "analyzers/accounting/call_ledger.h"
 
 #include <cstdio>
 

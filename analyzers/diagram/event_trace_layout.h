@@ -5,7 +5,7 @@
 // (SVG/PDF/PNG) and the Qt view both draw exactly this, so what a user sees
 // on screen is what they export.
 #include "analyzers/diagram/time_axis.h"
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <string>

@@ -3,7 +3,7 @@
 // operation, findings ranked by time lost (explanation, evidence frames, fix),
 // the calls, and the timeline inlined as SVG. No external resources. Every
 // string that came from the capture is escaped.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstddef>
 #include <string>

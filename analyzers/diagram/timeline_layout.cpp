@@ -1,7 +1,7 @@
 #include "analyzers/diagram/timeline_layout.h"
 
-#include "analyzers/call_ledger.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/result_spill.h"
 
 #include "analyzers/diagram/diagram_text.h"
 

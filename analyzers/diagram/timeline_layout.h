@@ -5,7 +5,7 @@
 // short calls spread over minutes still shows each call. Pure geometry: the
 // cairo exporter and the Qt view draw the same thing.
 #include "analyzers/diagram/time_axis.h"
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <string>

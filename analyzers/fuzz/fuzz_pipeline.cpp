@@ -1,8 +1,8 @@
 // libFuzzer: the whole pipeline. Input bytes are a capture file (seeded with
 // testdata/ and testdata/hostile/): analyze_file -> report_json. Caps are set
 // small so every cap path is reachable from small inputs.
-#include "analyzers/analyze.h"
-#include "analyzers/report.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/report.h"
 #include "capture/fuzz/memfd_input.h"
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // The call ledger: each call's attribution is a partition of its latency,
 // overlaps are counted once under their root, shares never pass 100 %, on
 // hand-made findings and on every bundled capture.
-#include "analyzers/analyze.h"
-#include "analyzers/call_ledger.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/result_spill.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // End to end on the bundled captures: a stalled capture against its fixed
 // twin. What each capture holds is read from its label, not assumed here.
-#include "analyzers/analyze.h"
-#include "analyzers/compare.h"
-#include "analyzers/compare_report.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/compare/compare.h"
+#include "analyzers/compare/compare_report.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Mann-Whitney U and the Hodges-Lehmann shift: textbook values, ties,
 // tiny and identical samples, and a brute-force enumeration of the
 // permutation distribution as an independent reference.
-#include "analyzers/compare_stats.h"
+#include "analyzers/compare/compare_stats.h"
 
 #include <catch2/catch.hpp>
 

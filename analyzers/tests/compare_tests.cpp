@@ -1,7 +1,7 @@
 // The comparison on hand-made results: matching by operation and size,
 // latency verdicts, finding-kind verdict rules and the CI expectations.
-#include "analyzers/compare.h"
-#include "analyzers/compare_report.h"
+#include "analyzers/compare/compare.h"
+#include "analyzers/compare/compare_report.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

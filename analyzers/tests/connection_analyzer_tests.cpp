@@ -1,8 +1,8 @@
 // ConnectionAnalyzer on its own: TcpPackets fed directly (no capture file),
 // calls and warnings caught by a test host. Handshake, probes,
 // retransmissions, time order and port reuse.
-#include "analyzers/connection_analyzer.h"
-#include "analyzers/detector.h"
+#include "analyzers/calls/connection.h"
+#include "analyzers/detectors/detector.h"
 #include "analyzers/detectors/builtin.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // The gzip estimate from a sample of each operation's bodies stays close to
 // the one from compressing every body, on every bundled capture.
-#include "analyzers/analyze.h"
-#include "analyzers/deflate_sampler.h"
-#include "analyzers/summary.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/accounting/summary.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // calls affected per kind must equal the label's "pathologies", clean
 // captures get no stall finding, and the analysed median latency agrees
 // with what the client measured. New labels are picked up automatically.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // they are. The builder fills seq/ack and the ACK timing the way the
 // pipeline does: a data segment is acked by the first later peer segment
 // whose ack covers its last byte.
-#include "analyzers/detector.h"
+#include "analyzers/detectors/detector.h"
 #include "analyzers/detectors/builtin.h"
 #include "capture/packet_decoder.h"
 

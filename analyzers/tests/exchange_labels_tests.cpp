@@ -1,6 +1,6 @@
 // What each segment is labelled as carrying, driven straight through the
 // ExchangeTracker (no capture needed).
-#include "analyzers/exchange_tracker.h"
+#include "analyzers/calls/exchange_tracker.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -3,8 +3,8 @@
 // would give them. Covers pairing (pipelining, lost responses, a response
 // before its request), interim 100, HEAD, 101/CONNECT tunnels, missing bytes
 // and the pending-request cap.
-#include "analyzers/exchange_tracker.h"
-#include "analyzers/response_pairing.h"
+#include "analyzers/calls/exchange_tracker.h"
+#include "analyzers/calls/response_pairing.h"
 
 #include <catch2/catch.hpp>
 #include <string>

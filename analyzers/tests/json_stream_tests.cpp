@@ -1,8 +1,8 @@
 // JsonStream against nlohmann: every value, and random documents, written
 // by the stream must read byte for byte as nlohmann's dump(indent, ' ',
 // false, error_handler_t::replace) of the same tree.
-#include "analyzers/json_stream.h"
-#include "analyzers/json_number.h"
+#include "analyzers/report/json_stream.h"
+#include "analyzers/report/json_number.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

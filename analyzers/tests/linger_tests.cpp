@@ -2,8 +2,8 @@
 // last packet (late ACKs and a duplicated close still belong to it), then is
 // closed at the first frame past that; and the Fifo the per-connection queues
 // are built on.
-#include "analyzers/analyzer.h"
-#include "analyzers/fifo.h"
+#include "analyzers/pipeline/streaming_analysis.h"
+#include "analyzers/calls/fifo.h"
 #include "capture/tests/packet_builder.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // measure_content's markup count (memchr jumps) against the byte-by-byte
 // rule it replaced: from each '<' outside a tag to the next '>', both
 // counted, an unclosed tag to the end.
-#include "analyzers/message_content.h"
+#include "analyzers/calls/message_content.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The CSV report's rows: numbers as printf("%.3f") writes them (the writer
 // uses std::to_chars, which must agree), hostile text quoted and kept from
 // starting a spreadsheet formula.
-#include "analyzers/report.h"
+#include "analyzers/report/report.h"
 
 #include <catch2/catch.hpp>
 

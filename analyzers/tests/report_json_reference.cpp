@@ -4,10 +4,10 @@
 // match byte for byte.
 #include "analyzers/tests/report_json_reference.h"
 
-#include "analyzers/report.h"
-#include "analyzers/result_spill.h"
-#include "analyzers/summary.h"
-#include "analyzers/call_ledger.h"
+#include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/accounting/summary.h"
+#include "analyzers/accounting/call_ledger.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // The nlohmann-tree JSON report (the renderer before JsonStream), for tests.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <ostream>
 #include <string>

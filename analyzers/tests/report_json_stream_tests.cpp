@@ -2,8 +2,8 @@
 // (report_json_reference.cpp): byte for byte the same for every bundled,
 // hostile and public capture, and for random results full of hostile text
 // and awkward numbers.
-#include "analyzers/analyze.h"
-#include "analyzers/report.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/report.h"
 #include "analyzers/tests/capture_files.h"
 #include "analyzers/tests/report_json_reference.h"
 

@@ -2,9 +2,9 @@
 // a single thread gives, for every N, on every bundled capture, the hostile
 // corpus, the public corpus (when present), a big capture made of many
 // copies of a bundled one, when it is cancelled and when it is truncated.
-#include "analyzers/analyze.h"
-#include "analyzers/model_spill.h"
-#include "analyzers/report.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/result/model_spill.h"
+#include "analyzers/report/report.h"
 
 #include "app/cli/synthetic_capture.h"
 

@@ -2,7 +2,7 @@
 // path: every SOAP body in every bundled capture (testdata/, hostile/,
 // http-parsing/) and in the public corpus is decoded both ways, and the
 // two SoapInfo must be equal field for field (docs/performance.md).
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/tests/capture_files.h"
 #include "dissectors/soap/soap_decoder.h"
 

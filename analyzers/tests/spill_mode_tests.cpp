@@ -1,12 +1,12 @@
 // The streaming report mode: the spill file, the order items come back in,
 // and reports of every bundled capture identical whether the calls stayed
 // in memory or went through the spill file.
-#include "analyzers/analyze.h"
-#include "analyzers/analyzer.h"
-#include "analyzers/report.h"
-#include "analyzers/result_spill.h"
-#include "analyzers/spill_file.h"
-#include "analyzers/spill_scan.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/pipeline/streaming_analysis.h"
+#include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/spill/spill_file.h"
+#include "analyzers/spill/spill_scan.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
 // The summary's per-call records: on file they read back as written, and a
 // summary built from records on file equals the one built in memory, over
 // more calls than the cached blocks hold and with calls of many fixes.
-#include "analyzers/external_sort.h"
-#include "analyzers/spill_file.h"
-#include "analyzers/summary.h"
-#include "analyzers/summary_records.h"
+#include "analyzers/spill/external_sort.h"
+#include "analyzers/spill/spill_file.h"
+#include "analyzers/accounting/summary.h"
+#include "analyzers/accounting/summary_records.h"
 
 #include <catch2/catch.hpp>
 

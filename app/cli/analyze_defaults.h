@@ -1,7 +1,7 @@
 #pragma once
 // Analysis settings the CLI commands share, so `bench` measures what
 // `analyze` does.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 
 #include <cstddef>
 

@@ -1,7 +1,7 @@
 // stallscope-cli analyze CAPTURE: every call's timeline and findings.
-#include "analyzers/analyze.h"
-#include "analyzers/report.h"
-#include "analyzers/spill_file.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/report.h"
+#include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"

@@ -2,9 +2,9 @@
 // measures the full analysis against a bare libpcap read loop over the same
 // file (packets/s, MB/s, peak RSS). Each measurement runs in its own child
 // process so its peak RSS is its own.
-#include "analyzers/analyze.h"
-#include "analyzers/report.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
 #include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/synthetic_capture.h"

@@ -1,7 +1,7 @@
 // stallscope-cli capture: live capture of a running scenario with a running
 // report. Behaviour and exit codes: docs/live-capture.md.
-#include "analyzers/report.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/live_port_census.h"
 #include "app/cli/live_scenario.h"

@@ -1,8 +1,8 @@
 // stallscope-cli compare BEFORE AFTER: did a fix remove the stall, and did
 // anything get worse? Exit codes are the CI contract (docs/compare.md).
-#include "analyzers/analyze.h"
-#include "analyzers/compare.h"
-#include "analyzers/compare_report.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/compare/compare.h"
+#include "analyzers/compare/compare_report.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"

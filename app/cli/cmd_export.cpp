@@ -1,12 +1,12 @@
 // stallscope-cli export: event-trace diagrams, the timeline and reports to files.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/diagram/diagram_export.h"
 #if __has_include("analyzers/diagram/html_report.h")
 #include "analyzers/diagram/html_report.h"
 #define STALLSCOPE_HAVE_HTML 1
 #endif
-#include "analyzers/report.h"
-#include "analyzers/spill_file.h"
+#include "analyzers/report/report.h"
+#include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"

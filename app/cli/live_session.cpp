@@ -1,6 +1,6 @@
 #include "app/cli/live_session.h"
 
-#include "analyzers/analyzer.h"
+#include "analyzers/pipeline/streaming_analysis.h"
 #include "capture/pcap/pcapng_writer.h"
 
 #include <chrono>

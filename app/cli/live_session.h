@@ -9,7 +9,7 @@
 // behind; beyond that the capture thread waits and the kernel may drop,
 // which is reported). Shared by `stallscope-cli capture` and the GUI; no
 // Qt, no child processes (see live_child.h).
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "capture/pcap/live_capture.h"
 
 #include <atomic>

@@ -1,7 +1,7 @@
 #pragma once
 // The one-line live summary of a running capture (stderr on a terminal, the
 // GUI's status bar): time, packets, drops, calls, latency, findings.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 #include "app/cli/live_session.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // Progress on stderr for long files: a bar on a terminal, a line every
 // 10% otherwise. Silent for small files so scripts see clean stderr.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 
 namespace stallscope::cli {
 

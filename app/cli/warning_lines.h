@@ -2,7 +2,7 @@
 // How every command prints an analysis's warnings on stderr: one line each,
 // naming the file once, then the message, then the frame and connection
 // that the message does not already name.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <string>
 #include <vector>

@@ -7,7 +7,7 @@
 #include "analyzers/diagram/diagram_export.h"
 #endif
 #if defined(STALLSCOPE_GUI_HAVE_REPORT)
-#include "analyzers/report.h"
+#include "analyzers/report/report.h"
 #endif
 #if defined(STALLSCOPE_GUI_HAVE_HTML) && __has_include("analyzers/diagram/html_report.h")
 #include "analyzers/diagram/html_report.h"

@@ -1,6 +1,6 @@
 #pragma once
 // How model values read on screen: names, durations, sizes.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <QString>
 #include <utility>

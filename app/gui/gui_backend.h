@@ -2,7 +2,7 @@
 // Everything the GUI asks of the analysis core, as plain functions. The app
 // binds the real core (core_backend()); tests can bind small fakes. This is
 // the only seam between the widgets and the core's free functions.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/diagram/event_trace_layout.h"
 
 #include <functional>

@@ -1,7 +1,7 @@
 #include "app/gui/loaded_result.h"
 
-#include "analyzers/call_ledger.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/result_spill.h"
 #include "app/gui/display_text.h"
 
 #include <algorithm>

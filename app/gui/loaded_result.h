@@ -1,11 +1,11 @@
 #pragma once
 // A finished (or live) analysis as the views read it. Big captures leave
 // their calls, connections and findings in the analysis' spill file
-// (analyzers/result_spill.h); this keeps only compact per-call and
+// (analyzers/result/result_spill.h); this keeps only compact per-call and
 // per-finding keys in memory, enough to sort, filter, group and plot, and
 // fetches whole items on demand through a small cache. Small results keep
 // everything in memory and are read the same way.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <QString>
 #include <cstdint>

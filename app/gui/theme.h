@@ -1,6 +1,6 @@
 #pragma once
 // Light and dark palettes, and the colours the views share (phases, stalls).
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <QColor>
 #include <QString>

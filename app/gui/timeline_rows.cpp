@@ -1,6 +1,6 @@
 #include "app/gui/timeline_rows.h"
 
-#include "analyzers/call_ledger.h"
+#include "analyzers/accounting/call_ledger.h"
 
 #include <algorithm>
 #include <cmath>

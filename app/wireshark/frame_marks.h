@@ -2,7 +2,7 @@
 // The analysis result seen frame by frame, as the Wireshark plugin shows it:
 // which call a frame belongs to, the phase of that call it falls in, and the
 // findings it is evidence of. Pure C++ (no epan) so it can be unit-tested.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <cstdint>
 #include <unordered_map>

@@ -4,7 +4,7 @@
 // whenever it shows, filters or taps them (frames "visited"). The first pass
 // feeds the streaming Analyzer; the first revisit finishes the analysis and
 // indexes it by frame. Pure C++ (no epan), exception-free interface.
-#include "analyzers/analyzer.h"
+#include "analyzers/pipeline/streaming_analysis.h"
 #include "capture/frame.h"
 #include "app/wireshark/frame_marks.h"
 

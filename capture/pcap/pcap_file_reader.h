@@ -30,7 +30,7 @@ public:
     virtual std::string format() const = 0;   // "pcap", "pcap-ns", "pcapng"
     // Frames keep the timestamps the file gives them, even when they go
     // backwards or are 0: what such a time means is the analysis's call
-    // (analyzers/frame_clock.h), which also warns about it, once.
+    // (analyzers/pipeline/frame_clock.h), which also warns about it, once.
 };
 
 } // namespace stallscope

@@ -1,6 +1,6 @@
 #pragma once
 // Hand-built segment sequences and results shaped like the seed's figures.
-#include "analyzers/model.h"
+#include "analyzers/result/model.h"
 
 #include <string>
 #include <vector>

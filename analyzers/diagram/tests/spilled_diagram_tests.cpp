@@ -1,12 +1,12 @@
 // A call's or a connection's event trace from a big analysis, whose calls
 // are on disk, is the one drawn from the same analysis kept in memory:
 // `export` spills as `analyze` does and reads just what the diagram needs.
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/event_trace_layout.h"
 #include "analyzers/diagram/html_report.h"
 #include "analyzers/diagram/timeline_layout.h"
-#include "analyzers/result_spill.h"
+#include "analyzers/result/result_spill.h"
 
 #include <catch2/catch.hpp>
 

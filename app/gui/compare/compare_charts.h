@@ -3,7 +3,7 @@
 // as a dot on a log axis (before | after, medians marked), and histograms on
 // shared log-spaced bins. Latencies before and after a fix often differ by
 // 100-1000x, so linear bins would squeeze one side into a single bar.
-#include "analyzers/compare.h"
+#include "analyzers/compare/compare.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // The comparison as two tables: latency per operation (first row: all
 // calls) and findings per kind with the verdict, coloured by outcome.
-#include "analyzers/compare.h"
+#include "analyzers/compare/compare.h"
 
 class QTableWidget;
 class QString;

@@ -1,6 +1,6 @@
 #include "app/gui/compare/compare_window.h"
 
-#include "analyzers/summary.h"
+#include "analyzers/accounting/summary.h"
 #include "app/gui/analysis_runner.h"
 #include "app/gui/compare/compare_charts.h"
 #include "app/gui/compare/compare_tables.h"
@@ -9,7 +9,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/timeline_widget.h"
 
-#include "analyzers/compare_report.h"
+#include "analyzers/compare/compare_report.h"
 #include "app/gui/chart_theme.h"
 
 #include <QComboBox>

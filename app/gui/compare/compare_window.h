@@ -4,7 +4,7 @@
 // and both latency distributions of the selected operation. Side-by-side
 // tab: both timelines, and the event traces of a matched call before and
 // after. Reads AnalysisResult snapshots and the core's Comparison only.
-#include "analyzers/compare.h"
+#include "analyzers/compare/compare.h"
 #include "app/gui/analysis_snapshot.h"
 #include "app/gui/gui_backend.h"
 

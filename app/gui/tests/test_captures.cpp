@@ -2,12 +2,12 @@
 // capture loads through the analysis core on the worker thread, and every
 // view holds what the result holds. Labels (*.label.json, written by whoever
 // made the capture) say how many calls each one has.
-#include "analyzers/analyze.h"
-#include "analyzers/call_ledger.h"
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/accounting/call_ledger.h"
 #ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
 #include "analyzers/diagram/timeline_layout.h"
 #endif
-#include "analyzers/result_spill.h"
+#include "analyzers/result/result_spill.h"
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"

@@ -2,7 +2,7 @@
 // must give exactly what stallscope-cli's analyze_file() gives.
 #include "app/wireshark/plugin_session.h"
 
-#include "analyzers/analyze.h"
+#include "analyzers/pipeline/analyze_capture.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>

@@ -1,0 +1,79 @@
+#pragma once
+// The call ledger: the one place where a call's time is shared out.
+//
+// Detectors report the intervals a stall took (Finding::intervals). The
+// ledger sweeps them, with the call's message boundaries, into a partition
+// of the call's latency (Call::attribution): every instant between the
+// first request byte and the last response byte goes to exactly one cause.
+// Where findings cover the same instant it goes to the one with precedence
+// (the cause that started the chain, see kStallPrecedence); the other is
+// told in its details. Time no stall covers is plain transfer of the
+// request, server processing, or transfer of the response.
+//
+// The summary, the reports and the GUI read these numbers; none adds costs
+// of its own. See docs/json-format.md ("attribution").
+#include "analyzers/result/model.h"
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+// Cause names of the time no stall covers.
+inline constexpr const char* kRequestTransfer = "request_transfer";   // first -> last request byte
+inline constexpr const char* kServer = "server";                      // last request byte -> first response byte
+inline constexpr const char* kResponseTransfer = "response_transfer"; // first -> last response byte
+
+// Fills call.attribution, call.setup_ms and call.savings, and in each of
+// `findings` (those the detectors just made for this call) counted_ms, a
+// cost_ms clipped to the call, and an "overlap" detail where two cover the
+// same time. `conn` is the connection as known when the call finished.
+void account_call(Call& call, const Connection& conn, std::span<Finding> findings);
+
+// A finding with no intervals (connection_setup, message_size, split_write):
+// counted_ms = cost_ms. Idempotent; run on every finding at the end.
+void account_finding(Finding& f);
+
+// True for kinds that are waits with a fix (everything but server_time).
+bool is_avoidable(const std::string& kind);
+// True for an attribution cause that is a stall (not transfer or server).
+bool is_stall_cause(const std::string& cause);
+
+// A call's stall time (the stall causes of its partition), and its time as
+// the client lives it: connection setup (when it opened its connection)
+// plus latency.
+double stall_ms(const Call& c);
+double client_ms(const Call& c);
+
+// The stretches of `f`'s time the ledger counts under it: its intervals
+// (start_ns..end_ns for a finding without any, e.g. connection_setup) minus
+// those of the findings in `others` (the findings of the same call(s)) that
+// take precedence over it. server_time keeps what no stall covers. What the
+// diagrams draw as f's stall brackets.
+std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<const Finding* const> others);
+
+// A stall bracket shorter than this is not drawn as a stall (a 0.04 ms
+// loopback handshake): 1 ms, the smallest change `compare` calls noticeable
+// (--min-change-ms); the waits StallScope explains are 40 ms delayed ACKs,
+// 200 ms RTOs, 1 s Expect timers. docs/diagrams.md.
+inline constexpr double kMinStallBracketMs = 1.0;
+
+// Sums of the partition over a group of calls, by cause (for the summary).
+class LedgerTotals {
+public:
+    void add(const Call& c);
+    double cause_ms(const std::string& cause) const;
+    double avoidable_ms() const;
+    double transfer_ms() const { return cause_ms(kRequestTransfer) + cause_ms(kResponseTransfer); }
+    double setup_ms() const { return setup_ms_; }
+    // By cause, largest first (ties by name).
+    std::vector<TimeShare> by_cause() const;
+
+private:
+    std::map<std::string, double> us_;  // integer microseconds per cause, exact
+    double setup_ms_ = 0;
+};
+
+} // namespace stallscope

@@ -1,0 +1,227 @@
+#include "analyzers/accounting/summary.h"
+
+#include "analyzers/spill/external_sort.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace stallscope {
+
+std::string operation_key(const Call& c) {
+    if (!c.soap.operation.empty()) return c.soap.operation;
+    std::string path = c.uri.substr(0, c.uri.find('?'));
+    return c.method.empty() ? std::string("(no request line)") : c.method + " " + path;
+}
+
+namespace {
+constexpr size_t kSeriesRun = 1 << 18;  // values of a summary series sorted in memory at a time (2 MiB)
+
+// The statistics of n values seen in ascending order: the median (mean of
+// the two middle ones when n is even), the nearest-rank 90th percentile,
+// the max, and the total summed in that order (it fixes how the sum rounds).
+class SortedStats {
+public:
+    explicit SortedStats(size_t n) : n_(n), p90_at_(p90_rank(n)) { s_.calls = n; }
+    void add(double x) {
+        if (n_ % 2 == 0 && i_ + 1 == n_ / 2) low_mid_ = x;
+        if (i_ == n_ / 2) s_.median_ms = n_ % 2 ? x : (low_mid_ + x) / 2;
+        if (i_ == p90_at_) s_.p90_ms = x;
+        s_.max_ms = x;
+        s_.total_ms += x;
+        ++i_;
+    }
+    LatencyStats done() {
+        if (n_) s_.mean_ms = s_.total_ms / double(n_);
+        return s_;
+    }
+
+private:
+    static size_t p90_rank(size_t n) {
+        size_t rank = size_t(std::ceil(0.9 * double(n)));
+        return n == 0 ? 0 : std::min(n - 1, rank == 0 ? 0 : rank - 1);
+    }
+    LatencyStats s_;
+    size_t n_, p90_at_, i_ = 0;
+    double low_mid_ = 0;
+};
+} // namespace
+
+LatencyStats latency_stats(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    SortedStats st(v.size());
+    for (double x : v) st.add(x);
+    return st.done();
+}
+
+uint32_t SummaryBuilder::kind_bit(const std::string& kind) {
+    for (size_t i = 0; i < kinds_.size(); ++i)
+        if (kinds_[i] == kind) return uint32_t(1) << i;
+    if (kinds_.size() >= 32) return 0;  // more kinds than bits: calls per kind stop being counted
+    kinds_.push_back(kind);
+    return uint32_t(1) << (kinds_.size() - 1);
+}
+
+uint32_t SummaryBuilder::fix_index(const std::string& kind, Side side) {
+    for (size_t i = 0; i < fixes_.size(); ++i)
+        if (fixes_[i].first == kind && fixes_[i].second == side) return uint32_t(i);
+    fixes_.push_back({kind, side});
+    return uint32_t(fixes_.size() - 1);
+}
+
+void SummaryBuilder::add_call(const Call& c) {
+    // Every call names its operation's row, even one with no complete call.
+    std::string op = operation_key(c);
+    auto [it, added] = op_index_.try_emplace(op, uint32_t(ops_.size()));
+    if (added) ops_.push_back(op);
+    if (!c.complete || c.id == 0) return;  // incomplete calls have no latency to summarise
+    SummaryRecords::Rec& r = calls_.at(c.id);
+    r = SummaryRecords::Rec{};
+    r.complete = 1;
+    r.op = it->second;
+    r.latency_ms = c.latency_ms;
+    r.setup_ms = c.setup_ms;
+    for (const TimeShare& t : c.attribution)
+        if (is_stall_cause(t.cause)) r.avoidable_ms += t.ms;
+    for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
+    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
+    totals_[0].add(c);
+    totals_[r.op + 1].add(c);
+}
+
+void SummaryBuilder::add_finding(const Finding& f) {
+    // The time comes from the call ledger (counted_ms: each millisecond
+    // once); here the findings are only counted.
+    if (groups_.size() < ops_.size() + 1) groups_.resize(ops_.size() + 1);
+    uint32_t bit = kind_bit(f.kind);
+    std::vector<size_t> counted;  // groups this finding was counted in: once per group
+    for (uint64_t id : f.calls) {
+        if (id == 0 || id > calls_.size()) continue;
+        SummaryRecords::Rec& c = calls_.at(id);
+        if (!c.complete) continue;
+        double share = f.counted_ms / double(f.calls.size());  // a shared finding counts each its share
+        for (size_t g : {size_t(0), size_t(c.op) + 1}) {
+            KindLoss& k = groups_[g].losses[f.kind];
+            k.kind = f.kind;
+            k.avoidable = is_avoidable(f.kind);
+            k.lost_ms += share;
+            if (std::find(counted.begin(), counted.end(), g) == counted.end()) ++k.findings;
+            if (!(c.kinds & bit)) ++k.calls;
+        }
+        counted.push_back(0);
+        counted.push_back(size_t(c.op) + 1);
+        c.kinds |= bit;
+        // Keep-alive takes the setup off the client's time, not off latency_ms.
+        if (f.kind == "connection_setup" && c.setup_ms > 0) {
+            uint32_t fix = fix_index(f.kind, f.side);
+            bool have = false;
+            calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { have = have || s.fix == fix; });
+            if (!have) calls_.add_saving(id, c, {fix, 0, c.setup_ms});
+        }
+    }
+}
+
+LatencyStats SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
+    std::function<std::unique_ptr<SpillFile>()> make_file;
+    if (!spill_dir_.empty()) make_file = [this]() -> std::unique_ptr<SpillFile> {
+        std::string error;
+        return SpillFile::create(spill_dir_, error);  // none: the series sorts in memory
+    };
+    ExternalSort<double> sorted(kSeriesRun, make_file);
+    calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        if (g == 0 || c.op + 1 == g) sorted.add(value(id, c));
+    });
+    SortedStats st(sorted.size());
+    sorted.each([&](double x) { st.add(x); });
+    return st.done();
+}
+
+Summary SummaryBuilder::build() {
+    // One pass for the counts that need no sorting: per group, the calls
+    // each fix changes and the calls with any stall.
+    const size_t n = ops_.size() + 1;
+    std::vector<std::vector<uint64_t>> changed(n, std::vector<uint64_t>(fixes_.size(), 0));
+    std::vector<uint64_t> stalled(n, 0);
+    calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        for (size_t g : {size_t(0), size_t(c.op) + 1}) {
+            stalled[g] += c.avoidable_ms > 0;
+            calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { changed[g][s.fix] += s.ms > 0; });
+        }
+    });
+    // With one operation its row's series are the overall row's (every
+    // complete call is in both): sorted once, for the many single-operation
+    // benchmark captures. kLatency..kFixedAll, then fix indexes.
+    enum : int64_t { kLatency = -3, kClient = -2, kFixedAll = -1 };
+    std::map<std::pair<size_t, int64_t>, LatencyStats> sorted;
+    auto stats = [&](size_t g, int64_t which, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
+        const auto key = std::make_pair(ops_.size() == 1 ? size_t(0) : g, which);
+        auto it = sorted.find(key);
+        if (it == sorted.end()) it = sorted.emplace(key, series(g, value)).first;
+        return it->second;
+    };
+    auto group = [&](size_t g, const std::string& op) {
+        SummaryGroup out;
+        out.operation = op;
+        out.latency = stats(g, kLatency, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; });
+        out.client_latency = stats(g, kClient, [](uint64_t, const SummaryRecords::Rec& c) {
+            return c.latency_ms + std::max(0.0, c.setup_ms);
+        });
+        LedgerTotals none;
+        const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
+        out.attribution = t.by_cause();
+        out.avoidable_ms = t.avoidable_ms();
+        out.server_ms = t.cause_ms(kServer);
+        out.transfer_ms = t.transfer_ms();
+        out.setup_ms = t.setup_ms();
+        if (g < groups_.size())
+            for (auto [kind, k] : groups_[g].losses) {
+                double base = kind == "connection_setup" ? out.client_latency.total_ms : out.latency.total_ms;
+                k.share = base > 0 ? k.lost_ms / base : 0;
+                out.losses.push_back(k);
+            }
+        std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
+        LatencyStats fixed_all = stats(g, kFixedAll, [](uint64_t, const SummaryRecords::Rec& c) {
+            return std::max(0.0, c.latency_ms - c.avoidable_ms);
+        });
+        out.predicted_median_ms = fixed_all.median_ms;
+        out.predicted_total_ms = fixed_all.total_ms;
+        // One entry per fix: each call's time with that fix's intervals gone.
+        for (uint32_t fix = 0; fix < fixes_.size(); ++fix) {
+            if (!changed[g][fix]) continue;
+            bool setup = fixes_[fix].first == "connection_setup";
+            LatencyStats p = stats(g, fix, [&](uint64_t id, const SummaryRecords::Rec& c) {
+                double base = setup ? c.latency_ms + std::max(0.0, c.setup_ms) : c.latency_ms, off = 0;
+                calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) {
+                    if (s.fix == fix) off = s.ms;
+                });
+                return std::max(0.0, base - off);
+            });
+            out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed[g][fix], setup});
+        }
+        std::sort(out.what_if.begin(), out.what_if.end(), [](const WhatIf& a, const WhatIf& b) {
+            return a.client_time != b.client_time ? b.client_time
+                   : a.predicted_median_ms != b.predicted_median_ms ? a.predicted_median_ms < b.predicted_median_ms
+                   : a.kind != b.kind ? a.kind < b.kind : a.side < b.side;
+        });
+        if (stalled[g])
+            out.what_if.push_back({"all_stalls", "", fixed_all.median_ms, fixed_all.p90_ms, stalled[g], false});
+        return out;
+    };
+    Summary s;
+    s.overall = group(0, "");
+    std::map<std::string, size_t> by_name;  // per-operation rows in name order
+    for (size_t i = 0; i < ops_.size(); ++i) by_name[ops_[i]] = i + 1;
+    for (auto& [op, g] : by_name) s.per_operation.push_back(group(g, op));
+    return s;
+}
+
+Summary summarize(const std::vector<Call>& calls, const std::vector<Finding>& findings) {
+    SummaryBuilder b;
+    for (const Call& c : calls) b.add_call(c);
+    for (const Finding& f : findings) b.add_finding(f);
+    return b.build();
+}
+
+} // namespace stallscope

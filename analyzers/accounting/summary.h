@@ -1,0 +1,61 @@
+#pragma once
+// Per-capture and per-operation latency statistics, time lost to each kind
+// of finding, and the latency predicted once those stalls are fixed.
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/model.h"
+#include "analyzers/accounting/summary_records.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stallscope {
+
+// The name calls are grouped by: the SOAP operation, else "METHOD /path".
+std::string operation_key(const Call& c);
+LatencyStats latency_stats(std::vector<double> latencies_ms);
+Summary summarize(const std::vector<Call>& calls, const std::vector<Finding>& findings);
+
+// Builds the Summary from a few numbers per complete call (a fixed-size
+// record, analyzers/accounting/summary_records.h), so a capture whose calls are already
+// on disk can still be summarised exactly. Calls may come in any order;
+// findings come after all calls, in report order (the order fixes how sums
+// round).
+class SummaryBuilder {
+public:
+    void add_call(const Call& c);
+    void add_finding(const Finding& f);
+    // From now on the per-call records live in `file`: memory stops growing
+    // with calls. Throws SpillError.
+    void spill_to(std::unique_ptr<SpillFile> file) {
+        spill_dir_ = file->dir();
+        calls_.to_file(std::move(file));
+    }
+    // Sorts each series of one group at a time (the exact medians need
+    // them): in memory, or, once spilled, by an external sort in the same
+    // directory (2 MiB runs). Throws SpillError.
+    Summary build();
+
+private:
+    struct Group {
+        std::map<std::string, KindLoss> losses;
+    };
+    uint32_t kind_bit(const std::string& kind);
+    uint32_t fix_index(const std::string& kind, Side side);
+    // The statistics of one value per complete call of group g (0 = all, else 1 + op).
+    LatencyStats series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value);
+
+    SummaryRecords calls_;         // by call id; incomplete calls stay zero
+    std::string spill_dir_;        // set once calls_ is on file
+    std::vector<std::string> ops_;
+    std::unordered_map<std::string, uint32_t> op_index_;
+    std::vector<Group> groups_;    // 0 = overall, 1 + op index
+    std::vector<LedgerTotals> totals_;  // the partition summed, same groups
+    std::vector<std::string> kinds_;
+    std::vector<std::pair<std::string, Side>> fixes_;
+};
+
+} // namespace stallscope

@@ -1,0 +1,21 @@
+#pragma once
+// Reusing a finished call's memory for the next one: the analysis assembles
+// calls in a few recycled records (analyzers/calls/exchange_tracker.cpp) instead of
+// allocating a dozen strings and vectors for each.
+#include "analyzers/result/model.h"
+
+#include <string>
+
+namespace stallscope {
+
+// `c` becomes what Call{} is, field for field, in place: its strings and
+// vectors are emptied but keep their memory (those holding more than a few
+// KiB, or items, are freed), so filling it again allocates nothing.
+void clear_call(Call& c);
+
+// An empty string with memory from a cleared call's attribution causes and
+// saving kinds ("response_transfer" is past std::string's inline 15 bytes):
+// the call ledger fills them again without allocating. Per thread.
+std::string reused_string();
+
+} // namespace stallscope

@@ -1,0 +1,311 @@
+#include "analyzers/calls/connection.h"
+
+#include "analyzers/calls/call_timeline.h"
+#include "dissectors/http/http_stream_parser.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace stallscope {
+
+namespace {
+constexpr size_t kSegmentCap = 200000;   // per connection, see docs/limits.md
+constexpr size_t kUnackedCap = 100000;
+bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
+}
+
+struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
+    DirSink(ExchangeTracker& t, int dir) : tracker(t), dir(dir) {}
+    void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
+        tracker.on_data(dir, offset, data, tag);
+    }
+    void on_stream_gap(uint64_t offset, uint64_t len) override { tracker.on_gap(dir, offset, len); gaps += len; }
+    ExchangeTracker& tracker;
+    int dir;
+    uint64_t gaps = 0;
+};
+
+ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options,
+                                       ConnectionHost& host)
+    : opt_(options), host_(host), segs_(kSegmentCap), tracker_(id, segs_, *this, options) {
+    info_.id = id;
+    if (has(first.flags, tcpflag::kSyn)) {
+        bool synack = has(first.flags, tcpflag::kAck);
+        info_.client = synack ? first.dst : first.src;
+        info_.server = synack ? first.src : first.dst;
+        orientation_known_ = true;
+    } else {
+        // Began mid-connection: guess the ephemeral (higher) port is the
+        // client until the first payload tells us for sure.
+        bool src_client = first.src.port >= first.dst.port;
+        info_.client = src_client ? first.src : first.dst;
+        info_.server = src_client ? first.dst : first.src;
+    }
+    for (int d = 0; d < 2; ++d) {
+        sinks_[d] = std::make_unique<DirSink>(tracker_, d);
+        reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
+    }
+}
+
+ConnectionAnalyzer::~ConnectionAnalyzer() = default;
+
+bool ConnectionAnalyzer::accepts(const TcpPacket& p) const {
+    bool syn_only = has(p.flags, tcpflag::kSyn) && !has(p.flags, tcpflag::kAck);
+    if (!syn_only) return true;
+    if (closed()) return false;
+    if (info_.saw_syn) return p.src == info_.client && p.seq == client_isn_;  // a retransmitted SYN
+    return !any_payload_;
+}
+
+void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
+    if (orientation_known_ || p.payload.empty()) return;
+    orientation_known_ = true;
+    bool src_is_client;
+    if (HttpStreamParser::looks_like_request(p.payload)) src_is_client = true;
+    else if (HttpStreamParser::looks_like_response(p.payload)) src_is_client = false;
+    else return;  // keep the port guess
+    if ((p.src == info_.client) == src_is_client) return;
+    std::swap(info_.client, info_.server);
+    std::swap(info_.client_mss, info_.server_mss);
+    std::swap(info_.client_wscale, info_.server_wscale);
+    for (uint64_t i = segs_.begin_index(); i < segs_.end_index(); ++i)
+        if (SegmentInfo* s = segs_.at(i)) s->from = s->from == Side::Client ? Side::Server : Side::Client;
+}
+
+void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int dir) {
+    bool syn = has(p.flags, tcpflag::kSyn), ack = has(p.flags, tcpflag::kAck);
+    if (syn && !ack) {
+        if (!info_.saw_syn) {
+            info_.saw_syn = true;
+            info_.syn_ns = f.ts_ns;
+            info_.syn_frame = f.number;
+            client_isn_ = p.seq;
+            info_.client_mss = p.mss;
+            info_.client_wscale = p.wscale;
+            reasm_[0]->on_syn(p.seq);
+        } else {
+            ++info_.syn_retransmissions;
+        }
+    } else if (syn && ack) {
+        if (!info_.synack_frame) {
+            info_.synack_ns = f.ts_ns;
+            info_.synack_frame = f.number;
+            info_.server_mss = p.mss;
+            info_.server_wscale = p.wscale;
+        }
+        if (!have_server_isn_) { server_isn_ = p.seq; have_server_isn_ = true; reasm_[1]->on_syn(p.seq); }
+    } else if (dir == 0 && info_.synack_frame && !info_.ack_frame && is_handshake_ack(p)) {
+        info_.ack_ns = f.ts_ns;
+        info_.ack_frame = f.number;
+    }
+    // SYN -> final ACK, or SYN -> SYN-ACK while the ACK is not seen; never
+    // from frames in the wrong order (a SYN-ACK captured before its SYN).
+    info_.handshake_ms.reset();
+    if (info_.syn_frame && info_.synack_frame && info_.synack_ns >= info_.syn_ns) {
+        bool acked = info_.ack_frame && info_.ack_ns >= info_.synack_ns;
+        info_.handshake_ms = double((acked ? info_.ack_ns : info_.synack_ns) - info_.syn_ns) / 1e6;
+    }
+}
+
+// The handshake's last step is a pure ACK of the SYN-ACK, in order: no data
+// (early data captured first is not the handshake), no SYN/FIN/RST.
+bool ConnectionAnalyzer::is_handshake_ack(const TcpPacket& p) const {
+    if (!has(p.flags, tcpflag::kAck) || has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst)) return false;
+    if (p.payload_len != 0 || !have_server_isn_ || p.ack != server_isn_ + 1) return false;
+    return !info_.saw_syn || p.seq == client_isn_ + 1;
+}
+
+// Wireshark's rules (tcp.analysis.keep_alive, .zero_window_probe): a
+// keep-alive is 0 or 1 byte at the next expected sequence number - 1; a
+// zero-window probe is 1 byte at the next expected number while the peer
+// advertises a zero window.
+uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, int dir) const {
+    if (has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst) || p.payload_len > 1) return probe::kNone;
+    if (!reasm_[dir]->has_origin()) return probe::kNone;
+    int64_t at = reasm_[dir]->offset_of(p.seq);
+    // A repeated probe (its byte was not accepted) is still a probe.
+    if (p.payload_len == 1 && zero_window_[1 - dir] && (at == next_seq_[dir] || at == zwp_at_[dir]))
+        return probe::kZeroWindowProbe;
+    if (at == next_seq_[dir] - 1) return probe::kKeepAlive;
+    return probe::kNone;
+}
+
+void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg) {
+    if (!has(p.flags, tcpflag::kAck)) return;
+    int other = 1 - dir;
+    reasm_[other]->on_peer_ack(p.ack);
+    int64_t acked = reasm_[other]->offset_of(p.ack);
+    if (acked < 0) return;
+    bool pure = p.payload_len == 0 && !has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst);
+    auto& q = unacked_[other];
+    while (!q.empty() && int64_t(q.front().end) <= acked) {
+        if (SegmentInfo* s = segs_.at(q.front().seg); s && s->acked_ns < 0) {
+            s->acked_ns = f.ts_ns;
+            s->acked_frame = f.number;
+            s->acked_by_pure_ack = pure;
+        }
+        q.pop_front();
+    }
+}
+
+void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
+    if (info_.first_frame == 0) { info_.first_frame = f.number; info_.first_ns = f.ts_ns; }
+    info_.last_frame = f.number;
+    info_.last_ns = std::max(info_.last_ns, f.ts_ns);
+    ++info_.packets;
+    tracker_.begin_packet();
+    settle_orientation(p);
+    int dir = dir_of(p);
+    int64_t origin_before[2];
+    for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
+    on_handshake(f, p, dir);
+
+    SegmentInfo s;
+    s.frame = f.number;
+    s.ts_ns = f.ts_ns;
+    s.from = dir == 0 ? Side::Client : Side::Server;
+    s.flags = p.flags;
+    s.len = p.payload_len;
+    int64_t rel = reasm_[dir]->offset_of(p.seq);
+    s.seq = rel >= 0 ? uint32_t(rel + 1) : 0;
+    int64_t arel = reasm_[1 - dir]->offset_of(p.ack);
+    s.ack = has(p.flags, tcpflag::kAck) && arel >= 0 ? uint32_t(arel + 1) : 0;
+    auto own_ws = dir == 0 ? info_.client_wscale : info_.server_wscale;
+    bool scaled = info_.client_wscale && info_.server_wscale && !has(p.flags, tcpflag::kSyn);
+    s.window = scaled ? uint32_t(p.window) << std::min<uint8_t>(*own_ws, 14) : p.window;
+    s.probe = classify_probe(p, dir);
+    if (has(p.flags, tcpflag::kAck) && !has(p.flags, tcpflag::kSyn | tcpflag::kRst)) zero_window_[dir] = p.window == 0;
+    uint64_t idx = segs_.push(s);
+    if (!segment_cap_frame_ && segs_.dropped()) segment_cap_frame_ = f.number;
+
+    track_acks(f, p, dir, idx);
+
+    // A keep-alive's byte is an old one, sent again only to get an ACK: not data.
+    if (p.payload_len > 0 && !ended_[dir] && s.probe != probe::kKeepAlive) {
+        any_payload_ = true;
+        (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
+        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(p.seq) : -1;
+        auto kind = reasm_[dir]->on_segment(p.seq, p.payload, p.payload_len, idx);
+        if (reasm_[dir]->has_origin())
+            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(p.seq) + int64_t(p.payload_len));
+        if (s.probe == probe::kZeroWindowProbe) zwp_at_[dir] = at;
+        // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
+        bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
+        if (s.probe == probe::kNone) zwp_at_[dir] = -1;
+        SegmentInfo* rec = segs_.at(idx);
+        if ((kind == StreamReassembler::SegmentKind::Retransmission ||
+             kind == StreamReassembler::SegmentKind::PartialOverlap) && !after_probe && s.probe == probe::kNone) {
+            ++info_.retransmissions;
+            if (rec) rec->retransmission = true;
+        } else if (kind == StreamReassembler::SegmentKind::OutOfOrder && rec) {
+            rec->out_of_order = true;
+        }
+        if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
+            int64_t end = reasm_[dir]->offset_of(p.seq + p.payload_len);
+            if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
+        } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
+            unacked_cap_frame_ = f.number;
+            host_.warn("unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
+                           std::to_string(f.number) + ": ACK times of later segments are not tracked",
+                       f.number, info_.id);
+        }
+        if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
+            reorder_cap_warned_[dir] = true;
+            host_.warn("out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
+                           " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
+                           (dir == 0 ? "client" : "server") +
+                           " bytes held behind a hole were released, the hole becomes a gap",
+                       f.number, info_.id);
+        }
+    }
+    if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
+        (dir == 0 ? info_.fin_client : info_.fin_server) = true;
+        ended_[dir] = true;
+        reasm_[dir]->flush();
+        tracker_.on_end_of_stream(dir);
+    }
+    if (has(p.flags, tcpflag::kRst)) {
+        info_.rst = true;
+        for (int d = 0; d < 2; ++d) {
+            if (ended_[d]) continue;
+            ended_[d] = true;
+            reasm_[d]->flush();
+            tracker_.on_end_of_stream(d);
+        }
+    }
+    for (int d = 0; d < 2; ++d)
+        if (origin_before[d] != INT64_MIN && reasm_[d]->origin() != origin_before[d])
+            shift_offsets(d, origin_before[d] - reasm_[d]->origin());
+    if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
+        rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
+    if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
+    info_.http = tracker_.any_http();
+    hand_on(false);
+    if (closed() && !shrunk_) {
+        // No more bytes come: a lingering connection keeps its calls (parked)
+        // and segments, with buffers cut to what they hold.
+        shrunk_ = true;
+        tracker_.park();
+        segs_.shrink();
+        for (auto& q : unacked_) q.shrink();
+    }
+}
+
+// Direction `dir`'s stream origin moved back by `by` bytes (a segment
+// captured late carried earlier bytes, or a late SYN): offsets kept so far
+// grow by that much.
+void ConnectionAnalyzer::shift_offsets(int dir, int64_t by) {
+    Side side = dir == 0 ? Side::Client : Side::Server;
+    for (uint64_t i = segs_.begin_index(); i < segs_.end_index(); ++i) {
+        SegmentInfo* s = segs_.at(i);
+        if (!s) continue;
+        if (s->from == side && s->seq) s->seq += uint32_t(by);
+        if (s->from != side && s->ack) s->ack += uint32_t(by);
+    }
+    for (auto& u : unacked_[dir]) u.end += uint64_t(by);
+    next_seq_[dir] += by;
+    if (zwp_at_[dir] >= 0) zwp_at_[dir] += by;
+}
+
+void ConnectionAnalyzer::hand_on(bool all) {
+    // One vector per thread, not per connection (most connections linger
+    // closed with nothing to hand on); taken out, so a nested call gets its own.
+    thread_local std::vector<ExchangeTracker::Ready> spare;
+    std::vector<ExchangeTracker::Ready> ready = std::move(spare);
+    tracker_.take_ready(all, ready);
+    for (size_t i = 0; i < ready.size(); ++i) {
+        auto& r = ready[i];
+        Call& c = r.call();
+        ++info_.calls;
+        c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
+        bool last = all && i + 1 == ready.size();
+        c.closed_connection = last && closed();
+        segs_.copy(r.seg_first, r.seg_end, c.segments);
+        order_call_times(c);
+        build_phases(c, info_, close_ns_, close_frame_);
+        host_.call_ready(std::move(c), info_);
+    }
+    ready.clear();  // the calls' states go back for the next calls
+    spare = std::move(ready);
+    // Segments no open call needs any more. A connection that never carried
+    // HTTP keeps none (after its first packets, in case HTTP starts late).
+    if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
+    else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
+}
+
+void ConnectionAnalyzer::finish() {
+    // Held segments are released with gaps; a stream that did not end stays
+    // open (its last message is incomplete, not ended by the capture's end).
+    tracker_.begin_packet();
+    for (int d = 0; d < 2; ++d) reasm_[d]->flush();
+    info_.gap_bytes = sinks_[0]->gaps + sinks_[1]->gaps;
+    info_.http = tracker_.any_http();
+    hand_on(true);
+    if (segs_.dropped())
+        host_.warn("segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
+                       std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
+                       " oldest segments not kept for diagrams and detectors",
+                   segment_cap_frame_, info_.id);
+}
+
+} // namespace stallscope

@@ -1,0 +1,88 @@
+#pragma once
+// One TCP connection: handshake, both directions reassembled, ACK timing
+// of every data segment, and the HTTP calls it carried. Memory: the
+// reassembly buffers plus the segments of calls not yet handed on.
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/calls/exchange_tracker.h"
+#include "analyzers/calls/fifo.h"
+#include "analyzers/calls/segment_store.h"
+#include "capture/frame.h"
+#include "capture/packet_decoder.h"
+#include "capture/tcp/stream_reassembler.h"
+
+#include <memory>
+
+namespace stallscope {
+
+class ConnectionHost {
+public:
+    virtual ~ConnectionHost() = default;
+    virtual uint64_t new_call_id() = 0;
+    virtual void warn(const std::string& message, uint64_t frame, uint64_t connection_id) = 0;
+    // A finished call with its segments and phases filled in.
+    virtual void call_ready(Call&& call, const Connection& conn) = 0;
+    // One per analysis, shared by its connections; null: compress every body.
+    virtual DeflateSampler* deflate_sampler() { return nullptr; }
+};
+
+class ConnectionAnalyzer : private ExchangeHost {
+public:
+    ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options, ConnectionHost& host);
+    ~ConnectionAnalyzer() override;
+
+    // False when `p` opens a new connection on the same address pair (port
+    // reuse): the caller closes this one and starts another.
+    bool accepts(const TcpPacket& p) const;
+    void on_packet(const Frame& f, const TcpPacket& p);
+    // End of capture, eviction or reuse: hand on every call.
+    void finish();
+
+    bool closed() const { return info_.rst || (info_.fin_client && info_.fin_server); }
+    int64_t last_ns() const { return info_.last_ns; }
+    const Connection& info() const { return info_; }
+    std::vector<Call> provisional_calls() const { return tracker_.provisional(); }
+
+private:
+    struct DirSink;
+    struct Unacked { uint64_t seg; uint64_t end; };
+
+    uint64_t new_call_id() override { return host_.new_call_id(); }
+    void warn(const std::string& message, uint64_t frame) override { host_.warn(message, frame, info_.id); }
+    DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
+
+    int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
+    void settle_orientation(const TcpPacket& p);
+    void on_handshake(const Frame& f, const TcpPacket& p, int dir);
+    bool is_handshake_ack(const TcpPacket& p) const;
+    uint8_t classify_probe(const TcpPacket& p, int dir) const;
+    void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
+    void hand_on(bool all);
+    void shift_offsets(int dir, int64_t by);
+
+    const AnalysisOptions& opt_;
+    ConnectionHost& host_;
+    Connection info_;
+    SegmentStore segs_;
+    ExchangeTracker tracker_;
+    std::unique_ptr<DirSink> sinks_[2];
+    std::unique_ptr<StreamReassembler> reasm_[2];
+    Fifo<Unacked> unacked_[2];
+    bool orientation_known_ = false;
+    bool any_payload_ = false;
+    uint32_t client_isn_ = 0, server_isn_ = 0;
+    bool have_server_isn_ = false;
+    bool ended_[2] = {false, false};
+    bool shrunk_ = false;  // closed: buffers cut to what they hold
+    uint64_t close_frame_ = 0;
+    // Frames where a per-connection cap was first hit (0 = not hit), for the warnings.
+    uint64_t segment_cap_frame_ = 0, unacked_cap_frame_ = 0;
+    bool reorder_cap_warned_[2] = {false, false};
+    int64_t close_ns_ = 0;
+    // Probe classification, per direction: the next expected stream offset,
+    // whether that side's last advertised window was 0, the last zero-window probe's offset.
+    int64_t next_seq_[2] = {0, 0};
+    bool zero_window_[2] = {false, false};
+    int64_t zwp_at_[2] = {-1, -1};
+};
+
+} // namespace stallscope

@@ -1,0 +1,738 @@
+#include "analyzers/calls/exchange_tracker.h"
+
+#include "analyzers/calls/call_reuse.h"
+#include "analyzers/calls/message_content.h"
+#include "analyzers/result/model_spill.h"
+#include "analyzers/calls/response_pairing.h"
+#include "analyzers/accounting/summary.h"
+#include "dissectors/http/http_sniffer.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace stallscope {
+
+// What is known of one call being assembled, besides the call itself.
+struct CallProgress {
+    uint64_t seg_first = 0, seg_last = 0;
+    bool have_request_head = false;
+    bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
+    bool done = false;            // final response complete (or given up)
+    bool final_head = false;      // its final response's head was parsed (the response parser used its method)
+    uint64_t req_head_end = 0;    // client stream offset just past the request head
+    uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
+    bool waiting() const { return have_request_head && !done; }
+};
+
+// One call being assembled.
+struct CallState : CallProgress {
+    Call call;
+    MessageBody bodies[2];        // request, response: each decoded with its own message's coding
+
+    // Back to a new CallState's values, keeping the memory of the call's
+    // strings and vectors and of the body buffers.
+    void clear() {
+        static_cast<CallProgress&>(*this) = CallProgress{};
+        clear_call(call);
+        for (MessageBody& b : bodies) b.clear();
+    }
+};
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSpareStates = 0;   // ASan builds free every state, so a stale pointer is still caught
+#else
+constexpr size_t kSpareStates = 16;  // per thread: calls handed on at once are few
+#endif
+
+// CallStates of finished calls, per thread, for the next calls.
+struct SpareStates {
+    std::vector<CallState*> states;
+    ~SpareStates();
+};
+thread_local SpareStates spare_states;
+thread_local bool spare_states_gone = false;  // trivially destructible: safe to read at thread exit
+
+SpareStates::~SpareStates() {
+    spare_states_gone = true;
+    for (CallState* cs : states) delete cs;
+}
+
+CallStatePtr new_call_state() {
+    if (spare_states_gone || spare_states.states.empty()) return CallStatePtr(new CallState);
+    CallState* cs = spare_states.states.back();
+    spare_states.states.pop_back();
+    return CallStatePtr(cs);
+}
+
+} // namespace
+
+void CallStateRecycler::operator()(CallState* cs) const {
+    if (spare_states_gone || spare_states.states.size() >= kSpareStates) {
+        delete cs;
+        return;
+    }
+    cs->clear();
+    spare_states.states.push_back(cs);
+}
+
+Call& ExchangeTracker::Ready::call() { return state->call; }
+
+// Where the bytes of the message being parsed in one direction go.
+struct MsgTrack {
+    CallState* call = nullptr;    // nullptr: bytes of no known message
+    MessageInfo* info = nullptr;
+    uint16_t head_bit = carries::kOther, body_bit = carries::kOther;
+    bool in_body = false;
+    bool interim = false;
+    uint64_t begin_frame = 0;
+    int64_t begin_ns = 0;
+    uint64_t last_seg = UINT64_MAX;
+    // Where the message began and what that segment carried before it, so a
+    // head that turns out to be an interim 1xx can be relabelled.
+    uint64_t begin_seg = 0;
+    uint16_t begin_seg_prior = 0;
+    uint64_t begin_offset = 0;    // stream offset of its first byte
+};
+
+class ExchangeTracker::Listener : public HttpStreamListener {
+public:
+    Listener(ExchangeTracker& t, int dir) : t_(t), dir_(dir) {}
+    void on_message_begin(uint64_t offset) override;
+    void on_start_line(const HttpMessageHead& head, uint64_t end_offset) override;
+    void on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) override;
+    void on_body(std::span<const uint8_t> data, uint64_t body_pos) override;
+    void on_message_complete(uint64_t end_offset) override;
+    void on_error(const HttpParseError& error) override;
+private:
+    ExchangeTracker& t_;
+    int dir_;
+};
+
+struct ExchangeTracker::Dir {
+    int http = -1;                 // -1 not sniffed yet, 0 not HTTP, 1 HTTP
+    std::unique_ptr<HttpSniffer> sniffer;  // until the first valid start line
+    uint64_t base = 0;             // stream offset where the parser started
+    std::unique_ptr<Listener> listener;
+    std::unique_ptr<HttpStreamParser> parser;
+    uint64_t cur_seg = 0;
+    uint64_t cursor = 0;           // stream offset attributed so far
+    MsgTrack active;
+    bool have_active = false;
+    MessageInfo scratch;           // interim responses and orphans
+    std::vector<std::string> pending_methods;  // requests seen before this parser existed
+    uint32_t errors = 0;
+    uint64_t seen_end = 0;         // stream offset past the last byte or gap seen
+    // The latest segment whose bytes this packet delivered. Bytes held behind
+    // a hole arrive only when a later segment fills it: a message they end is
+    // over then, not when its highest-sequence segment was captured.
+    int64_t delivery_ns = INT64_MIN;
+    uint64_t delivery_frame = 0;
+    // After 101 Switching Protocols or a CONNECT 2xx the connection carries
+    // another protocol in both directions: bytes are opaque, not parsed.
+    bool tunnel = false;
+    bool tunnel_candidate = false; // client: the last request asked for Upgrade or CONNECT
+    // Server: bytes since the last message that were never captured.
+    bool hole = false;
+    uint64_t hole_from = 0;
+    bool hole_explained = false;   // a response dropped by the hole accounts for one missing response
+    uint64_t given_up = 0;         // server: requests the pending cap gave up whose responses may still come
+    // Inside parser->gap(): where the gap is and how much of it no message took.
+    bool in_gap = false;
+    uint64_t gap_at = 0, gap_left = 0;
+    bool ended = false;            // end of stream (FIN/RST): no more bytes come
+};
+
+ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host,
+                                 const AnalysisOptions& options)
+    : conn_id_(connection_id), segs_(segments), host_(host), opt_(options) {
+    for (auto& d : dirs_) d = std::make_unique<Dir>();
+}
+
+ExchangeTracker::~ExchangeTracker() = default;
+
+int ExchangeTracker::http_state(int dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
+
+// Attribute stream bytes [cursor, upto) of direction `dir` to the active
+// message (or to "other"), marking what the current segment carries.
+void ExchangeTracker::attribute(int dir, uint64_t upto) {
+    Dir& d = *dirs_[dir];
+    if (upto <= d.cursor) return;
+    uint64_t n = upto - d.cursor;
+    d.cursor = upto;
+    SegmentInfo* seg = segs_.at(d.cur_seg);
+    if (!d.have_active || !d.active.info) {
+        if (seg) seg->carries |= carries::kOther;
+        return;
+    }
+    MsgTrack& m = d.active;
+    MessageInfo& info = *m.info;
+    uint64_t frame = seg ? seg->frame : 0;
+    int64_t ts = seg ? seg->ts_ns : 0;
+    if (seg) seg->carries |= m.in_body ? m.body_bit : m.head_bit;
+    if (m.last_seg != d.cur_seg) {
+        info.write_sizes.push_back(uint32_t(std::min<uint64_t>(n, UINT32_MAX)));
+        info.frames.push_back(frame);
+        m.last_seg = d.cur_seg;
+    } else if (!info.write_sizes.empty()) {
+        info.write_sizes.back() += uint32_t(std::min<uint64_t>(n, UINT32_MAX));
+    }
+    if (m.in_body) {
+        if (info.body_first_frame == 0) { info.body_first_frame = frame; info.body_first_ns = ts; }
+        info.body_bytes += n;
+    }
+    bool held = d.delivery_ns > ts;
+    info.last_frame = held ? d.delivery_frame : frame;
+    info.last_ns = held ? d.delivery_ns : ts;
+    if (m.call) m.call->seg_last = std::max(m.call->seg_last, d.cur_seg);
+}
+
+void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
+    Dir& d = *t_.dirs_[dir_];
+    uint64_t off = d.base + offset;
+    t_.attribute(dir_, off);
+    SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+    d.active = MsgTrack{};
+    d.have_active = true;
+    d.active.begin_frame = seg ? seg->frame : 0;
+    d.active.begin_ns = seg ? seg->ts_ns : 0;
+    d.active.begin_seg = d.cur_seg;
+    d.active.begin_seg_prior = seg ? seg->carries : 0;
+    if (dir_ == 0) {
+        CallStatePtr cs = new_call_state();
+        cs->call.id = t_.host_.new_call_id();
+        cs->call.connection_id = t_.conn_id_;
+        cs->call.index_on_connection = t_.calls_started_++;
+        // The first call also owns the handshake and anything before it.
+        cs->seg_first = t_.calls_.empty() && cs->call.index_on_connection == 0 ? t_.segs_.begin_index() : d.cur_seg;
+        cs->seg_last = d.cur_seg;
+        cs->call.request.first_frame = d.active.begin_frame;
+        cs->call.request.first_ns = d.active.begin_ns;
+        cs->call.request_first_frame = d.active.begin_frame;
+        cs->call.start_ns = d.active.begin_ns;
+        d.active.call = cs.get();
+        d.active.info = &cs->call.request;
+        d.active.head_bit = carries::kRequestHeaders;
+        d.active.body_bit = carries::kRequestBody;
+        t_.calls_.push_back(std::move(cs));
+    } else {
+        d.scratch = MessageInfo{};
+        d.active.info = &d.scratch;  // until the status line says interim or final
+        d.active.head_bit = carries::kResponseHeaders;
+        d.active.body_bit = carries::kResponseBody;
+        d.active.begin_offset = off;  // paired once its status line proves it a response
+    }
+    if (d.active.info) { d.active.info->first_frame = d.active.begin_frame; d.active.info->first_ns = d.active.begin_ns; }
+}
+
+void ExchangeTracker::Listener::on_start_line(const HttpMessageHead& head, uint64_t) {
+    Dir& d = *t_.dirs_[dir_];
+    if (dir_ == 1 && d.have_active) {
+        d.active.call = t_.pair_response(d.active.begin_offset, t_.segs_.at(d.active.begin_seg));
+        if (!d.active.call) d.active.info = nullptr;
+        return;
+    }
+    if (dir_ != 0 || !d.have_active || !d.active.call) return;
+    CallState& cs = *d.active.call;
+    cs.start_line = true;
+    cs.call.method = head.method;
+    cs.call.uri = head.uri;
+    cs.call.http_version = head.version;
+}
+
+void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) {
+    Dir& d = *t_.dirs_[dir_];
+    if (!d.have_active) return;
+    MsgTrack& m = d.active;
+    CallState* cs = m.call;
+    // 101 Switching Protocols and a CONNECT 2xx end the call: what follows
+    // on the connection is another protocol, in both directions.
+    bool switches = head.status == 101 || (dir_ == 1 && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
+    if (dir_ == 1 && switches) t_.enter_tunnel(true);
+    if (dir_ == 1 && cs) {
+        if (head.status >= 100 && head.status < 200 && !switches) {
+            m.interim = true;
+            m.head_bit = m.body_bit = carries::kContinue;
+            t_.relabel_interim_head(m.begin_seg, m.begin_seg_prior, d.cur_seg);
+            if (head.status == 100 && !cs->call.got_continue) {
+                cs->call.got_continue = true;
+                cs->call.continue_frame = m.begin_frame;
+                cs->call.continue_ns = m.begin_ns;
+            }
+        } else {
+            // The final response: move what was tracked so far into the call.
+            cs->call.response = d.scratch;
+            cs->final_head = true;
+            m.info = &cs->call.response;
+            const HeadFields fields(head);
+            fill_response_fields(cs->call, head, fields);
+            cs->bodies[1].set_head(fields);
+        }
+    }
+    if (dir_ == 0 && cs) {
+        const HeadFields fields(head);  // one pass over the fields for all that is read of them
+        fill_request_fields(cs->call, head, fields);
+        cs->bodies[0].set_head(fields);
+        d.tunnel_candidate = head.method == "CONNECT" || fields.upgrade != nullptr;
+        t_.request_waits(*cs, d.base + end_offset, head.method);
+    }
+    t_.attribute(dir_, d.base + end_offset);
+    if (m.info) {
+        SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+        m.info->header_bytes = head.header_bytes;
+        m.info->headers_end_frame = seg ? seg->frame : 0;
+        m.info->headers_end_ns = seg ? seg->ts_ns : 0;
+    }
+    m.in_body = true;
+}
+
+// The head's earlier segments were marked as response headers before the
+// status line could say 1xx (a status line and its CRLF written apart):
+// they carried the interim response.
+void ExchangeTracker::relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg) {
+    for (uint64_t i = begin_seg; i < cur_seg; ++i) {
+        SegmentInfo* s = segs_.at(i);
+        if (!s || s->from != Side::Server || !(s->carries & carries::kResponseHeaders)) continue;
+        const uint16_t keep = i == begin_seg ? begin_prior : uint16_t(s->carries & ~carries::kResponseHeaders);
+        s->carries = uint16_t(keep | carries::kContinue);
+    }
+}
+
+void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {
+    Dir& d = *t_.dirs_[dir_];
+    if (!d.have_active || !d.active.call || d.active.interim) return;
+    d.active.call->bodies[dir_].append(data, t_.opt_.max_soap_body_bytes);
+}
+
+void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
+    Dir& d = *t_.dirs_[dir_];
+    t_.attribute(dir_, d.base + end_offset);
+    if (!d.have_active) return;
+    if (d.in_gap && d.active.info) {
+        // A gap that ran into this body ended it: its part of the gap is missing.
+        uint64_t k = std::min(d.gap_left, d.base + end_offset - std::min(d.base + end_offset, d.gap_at));
+        d.active.info->missing_bytes += k;
+        d.gap_at += k;
+        d.gap_left -= k;
+    }
+    MsgTrack m = d.active;
+    d.have_active = false;
+    d.active = MsgTrack{};
+    if (!m.call || m.interim) return;
+    CallState& cs = *m.call;
+    if (dir_ == 0) {
+        cs.call.request.complete = cs.call.request.missing_bytes == 0;
+        t_.finish_soap(cs, false);
+        return;
+    }
+    Call& c = cs.call;
+    // A message with bytes never captured is not complete (its framing held).
+    c.response.complete = c.response.missing_bytes == 0;
+    c.complete = c.response.complete && c.request.missing_bytes == 0;
+    c.response_last_frame = c.complete ? c.response.last_frame : 0;  // documented: null when incomplete
+    c.end_ns = c.response.last_ns;
+    c.latency_ms = double(c.end_ns - c.start_ns) / 1e6;
+    t_.set_done(cs);
+    t_.finish_soap(cs, true);
+}
+
+void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
+    Dir& d = *t_.dirs_[dir_];
+    SegmentInfo* seg = t_.segs_.at(d.cur_seg);
+    if (dir_ == 0 && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
+        // The client started talking the protocol it asked for (WebSocket,
+        // h2c, TLS through CONNECT) before the 101/2xx was processed.
+        t_.enter_tunnel(false);
+        return;
+    }
+    static constexpr const char* kWhat[] = {
+        "",                                                 // Warning
+        ", message dropped; parsing resumes at the next message",  // Dropped
+        ", not HTTP/1.x; parsing resumes at the next message",     // Rejected
+        ", bytes skipped up to the next message",                  // Skipped
+    };
+    if (e.code != HttpError::TunnelEntered && ++d.errors <= 20) {
+        t_.host_.warn(std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
+                          std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
+                      seg ? seg->frame : 0);
+    }
+    if (d.in_gap && e.effect != HttpErrorEffect::Warning) t_.gap_dropped(dir_, e.effect == HttpErrorEffect::Rejected);
+    if (e.effect != HttpErrorEffect::Warning && d.have_active) {
+        // Bytes that never had a valid HTTP/1.x start line are not a call:
+        // drop the one opened at message begin.
+        CallState* cs = d.active.call;
+        if (e.effect == HttpErrorEffect::Rejected && dir_ == 0 && cs && !cs->start_line && !t_.calls_.empty() &&
+            t_.calls_.back().get() == cs) {
+            t_.calls_.pop_back();
+            --t_.calls_started_;
+        }
+        d.have_active = false;
+        d.active = MsgTrack{};
+    }
+}
+
+void ExchangeTracker::finish_soap(CallState& cs, bool response) {
+    MessageInfo& msg = response ? cs.call.response : cs.call.request;
+    // The body's name is for warnings only: made when one is given.
+    auto what = [&] { return std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id); };
+    cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
+                                       [&](const std::string& w) { host_.warn(w, msg.last_frame); }, host_.deflate_sampler(),
+                                       [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
+}
+
+void ExchangeTracker::set_done(CallState& cs) {
+    if (cs.waiting()) --waiting_;
+    cs.done = true;
+}
+
+// The response parser still holds the method of a request whose response
+// will never be parsed: drop it so HEAD responses stay aligned.
+void ExchangeTracker::discard_method(CallState& cs) {
+    if (cs.final_head || !cs.have_request_head) return;
+    Dir& resp = *dirs_[1];
+    if (resp.parser) resp.parser->discard_request_method();
+    else if (!resp.pending_methods.empty()) resp.pending_methods.erase(resp.pending_methods.begin());
+}
+
+// A request head is complete: it waits for a response, unless one was
+// captured before it; past the pending cap the oldest waiting one is given up.
+void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
+    cs.have_request_head = true;
+    cs.req_head_end = head_end;
+    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = s->ack;
+    ++waiting_;
+    if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
+        // The early response popped a method already: do not push this one.
+        host_.warn("the response at frame " + std::to_string(early_.front().frame) +
+                       " was captured before its request (frame " + std::to_string(cs.call.request.first_frame) +
+                       ", call " + std::to_string(cs.call.id) + "): not paired, the request is reported unanswered",
+                   cs.call.request.first_frame);
+        early_.pop_front();
+        set_done(cs);
+        return;
+    }
+    Dir& resp = *dirs_[1];
+    if (resp.parser) resp.parser->push_request_method(method);
+    else resp.pending_methods.push_back(method);
+    if (waiting_ <= opt_.max_pending_requests) return;
+    for (auto& c : calls_) {
+        if (!c->waiting()) continue;
+        if (!pending_cap_warned_) {
+            pending_cap_warned_ = true;
+            host_.warn("pending-request cap (" + std::to_string(opt_.max_pending_requests) + ") hit at frame " +
+                           std::to_string(cs.call.request.first_frame) +
+                           ": more requests wait for a response than that; the oldest are given up (reported "
+                           "unanswered, their responses not timed)",
+                       cs.call.request.first_frame);
+        }
+        set_done(*c);
+        ++resp.given_up;
+        break;
+    }
+}
+
+// Which waiting request the response starting at server offset `off` answers.
+CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) {
+    Dir& d = *dirs_[1];
+    const uint64_t frame = seg ? seg->frame : 0;
+    ResponseStart r;
+    r.offset = off;
+    r.ack = seg ? seg->ack : 0;
+    r.hole = d.hole;
+    r.hole_from = d.hole_from;
+    r.hole_explained = d.hole_explained;
+    d.hole = d.hole_explained = false;
+    if (d.given_up > 0) { --d.given_up; return nullptr; }  // answers a request the pending cap gave up
+    // Reused from response to response (per thread): no allocation per response.
+    thread_local std::vector<CallState*> calls;
+    thread_local std::vector<WaitingRequest> waiting;
+    calls.clear();
+    waiting.clear();
+    for (auto& cs : calls_) {
+        if (!cs->waiting()) continue;
+        if (!ack_covers(r.ack, cs->req_head_end)) break;  // nor can any later one
+        calls.push_back(cs.get());
+        waiting.push_back({cs->req_head_end, cs->req_ack});
+    }
+    PairingChoice pc = choose_request(waiting, r);
+    if (!pc.answers_one) {
+        std::string why;
+        for (auto& cs : calls_)
+            if (cs->waiting()) {
+                why = "; the server had not received the request at frame " + std::to_string(cs->call.request.first_frame) +
+                      " when it sent this (ACK)";
+                break;
+            }
+        host_.warn("response without a request (stream offset " + std::to_string(off) + why + ")", frame);
+        // It acknowledges client bytes not seen yet: its request comes later in the capture.
+        if (r.ack && ack_covers(r.ack, dirs_[0]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
+            early_.push_back({r.ack, frame});
+        return nullptr;
+    }
+    CallState* answered = calls[pc.index];
+    for (size_t i = 0; i < pc.index; ++i) {
+        CallState& lost = *calls[i];
+        host_.warn("no response captured for the request at frame " + std::to_string(lost.call.request.first_frame) +
+                       " (call " + std::to_string(lost.call.id) + "): the server's stream has a hole from offset " +
+                       std::to_string(r.hole_from) + " to " + std::to_string(off) + " before the response at frame " +
+                       std::to_string(frame) + ", which answers the request at frame " +
+                       std::to_string(answered->call.request.first_frame),
+                   lost.call.request.first_frame);
+        discard_method(lost);
+        set_done(lost);
+    }
+    return answered;
+}
+
+// A gap ended the message in progress on `dir`, or lay between messages
+// (the parser resynchronises). `rejected`: the message had no complete start
+// line, so it is not a message at all (the caller forgets it).
+void ExchangeTracker::gap_dropped(int dir, bool rejected) {
+    Dir& d = *dirs_[dir];
+    if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
+    if (!d.have_active || rejected) return;
+    MsgTrack& m = d.active;
+    if (m.info) m.info->missing_bytes += d.gap_left;
+    d.gap_left = 0;
+    if (m.call && dir == 1 && !m.interim) {
+        // Its response was cut short: the request is answered, incompletely
+        // (the parser consumed its method with the dropped head).
+        set_done(*m.call);
+        d.hole_explained = true;
+    } else if (m.call && dir == 0 && !m.call->have_request_head) {
+        // A request cut inside its head still gets a response.
+        request_waits(*m.call, d.gap_at, m.call->call.method);
+    }
+}
+
+// The connection stops being HTTP (`both`: the server switched; else only
+// the client started early); a message the client began in the new
+// protocol's bytes is not a call.
+void ExchangeTracker::enter_tunnel(bool both) {
+    for (int dir = 0; dir < (both ? 2 : 1); ++dir) {
+        Dir& d = *dirs_[dir];
+        d.tunnel = true;
+        if (dir == 0 && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
+            calls_.back().get() == d.active.call) {
+            calls_.pop_back();
+            --calls_started_;
+            d.have_active = false;
+            d.active = MsgTrack{};
+        }
+    }
+}
+
+void ExchangeTracker::begin_packet() {
+    if (parked_) return;
+    for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
+}
+
+void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+    if (parked_) return;
+    Dir& d = *dirs_[dir];
+    d.seen_end = std::max(d.seen_end, offset + data.size());
+    if (d.http == 0 || d.ended) return;
+    d.cur_seg = seg;
+    if (SegmentInfo* s = segs_.at(seg); s && s->ts_ns > d.delivery_ns) {
+        d.delivery_ns = s->ts_ns;
+        d.delivery_frame = s->frame;
+    }
+    if (d.tunnel) {
+        if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
+        d.cursor = std::max(d.cursor, offset + data.size());
+        return;
+    }
+    if (!d.parser) {
+        // Find HTTP by content, on the reassembled stream: a direction is
+        // HTTP once a whole valid start line is seen (split over segments
+        // or not). Until then (capture began mid-message, or not HTTP) its
+        // bytes are not parsed.
+        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == 0, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
+        auto verdict = d.sniffer->feed(offset, data, seg);
+        if (auto at = d.sniffer->take_rejected_first_line()) {
+            SegmentInfo* s = segs_.at(*at);
+            host_.warn(dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
+                                : "response stream: first line is not an HTTP/1.x status line",
+                       s ? s->frame : 0);
+        }
+        if (verdict != HttpSniffer::Verdict::Http) {
+            if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
+            if (verdict == HttpSniffer::Verdict::NotHttp) { d.http = 0; d.sniffer.reset(); }
+            return;
+        }
+        d.http = 1;
+        d.base = d.sniffer->message_offset();
+        d.cursor = d.base;
+        d.listener = std::make_unique<Listener>(*this, dir);
+        HttpParserLimits lim;
+        lim.max_header_bytes = opt_.max_header_bytes;
+        d.parser = std::make_unique<HttpStreamParser>(dir == 0 ? HttpStreamParser::Role::Request
+                                                               : HttpStreamParser::Role::Response,
+                                                      *d.listener, lim);
+        for (auto& m : d.pending_methods) d.parser->push_request_method(m);
+        d.pending_methods.clear();
+        // The first message's bytes from earlier segments, each with its segment.
+        auto sniffer = std::move(d.sniffer);
+        for (const auto& h : sniffer->held()) {
+            d.cur_seg = h.tag;
+            d.parser->feed(h.bytes);
+            attribute(dir, h.offset + h.bytes.size());
+        }
+        d.cur_seg = seg;
+        uint64_t skip = d.base > offset ? d.base - offset : 0;
+        d.cursor = std::max(d.cursor, offset + skip);
+        d.parser->feed(data.subspan(size_t(skip)));
+    } else {
+        d.cursor = std::max(d.cursor, offset);
+        d.parser->feed(data);
+    }
+    attribute(dir, offset + data.size());
+    // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
+    Dir& req = *dirs_[0];
+    if (dir == 1 && d.parser->in_tunnel()) {
+        if (req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
+        if (!req.parser && req.http != 0) {  // its request was never seen: still no HTTP in the tunnel
+            req.http = 0;
+            req.sniffer.reset();
+        }
+    }
+}
+
+void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
+    if (parked_) return;
+    Dir& d = *dirs_[dir];
+    d.seen_end = std::max(d.seen_end, offset + len);
+    if (d.tunnel || d.ended) return;
+    if (!d.parser) {
+        // Not parsing yet (the sniffer sees the jump in offsets); a response may be in it.
+        if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = offset; }
+        return;
+    }
+    // Gap bytes are no message's bytes on the wire: never attributed.
+    d.cursor = std::max(d.cursor, offset + len);
+    d.in_gap = true;
+    d.gap_at = offset;
+    d.gap_left = len;
+    d.parser->gap(len);
+    d.in_gap = false;
+    // Skipped inside a body of known (or close-delimited) length: the
+    // message keeps its framing but is not complete.
+    if (d.gap_left && d.have_active && d.active.info) {
+        d.active.info->missing_bytes += d.gap_left;
+        SegmentInfo* s = segs_.at(d.cur_seg);
+        if (d.active.call && ++d.errors <= 20)
+            host_.warn(std::string(dir == 0 ? "request" : "response") + " body of call " +
+                           std::to_string(d.active.call->call.id) + ": " + std::to_string(d.gap_left) +
+                           " bytes never captured (stream offset " + std::to_string(offset) +
+                           "); the call is not complete",
+                       s ? s->frame : 0);
+    }
+    d.gap_left = 0;
+}
+
+void ExchangeTracker::on_end_of_stream(int dir) {
+    if (parked_) return;
+    Dir& d = *dirs_[dir];
+    if (d.parser && !d.tunnel) d.parser->end_of_stream();
+    d.ended = true;
+    if (!dirs_[1 - dir]->ended) return;
+    // Both directions are over: the parsers have nothing more to do. A closed
+    // connection lingers a while for late ACKs; it keeps only its calls.
+    for (auto& e : dirs_) {
+        e->parser.reset();
+        e->listener.reset();
+        e->sniffer.reset();
+        e->pending_methods = {};
+        if (!e->have_active) e->scratch = MessageInfo{};
+    }
+}
+
+void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
+    out.clear();
+    if (parked_) return take_parked(all, out);
+    // A message whose start line never completed is not a call.
+    if (all)
+        while (!calls_.empty() && !calls_.back()->start_line) {
+            for (auto& d : dirs_)
+                if (d->have_active && d->active.call == calls_.back().get()) { d->have_active = false; d->active = MsgTrack{}; }
+            calls_.pop_back();
+            --calls_started_;
+        }
+    // Keep the newest completed call back (unless `all`): its trailing ACKs
+    // and a possible close still belong to it.
+    size_t last_done = SIZE_MAX;
+    for (size_t i = 0; i < calls_.size(); ++i) if (calls_[i]->done) last_done = i;
+    while (!calls_.empty()) {
+        CallState& cs = *calls_.front();
+        // In a tunnel no more HTTP comes: every call is finished.
+        bool ready = all || dirs_[1]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
+        if (!ready) break;
+        // Its window runs to where the next call begins (or to now).
+        uint64_t end = cs.seg_last + 1;
+        if (calls_.size() > 1) end = std::max(end, calls_[1]->seg_first);
+        else if (all) end = segs_.end_index();
+        const uint64_t first = cs.seg_first;
+        out.push_back(Ready{std::move(calls_.front()), first, end});
+        calls_.pop_front();
+        if (last_done != SIZE_MAX && last_done > 0) --last_done;
+    }
+}
+
+std::vector<Call> ExchangeTracker::provisional() const {
+    std::vector<Call> out;
+    for (auto& cs : calls_)
+        if (cs->start_line) out.push_back(cs->call);
+    for (auto& p : parked_calls_)
+        if (Call c; p.start_line && spill_decode(p.call, c)) out.push_back(std::move(c));
+    return out;
+}
+
+uint64_t ExchangeTracker::oldest_needed_segment() const {
+    if (parked_) return parked_calls_.empty() ? segs_.end_index() : parked_calls_.front().seg_first;
+    if (calls_.empty()) return segs_.end_index();
+    return calls_.front()->seg_first;
+}
+
+void ExchangeTracker::park() {
+    if (parked_) return;
+    parked_ = true;
+    for (auto& cs : calls_) {
+        Parked p;
+        spill_encode(cs->call, p.call);
+        p.call.shrink_to_fit();
+        p.seg_first = cs->seg_first;
+        p.seg_last = cs->seg_last;
+        p.start_line = cs->start_line;
+        parked_calls_.push_back(std::move(p));
+    }
+    calls_ = {};
+    early_ = {};
+    for (int d = 0; d < 2; ++d) {
+        parked_http_[d] = dirs_[d]->http;
+        dirs_[d].reset();
+    }
+}
+
+// take_ready() of a parked tracker: no call becomes done any more (no bytes
+// come), so only the end hands them on, with the same windows.
+void ExchangeTracker::take_parked(bool all, std::vector<Ready>& out) {
+    if (!all) return;
+    while (!parked_calls_.empty() && !parked_calls_.back().start_line) {
+        parked_calls_.pop_back();
+        --calls_started_;
+    }
+    for (size_t i = 0; i < parked_calls_.size(); ++i) {
+        Parked& p = parked_calls_[i];
+        uint64_t end = p.seg_last + 1;
+        if (i + 1 < parked_calls_.size()) end = std::max(end, parked_calls_[i + 1].seg_first);
+        else end = segs_.end_index();
+        Ready r{new_call_state(), p.seg_first, end};
+        if (!spill_decode(p.call, r.call())) throw std::logic_error("parked call does not decode");
+        out.push_back(std::move(r));
+    }
+    parked_calls_ = {};
+}
+
+} // namespace stallscope

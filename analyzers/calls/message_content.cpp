@@ -1,0 +1,185 @@
+#include "analyzers/calls/message_content.h"
+
+#include "dissectors/http/content_decoder.h"
+#include "dissectors/soap/soap_decoder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+
+namespace stallscope {
+
+namespace {
+
+// Bodies smaller than this are never compressed (see measure_content).
+constexpr size_t kMinCompressedBody = 512;
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+// `needle` is lower case. Compared in place: no lower-cased copy per message,
+// and ASCII case only (media types and codings are ASCII; no locale call per byte).
+bool icontains(const std::string& hay, std::string_view needle) {
+    auto same = [](char h, char n) { return ascii_lower(h) == n; };
+    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), same) != hay.end();
+}
+
+// SOAP 1.2 carries the action as a media-type parameter.
+std::string action_param(const std::string& content_type) {
+    std::string lower = content_type;
+    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    auto p = lower.find("action=");
+    if (p == std::string::npos) return {};
+    std::string v = content_type.substr(p + 7);
+    if (!v.empty() && v[0] == '"') { v.erase(0, 1); auto q = v.find('"'); if (q != std::string::npos) v.resize(q); }
+    else { auto q = v.find(';'); if (q != std::string::npos) v.resize(q); }
+    return v;
+}
+
+std::string_view unquote(std::string_view v) {
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    return v;
+}
+
+} // namespace
+
+HeadFields::HeadFields(const HttpMessageHead& head) {
+    auto first = [](const std::string*& slot, const HttpHeader& h, std::string_view name) {
+        auto same = [](char a, char b) { return ascii_lower(a) == ascii_lower(b); };
+        if (!slot && std::equal(h.name.begin(), h.name.end(), name.begin(), name.end(), same)) slot = &h.value;
+    };
+    for (const HttpHeader& h : head.headers) {
+        switch (h.name.size()) {  // most fields are none of these: one length test each
+        case 6: first(server, h, "Server"); break;
+        case 7: first(upgrade, h, "Upgrade"); break;
+        case 10: first(user_agent, h, "User-Agent"); first(soap_action, h, "SOAPAction"); break;
+        case 12: first(content_type, h, "Content-Type"); break;
+        case 16: first(content_encoding, h, "Content-Encoding"); break;
+        default: break;
+        }
+    }
+}
+
+void fill_request_fields(Call& c, const HttpMessageHead& head, const HeadFields& f) {
+    c.method = head.method;
+    c.uri = head.uri;
+    c.http_version = head.version;
+    if (f.user_agent) c.user_agent = *f.user_agent;
+    if (f.content_type) c.content_type = *f.content_type;
+    if (f.soap_action) c.soap_action.assign(unquote(*f.soap_action));
+    if (c.soap_action.empty()) c.soap_action = action_param(c.content_type);
+    if (f.content_encoding) c.content_encoding = *f.content_encoding;
+    c.expect_continue = head.expect_continue;
+    c.request_chunked = head.chunked;
+    c.connection_close = head.connection_close;
+    c.request_close = head.connection_close;
+}
+
+void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields& f) {
+    c.status = head.status;
+    c.reason = head.reason;
+    if (f.server) c.server = *f.server;
+    c.response_chunked = head.chunked;
+    if (head.connection_close) c.connection_close = true;
+    if (f.content_encoding && c.content_encoding.empty()) c.content_encoding = *f.content_encoding;
+}
+
+// Size facts for the message_size detector: decoded bytes (of what was
+// kept, see max_soap_body_bytes), the share that is markup, and what
+// deflate would make of it (see DeflateSampler; each compressed body is
+// measured on its first 64 KiB and scaled, so a big body costs a bounded
+// amount of CPU).
+void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key) {
+    m.content_bytes = content.size();
+    // Bytes from each '<' (outside a tag) to the next '>', both counted; an
+    // unclosed tag runs to the end. memchr jumps over text and tag bodies.
+    uint64_t markup = 0;
+    const char* p = content.data();
+    const char* end = p + content.size();
+    while (p < end) {
+        auto* open = static_cast<const char*>(std::memchr(p, '<', size_t(end - p)));
+        if (!open) break;
+        auto* close = static_cast<const char*>(std::memchr(open, '>', size_t(end - open)));
+        const char* stop = close ? close + 1 : end;
+        markup += uint64_t(stop - open);
+        p = stop;
+    }
+    m.markup_bytes = markup;
+    // Small messages are counted as incompressible: compressing each costs
+    // a zlib state per message (most SOAP messages are this small), and one
+    // can save under 512 B, half of the 1 KiB per call message_size needs.
+    if (content.size() < kMinCompressedBody) { m.deflate_estimate = content.size(); return; }
+    if (sampler) {
+        sampler->measure(key, content, m);
+        return;
+    }
+    DeflateSampler every_message(0, 0);
+    every_message.measure(key, content, m);
+}
+
+void MessageBody::set_head(const HeadFields& f) {
+    if (f.content_encoding) encoding_ = *f.content_encoding;
+    const std::string* type = f.content_type;
+    xml_expected_ = f.soap_action || (type && (icontains(*type, "xml") || icontains(*type, "soap")));
+}
+
+void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
+    size_t room = cap > bytes_.size() ? cap - bytes_.size() : 0;
+    if (data.size() > room) capped_ = true;
+    bytes_.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+}
+
+void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
+                         const std::function<std::string()>& what,
+                         const std::function<void(const std::string&)>& warn, DeflateSampler* sampler,
+                         const std::function<std::string()>& sample_key) {
+    if (bytes_.empty()) return;
+    std::string decoded;
+    std::string_view xml = bytes_;
+    if (!encoding_.empty() && !icontains(encoding_, "identity")) {
+        std::string err;
+        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
+                            opt.max_decompressed_bytes, decoded, err)) {
+            out.error = "content-encoding " + encoding_ + ": " + err;
+            if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
+                warn("decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
+                     encoding_ + " " + what() + " not decoded (" + err + ")");
+            release();
+            return;
+        }
+        xml = decoded;
+    }
+    // UTF-8, UTF-16 or UTF-32, with a byte-order mark or not (Windows clients send UTF-16).
+    if (!starts_like_xml(xml)) {
+        if (xml_expected_) out.error = not_xml_reason(xml) + ": envelope not decoded";
+    } else {
+        if (capped_) {
+            out.error = "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded";
+            warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
+                 " is larger than that; its envelope was not decoded");
+        } else {
+            out = decode_soap(xml);
+        }
+    }
+    // After the decode: the sample is per operation, which the envelope names.
+    // The key (a string per message) only for a body the sampler may compress.
+    const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
+    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string());
+    release();
+}
+
+void MessageBody::release() {
+    if (bytes_.capacity() > kKeepBytes) bytes_ = std::string();
+    else bytes_.clear();
+}
+
+void MessageBody::clear() {
+    std::string keep = std::move(bytes_);
+    *this = MessageBody{};
+    bytes_ = std::move(keep);
+    release();
+}
+
+} // namespace stallscope

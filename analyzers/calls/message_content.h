@@ -1,0 +1,74 @@
+#pragma once
+// What a call's messages say, as opposed to how they travelled (pairing and
+// timing live in exchange_tracker): header fields copied into the call, and
+// each body kept (up to a cap), undone of its Content-Encoding, measured for
+// the message_size detector and decoded as a SOAP envelope.
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/result/model.h"
+#include "dissectors/http/http_message.h"
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+namespace stallscope {
+
+// The header fields a call and its body read, found in one pass over the
+// head (the first occurrence of each, as HttpMessageHead::header finds it);
+// null when absent. Valid while the head is.
+struct HeadFields {
+    const std::string* user_agent = nullptr;
+    const std::string* content_type = nullptr;
+    const std::string* soap_action = nullptr;
+    const std::string* content_encoding = nullptr;
+    const std::string* server = nullptr;
+    const std::string* upgrade = nullptr;
+    explicit HeadFields(const HttpMessageHead& head);
+};
+
+// Request-line and header facts a call reports (method, URI, SOAPAction ...).
+void fill_request_fields(Call& call, const HttpMessageHead& head, const HeadFields& fields);
+// Status, reason, Server, framing facts of the final response.
+void fill_response_fields(Call& call, const HttpMessageHead& head, const HeadFields& fields);
+
+// One message's body, kept for decoding until the message ends.
+class MessageBody {
+public:
+    void set_encoding(std::string content_encoding) { encoding_ = std::move(content_encoding); }
+    // Content-Encoding, and whether the head says the body is XML/SOAP
+    // (Content-Type ...xml or soap, or a SOAPAction): then a body that is
+    // not XML gets a soap_error saying so.
+    void set_head(const HeadFields& fields);
+    // Keeps at most `cap` bytes in all; past it the body is marked capped.
+    void append(std::span<const uint8_t> data, size_t cap);
+    // The message ended: undo Content-Encoding, measure the content into
+    // `msg`, decode the SOAP envelope into `soap`, free the buffer. `what`
+    // names the body in warnings ("response body of call 7"), asked only
+    // when there is one.
+    // `sampler` (null: compress every body) and `sample_key` (its operation
+    // and direction, asked after the decode) choose the bodies compressed.
+    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
+                const std::function<void(const std::string&)>& warn, DeflateSampler* sampler = nullptr,
+                const std::function<std::string()>& sample_key = {});
+    size_t held() const { return bytes_.size(); }
+    // Back to a new body's state; the buffer's memory stays for the next
+    // message (up to kKeepBytes).
+    void clear();
+
+private:
+    static constexpr size_t kKeepBytes = 8 * 1024;
+    void release();  // empties the buffer, keeping up to kKeepBytes of memory
+    std::string bytes_;
+    bool capped_ = false;
+    std::string encoding_;
+    bool xml_expected_ = false;
+};
+
+// Size facts for the message_size detector (exposed for tests); without a
+// sampler every body of 512 B or more is compressed.
+void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler = nullptr,
+                     const std::string& key = {});
+
+} // namespace stallscope

@@ -1,0 +1,111 @@
+#include "analyzers/detectors/deflate_sampler.h"
+
+#include "analyzers/result/model.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <zlib.h>
+
+namespace stallscope {
+
+namespace {
+// compress2 adds a 6-byte zlib wrapper; gzip adds 18 bytes instead.
+constexpr uint64_t kGzipExtra = 12;
+constexpr uint64_t kSmall = 512;  // smaller bodies count as incompressible (measure_content)
+uint64_t scale(uint64_t in, uint64_t out, size_t size) { return uint64_t(double(out) / double(in) * double(size)) + kGzipExtra; }
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser: frame numbers spread evenly
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+} // namespace
+
+DeflateSample deflate_sample(std::string_view content) {
+    constexpr size_t kSample = 64 * 1024;  // a big body costs a bounded amount of CPU
+    DeflateSample s;
+    size_t n = std::min(content.size(), kSample);
+    uLongf cap = compressBound(uLong(n));
+    thread_local std::vector<Bytef> buf;
+    if (buf.size() < cap) buf.resize(cap);
+    if (n == 0 || compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return s;
+    s.in = n;
+    s.out = cap;
+    s.ok = true;
+    return s;
+}
+
+bool deflate_hash_pick(uint64_t frame, uint64_t every) { return every <= 1 || mix(frame) % every == 0; }
+
+bool DeflateSampler::among_first(const std::string& key, uint64_t frame) {
+    auto it = lowest_.find(key);
+    if (it == lowest_.end()) {
+        if (lowest_.size() >= kMaxKeys) return true;
+        it = lowest_.emplace(key, std::priority_queue<uint64_t>{}).first;
+    }
+    auto& q = it->second;
+    if (q.size() < first_) {
+        q.push(frame);
+        return true;
+    }
+    if (first_ == 0 || frame > q.top()) return false;
+    // Ties compress too: the order within one frame is settled by DeflateEstimate.
+    q.push(frame);
+    q.pop();
+    return true;
+}
+
+void DeflateSampler::measure(const std::string& key, std::string_view content, MessageInfo& m) {
+    m.deflate_pick = deflate_hash_pick(m.first_frame, every_);
+    if (!m.deflate_pick && !among_first(key, m.first_frame)) return;
+    DeflateSample s = deflate_sample(content);
+    ++compressed_;
+    if (s.ok) m.deflate_estimate = scale(s.in, s.out, content.size());
+}
+
+void DeflateEstimate::add(const MessageInfo& m, uint64_t call_id, bool counted) {
+    if (m.content_bytes == 0) return;
+    if (m.content_bytes < kSmall) {
+        if (counted) small_ += double(m.content_bytes);
+        return;
+    }
+    if (m.deflate_pick) {
+        if (!m.deflate_estimate) {  // not compressible by zlib: scaled like an unsampled body
+            if (counted) unsampled_size_ += double(m.content_bytes), ++unsampled_;
+            return;
+        }
+        sample_size_ += double(m.content_bytes);
+        sample_estimate_ += double(m.deflate_estimate - kGzipExtra);
+        if (counted) counted_estimate_ += double(m.deflate_estimate);
+        return;
+    }
+    lowest_.push(Body{m.first_frame, call_id, m.content_bytes, m.deflate_estimate, counted});
+    if (lowest_.size() <= first_) return;
+    const Body& out = lowest_.top();  // no longer among the first: scaled
+    if (out.counted) unsampled_size_ += double(out.size), ++unsampled_;
+    lowest_.pop();
+}
+
+double DeflateEstimate::deflated() const {
+    double sample_size = sample_size_, sample_estimate = sample_estimate_, counted = counted_estimate_;
+    double unsampled_size = unsampled_size_;
+    uint64_t unsampled = unsampled_;
+    auto lowest = lowest_;
+    for (; !lowest.empty(); lowest.pop()) {
+        const Body& b = lowest.top();
+        if (!b.estimate) {
+            if (b.counted) unsampled_size += double(b.size), ++unsampled;
+            continue;
+        }
+        sample_size += double(b.size);
+        sample_estimate += double(b.estimate - kGzipExtra);
+        if (b.counted) counted += double(b.estimate);
+    }
+    // No sample at all (nothing zlib could compress): the bodies count whole.
+    double ratio = sample_size > 0 ? sample_estimate / sample_size : 1.0;
+    return small_ + counted + unsampled_size * ratio + double(unsampled * (sample_size > 0 ? kGzipExtra : 0));
+}
+
+} // namespace stallscope

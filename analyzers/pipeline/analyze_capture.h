@@ -1,0 +1,83 @@
+#pragma once
+// The one entry point every front end uses: a capture file in, an
+// AnalysisResult out, in one streaming pass.
+#include "analyzers/result/model.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace stallscope {
+
+struct AnalysisOptions {
+    // Keep every call's segments in the result (GUI, diagrams). Off for the
+    // CLI report so memory stays bounded by the open connections.
+    bool keep_segments = false;
+    // Keep segments only for this call / connection id (export).
+    std::optional<uint64_t> keep_segments_for_call;
+    std::optional<uint64_t> keep_segments_for_connection;
+    // Caps (documented in docs/limits.md); hitting one adds a warning.
+    size_t max_open_connections = 100000;
+    size_t max_out_of_order_bytes = 4 * 1024 * 1024;   // per direction
+    size_t max_soap_body_bytes = 1 * 1024 * 1024;      // body kept for SOAP decoding
+    size_t max_decompressed_bytes = 8 * 1024 * 1024;   // gzip/deflate output per body
+    size_t max_header_bytes = 64 * 1024;
+    size_t max_pending_requests = 4096;                // per connection, waiting for a response
+    // More finished calls than this and the calls, connections and findings
+    // go to an unlinked temp file with only an index kept in memory, so
+    // memory stays flat on multi-GB captures (docs/performance.md). The CLI
+    // sets it; live views (Analyzer::snapshot) see only what is in memory
+    // (see snapshot_recent_calls).
+    size_t spill_after_calls = SIZE_MAX;
+    std::string spill_dir;  // "" = $TMPDIR, else /tmp
+    // Live views of a spilling analysis: Analyzer::snapshot() then shows the
+    // last this many finished calls (and their findings) beside the open
+    // ones, instead of everything, so a capture left running stays bounded.
+    size_t snapshot_recent_calls = 0;
+    // Bodies compressed for message_size's gzip estimate, per operation and
+    // direction: the `first` with the lowest frame numbers, plus those whose
+    // frame number hashes into one in `every` (0: every body, the full
+    // computation). See analyzers/detectors/deflate_sampler.h.
+    uint64_t deflate_sample_first = 32;
+    uint64_t deflate_sample_every = 64;
+    // Threads for the connections (analyzers/pipeline/sharded_analysis.h): 1 analyses
+    // in the calling thread (analyzers/pipeline/streaming_analysis.h); more shard connections by
+    // address pair over that many workers, with the same result byte for
+    // byte (the CLI's analyze defaults to the machine's cores; the GUI, live
+    // capture and compare use 1). max_open_connections is then split between
+    // the workers (docs/limits.md).
+    unsigned threads = 1;
+};
+
+struct Progress {
+    uint64_t bytes_read = 0, bytes_total = 0, packets = 0;
+};
+
+// Called now and then (about every 64k packets), in the calling thread;
+// return false to cancel (the result holds what came before).
+using ProgressFn = std::function<bool(const Progress&)>;
+
+struct AnalyzeOutcome {
+    bool ok = false;            // false: not analysable; error says why
+    std::string error;          // "<file>: <reason> (offset N)"
+    bool cancelled = false;
+    AnalysisResult result;      // partial when cancelled or truncated
+};
+
+// Threads an analysis uses unless told otherwise (analyze, compare, export,
+// the desktop app): the machine's cores, at least 1.
+unsigned default_analysis_threads();
+
+AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
+                            const ProgressFn& progress = {});
+
+// The bench's floor: every frame read by our reader and decoded by the
+// analysis's first stage (clock, link/IP/tunnel decoding, fragments) to TCP
+// segments, which are only counted. What any analysis of the segments costs
+// at least. False (and `error`) when the file cannot be opened.
+bool decode_only(const std::string& path, uint64_t& frames, uint64_t& segments, std::string& error);
+
+} // namespace stallscope

@@ -1,0 +1,157 @@
+#include "analyzers/pipeline/back_stage.h"
+
+#include "analyzers/accounting/call_ledger.h"
+
+#include <algorithm>
+
+namespace stallscope {
+
+namespace {
+constexpr size_t kMaxWarnings = 500;
+}
+
+AnalysisBack::AnalysisBack(const AnalysisOptions& options)
+    : opt_(options), detectors_(make_detectors(options.deflate_sample_first)) {}
+
+AnalysisBack::~AnalysisBack() = default;
+
+size_t AnalysisBack::add_warning(Warning w) {
+    auto& list = result_.capture.warnings;
+    if (list.size() >= kMaxWarnings) { ++warnings_suppressed_; return SIZE_MAX; }
+    list.push_back(std::move(w));
+    return list.size() - 1;
+}
+
+bool AnalysisBack::keep_segments(const Call& c) const {
+    return opt_.keep_segments || (opt_.keep_segments_for_call && *opt_.keep_segments_for_call == c.id) ||
+           (opt_.keep_segments_for_connection && *opt_.keep_segments_for_connection == c.connection_id);
+}
+
+void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
+    size_t first_new = result_.findings.size();
+    const CallScan scan(call, conn);  // the Nagle search, once for every detector
+    for (auto& d : detectors_) d->on_call(call, conn, scan, result_.findings);
+    account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
+    if (!keep_segments(call)) {
+        call.segments.clear();
+        if (!spill_) call.segments.shrink_to_fit();  // kept in memory; a spilled call's buffer is reused
+    }
+    summary_.add_call(call);
+    if (spill_) {
+        if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
+        spill_->add(call);
+        spill_findings();
+        return;
+    }
+    result_.calls.push_back(std::move(call));
+    if (result_.calls.size() > opt_.spill_after_calls && !spill_failed_) start_spill();
+}
+
+void AnalysisBack::start_spill() {
+    std::string error;
+    auto file = SpillFile::create(opt_.spill_dir, error);
+    if (!file) {
+        spill_failed_ = true;
+        add_warning({error + "; keeping every call in memory", 0, 0, 0});
+        return;
+    }
+    spill_ = std::make_shared<ResultSpill>(std::move(file));
+    // The summary's per-call numbers go to disk too (their own file: fixed-size records by id).
+    if (auto records = SpillFile::create(opt_.spill_dir, error)) summary_.spill_to(std::move(records));
+    else add_warning({error + "; keeping the summary's per-call numbers in memory", 0, 0, 0});
+    const std::string dir = opt_.spill_dir;
+    for (auto& d : detectors_)  // and what detectors keep per call (nothing when no file can be made)
+        d->spill_to([&dir]() {
+            std::string ignored;
+            return SpillFile::create(dir, ignored);
+        });
+    if (opt_.snapshot_recent_calls) {   // what live views showed so far, trimmed
+        const size_t n = std::min(opt_.snapshot_recent_calls, result_.calls.size());
+        recent_calls_.assign(result_.calls.end() - ptrdiff_t(n), result_.calls.end());
+        for (const Finding& f : result_.findings)
+            if (!f.calls.empty() && !recent_calls_.empty() && f.calls.back() >= recent_calls_.front().id)
+                recent_findings_.push_back(f);
+    }
+    for (const Connection& c : result_.connections) spill_->add(c);
+    for (const Call& c : result_.calls) spill_->add(c);
+    result_.connections = {};
+    result_.calls = {};
+    spill_findings();
+}
+
+void AnalysisBack::remember_recent(const Call& call, std::span<const Finding> findings) {
+    recent_calls_.push_back(call);
+    recent_findings_.insert(recent_findings_.end(), findings.begin(), findings.end());
+    while (recent_calls_.size() > opt_.snapshot_recent_calls) recent_calls_.pop_front();
+    // Findings leave with the calls they are about (most name one call; at most 4 per call kept).
+    const uint64_t oldest = recent_calls_.empty() ? 0 : recent_calls_.front().id;
+    while (!recent_findings_.empty() &&
+           (recent_findings_.front().calls.empty() || recent_findings_.front().calls.back() < oldest ||
+            recent_findings_.size() > 4 * opt_.snapshot_recent_calls))
+        recent_findings_.pop_front();
+}
+
+void AnalysisBack::spill_findings() {
+    for (const Finding& f : result_.findings) spill_->add(f);
+    result_.findings.clear();
+}
+
+void AnalysisBack::connection_closed(Connection&& info) {
+    for (auto& d : detectors_) d->on_connection_closed(info, result_.findings);
+    if (spill_) {
+        spill_->add(info);
+        spill_findings();
+    } else {
+        result_.connections.push_back(std::move(info));
+    }
+}
+
+AnalysisResult AnalysisBack::so_far() const {
+    if (!spill_) return result_;
+    AnalysisResult r;   // the rest is on disk: the recent calls stand for it
+    r.capture = result_.capture;
+    r.calls.assign(recent_calls_.begin(), recent_calls_.end());
+    r.findings.assign(recent_findings_.begin(), recent_findings_.end());
+    r.findings.insert(r.findings.end(), result_.findings.begin(), result_.findings.end());
+    return r;
+}
+
+AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint64_t missing, size_t backwards_at,
+                                    uint64_t backwards) {
+    capture.warnings = std::move(result_.capture.warnings);
+    result_.capture = std::move(capture);
+    auto add_count = [&](size_t at, uint64_t n) {
+        if (n > 1 && at < result_.capture.warnings.size())
+            result_.capture.warnings[at].message += " [" + std::to_string(n) + " frames in all]";
+    };
+    add_count(missing_at, missing);
+    add_count(backwards_at, backwards);
+    std::sort(result_.connections.begin(), result_.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    std::sort(result_.calls.begin(), result_.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    for (auto& d : detectors_) d->finish(result_.findings);
+    // Report order of findings, each finalized and counted in the summary
+    // once, in that order (the order fixes how the sums round).
+    auto final_touch = [&](Finding& f) {
+        for (auto& d : detectors_)
+            if (f.kind == d->kind()) d->finalize(f);
+        account_finding(f);
+        summary_.add_finding(f);
+    };
+    if (spill_) {
+        spill_findings();
+        spill_->seal(final_touch);
+        result_.spill = spill_;
+    } else {
+        std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
+            uint64_t ca = a.calls.empty() ? 0 : a.calls.front(), cb = b.calls.empty() ? 0 : b.calls.front();
+            return ca != cb ? ca < cb : a.kind < b.kind;
+        });
+        for (Finding& f : result_.findings) final_touch(f);
+    }
+    if (warnings_suppressed_)
+        result_.capture.warnings.push_back({std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
+    result_.summary = summary_.build();
+    return std::move(result_);
+}
+
+} // namespace stallscope

@@ -1,0 +1,62 @@
+#pragma once
+// The last stage of the analysis, in the order a single thread meets
+// things: numbers connections and calls, runs the detectors and the
+// accounting on each finished call, keeps (or spills) calls, connections,
+// findings and the summary's per-call records, keeps the warnings (capped)
+// and, for live views of a spilling analysis, the last calls; at the end it
+// adds the whole-capture findings and the summary. One per analysis, also
+// with several threads (analyzers/pipeline/sharded_analysis.h: the merge feeds it).
+#include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/detectors/detector.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/accounting/summary.h"
+
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace stallscope {
+
+class AnalysisBack {
+public:
+    explicit AnalysisBack(const AnalysisOptions& options);
+    ~AnalysisBack();
+
+    uint64_t new_connection_id() { return ++last_conn_id_; }
+    uint64_t new_call_id() { return ++last_call_id_; }
+    // Returns the warning's index (SIZE_MAX when over the cap).
+    size_t add_warning(Warning w);
+    void call_ready(Call&& call, const Connection& conn);
+    void connection_closed(Connection&& conn);
+
+    // Live view of what is finished (capture counters and open connections
+    // are the caller's): everything in memory, or once the analysis spills,
+    // the last options.snapshot_recent_calls calls and their findings.
+    AnalysisResult so_far() const;
+    // Whole-capture detectors, findings in report order, summary. `capture`
+    // is the front's (counters); the warnings are these. `missing_at` etc.:
+    // indexes of the clock's first warnings and how many frames they stand for.
+    // Throws SpillError when a spill file cannot be written or read.
+    AnalysisResult finish(CaptureInfo capture, size_t missing_at, uint64_t missing,
+                          size_t backwards_at, uint64_t backwards);
+
+private:
+    bool keep_segments(const Call& c) const;
+    void start_spill();
+    void spill_findings();
+    void remember_recent(const Call& call, std::span<const Finding> findings);
+
+    const AnalysisOptions& opt_;
+    AnalysisResult result_;
+    std::vector<std::unique_ptr<Detector>> detectors_;
+    uint64_t last_call_id_ = 0, last_conn_id_ = 0;
+    uint64_t warnings_suppressed_ = 0;
+    SummaryBuilder summary_;                // every call passes; findings at the end
+    std::shared_ptr<ResultSpill> spill_;    // set once more calls than opt_.spill_after_calls
+    bool spill_failed_ = false;
+    std::deque<Call> recent_calls_;         // spilling live views: the last calls, for so_far()
+    std::deque<Finding> recent_findings_;   // and their findings
+};
+
+} // namespace stallscope

@@ -1,0 +1,488 @@
+#include "analyzers/pipeline/sharded_analysis.h"
+
+#include "analyzers/pipeline/back_stage.h"
+#include "analyzers/pipeline/bounded_queue.h"
+#include "analyzers/calls/call_reuse.h"
+#include "analyzers/pipeline/flow_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+
+namespace stallscope {
+
+namespace {
+
+// A batch is handed on after this many segments or payload bytes; a worker
+// queues at most kInBatches of them and the merge at most kOutBatches per
+// source, so memory in flight is bounded whatever the capture.
+constexpr size_t kBatchSegments = 256;
+constexpr size_t kBatchBytes = 256 << 10;
+constexpr size_t kInBatches = 4;
+constexpr size_t kOutBatches = 2;
+// A worker hands its events on after this many, whatever the batch: one
+// segment can finish dozens of pipelined calls.
+constexpr size_t kOutEvents = 256;
+// Finished calls the merge hands back emptied (their strings and vectors
+// keep their memory), so a worker fills old records as one thread does
+// instead of allocating a dozen buffers per call.
+constexpr size_t kSpareCalls = 4 * kOutEvents;
+constexpr uint64_t kDone = UINT64_MAX;
+
+// Ids a worker hands out before the merge numbers them: 19 decimal digits
+// starting 4000 (never a frame number or offset in a real capture), so the
+// merge can find them in warning texts and put the final number in.
+constexpr uint64_t kLocalBase = 4'000'000'000'000'000'000ULL;
+uint64_t local_id(unsigned worker, uint64_t n) { return kLocalBase + (uint64_t(worker) << 40) + n; }
+
+// Where an event falls in single-thread order: the TCP segment it was made
+// at (seq); then the front's events (phase 0: decoding the frame), the
+// lingering connections closed before the segment (phase 1; also the end),
+// the segment's own (phase 2); within phase 1 the connection being closed,
+// in the order one table closes them (ctx_ns: the time it was queued
+// under, 0 at the end; ctx: the seq it was opened at, which orders
+// connections like their ids); then the order the source made them in.
+struct Key {
+    uint64_t seq = 0;
+    uint32_t phase = 0;
+    int64_t ctx_ns = 0;
+    uint64_t ctx = 0, counter = 0;
+    bool operator<(const Key& o) const {
+        return std::tie(seq, phase, ctx_ns, ctx, counter) < std::tie(o.seq, o.phase, o.ctx_ns, o.ctx, o.counter);
+    }
+};
+
+enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
+
+// A finished call and its connection as it stood, in one record that goes
+// from a worker to the merge and back.
+struct CallBox {
+    Call call;
+    Connection connection;
+};
+
+struct Event {
+    Key key;
+    EventKind kind = EventKind::Warning;
+    FrontSink::Tag tag = FrontSink::Tag::None;
+    uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
+    Warning warning;
+    std::unique_ptr<CallBox> call;           // CallReady
+    std::unique_ptr<Connection> connection;  // Closed
+};
+
+struct OutBatch {
+    unsigned source = 0;
+    std::vector<Event> events;
+    uint64_t watermark = 0;  // no later event of this source has seq <= this
+};
+
+struct Item {
+    uint64_t seq = 0;
+    Frame frame;        // data empty
+    TcpPacket packet;   // payload: at `payload_at` in the batch's bytes
+    size_t payload_at = 0;
+};
+
+// The times of every TCP segment routed in one flush, to every worker: each
+// closes its lingering connections at the segment one table would close
+// them at, whoever gets that segment.
+struct TimeWindow {
+    uint64_t first_seq = 0;       // times[i] is segment first_seq + i's
+    std::vector<int64_t> times;   // never decreasing (FrameClock)
+};
+
+struct InBatch {
+    std::vector<Item> items;      // this worker's segments, by seq
+    std::vector<uint8_t> bytes;
+    std::shared_ptr<const TimeWindow> window;
+    uint64_t upto = 0;   // every segment up to this seq was routed
+    bool last = false;   // after the window: close every connection at seq `upto`
+};
+
+// STALLSCOPE_THREAD_STATS=1: each thread's CPU time and the stages' wall
+// times on stderr (docs/performance.md, "Where the threads wait"), to see
+// which thread the others wait for.
+double thread_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+double wall_s() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+size_t pair_hash(const TcpPacket& p) {
+    const Endpoint& a = p.src < p.dst ? p.src : p.dst;
+    const Endpoint& b = p.src < p.dst ? p.dst : p.src;
+    uint64_t h = EndpointHash{}(a) * 0x9E3779B97F4A7C15ULL ^ EndpointHash{}(b);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return size_t(h ^ (h >> 32));
+}
+
+} // namespace
+
+// One worker: its FlowTable's output recorded as keyed events.
+struct Worker : FlowSink {
+    unsigned index;
+    BoundedQueue<InBatch> in{kInBatches};
+    BoundedQueue<OutBatch>* out;
+    // Emptied buffers going back for reuse (batches to the reading thread,
+    // event lists from the merge): no allocation, page faults or mmap per
+    // batch, and no buffer freed in another thread than the one that made it.
+    BoundedQueue<InBatch> spare_in{kInBatches + 2};
+    BoundedQueue<std::vector<Event>> spare_out{kOutBatches + 2};
+    BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
+    FlowTable table;
+    std::vector<Event> events;
+    Key key;
+    uint64_t conns = 0, calls = 0;
+    std::unordered_map<uint64_t, uint64_t> opened_at;  // local connection id -> seq it was opened at
+    std::exception_ptr error;
+    std::thread thread;
+    double cpu_s = 0, end_s = 0;
+
+    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, BoundedQueue<OutBatch>* o)
+        : index(i), out(o), table(opt, *this, n) {}
+
+    Event& add(EventKind kind) {
+        Event& e = events.emplace_back();
+        e.key = key;
+        ++key.counter;
+        e.kind = kind;
+        return e;
+    }
+    uint64_t new_connection_id() override {
+        uint64_t id = local_id(index, ++conns);
+        opened_at[id] = key.seq;
+        add(EventKind::NewConnection).local = id;
+        return id;
+    }
+    uint64_t new_call_id(uint64_t connection_id) override {
+        uint64_t id = local_id(index, ++calls);
+        Event& e = add(EventKind::NewCall);
+        e.local = id;
+        e.conn = connection_id;
+        return id;
+    }
+    void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
+    void call_ready(Call&& call, const Connection& conn) override {
+        Event& e = add(EventKind::CallReady);
+        if (spare_calls.try_pop(e.call)) std::swap(e.call->call, call);  // `call` gets an emptied one's memory
+        else e.call = std::make_unique<CallBox>(CallBox{std::move(call), {}});
+        e.call->connection = conn;
+    }
+    void closing(uint64_t id, int64_t order_ns) override {
+        key.ctx_ns = order_ns;
+        key.ctx = opened_at[id];
+    }
+    void connection_closed(Connection&& conn) override {
+        opened_at.erase(conn.id);
+        add(EventKind::Closed).connection = std::make_unique<Connection>(std::move(conn));
+    }
+
+    void run() {
+        InBatch b;
+        while (in.pop(b)) {
+            if (!error) {
+                try {
+                    process(b);
+                } catch (...) {
+                    error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
+                    events.clear();
+                }
+            }
+            hand_on(b.last ? kDone : b.upto);
+            if (b.last) {
+                cpu_s = thread_cpu_s();
+                end_s = wall_s();
+                return;
+            }
+            b.items.clear();
+            b.bytes.clear();
+            b.window.reset();
+            spare_in.try_push(b);
+        }
+    }
+    void hand_on(uint64_t watermark) {
+        out->push(OutBatch{index, std::move(events), watermark});
+        events.clear();
+        if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
+    }
+    void process(InBatch& b) {
+        size_t next = 0;
+        const TimeWindow& w = *b.window;
+        for (size_t i = 0; i < w.times.size(); ++i) {
+            const uint64_t seq = w.first_seq + i;
+            key = Key{seq, 1, 0, 0, key.counter};
+            table.expire_closed(w.times[i]);
+            if (next < b.items.size() && b.items[next].seq == seq) {
+                Item& it = b.items[next++];
+                key = Key{seq, 2, 0, 0, key.counter};
+                it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
+                table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
+            }
+            if (events.size() >= kOutEvents) hand_on(seq);  // everything up to this segment is made
+        }
+        if (b.last) {
+            key = Key{b.upto, 1, 0, 0, key.counter};
+            table.finish();
+        }
+    }
+};
+
+struct ShardedAnalysis::Impl {
+    AnalysisOptions opt;
+    BoundedQueue<OutBatch> out;
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::vector<InBatch> batches;
+    TimeWindow window;  // of the segments routed since the last flush
+    std::vector<Event> front_events;
+    uint64_t seq = 0, front_counter = 0;
+    size_t batched = 0, batched_bytes = 0;
+    bool finished = false;
+    double start_s = wall_s(), merge_cpu_s = 0, merge_end_s = 0;
+
+    // The merge (its own thread): one AnalysisBack fed in single-thread order.
+    AnalysisBack back;
+    std::thread merger;
+    std::exception_ptr merge_error;
+    size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
+    std::unordered_map<uint64_t, uint64_t> conn_ids, call_ids;                // local -> final
+    // Local connection -> its calls not handed on yet (a call's id is never
+    // named again once it is: only calls still in the tracker are warned about),
+    // so both maps hold the open calls, not every call of a long connection.
+    std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;
+
+    Impl(const AnalysisOptions& o, unsigned n) : opt(o), out(kOutBatches * (n + 1)), back(opt) {
+        window.first_seq = 1;
+        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, &out));
+        batches.resize(n);
+        for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });
+        merger = std::thread([this] { merge(); });
+    }
+
+    ~Impl() {
+        if (!finished) flush(true);
+        for (auto& w : workers)
+            if (w->thread.joinable()) w->thread.join();
+        if (merger.joinable()) merger.join();
+    }
+
+    void flush(bool last) {
+        auto shared = std::make_shared<const TimeWindow>(std::move(window));
+        window = TimeWindow{};
+        window.first_seq = seq + 1;
+        if (last) ++seq;  // the end: one step, for every worker
+        for (size_t i = 0; i < workers.size(); ++i) {
+            InBatch b = std::move(batches[i]);
+            batches[i] = InBatch{};
+            b.window = shared;
+            b.upto = seq;
+            b.last = last;
+            workers[i]->in.push(std::move(b));
+            workers[i]->spare_in.try_pop(batches[i]);
+        }
+        out.push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : seq});
+        front_events.clear();
+        batched = batched_bytes = 0;
+        if (last) finished = true;
+    }
+
+    std::string final_text(std::string text) const {
+        // Worker-local call ids (19 digits, 4000...) in a warning become the final ones.
+        for (size_t i = 0; i + 19 <= text.size(); ++i) {
+            if (text.compare(i, 4, "4000") != 0 || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])))) continue;
+            size_t j = i;
+            while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+            if (j - i != 19) continue;
+            auto it = call_ids.find(std::stoull(text.substr(i, 19)));
+            if (it == call_ids.end()) continue;
+            std::string n = std::to_string(it->second);
+            text.replace(i, 19, n);
+            i += n.size() - 1;
+        }
+        return text;
+    }
+
+    uint64_t final_conn(uint64_t local) const {
+        auto it = conn_ids.find(local);
+        return it == conn_ids.end() ? local : it->second;
+    }
+
+    void replay(Event& e, size_t source) {
+        switch (e.kind) {
+        case EventKind::Warning: {
+            Warning w = std::move(e.warning);
+            w.message = final_text(std::move(w.message));
+            if (w.connection_id) w.connection_id = final_conn(w.connection_id);
+            size_t at = back.add_warning(std::move(w));
+            if (e.tag == FrontSink::Tag::MissingTime) missing_at = at;
+            if (e.tag == FrontSink::Tag::BackwardsTime) backwards_at = at;
+            break;
+        }
+        case EventKind::NewConnection: conn_ids[e.local] = back.new_connection_id(); break;
+        case EventKind::NewCall:
+            call_ids[e.local] = back.new_call_id();
+            calls_of[e.conn].push_back(e.local);
+            break;
+        case EventKind::CallReady: {
+            Call& c = e.call->call;
+            const uint64_t local = c.id;
+            c.id = call_ids.at(local);
+            call_ids.erase(local);
+            if (auto it = calls_of.find(c.connection_id); it != calls_of.end()) {
+                auto& open = it->second;  // calls are handed on nearly in order: found near the front
+                if (auto at = std::find(open.begin(), open.end(), local); at != open.end()) open.erase(at);
+            }
+            c.connection_id = final_conn(c.connection_id);
+            e.call->connection.id = final_conn(e.call->connection.id);
+            back.call_ready(std::move(c), e.call->connection);
+            if (source < workers.size()) {  // the record goes back to its worker, emptied
+                clear_call(c);
+                workers[source]->spare_calls.try_push(e.call);
+            }
+            break;
+        }
+        case EventKind::Closed: {
+            uint64_t local = e.connection->id;
+            e.connection->id = final_conn(local);
+            back.connection_closed(std::move(*e.connection));
+            for (uint64_t c : calls_of[local]) call_ids.erase(c);
+            calls_of.erase(local);
+            conn_ids.erase(local);
+            break;
+        }
+        }
+    }
+
+    void merge() {
+        const size_t sources = workers.size() + 1;
+        // Per source, its batches not yet replayed and where in the first one it is.
+        std::vector<std::deque<OutBatch>> pending(sources);
+        std::vector<size_t> at(sources, 0);
+        std::vector<uint64_t> watermark(sources, 0);
+        auto head = [&](size_t s) -> Event* {
+            auto& q = pending[s];
+            while (!q.empty() && at[s] >= q.front().events.size()) {
+                if (s < workers.size()) {  // the list goes back to its worker
+                    q.front().events.clear();
+                    workers[s]->spare_out.try_push(q.front().events);
+                }
+                q.pop_front();
+                at[s] = 0;
+            }
+            return q.empty() ? nullptr : &q.front().events[at[s]];
+        };
+        size_t done = 0;
+        OutBatch b;
+        while (done < sources && out.pop(b)) {
+            const size_t src = b.source;
+            watermark[src] = b.watermark;
+            if (b.watermark == kDone) ++done;
+            pending[src].push_back(std::move(b));
+            const uint64_t ready = *std::min_element(watermark.begin(), watermark.end());
+            for (;;) {
+                size_t best = sources;
+                Event* best_event = nullptr;
+                for (size_t s = 0; s < sources; ++s) {
+                    Event* e = head(s);
+                    if (!e || e->key.seq > ready) continue;
+                    if (!best_event || e->key < best_event->key) best = s, best_event = e;
+                }
+                if (!best_event) break;
+                if (!merge_error) {
+                    try {
+                        replay(*best_event, best);
+                    } catch (...) {
+                        merge_error = std::current_exception();  // keep draining so no thread waits forever
+                    }
+                }
+                ++at[best];
+            }
+        }
+        merge_cpu_s = thread_cpu_s();
+        merge_end_s = wall_s();
+    }
+
+    void print_stats(double read_end_s, double front_cpu_s) {
+        std::fprintf(stderr, "threads: reading done at %.2f s, %.2f s CPU\n", read_end_s - start_s, front_cpu_s);
+        for (const auto& w : workers)
+            std::fprintf(stderr,
+                         "threads: worker %u done at %.2f s, %.2f s CPU; the reading waited %.2f s for room in its "
+                         "queue, it %.2f s for segments\n",
+                         w->index, w->end_s - start_s, w->cpu_s, double(w->in.full_wait_ns()) / 1e9,
+                         double(w->in.empty_wait_ns()) / 1e9);
+        std::fprintf(stderr,
+                     "threads: merge done at %.2f s, %.2f s CPU; it waited %.2f s for events, the others %.2f s "
+                     "for room in its queue\n",
+                     merge_end_s - start_s, merge_cpu_s, double(out.empty_wait_ns()) / 1e9,
+                     double(out.full_wait_ns()) / 1e9);
+    }
+};
+
+ShardedAnalysis::ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers)
+    : impl_(std::make_unique<Impl>(options, workers ? workers : 1)) {
+    front_.capture().file = std::move(file_name);
+}
+
+ShardedAnalysis::~ShardedAnalysis() = default;
+
+void ShardedAnalysis::on_frame(const Frame& f) {
+    front_.on_frame(f);
+    if (impl_->batched >= kBatchSegments || impl_->batched_bytes >= kBatchBytes) impl_->flush(false);
+}
+
+void ShardedAnalysis::front_warning(Warning w, Tag tag) {
+    Event e;
+    e.key = Key{impl_->seq + 1, 0, 0, 0, impl_->front_counter++};  // before the next segment's events
+    e.tag = tag;
+    e.warning = std::move(w);
+    impl_->front_events.push_back(std::move(e));
+}
+
+void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
+    Impl& m = *impl_;
+    InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
+    Item& it = b.items.emplace_back();
+    it.seq = ++m.seq;
+    m.window.times.push_back(f.ts_ns);
+    it.frame = f;
+    it.frame.data = {};
+    it.packet = p;
+    it.payload_at = b.bytes.size();
+    b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
+    ++m.batched;
+    m.batched_bytes += p.payload.size();
+}
+
+AnalysisResult ShardedAnalysis::finish() {
+    const double read_end = wall_s(), front_cpu = thread_cpu_s();
+    front_.finish();
+    Impl& m = *impl_;
+    m.flush(true);
+    for (auto& w : m.workers) w->thread.join();
+    m.merger.join();
+    for (auto& w : m.workers)
+        if (w->error) std::rethrow_exception(w->error);
+    if (m.merge_error) std::rethrow_exception(m.merge_error);
+    AnalysisResult r =
+        m.back.finish(front_.capture(), m.missing_at, front_.missing_times(), m.backwards_at, front_.backwards_times());
+    if (const char* v = std::getenv("STALLSCOPE_THREAD_STATS"); v && *v == '1') {
+        m.print_stats(read_end, front_cpu);
+        std::fprintf(stderr, "threads: analysis finished at %.2f s\n", wall_s() - m.start_s);
+    }
+    return r;
+}
+
+} // namespace stallscope

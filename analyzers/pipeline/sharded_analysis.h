@@ -1,0 +1,43 @@
+#pragma once
+// The analysis over several threads, with the report a single thread gives
+// (byte for byte). How Suricata and Zeek clusters balance flows: the
+// calling thread reads frames and runs AnalysisFront (time, decoding, IP
+// fragments: whole before a segment is routed); each TCP segment goes, by
+// a hash of its unordered address pair, to one of N workers, each with its
+// own FlowTable (its share of the connections); every worker also gets the
+// times of all segments, so it closes its lingering connections where one
+// table would. Every segment carries a sequence number; what a worker produces (new connection,
+// new call, warning, finished call, closed connection) carries the
+// sequence number it was made at, and a merge thread replays all of it in
+// the order one thread would have produced it into one AnalysisBack, which
+// numbers connections and calls, runs the detectors and the summary.
+// Queues between the threads are bounded (docs/architecture.md).
+#include "analyzers/pipeline/front_stage.h"
+#include "analyzers/pipeline/analyze_capture.h"
+
+#include <memory>
+
+namespace stallscope {
+
+class ShardedAnalysis : private FrontSink {
+public:
+    ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers);
+    ~ShardedAnalysis() override;
+
+    void on_frame(const Frame& f);
+    void add_warning(Warning w) { front_warning(std::move(w), Tag::None); }
+    CaptureInfo& capture() { return front_.capture(); }
+    // Throws SpillError (from the merge) like Analyzer::finish.
+    AnalysisResult finish();
+
+    struct Impl;
+
+private:
+    void front_warning(Warning w, Tag tag) override;
+    void segment(const Frame& f, const TcpPacket& p) override;
+
+    std::unique_ptr<Impl> impl_;
+    AnalysisFront front_{static_cast<FrontSink&>(*this)};
+};
+
+} // namespace stallscope

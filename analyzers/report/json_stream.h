@@ -1,0 +1,156 @@
+#pragma once
+// JSON written as it is made: objects, arrays, keys and values go straight
+// into a buffer that is handed to an ostream in big chunks, byte for byte as
+// nlohmann's dump(indent, ' ', false, error_handler_t::replace) writes the
+// same document (indent < 0: compact). A report of a million calls never
+// builds a tree. The caller keeps the structure well formed (a key before
+// each member of an object, ends matching begins).
+#include <cstddef>
+#include <cstdint>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "analyzers/report/json_number.h"
+
+namespace stallscope {
+
+class JsonStream {
+public:
+    explicit JsonStream(std::ostream& os, int indent = 2);
+    ~JsonStream();  // flushes what is left
+    JsonStream(const JsonStream&) = delete;
+    JsonStream& operator=(const JsonStream&) = delete;
+
+    JsonStream& begin_object() { return open('{'); }
+    JsonStream& end_object() { return close('}'); }
+    JsonStream& begin_array() { return open('['); }
+    JsonStream& end_array() { return close(']'); }
+    // Keys and values are written hundreds of millions of times in a big
+    // report: the usual case (plain ASCII, room in the buffer) is inline.
+    JsonStream& key(std::string_view k) {
+        const size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
+        if (k.size() <= kShortKey && pad <= kPadCopy && plain(k)) {
+            char* p = room(1 + kPadCopy + k.size() + 4);  // , pad "k":_
+            if (open_.back()++) *p++ = ',';
+            std::memcpy(p, newline_.data(), kPadCopy);  // a fixed size copies fastest: the tail is overwritten
+            p += pad;
+            *p++ = '"';
+            std::memcpy(p, k.data(), k.size());
+            p += k.size();
+            *p++ = '"';
+            *p++ = ':';
+            *p = ' ';
+            used_ = size_t(p + (indent_ >= 0) - buf_.get());
+            after_key_ = true;
+            return *this;
+        }
+        return key_slow(k);
+    }
+
+    JsonStream& value(std::string_view s) {
+        before_value();
+        if (s.size() <= kShortString && plain(s)) {
+            char* p = room(s.size() + 2);
+            *p++ = '"';
+            std::memcpy(p, s.data(), s.size());
+            p[s.size()] = '"';
+            used_ = size_t(p + s.size() + 1 - buf_.get());
+        } else {
+            string(s);
+        }
+        return *this;
+    }
+    JsonStream& value(const std::string& s) { return value(std::string_view(s)); }
+    JsonStream& value(const char* s) { return value(std::string_view(s)); }
+    JsonStream& value(bool b);
+    JsonStream& value(std::nullptr_t);
+    // NaN and infinities are null, as nlohmann writes them.
+    JsonStream& value(double d) {
+        before_value();
+        char* p = room(kDoubleChars);
+        if (char* end = write_ms_double(p, d)) used_ = size_t(end - buf_.get());
+        else any_double(d);
+        return *this;
+    }
+    template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+    JsonStream& value(T v) {
+        before_value();
+        char* p = room(24);
+        if constexpr (std::is_signed_v<T>) p = std::to_chars(p, p + 24, int64_t(v)).ptr;
+        else p = std::to_chars(p, p + 24, uint64_t(v)).ptr;
+        used_ = size_t(p - buf_.get());
+        return *this;
+    }
+    template <class T> JsonStream& value(const std::optional<T>& v) { return v ? value(*v) : value(nullptr); }
+    template <class T> JsonStream& value(const std::vector<T>& items) {
+        begin_array();
+        for (const T& v : items) value(v);
+        return end_array();
+    }
+
+    // key(k).value(v)
+    template <class T> JsonStream& member(std::string_view k, const T& v) { return key(k).value(v); }
+
+    // Bytes outside the document (the report's final newline).
+    void raw(std::string_view s) { put(s.data(), s.size()); }
+    // Hands the buffer to the stream (also done when it fills and at the end).
+    void flush();
+
+private:
+    // What a byte needs in a JSON string: 0 nothing, 1 an escape, 2 the UTF-8 check.
+    static const std::array<uint8_t, 256> kByteClass;
+    // Written as it is between quotes.
+    static bool plain(std::string_view s) {
+        unsigned bad = 0;  // no early exit: short strings, fewer branches
+        for (char c : s) bad |= kByteClass[uint8_t(c)];
+        return !bad;
+    }
+    // Room for n more bytes (n <= kBufferSize), flushing first if need be.
+    char* room(size_t n) {
+        if (kBufferSize - used_ < n) flush();
+        return buf_.get() + used_;
+    }
+    JsonStream& open(char bracket);
+    JsonStream& close(char bracket);
+    void before_value() {
+        if (after_key_) after_key_ = false;
+        else before_element();
+    }
+    void before_element();
+    JsonStream& key_slow(std::string_view k);
+    void any_double(double d);
+    void newline(size_t depth);
+    void string(std::string_view s);
+    void put(char c) {
+        if (used_ == kBufferSize) flush();
+        buf_[used_++] = c;
+    }
+    void put(const char* p, size_t n) {
+        if (n > kBufferSize - used_) return put_slow(p, n);
+        std::memcpy(buf_.get() + used_, p, n);
+        used_ += n;
+    }
+    void put_slow(const char* p, size_t n);
+
+    static constexpr size_t kShortKey = 64;      // keys up to this long take the inline path
+    static constexpr size_t kShortString = 4096;  // strings too
+    static constexpr size_t kPadCopy = 64;       // newline_ is at least this long
+    static constexpr size_t kBufferSize = 1 << 16;
+    std::ostream& os_;
+    int indent_;
+    std::unique_ptr<char[]> buf_;
+    size_t used_ = 0;
+    std::string newline_;          // "\n" and spaces enough for the deepest line so far (>= kPadCopy)
+    std::vector<uint32_t> open_;  // members/elements so far of each open container
+    bool after_key_ = false;
+};
+
+} // namespace stallscope

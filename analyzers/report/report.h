@@ -1,0 +1,28 @@
+#pragma once
+// Reports of an AnalysisResult: the readable text, the JSON documented in
+// docs/json-format.md, and CSV. Pure functions of the result (which may
+// read spilled items back from disk: they throw SpillError if that fails).
+#include "analyzers/result/model.h"
+
+#include <ostream>
+#include <string>
+
+namespace stallscope {
+
+std::string report_text(const AnalysisResult& r);
+std::string report_json(const AnalysisResult& r, int indent = 2);
+std::string report_csv(const AnalysisResult& r);          // one row per call
+std::string report_csv_summary(const AnalysisResult& r);  // one row per operation (and one for all)
+
+// The same, written as they are made: a report of a big capture never has
+// to fit in memory (the strings above are these into a string).
+void write_report_text(const AnalysisResult& r, std::ostream& os);
+void write_report_json(const AnalysisResult& r, std::ostream& os, int indent = 2);
+void write_report_csv(const AnalysisResult& r, std::ostream& os);
+
+// Helpers shared by the writers.
+double round_ms(double ms);                  // 3 decimals
+double ns_to_ms(int64_t ns);
+std::string utc_time(int64_t ts_ns);         // 2026-01-02T03:04:05.123456789Z
+
+} // namespace stallscope

@@ -1,0 +1,290 @@
+#include "analyzers/report/report.h"
+
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/report/json_stream.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/accounting/summary.h"
+
+#include <cmath>
+#include <ctime>
+#include <sstream>
+
+namespace stallscope {
+
+double round_ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
+double ns_to_ms(int64_t ns) { return double(ns) / 1e6; }
+
+std::string utc_time(int64_t ts_ns) {
+    time_t secs = time_t(ts_ns / 1'000'000'000);
+    long frac = long(ts_ns % 1'000'000'000);
+    if (frac < 0) { frac += 1'000'000'000; --secs; }
+    struct tm tm {};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+    return buf;
+}
+
+namespace {
+
+// Every object below is written member by member in the documented order
+// (docs/json-format.md); the stream lays it out as nlohmann's dump(indent).
+using Json = JsonStream;
+
+void opt_ms(Json& w, const std::optional<double>& v) {
+    if (v) w.value(round_ms(*v));
+    else w.value(nullptr);
+}
+
+void message_json(Json& w, const MessageInfo& m) {
+    w.begin_object();
+    w.member("first_frame", m.first_frame).member("last_frame", m.last_frame);
+    w.member("header_bytes", m.header_bytes).member("body_bytes", m.body_bytes);
+    w.member("segments", m.write_sizes.size()).member("write_sizes", m.write_sizes);
+    w.member("complete", m.complete).member("missing_bytes", m.missing_bytes);
+    w.end_object();
+}
+
+void group_json(Json& w, const SummaryGroup& g) {
+    // No complete call: there is no median (null), though a sum over none is 0.
+    auto lat = [&](const char* key, double v) {
+        w.key(key);
+        if (g.latency.calls) w.value(round_ms(v));
+        else w.value(nullptr);
+    };
+    auto share = [&](double ms) { return g.latency.total_ms > 0 ? std::round(ms / g.latency.total_ms * 10000) / 10000 : 0.0; };
+    w.begin_object();
+    w.member("calls", g.latency.calls);
+    lat("median_ms", g.latency.median_ms);
+    lat("p90_ms", g.latency.p90_ms);
+    lat("max_ms", g.latency.max_ms);
+    lat("mean_ms", g.latency.mean_ms);
+    w.member("total_ms", round_ms(g.latency.total_ms));
+    w.key("lost").begin_array();
+    for (auto& k : g.losses) {
+        w.begin_object();
+        w.member("kind", k.kind).member("findings", k.findings).member("calls", k.calls);
+        w.member("lost_ms", round_ms(k.lost_ms)).member("share", std::round(k.share * 10000) / 10000);
+        w.member("avoidable", k.avoidable);
+        w.end_object();
+    }
+    w.end_array();
+    lat("predicted_median_ms", g.predicted_median_ms);
+    w.member("predicted_total_ms", round_ms(g.predicted_total_ms));
+    w.member("avoidable_ms", round_ms(g.avoidable_ms)).member("avoidable_share", share(g.avoidable_ms));
+    w.member("server_ms", round_ms(g.server_ms)).member("server_share", share(g.server_ms));
+    w.member("transfer_ms", round_ms(g.transfer_ms));
+    w.key("attribution").begin_array();
+    for (auto& t : g.attribution) {
+        w.begin_object();
+        w.member("cause", t.cause).member("ms", round_ms(t.ms)).member("share", share(t.ms));
+        w.end_object();
+    }
+    w.end_array();
+    w.member("setup_ms", round_ms(g.setup_ms));
+    lat("client_median_ms", g.client_latency.median_ms);
+    lat("client_p90_ms", g.client_latency.p90_ms);
+    w.key("what_if").begin_array();
+    for (auto& f : g.what_if) {
+        w.begin_object();
+        w.member("kind", f.kind).member("side", f.side);
+        w.member("predicted_median_ms", round_ms(f.predicted_median_ms));
+        w.member("predicted_p90_ms", round_ms(f.predicted_p90_ms)).member("calls", f.calls);
+        if (f.client_time) w.member("of", "client_ms");
+        w.end_object();
+    }
+    w.end_array();
+    if (!g.operation.empty()) w.member("operation", g.operation);
+    w.end_object();
+}
+
+// Times in the report are relative to the capture's first packet.
+struct Rel {
+    int64_t t0;
+    // A hostile result may hold any time: never overflow the difference.
+    double operator()(int64_t ns) const {
+        int64_t d = 0;
+        if (__builtin_sub_overflow(ns, t0, &d)) return round_ms((double(ns) - double(t0)) / 1e6);
+        return round_ms(ns_to_ms(d));
+    }
+};
+
+// 0 means "none" for frame numbers, offsets, ids and the status.
+template <class T> void nonzero(Json& w, const char* key, T v) {
+    w.key(key);
+    if (v) w.value(v);
+    else w.value(nullptr);
+}
+
+// An empty string means "none".
+void nonempty(Json& w, const char* key, const std::string& s) {
+    w.key(key);
+    if (s.empty()) w.value(nullptr);
+    else w.value(s);
+}
+
+void capture_json(Json& w, const CaptureInfo& c) {
+    w.begin_object();
+    w.member("file", c.file).member("format", c.format).member("packets", c.packets).member("bytes", c.bytes);
+    w.member("link_types", c.link_types);
+    w.key("start_time");
+    if (c.packets) w.value(utc_time(c.first_ns));
+    else w.value(nullptr);
+    w.member("duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns)));
+    w.member("truncated", c.truncated);
+    w.member("non_tcp_packets", c.non_tcp_packets).member("undecodable_packets", c.undecodable_packets);
+    w.key("warnings").begin_array();
+    for (auto& x : c.warnings) {
+        w.begin_object();
+        w.member("message", x.message);
+        nonzero(w, "frame", x.frame);
+        nonzero(w, "offset", x.offset);
+        nonzero(w, "connection", x.connection_id);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
+void connection_json(Json& w, const Connection& k) {
+    w.begin_object();
+    w.member("id", k.id).member("client", k.client.to_string()).member("server", k.server.to_string());
+    w.member("saw_handshake", k.saw_syn);
+    w.key("handshake_ms");
+    opt_ms(w, k.handshake_ms);
+    w.member("syn_retransmissions", k.syn_retransmissions);
+    w.member("client_mss", k.client_mss).member("server_mss", k.server_mss);
+    w.member("client_wscale", k.client_wscale).member("server_wscale", k.server_wscale);
+    w.member("first_frame", k.first_frame).member("last_frame", k.last_frame).member("packets", k.packets);
+    w.member("client_bytes", k.client_bytes).member("server_bytes", k.server_bytes);
+    w.member("retransmissions", k.retransmissions).member("gap_bytes", k.gap_bytes);
+    w.member("fin_client", k.fin_client).member("fin_server", k.fin_server).member("rst", k.rst);
+    w.member("http", k.http).member("calls", k.calls);
+    w.end_object();
+}
+
+void call_json(Json& w, const Call& k, const Rel& rel) {
+    w.begin_object();
+    w.member("id", k.id).member("connection_id", k.connection_id);
+    w.member("index_on_connection", k.index_on_connection);
+    w.member("method", k.method).member("uri", k.uri).member("http_version", k.http_version);
+    nonzero(w, "status", k.status);
+    w.member("reason", k.reason);
+    nonempty(w, "operation", k.soap.operation);
+    nonempty(w, "namespace", k.soap.operation_ns);
+    nonempty(w, "soap_version", k.soap.version);
+    w.member("soap_action", k.soap_action);
+    w.key("fault");
+    const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
+    if (fs.fault) w.begin_object().member("code", fs.fault_code).member("string", fs.fault_string).end_object();
+    else w.value(nullptr);
+    nonempty(w, "soap_error", !k.soap.error.empty() ? k.soap.error : k.soap_response.error);
+    w.member("envelope_bytes", k.soap.bytes).member("element_count", k.soap.element_count);
+    w.member("user_agent", k.user_agent).member("server", k.server);
+    w.member("expect_continue", k.expect_continue).member("got_continue", k.got_continue);
+    w.member("request_first_frame", k.request_first_frame);
+    nonzero(w, "response_last_frame", k.response_last_frame);
+    w.member("start_ms", rel(k.start_ns));
+    w.key("latency_ms");
+    if (k.complete) w.value(round_ms(k.latency_ms));
+    else w.value(nullptr);
+    w.member("complete", k.complete);
+    w.member("opened_connection", k.opened_connection).member("closed_connection", k.closed_connection);
+    w.key("request");
+    message_json(w, k.request);
+    w.key("response");
+    message_json(w, k.response);
+    w.key("phases").begin_array();
+    for (auto& p : k.phases) {
+        w.begin_object();
+        w.member("phase", phase_name(p.kind)).member("start_ms", rel(p.start_ns));
+        w.member("duration_ms", round_ms(p.duration_ms()));
+        w.member("start_frame", p.start_frame).member("end_frame", p.end_frame);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("attribution").begin_array();
+    for (auto& t : k.attribution) w.begin_object().member("cause", t.cause).member("ms", round_ms(t.ms)).end_object();
+    w.end_array();
+    w.key("setup_ms");
+    if (k.setup_ms >= 0) w.value(round_ms(k.setup_ms));
+    else w.value(nullptr);
+    w.key("client_ms");
+    if (k.complete) w.value(round_ms(client_ms(k)));
+    else w.value(nullptr);
+    w.end_object();
+}
+
+// details is an object: a key given twice keeps its first place and its
+// last value (as the json object it once was built into).
+void details_json(Json& w, const std::vector<std::pair<std::string, std::string>>& details) {
+    w.begin_object();
+    for (size_t i = 0; i < details.size(); ++i) {
+        const std::string& key = details[i].first;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; ++j) seen = details[j].first == key;
+        if (seen) continue;
+        const std::string* v = &details[i].second;
+        for (size_t j = i + 1; j < details.size(); ++j)
+            if (details[j].first == key) v = &details[j].second;
+        w.member(key, *v);
+    }
+    w.end_object();
+}
+
+void finding_json(Json& w, const Finding& f, const Rel& rel) {
+    w.begin_object();
+    w.member("kind", f.kind).member("side", side_name(f.side)).member("connection_id", f.connection_id);
+    w.member("calls", f.calls).member("frames", f.frames);
+    w.member("cost_ms", round_ms(f.cost_ms)).member("cost_method", f.cost_method);
+    w.member("start_ms", rel(f.start_ns)).member("end_ms", rel(f.end_ns));
+    w.member("explanation", f.explanation).member("fix", f.fix);
+    nonempty(w, "toolkit", f.toolkit);
+    nonempty(w, "toolkit_fix", f.toolkit_fix);
+    w.key("details");
+    details_json(w, f.details);
+    w.member("counted_ms", round_ms(f.counted_ms));
+    w.key("intervals").begin_array();
+    for (auto& i : f.intervals)
+        w.begin_object().member("start_ms", rel(i.start_ns)).member("end_ms", rel(i.end_ns)).end_object();
+    w.end_array();
+    w.end_object();
+}
+
+} // namespace
+
+void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
+    Rel rel{r.capture.first_ns};
+    Json w(os, indent);
+    w.begin_object();
+    w.member("stallscope_version", "0.1.0");
+    w.key("capture");
+    capture_json(w, r.capture);
+    w.key("connections").begin_array();
+    for_each_connection(r, [&](const Connection& k) { connection_json(w, k); return true; });
+    w.end_array();
+    w.key("calls").begin_array();
+    for_each_call(r, [&](const Call& k) { call_json(w, k, rel); return true; });
+    w.end_array();
+    w.key("findings").begin_array();
+    for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel); return true; });
+    w.end_array();
+    w.key("summary").begin_object();
+    w.key("overall");
+    group_json(w, r.summary.overall);
+    w.key("per_operation").begin_array();
+    for (auto& g : r.summary.per_operation) group_json(w, g);
+    w.end_array();
+    w.end_object();
+    w.end_object();
+    w.raw("\n");
+}
+
+std::string report_json(const AnalysisResult& r, int indent) {
+    std::ostringstream os;
+    write_report_json(r, os, indent);
+    return os.str();
+}
+
+} // namespace stallscope

@@ -1,0 +1,239 @@
+#include "analyzers/report/report.h"
+
+#include "analyzers/accounting/call_findings.h"
+#include "analyzers/spill/external_sort.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/accounting/summary.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <map>
+
+namespace stallscope {
+
+namespace {
+
+constexpr size_t kGroupRun = 1 << 15;  // a finding group's costs or calls sorted in memory at a time (256 KiB)
+
+std::string fmt(const char* f, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+
+// Capture text is hostile: keep it printable and bounded.
+std::string clean(const std::string& s, size_t max = 60) {
+    std::string out;
+    for (unsigned char ch : s) {
+        if (out.size() >= max) { out += "..."; break; }
+        out += (ch >= 0x20 && ch < 0x7f) ? char(ch) : '?';
+    }
+    return out;
+}
+
+std::string frames_list(const std::vector<uint64_t>& frames) {
+    std::string out;
+    for (size_t i = 0; i < frames.size() && i < 12; ++i) out += (i ? ", " : "") + std::to_string(frames[i]);
+    if (frames.size() > 12) out += fmt(", ... (%zu frames)", frames.size());
+    return out;
+}
+
+double phase_ms(const Call& c, PhaseKind k) {
+    double t = 0;
+    for (auto& p : c.phases) if (p.kind == k) t += p.duration_ms();
+    return t;
+}
+
+// True when a finding of `kind` overlaps one with precedence (its time is
+// counted there, call_ledger). Only asked for a kind with no time of its own.
+bool counted_under_root(const AnalysisResult& r, const std::string& kind) {
+    bool found = false;
+    for_each_finding(r, [&](const Finding& f) {
+        if (f.kind == kind)
+            for (auto& [key, value] : f.details)
+                found = found || (key == "overlap" && f.counted_ms < f.cost_ms);
+        return !found;
+    });
+    return found;
+}
+
+} // namespace
+
+std::string report_text(const AnalysisResult& r) {
+    std::string out;
+    const CaptureInfo& cap = r.capture;
+    std::string links;
+    for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
+    out += "StallScope report: " + clean(cap.file, 200) + "\n";
+    out += fmt("  %s, %llu packets, link types: %s, %.3f s, %zu connections, %zu calls\n", cap.format.c_str(),
+               (unsigned long long)cap.packets, links.empty() ? "none" : links.c_str(),
+               double(cap.last_ns - cap.first_ns) / 1e9, connection_count(r), call_count(r));
+    if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
+
+    const SummaryGroup& all = r.summary.overall;
+    out += "\nSummary\n";
+    if (all.latency.calls)
+        out += fmt("  %llu complete calls: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
+                   (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
+    else
+        out += "  no complete calls\n";
+    // Every millisecond of the calls once (the call ledger's partition).
+    double total = all.latency.total_ms;
+    auto pct = [&](double ms) { return total > 0 ? ms / total * 100 : 0.0; };
+    if (all.latency.calls)
+        out += fmt("  Where the time went: avoidable waits %.3f ms (%.1f%%), server processing %.3f ms (%.1f%%), "
+                   "transfer %.3f ms (%.1f%%)\n",
+                   all.avoidable_ms, pct(all.avoidable_ms), all.server_ms, pct(all.server_ms), all.transfer_ms,
+                   pct(all.transfer_ms));
+    if (all.losses.empty()) out += "  No stalls found.\n";
+    for (auto& k : all.losses) {
+        if (k.kind == "connection_setup" && k.lost_ms > 0)  // before the first request byte: not in latency
+            out += fmt("  %-18s %10.3f ms before the first request byte (%5.1f%% of the client's time) in %llu calls\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+        else if (!k.avoidable)
+            out += fmt("  %-18s %10.3f ms server processing (%5.1f%% of latency) in %llu calls: not a stall\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+        else if (k.lost_ms > 0)
+            out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu calls\n", k.kind.c_str(), k.lost_ms,
+                       k.share * 100, (unsigned long long)k.calls);
+        else if (counted_under_root(r, k.kind))  // a wait that is another finding's, which started the chain
+            out += fmt("  %-18s    found in %llu calls (its wait is counted once, under the finding it overlaps)\n",
+                       k.kind.c_str(), (unsigned long long)k.calls);
+        else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
+            out += fmt("  %-18s    found in %llu calls (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls);
+    }
+    if (!all.what_if.empty() && all.latency.calls) {
+        out += "  If you fix ...\n";
+        out += fmt("    %-22s %-6s %6s %18s %15s\n", "fix", "side", "calls", "median_ms (now)", "p90_ms (now)");
+        for (const WhatIf& w : all.what_if) {
+            const LatencyStats& now = w.client_time ? all.client_latency : all.latency;
+            out += fmt("    %-22s %-6s %6llu %8.3f (%7.3f) %6.3f (%6.3f)%s\n",
+                       w.kind == "all_stalls" ? "all stalls" : w.kind.c_str(), w.side.c_str(),
+                       (unsigned long long)w.calls, w.predicted_median_ms, now.median_ms, w.predicted_p90_ms,
+                       now.p90_ms, w.client_time ? "  client time, from SYN" : "");
+        }
+    }
+
+    if (!r.summary.per_operation.empty()) {
+        out += "\nPer operation\n";
+        out += fmt("  %-28s %6s %11s %11s %11s %11s %13s\n", "operation", "calls", "median_ms", "p90_ms", "max_ms",
+                   "lost_ms", "predicted_ms");
+        for (auto& g : r.summary.per_operation) {
+            double lost = g.avoidable_ms;  // the call ledger's stall part
+            // An operation without a complete call has no latency: "-", not 0.
+            auto lat = [&](double v, int width) { return g.latency.calls ? fmt("%*.3f", width, v) : fmt("%*s", width, "-"); };
+            out += fmt("  %-28s %6llu %s %s %s %11.3f %s\n", clean(g.operation, 28).c_str(),
+                       (unsigned long long)g.latency.calls, lat(g.latency.median_ms, 11).c_str(),
+                       lat(g.latency.p90_ms, 11).c_str(), lat(g.latency.max_ms, 11).c_str(), lost,
+                       lat(g.predicted_median_ms, 13).c_str());
+        }
+    }
+
+    if (finding_count(r)) {
+        // Findings of one kind and side usually repeat call after call: show
+        // each group once (total, typical cost, the calls) with its first
+        // case as the example. --json lists every finding.
+        // A spilled result sorts each group's costs and calls on disk
+        // (beside its spill file): they grow with the findings.
+        std::function<std::unique_ptr<SpillFile>()> make_file;
+        if (r.spill) make_file = [dir = r.spill->dir()]() -> std::unique_ptr<SpillFile> {
+            std::string error;
+            return SpillFile::create(dir, error);  // none: sorted in memory
+        };
+        struct Group {
+            Finding example;
+            size_t count = 0;
+            double total = 0;
+            ExternalSort<double> costs;
+            ExternalSort<uint64_t> calls;
+        };
+        std::map<std::pair<std::string, int>, Group> groups;
+        for_each_finding(r, [&](const Finding& f) {
+            std::pair<std::string, int> key{f.kind, int(f.side)};
+            auto it = groups.find(key);
+            if (it == groups.end()) it = groups.emplace(key, Group{{}, 0, 0, {kGroupRun, make_file}, {kGroupRun, make_file}}).first;
+            Group& g = it->second;
+            if (g.count++ == 0) g.example = f;
+            g.total += f.counted_ms;  // each millisecond once (call ledger)
+            g.costs.add(f.cost_ms);
+            for (uint64_t id : f.calls) g.calls.add(id);
+            return true;
+        });
+        std::vector<Group*> order;
+        for (auto& [key, g] : groups) order.push_back(&g);
+        std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
+        out += "\nFindings (grouped by kind, by time counted; an overlap is counted once, under its root)\n";
+        size_t n = 0;
+        for (Group* g : order) {
+            const Finding& ex = g->example;
+            const size_t typical_at = g->costs.size() / 2;
+            size_t i = 0;
+            double typical = 0;
+            g->costs.each([&](double c) {
+                if (i++ == typical_at) typical = c;
+            });
+            // The distinct calls: the first 12 by id, and how many.
+            std::string call_list;
+            size_t distinct = 0;
+            uint64_t last = 0;
+            g->calls.each([&](uint64_t id) {
+                if (distinct && id == last) return;
+                last = id;
+                if (distinct < 12) call_list += (distinct ? "," : "") + std::to_string(id);
+                ++distinct;
+            });
+            if (distinct > 12) call_list += fmt(",... (%zu calls)", distinct);
+            out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
+                       ex.kind.c_str(), side_name(ex.side), g->count, g->count == 1 ? "" : "s", g->total,
+                       typical, call_list.c_str());
+            out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
+                   ex.explanation + "\n";
+            out += "     evidence frames: " + frames_list(ex.frames) + "\n";
+            if (!ex.cost_method.empty() && ex.cost_ms > 0) out += "     cost: " + ex.cost_method + "\n";
+            for (auto& [key, value] : ex.details)  // one wait, two findings: which one counts it
+                if (key == "overlap") out += "     overlap: " + value + "\n";
+            out += "     fix: " + ex.fix + "\n";
+            if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
+        }
+    }
+
+    if (size_t total = call_count(r)) {
+        CallFindings kinds(r);
+        out += "\nCalls (ms)\n";
+        out += fmt("  %5s %4s %-6s %-22s %6s %10s %8s %8s %8s %8s %8s %8s %8s  %s\n", "id", "conn", "method",
+                   "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
+                   "resp_bdy", "findings");
+        size_t shown = 0;
+        for_each_call(r, [&](const Call& c) {
+            if (++shown > 500) { out += fmt("  ... %zu more calls (see --json or --csv)\n", total - 500); return false; }
+            std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
+            std::string status = c.status ? std::to_string(c.status) : std::string("-");
+            out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
+                       (unsigned long long)c.id, (unsigned long long)c.connection_id, clean(c.method, 6).c_str(),
+                       clean(operation_key(c), 22).c_str(), status.c_str(), lat.c_str(),
+                       phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
+                       phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
+                       phase_ms(c, PhaseKind::ServerTime), phase_ms(c, PhaseKind::ResponseHeaders),
+                       phase_ms(c, PhaseKind::ResponseBody), kinds.kinds(c.id, ",", false).c_str());
+            return true;
+        });
+    }
+
+    if (!cap.warnings.empty()) {
+        out += fmt("\nWarnings (%zu)\n", cap.warnings.size());
+        for (auto& w : cap.warnings) {
+            out += "  - " + clean(w.message, 300);
+            if (w.connection_id) out += fmt(" [connection %llu]", (unsigned long long)w.connection_id);
+            if (w.frame && w.message.find("frame ") == std::string::npos) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+void write_report_text(const AnalysisResult& r, std::ostream& os) { os << report_text(r); }
+
+} // namespace stallscope

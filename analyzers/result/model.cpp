@@ -1,0 +1,36 @@
+#include "analyzers/result/model.h"
+
+namespace stallscope {
+
+const char* side_name(Side s) { return s == Side::Client ? "client" : "server"; }
+
+const char* phase_name(PhaseKind k) {
+    switch (k) {
+    case PhaseKind::Connect: return "connect";
+    case PhaseKind::RequestHeaders: return "request_headers";
+    case PhaseKind::ContinueWait: return "continue_wait";
+    case PhaseKind::RequestBody: return "request_body";
+    case PhaseKind::ServerTime: return "server_time";
+    case PhaseKind::ResponseHeaders: return "response_headers";
+    case PhaseKind::ResponseBody: return "response_body";
+    case PhaseKind::Close: return "close";
+    }
+    return "?";
+}
+
+std::string carries_label(uint16_t bits) {
+    if (bits == 0) return "ACK";
+    std::string out;
+    auto add = [&](const char* s) { if (!out.empty()) out += "+"; out += s; };
+    if (bits & carries::kContinue) add("100 Continue");
+    if ((bits & carries::kRequestHeaders) && (bits & carries::kRequestBody)) add("request headers+body");
+    else if (bits & carries::kRequestHeaders) add("request headers");
+    else if (bits & carries::kRequestBody) add("request body");
+    if ((bits & carries::kResponseHeaders) && (bits & carries::kResponseBody)) add("response headers+body");
+    else if (bits & carries::kResponseHeaders) add("response headers");
+    else if (bits & carries::kResponseBody) add("response body");
+    if (bits & carries::kOther) add("data");
+    return out;
+}
+
+} // namespace stallscope

@@ -1,0 +1,273 @@
+#pragma once
+// The analysis result: plain values, no Qt, no I/O. Everything downstream
+// (text/JSON/CSV reports, GUI models, diagrams, the Wireshark plugin, the
+// comparison) reads these and nothing else.
+#include "capture/ip_address.h"
+#include "dissectors/soap/soap_info.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+enum class Side : uint8_t { Client, Server };
+const char* side_name(Side s);  // "client" / "server"
+
+// What the bytes of a segment belong to (bit set: a segment may carry the
+// end of one message and the start of the next).
+namespace carries {
+constexpr uint16_t kRequestHeaders = 1 << 0;
+constexpr uint16_t kRequestBody = 1 << 1;
+constexpr uint16_t kContinue = 1 << 2;        // an interim 1xx response
+constexpr uint16_t kResponseHeaders = 1 << 3;
+constexpr uint16_t kResponseBody = 1 << 4;
+constexpr uint16_t kOther = 1 << 5;           // bytes of no recognised message
+}
+std::string carries_label(uint16_t bits);     // "headers+body", "100 Continue", "ACK" ...
+
+// Segments that only test the connection (as Wireshark's tcp.analysis flags).
+namespace probe {
+constexpr uint8_t kNone = 0;
+constexpr uint8_t kKeepAlive = 1;        // seq = next expected - 1, 0 or 1 byte
+constexpr uint8_t kZeroWindowProbe = 2;  // 1 new byte while the peer's window is 0
+}
+
+// One TCP segment of a connection, as the detectors and diagrams need it.
+// Fields ordered by size: 56 bytes, one per packet of every open call.
+struct SegmentInfo {
+    uint64_t frame = 0;
+    int64_t ts_ns = 0;
+    // When the peer acknowledged the last byte of this segment (data only).
+    int64_t acked_ns = -1;
+    uint64_t acked_frame = 0;
+    uint32_t seq = 0;            // relative to the sender's ISN (1 = first data byte)
+    uint32_t ack = 0;            // relative to the peer's ISN
+    uint32_t len = 0;            // payload bytes on the wire
+    uint32_t window = 0;         // scaled window where the scale is known
+    uint16_t carries = 0;        // carries::* bits (0 = no payload)
+    Side from = Side::Client;
+    uint8_t flags = 0;           // tcpflag::*
+    bool retransmission = false;
+    bool out_of_order = false;
+    uint8_t probe = 0;           // probe::* (a keep-alive or window probe is never a retransmission)
+    bool acked_by_pure_ack = false;  // that ACK carried no data
+};
+
+enum class PhaseKind : uint8_t {
+    Connect, RequestHeaders, ContinueWait, RequestBody, ServerTime,
+    ResponseHeaders, ResponseBody, Close
+};
+const char* phase_name(PhaseKind k);  // "connect", "request_headers", "continue_wait", ...
+
+struct Phase {
+    PhaseKind kind = PhaseKind::Connect;
+    int64_t start_ns = 0, end_ns = 0;
+    uint64_t start_frame = 0, end_frame = 0;
+    double duration_ms() const { return double(end_ns - start_ns) / 1e6; }
+};
+
+// How one HTTP message travelled.
+struct MessageInfo {
+    uint64_t first_frame = 0, headers_end_frame = 0, body_first_frame = 0, last_frame = 0;
+    int64_t first_ns = 0, headers_end_ns = 0, body_first_ns = 0, last_ns = 0;  // body_first = 0: no body
+    uint64_t header_bytes = 0;
+    uint64_t body_bytes = 0;            // on the wire (chunk framing included)
+    std::vector<uint32_t> write_sizes;  // payload bytes of each segment that carried it, in order
+    std::vector<uint64_t> frames;       // those segments' frames
+    bool complete = false;              // seen whole: framing complete and no byte missing
+    uint64_t missing_bytes = 0;         // bytes of it never captured (gaps; a gap that cut it short counts whole)
+    // Body content (after Content-Encoding), measured at decode time for the
+    // message_size detector; 0 when the body was empty or not decoded.
+    uint64_t content_bytes = 0;         // decoded body bytes
+    uint64_t markup_bytes = 0;          // of those, bytes inside <...> (XML tags, declarations)
+    // Deflate size of the body, estimated from its first 64 KiB: bodies under
+    // 512 B count whole; larger ones only when compressed (0: not in the sample).
+    uint64_t deflate_estimate = 0;
+    bool deflate_pick = false;          // hash-picked into the sample (DeflateSampler)
+};
+
+// One part of a call's latency and what it went to (calls[].attribution):
+// the parts of a complete call are >= 0 and add up to latency_ms to the
+// microsecond (analyzers/accounting/call_ledger.h makes them).
+struct TimeShare {
+    std::string cause;   // a finding kind, or request_transfer / server / response_transfer
+    double ms = 0;
+};
+
+// What one fix (a finding kind and the side that must change) would take
+// off one call's latency: the union of the intervals it removes.
+struct FixSaving {
+    std::string kind;
+    Side side = Side::Client;
+    double ms = 0;
+};
+
+struct Call {
+    uint64_t id = 0;                 // 1-based, in order of request start
+    uint64_t connection_id = 0;
+    uint32_t index_on_connection = 0; // 0 = first call on its connection
+
+    std::string method, uri, http_version;  // request line
+    int status = 0;                  // final status (0 = no response seen)
+    std::string reason;
+    std::string user_agent, server, content_type, soap_action, content_encoding;
+    bool expect_continue = false;    // request carried Expect: 100-continue
+    bool got_continue = false;       // an interim 100 arrived
+    uint64_t continue_frame = 0;
+    int64_t continue_ns = 0;
+    bool request_chunked = false, response_chunked = false;
+    bool connection_close = false;   // either side asked to close
+    bool request_close = false;      // the request itself asked (Connection: close, or HTTP/1.0 without keep-alive)
+
+    MessageInfo request, response;
+    SoapInfo soap;                   // request envelope (operation)
+    SoapInfo soap_response;          // response envelope (faults)
+
+    uint64_t request_first_frame = 0, response_last_frame = 0;
+    int64_t start_ns = 0, end_ns = 0;  // first request byte, last response byte
+    double latency_ms = 0;             // end - start (0 when incomplete)
+    bool complete = false;             // a final response was seen entirely
+    bool opened_connection = false;    // this call's connection began with it
+    bool closed_connection = false;    // the connection closed after it
+
+    std::vector<Phase> phases;
+    // The call ledger's account (complete calls only): the partition of
+    // latency_ms, the connection setup before the first request byte when
+    // this call opened its connection (SYN -> first request byte; -1 = none
+    // seen), and what each fix would take off the latency.
+    std::vector<TimeShare> attribution;
+    double setup_ms = -1;
+    std::vector<FixSaving> savings;
+    // Segments of this call's window (with the handshake if it opened the
+    // connection). Kept only when the analysis is asked to keep segments.
+    std::vector<SegmentInfo> segments;
+};
+
+struct Connection {
+    uint64_t id = 0;                 // 1-based, in order of first packet
+    Endpoint client, server;
+    bool saw_syn = false;            // false: capture began mid-connection
+    int64_t syn_ns = 0, synack_ns = 0, ack_ns = 0;   // handshake times (0 = not seen)
+    uint64_t syn_frame = 0, synack_frame = 0, ack_frame = 0;
+    uint32_t syn_retransmissions = 0;
+    std::optional<double> handshake_ms;  // SYN -> final ACK (or SYN -> SYN-ACK)
+    std::optional<uint16_t> client_mss, server_mss;
+    std::optional<uint8_t> client_wscale, server_wscale;
+    uint64_t first_frame = 0, last_frame = 0;
+    int64_t first_ns = 0, last_ns = 0;
+    uint64_t packets = 0;
+    uint64_t client_bytes = 0, server_bytes = 0;   // payload bytes
+    uint32_t retransmissions = 0;
+    uint64_t gap_bytes = 0;          // bytes never captured
+    bool fin_client = false, fin_server = false, rst = false;
+    uint32_t calls = 0;
+    bool http = false;               // carried HTTP
+};
+
+struct Finding {
+    std::string kind;                // nagle_delayed_ack, split_write, ...
+    Side side = Side::Client;        // who caused it
+    uint64_t connection_id = 0;
+    std::vector<uint64_t> calls;
+    std::vector<uint64_t> frames;    // evidence frames
+    double cost_ms = 0;
+    std::string cost_method;         // how cost_ms was computed
+    std::string explanation;         // one line
+    std::string fix;                 // the general fix
+    std::string toolkit;             // recognised toolkit, if any
+    std::string toolkit_fix;         // that toolkit's own setting
+    int64_t start_ns = 0, end_ns = 0; // the stall interval, for diagrams
+    // The stretches of time the stall took (what its fix removes), within
+    // the call's latency window; empty for findings that are no wait
+    // (split_write, message_size) or lie outside it (connection_setup).
+    struct Interval { int64_t start_ns = 0, end_ns = 0; };
+    std::vector<Interval> intervals;
+    // Its part of the calls' partition after overlaps (call_ledger): where a
+    // finding with precedence covers the same time, that time is counted
+    // there, not here. connection_setup: the handshake (beside the partition).
+    double counted_ms = 0;
+    std::vector<std::pair<std::string, std::string>> details; // extra facts (write sizes...)
+};
+
+struct Warning {
+    std::string message;
+    uint64_t frame = 0;              // 0 = not tied to a frame
+    uint64_t offset = 0;             // file offset, where known
+    uint64_t connection_id = 0;      // 0 = none
+};
+
+struct CaptureInfo {
+    std::string file;
+    std::string format;              // pcap, pcap-ns, pcapng
+    uint64_t packets = 0;
+    uint64_t bytes = 0;              // file size
+    std::vector<std::string> link_types;
+    int64_t first_ns = 0, last_ns = 0;
+    std::vector<Warning> warnings;
+    bool truncated = false;          // reading stopped at damage
+    uint64_t non_tcp_packets = 0, undecodable_packets = 0;
+};
+
+struct LatencyStats {
+    uint64_t calls = 0;
+    double median_ms = 0, p90_ms = 0, max_ms = 0, mean_ms = 0, total_ms = 0;
+};
+
+struct KindLoss {
+    std::string kind;
+    uint64_t findings = 0, calls = 0;
+    double lost_ms = 0;              // the findings' counted_ms (each millisecond once)
+    double share = 0;                // lost_ms / total latency of the calls (connection_setup: of their client time)
+    bool avoidable = true;           // a stall with a fix (false: server_time, server processing)
+};
+
+// The latency one fix would leave (summary what_if).
+struct WhatIf {
+    std::string kind;                // a finding kind, or "all_stalls"
+    std::string side;                // client / server / "" (all stalls)
+    double predicted_median_ms = 0, predicted_p90_ms = 0;
+    uint64_t calls = 0;              // calls it changes
+    // connection_setup: the client's time (setup + latency) instead.
+    bool client_time = false;
+};
+
+struct SummaryGroup {
+    std::string operation;           // "" = the whole capture
+    LatencyStats latency;
+    std::vector<KindLoss> losses;
+    double predicted_median_ms = 0;  // median latency with every stall's intervals removed
+    double predicted_total_ms = 0;
+    // The partition summed over the group's calls (call_ledger totals).
+    std::vector<TimeShare> attribution;  // by cause, largest first
+    double avoidable_ms = 0;         // stalls with a fix
+    double server_ms = 0;            // server processing (no transport fix removes it)
+    double transfer_ms = 0;          // request and response transfer
+    double setup_ms = 0;             // connection setup of the calls that opened their connection
+    LatencyStats client_latency;     // setup + latency per call (the time as the client lives it)
+    std::vector<WhatIf> what_if;
+};
+
+struct Summary {
+    SummaryGroup overall;
+    std::vector<SummaryGroup> per_operation;
+};
+
+class ResultSpill;  // analyzers/result/result_spill.h
+
+struct AnalysisResult {
+    CaptureInfo capture;
+    std::vector<Connection> connections;
+    std::vector<Call> calls;
+    std::vector<Finding> findings;
+    Summary summary;
+    // Set when the analysis spilled its items to disk (more calls than it
+    // keeps in memory): connections, calls and findings are then there and
+    // the vectors above are empty. Read items with for_each_* from
+    // analyzers/result/result_spill.h to handle both.
+    std::shared_ptr<const ResultSpill> spill;
+};
+
+} // namespace stallscope

@@ -1,0 +1,35 @@
+#pragma once
+// Compact, exact binary encoding of finished results, so the analyzer can
+// spill them to a temp file and read them back later (memory stays flat on
+// multi-GB captures). Not a file format: encoder and decoder are always the
+// same build, so there is no compatibility promise across versions; each
+// record starts with a type/version tag byte so a wrong-type or stale record
+// fails to decode instead of decoding to garbage.
+#include "analyzers/result/model.h"
+
+#include <string>
+#include <string_view>
+
+namespace stallscope {
+
+// Appends the encoding of v to out. Every field is kept; doubles bit-exact.
+void spill_encode(const Call& v, std::string& out);
+void spill_encode(const Connection& v, std::string& out);
+void spill_encode(const Finding& v, std::string& out);
+
+// Decodes one value from bytes, which must be exactly what spill_encode
+// wrote (trailing bytes are an error). False on malformed input: never reads
+// past the end, never allocates more than the input could describe. v is
+// only assigned on success.
+bool spill_decode(std::string_view bytes, Call& v);
+bool spill_decode(std::string_view bytes, Connection& v);
+bool spill_decode(std::string_view bytes, Finding& v);
+
+// The same, decoding into v's own strings and vectors, which are reused (no
+// allocation for a record no larger than the one v held). When it returns
+// false, v holds part of the record: for readers that give up on failure.
+bool spill_decode_into(std::string_view bytes, Call& v);
+bool spill_decode_into(std::string_view bytes, Connection& v);
+bool spill_decode_into(std::string_view bytes, Finding& v);
+
+} // namespace stallscope

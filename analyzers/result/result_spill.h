@@ -1,0 +1,122 @@
+#pragma once
+// Where a result's connections, calls and findings live: in the vectors of
+// AnalysisResult, or, for captures with more calls than the analysis keeps
+// in memory, in a spill file (analyzers/spill/spill_file.h) with only a small
+// index in memory. Reports read items through the for_each_* functions and
+// so work the same either way.
+#include "analyzers/result/model.h"
+#include "analyzers/spill/external_sort.h"
+#include "analyzers/spill/spill_array.h"
+#include "analyzers/spill/spill_file.h"
+#include "analyzers/spill/spill_scan.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace stallscope {
+
+class ResultSpill {
+public:
+    // Its index files go in the same directory. Throws SpillError when they
+    // cannot be created.
+    explicit ResultSpill(std::unique_ptr<SpillFile> file);
+    ResultSpill(const ResultSpill&) = delete;  // the findings' order points at kinds_
+    ResultSpill& operator=(const ResultSpill&) = delete;
+
+    // While analysing, in any order. Throws SpillError.
+    void add(const Connection& c);
+    void add(const Call& c);
+    void add(const Finding& f);
+
+    // Puts everything in report order: connections and calls by id, findings
+    // by (first call, kind, arrival) like Analyzer::finish sorts them.
+    // `each_finding` sees every finding once, in that order, and may change
+    // it (finalize) before it is stored for good. Throws SpillError.
+    void seal(const std::function<void(Finding&)>& each_finding);
+
+    size_t connection_count() const { return conns_.size(); }
+    size_t call_count() const { return calls_.size(); }
+    size_t finding_count() const { return finding_count_; }
+    uint64_t file_bytes() const { return file_->size(); }
+    const std::string& dir() const { return file_->dir(); }  // where its files are
+
+    // Read back in report order; `fn` returns false to stop. Throws SpillError.
+    void each_connection(const std::function<bool(const Connection&)>& fn) const;
+    void each_call(const std::function<bool(const Call&)>& fn) const;
+    void each_finding(const std::function<bool(const Finding&)>& fn) const;
+
+    // One item by its place in report order (i < the count), or a connection /
+    // call by id (false when there is none): two reads (index, record), for
+    // views that fetch rows on demand. After seal(), reads only: safe from
+    // several threads. Throws SpillError.
+    void connection_at(size_t i, Connection& out) const { read(conns_.at(i), out); }
+    void call_at(size_t i, Call& out) const { read(calls_.at(i), out); }
+    void finding_at(size_t i, Finding& out) const { read(finding_offset(i), out); }
+    bool find_connection(uint64_t id, Connection& out) const;
+    bool find_call(uint64_t id, Call& out) const;
+
+private:
+    // Connections and calls by id: ids are dense (1, 2, 3, ...), so the
+    // index is the record's offset at slot id - 1, in an index file (8 bytes
+    // an item on disk, a few blocks cached); odd ids (0, repeated, far
+    // apart) fall back to (id, offset) pairs in memory.
+    class ById {
+    public:
+        explicit ById(std::unique_ptr<SpillFile> index);
+        void put(uint64_t id, uint64_t offset);
+        void seal();  // ids with no item leave; after it, items are in id order
+        size_t size() const { return count_; }
+        uint64_t at(size_t i) const;  // the offset of the i-th item in id order (after seal)
+        bool find(uint64_t id, uint64_t& offset) const;
+        template <class Fn> void each(Fn&& fn) const;  // fn(offset), in id order (after seal)
+    private:
+        SpillArray<uint64_t> slots_;     // offset + 1; 0 = no item
+        uint64_t max_id_ = 0;
+        bool dense_ = true;
+        std::vector<uint64_t> missing_;  // after seal: ids below max_id_ with no item, ascending
+        std::vector<std::pair<uint64_t, uint64_t>> sparse_;
+        size_t count_ = 0;
+    };
+    // Findings are put in report order at seal by an external merge sort
+    // (runs of 16k entries); their final offsets, in that order, go to an
+    // index file.
+    struct FindingEntry {  // 24 bytes
+        uint64_t first_call = 0;
+        uint64_t seq = 0;   // arrival << 16 | index into kinds_
+        uint64_t offset = 0;
+        uint16_t kind() const { return uint16_t(seq & 0xffff); }
+    };
+    // Report order: (first call, kind name, arrival), as Analyzer::finish sorts.
+    struct FindingOrder {
+        const std::vector<std::string>* kinds;
+        bool operator()(const FindingEntry& a, const FindingEntry& b) const {
+            if (a.first_call != b.first_call) return a.first_call < b.first_call;
+            if (a.kind() != b.kind()) return (*kinds)[a.kind()] < (*kinds)[b.kind()];
+            return a.seq < b.seq;
+        }
+    };
+    uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
+    // `scan`: a walk's block cache (each_*), else one read per record.
+    template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr) const;
+    template <class T> void decode(std::string_view record, uint64_t offset, T& out) const;
+    uint64_t finding_offset(size_t i) const;
+
+    std::unique_ptr<SpillFile> file_;
+    ById conns_, calls_;
+    std::vector<std::string> kinds_;
+    ExternalSort<FindingEntry, FindingOrder> findings_;
+    std::unique_ptr<SpillFile> findings_index_;  // after seal: each finding's offset, in report order
+    size_t finding_count_ = 0;
+    mutable std::string scratch_;
+};
+
+// The items of a result, wherever they are.
+size_t connection_count(const AnalysisResult& r);
+size_t call_count(const AnalysisResult& r);
+size_t finding_count(const AnalysisResult& r);
+void for_each_connection(const AnalysisResult& r, const std::function<bool(const Connection&)>& fn);
+void for_each_call(const AnalysisResult& r, const std::function<bool(const Call&)>& fn);
+void for_each_finding(const AnalysisResult& r, const std::function<bool(const Finding&)>& fn);
+
+} // namespace stallscope
