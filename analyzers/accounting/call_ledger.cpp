@@ -11,17 +11,12 @@ namespace stallscope {
 
 namespace {
 
-// Precedence where stalls cover the same time: the cause that starts a
-// chain comes first. A client waiting for 100 Continue is why a 100
-// Continue (and a Nagle hold behind it) exists at all; a Nagle hold can
-// contain a retransmission but not the other way round. Equal precedence:
-// the earlier start.
-int precedence(const std::string& kind) {
-    static const char* const kOrder[] = {"expect_100_wait", "nagle_delayed_ack", "retransmission"};
-    for (int i = 0; i < 3; ++i)
-        if (kind == kOrder[i]) return i;
-    return 3;
-}
+// Precedence where stalls cover the same time (the finding-kinds table):
+// the cause that starts a chain comes first. A client waiting for 100
+// Continue is why a 100 Continue (and a Nagle hold behind it) exists at all;
+// a Nagle hold can contain a retransmission but not the other way round.
+// Equal precedence: the earlier start.
+int precedence(const std::string& kind) { return finding_kind_precedence(kind); }
 
 std::string fmt_ms(double v) {
     char b[32];
@@ -89,7 +84,6 @@ void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
 
 } // namespace
 
-bool is_avoidable(const std::string& kind) { return kind != "server_time"; }
 
 bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;

@@ -205,17 +205,19 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
         } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
             unacked_cap_frame_ = f.number;
-            host_.warn("unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
-                           std::to_string(f.number) + ": ACK times of later segments are not tracked",
-                       f.number, info_.id);
+            host_.warn({WarningCode::UnackedSegmentCap,
+                        "unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
+                            std::to_string(f.number) + ": ACK times of later segments are not tracked",
+                        f.number, 0, info_.id});
         }
         if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
             reorder_cap_warned_[dir] = true;
-            host_.warn("out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
-                           " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
-                           (dir == 0 ? "client" : "server") +
-                           " bytes held behind a hole were released, the hole becomes a gap",
-                       f.number, info_.id);
+            host_.warn({WarningCode::OutOfOrderCap,
+                        "out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
+                            " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
+                            (dir == 0 ? "client" : "server") +
+                            " bytes held behind a hole were released, the hole becomes a gap",
+                        f.number, 0, info_.id});
         }
     }
     if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
@@ -302,10 +304,11 @@ void ConnectionAnalyzer::finish() {
     info_.http = tracker_.any_http();
     hand_on(true);
     if (segs_.dropped())
-        host_.warn("segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
-                       std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
-                       " oldest segments not kept for diagrams and detectors",
-                   segment_cap_frame_, info_.id);
+        host_.warn({WarningCode::SegmentHistoryCap,
+                    "segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
+                        std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
+                        " oldest segments not kept for diagrams and detectors",
+                    segment_cap_frame_, 0, info_.id});
 }
 
 } // namespace stallscope

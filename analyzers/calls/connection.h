@@ -18,7 +18,7 @@ class ConnectionHost {
 public:
     virtual ~ConnectionHost() = default;
     virtual uint64_t new_call_id() = 0;
-    virtual void warn(const std::string& message, uint64_t frame, uint64_t connection_id) = 0;
+    virtual void warn(Warning w) = 0;
     // A finished call with its segments and phases filled in.
     virtual void call_ready(Call&& call, const Connection& conn) = 0;
     // One per analysis, shared by its connections; null: compress every body.
@@ -47,7 +47,9 @@ private:
     struct Unacked { uint64_t seg; uint64_t end; };
 
     uint64_t new_call_id() override { return host_.new_call_id(); }
-    void warn(const std::string& message, uint64_t frame) override { host_.warn(message, frame, info_.id); }
+    void warn(WarningCode code, const std::string& message, uint64_t frame, uint64_t call_id) override {
+        host_.warn({code, message, frame, 0, info_.id, call_id});
+    }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }

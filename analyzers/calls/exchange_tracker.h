@@ -22,7 +22,8 @@ class ExchangeHost {
 public:
     virtual ~ExchangeHost() = default;
     virtual uint64_t new_call_id() = 0;
-    virtual void warn(const std::string& message, uint64_t frame) = 0;
+    // message may hold "{call}" for call_id's number (analyzers/result/model.h).
+    virtual void warn(WarningCode code, const std::string& message, uint64_t frame, uint64_t call_id = 0) = 0;
     // Chooses the bodies compressed for the gzip estimate; null: all of them.
     virtual DeflateSampler* deflate_sampler() { return nullptr; }
 };

@@ -34,9 +34,11 @@ const char* verdict_name(Verdict v) {
 }
 
 const std::vector<std::string>& known_finding_kinds() {
-    static const std::vector<std::string> k = {"nagle_delayed_ack", "split_write", "expect_100_wait",
-                                               "connection_setup", "server_time", "retransmission",
-                                               "message_size"};
+    static const std::vector<std::string> k = [] {
+        std::vector<std::string> v;
+        for (const FindingKindInfo& f : finding_kinds()) v.emplace_back(f.id);
+        return v;
+    }();
     return k;
 }
 

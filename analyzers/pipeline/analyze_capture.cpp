@@ -26,7 +26,7 @@ void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, c
             // The report names the file: the warning need not (the error does, for exit 1).
             std::string reason = reader.error();
             if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
-            analyzer.add_warning({reason + "; analysed the " + std::to_string(n) + " frames before it", 0,
+            analyzer.add_warning({WarningCode::CaptureDamaged, reason + "; analysed the " + std::to_string(n) + " frames before it", 0,
                                   reader.error_offset(), 0});
             break;
         }
@@ -87,7 +87,7 @@ namespace {
 struct DecodeOnly : FrontSink {
     AnalysisFront front{*this};
     uint64_t segments = 0;
-    void front_warning(Warning, Tag) override {}
+    void front_warning(Warning) override {}
     void segment(const Frame&, const TcpPacket&) override { ++segments; }
     void on_frame(const Frame& f) { front.on_frame(f); }
     void add_warning(Warning) {}

@@ -137,10 +137,12 @@ void capture_json(Json& w, const CaptureInfo& c) {
     w.key("warnings").begin_array();
     for (auto& x : c.warnings) {
         w.begin_object();
+        w.member("code", warning_code_name(x.code));
         w.member("message", x.message);
         nonzero(w, "frame", x.frame);
         nonzero(w, "offset", x.offset);
         nonzero(w, "connection", x.connection_id);
+        nonzero(w, "call", x.call_id);
         w.end_object();
     }
     w.end_array();

@@ -227,7 +227,7 @@ std::string report_text(const AnalysisResult& r) {
         for (auto& w : cap.warnings) {
             out += "  - " + clean(w.message, 300);
             if (w.connection_id) out += fmt(" [connection %llu]", (unsigned long long)w.connection_id);
-            if (w.frame && w.message.find("frame ") == std::string::npos) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
+            if (w.frame && !warning_text_names_frame(w.code)) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
             out += "\n";
         }
     }

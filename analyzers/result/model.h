@@ -2,6 +2,7 @@
 // The analysis result: plain values, no Qt, no I/O. Everything downstream
 // (text/JSON/CSV reports, GUI models, diagrams, the Wireshark plugin, the
 // comparison) reads these and nothing else.
+#include "analyzers/result/warning_code.h"
 #include "capture/ip_address.h"
 #include "dissectors/soap/soap_info.h"
 
@@ -192,11 +193,19 @@ struct Finding {
     std::vector<std::pair<std::string, std::string>> details; // extra facts (write sizes...)
 };
 
+// A problem met while analysing, as data: what it is (code), where (frame,
+// file offset, connection, call) and a sentence for people. Code tells
+// warnings apart by `code`, never by their text.
 struct Warning {
+    WarningCode code = WarningCode::Other;
+    // For people. Made where the warning is raised, except the call's
+    // number: "{call}" stands for it until the back stage knows the final
+    // id (worker threads number calls locally) and fills it in.
     std::string message;
     uint64_t frame = 0;              // 0 = not tied to a frame
     uint64_t offset = 0;             // file offset, where known
     uint64_t connection_id = 0;      // 0 = none
+    uint64_t call_id = 0;            // 0 = none
 };
 
 struct CaptureInfo {

@@ -221,6 +221,9 @@ template <class Io> void visit(Io& io, SoapInfo& s) {
     io.uint(s.max_depth);
     io.uint(s.bytes);
     io.str(s.error);
+    auto code = uint8_t(s.error_code);
+    io.uint(code);
+    s.error_code = SoapError(code);
 }
 
 template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int64_t ts_base) {

@@ -22,7 +22,7 @@ struct Host : ConnectionHost {
     std::vector<Call> calls;
     std::vector<std::string> warnings;
     uint64_t new_call_id() override { return ++next_id; }
-    void warn(const std::string& m, uint64_t, uint64_t) override { warnings.push_back(m); }
+    void warn(Warning w) override { warnings.push_back(w.message); }
     void call_ready(Call&& c, const Connection&) override { calls.push_back(std::move(c)); }
 };
 

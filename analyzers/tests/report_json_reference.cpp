@@ -85,10 +85,11 @@ struct Rel {
 json capture_json(const CaptureInfo& c) {
     json warnings = json::array();
     for (auto& w : c.warnings) {
-        json jw = {{"message", w.message}};
+        json jw = {{"code", warning_code_name(w.code)}, {"message", w.message}};
         jw["frame"] = w.frame ? json(w.frame) : json(nullptr);
         jw["offset"] = w.offset ? json(w.offset) : json(nullptr);
         jw["connection"] = w.connection_id ? json(w.connection_id) : json(nullptr);
+        jw["call"] = w.call_id ? json(w.call_id) : json(nullptr);
         warnings.push_back(jw);
     }
     return {{"file", c.file},

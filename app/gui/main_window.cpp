@@ -289,7 +289,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     warnings_->clear();
     for (const Warning& w : out.result->capture.warnings) {
         QString text = QString::fromStdString(w.message);
-        if (w.frame) text = tr("frame %1: %2").arg(w.frame).arg(text);
+        if (w.frame && !warning_text_names_frame(w.code)) text = tr("frame %1: %2").arg(w.frame).arg(text);
         auto* item = new QListWidgetItem(text, warnings_);
         item->setData(Qt::UserRole, QVariant::fromValue<quint64>(w.frame));
     }
