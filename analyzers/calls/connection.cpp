@@ -15,14 +15,30 @@ bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 }
 
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
-    DirSink(ExchangeTracker& t, int dir) : tracker(t), dir(dir) {}
+    DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
-        tracker.on_data(dir, offset, data, tag);
+        // Bytes are placed in time by the segment that carried them. One held
+        // behind a hole until the stream ended (far ahead in sequence space: a
+        // corrupt sequence number) may have outlived its record, handed on with
+        // the calls before it: without a frame and a time it cannot be placed,
+        // and is dropped as a gap rather than made a call at frame 0, time 0.
+        if (!conn.segs_.at(tag)) {
+            if (!unplaced)
+                conn.host_.warn(std::to_string(data.size()) + " " + (dir == 0 ? "client" : "server") +
+                                    " bytes at stream offset " + std::to_string(offset) +
+                                    ", held behind a hole until frame " + std::to_string(conn.info_.last_frame) +
+                                    ", could not be placed (their segment is no longer known): dropped as a gap",
+                                conn.info_.last_frame, conn.info_.id);
+            ++unplaced;
+            on_stream_gap(offset, data.size());
+            return;
+        }
+        conn.tracker_.on_data(dir, offset, data, tag);
     }
-    void on_stream_gap(uint64_t offset, uint64_t len) override { tracker.on_gap(dir, offset, len); gaps += len; }
-    ExchangeTracker& tracker;
+    void on_stream_gap(uint64_t offset, uint64_t len) override { conn.tracker_.on_gap(dir, offset, len); gaps += len; }
+    ConnectionAnalyzer& conn;
     int dir;
-    uint64_t gaps = 0;
+    uint64_t gaps = 0, unplaced = 0;
 };
 
 ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options,
@@ -42,7 +58,7 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
         info_.server = src_client ? first.dst : first.src;
     }
     for (int d = 0; d < 2; ++d) {
-        sinks_[d] = std::make_unique<DirSink>(tracker_, d);
+        sinks_[d] = std::make_unique<DirSink>(*this, d);
         reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
     }
 }
