@@ -55,7 +55,10 @@ void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t cl
     const MessageInfo& rq = c.request;
     const MessageInfo& rs = c.response;
     if (c.opened_connection && conn.syn_frame) {
-        if (conn.ack_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.ack_ns, conn.ack_frame);
+        // TCP Fast Open: the request left on the SYN; the handshake ran beside
+        // it, and the connect phase (the wait before the request) is empty.
+        if (rq.first_frame == conn.syn_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.syn_ns, conn.syn_frame);
+        else if (conn.ack_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.ack_ns, conn.ack_frame);
         else add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.synack_ns, conn.synack_frame);
     }
     add(PhaseKind::RequestHeaders, rq.first_ns, rq.first_frame, rq.headers_end_ns, rq.headers_end_frame);

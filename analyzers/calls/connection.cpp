@@ -15,14 +15,31 @@ bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 }
 
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
-    DirSink(ExchangeTracker& t, int dir) : tracker(t), dir(dir) {}
+    DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
-        tracker.on_data(dir, offset, data, tag);
+        // Bytes are placed in time by the segment that carried them. One held
+        // behind a hole until the stream ended (far ahead in sequence space: a
+        // corrupt sequence number) may have outlived its record, handed on with
+        // the calls before it: without a frame and a time it cannot be placed,
+        // and is dropped as a gap rather than made a call at frame 0, time 0.
+        if (!conn.segs_.at(tag)) {
+            if (!unplaced)
+                conn.host_.warn({WarningCode::BytesUnplaced,
+                                 std::to_string(data.size()) + " " + (dir == 0 ? "client" : "server") +
+                                     " bytes at stream offset " + std::to_string(offset) +
+                                     ", held behind a hole until frame " + std::to_string(conn.info_.last_frame) +
+                                     ", could not be placed (their segment is no longer known): dropped as a gap",
+                                 conn.info_.last_frame, 0, conn.info_.id});
+            ++unplaced;
+            on_stream_gap(offset, data.size());
+            return;
+        }
+        conn.tracker_.on_data(dir, offset, data, tag);
     }
-    void on_stream_gap(uint64_t offset, uint64_t len) override { tracker.on_gap(dir, offset, len); gaps += len; }
-    ExchangeTracker& tracker;
+    void on_stream_gap(uint64_t offset, uint64_t len) override { conn.tracker_.on_gap(dir, offset, len); gaps += len; }
+    ConnectionAnalyzer& conn;
     int dir;
-    uint64_t gaps = 0;
+    uint64_t gaps = 0, unplaced = 0;
 };
 
 ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options,
@@ -42,7 +59,7 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
         info_.server = src_client ? first.dst : first.src;
     }
     for (int d = 0; d < 2; ++d) {
-        sinks_[d] = std::make_unique<DirSink>(tracker_, d);
+        sinks_[d] = std::make_unique<DirSink>(*this, d);
         reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
     }
 }
@@ -80,6 +97,7 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
             info_.syn_ns = f.ts_ns;
             info_.syn_frame = f.number;
             client_isn_ = p.seq;
+            client_syn_data_ = p.payload_len;
             info_.client_mss = p.mss;
             info_.client_wscale = p.wscale;
             reasm_[0]->on_syn(p.seq);
@@ -112,7 +130,8 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
 bool ConnectionAnalyzer::is_handshake_ack(const TcpPacket& p) const {
     if (!has(p.flags, tcpflag::kAck) || has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst)) return false;
     if (p.payload_len != 0 || !have_server_isn_ || p.ack != server_isn_ + 1) return false;
-    return !info_.saw_syn || p.seq == client_isn_ + 1;
+    // After a Fast Open SYN the client's next byte is past the SYN's data.
+    return !info_.saw_syn || p.seq == client_isn_ + 1 || p.seq == client_isn_ + 1 + client_syn_data_;
 }
 
 // Wireshark's rules (tcp.analysis.keep_alive, .zero_window_probe): a
@@ -184,10 +203,13 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     if (p.payload_len > 0 && !ended_[dir] && s.probe != probe::kKeepAlive) {
         any_payload_ = true;
         (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
-        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(p.seq) : -1;
-        auto kind = reasm_[dir]->on_segment(p.seq, p.payload, p.payload_len, idx);
+        // Data on a SYN or SYN-ACK (TCP Fast Open, RFC 7413) follows the SYN's
+        // own sequence number: its first byte is ISN+1, stream offset 0.
+        const uint32_t data_seq = p.seq + (has(p.flags, tcpflag::kSyn) ? 1 : 0);
+        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(data_seq) : -1;
+        auto kind = reasm_[dir]->on_segment(data_seq, p.payload, p.payload_len, idx);
         if (reasm_[dir]->has_origin())
-            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(p.seq) + int64_t(p.payload_len));
+            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(data_seq) + int64_t(p.payload_len));
         if (s.probe == probe::kZeroWindowProbe) zwp_at_[dir] = at;
         // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
         bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
@@ -201,7 +223,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             rec->out_of_order = true;
         }
         if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
-            int64_t end = reasm_[dir]->offset_of(p.seq + p.payload_len);
+            int64_t end = reasm_[dir]->offset_of(data_seq + p.payload_len);
             if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
         } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
             unacked_cap_frame_ = f.number;

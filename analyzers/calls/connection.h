@@ -72,6 +72,7 @@ private:
     bool orientation_known_ = false;
     bool any_payload_ = false;
     uint32_t client_isn_ = 0, server_isn_ = 0;
+    uint32_t client_syn_data_ = 0;  // bytes on the first SYN (TCP Fast Open)
     bool have_server_isn_ = false;
     bool ended_[2] = {false, false};
     bool shrunk_ = false;  // closed: buffers cut to what they hold

@@ -64,17 +64,25 @@ public:
                                              " -> " + std::to_string(conn.ack_frame) + ")"
                       : conn.synack_frame ? "handshake: SYN -> SYN-ACK"
                                           : "no SYN-ACK captured: handshake time unknown, counted as 0";
+        // TCP Fast Open: the request left on the SYN, so the handshake ran
+        // beside the call instead of before it and delayed nothing.
+        const bool fast_open = c.request_first_frame && c.request_first_frame == conn.syn_frame;
+        if (fast_open) {
+            f.cost_ms = 0;
+            f.cost_method = "0: the request rode on the SYN (TCP Fast Open), the handshake delayed nothing";
+        }
         f.start_ns = conn.syn_ns;
         // No SYN-ACK seen (it was lost, or stamped before the SYN): the
         // interval is empty rather than ending at time 0.
         f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_frame ? conn.synack_ns : conn.syn_ns;
         if (f.end_ns < f.start_ns) f.end_ns = f.start_ns;
-        double share = (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
+        double share = !fast_open && (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
         std::string why = c.request_close
                               ? (c.http_version == "HTTP/1.0" ? "the client spoke HTTP/1.0" : "the client sent Connection: close")
                               : "the server closed it (HTTP/1.0 response or Connection: close)";
         f.explanation = "call " + std::to_string(c.id) + " opened its own TCP connection (" + why + "): handshake " +
                         fmt_ms(hs) + " ms (" + fmt_ms(share * 100) + "% of the call with its handshake)";
+        if (fast_open) f.explanation += "; the request rode on the SYN (TCP Fast Open), so it waited for none of it";
         if (conn.syn_retransmissions)
             f.explanation += "; the SYN was retransmitted " + std::to_string(conn.syn_retransmissions) +
                              " time(s), so the handshake includes the SYN retransmission timer";

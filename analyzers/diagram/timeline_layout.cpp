@@ -156,11 +156,11 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     // Ticks about every 110 px of drawn-to-scale time, never inside a break.
     if (!L.axis.empty()) {
         const auto& kn = L.axis.knots();
-        std::unordered_map<int64_t, int64_t> break_at(gaps.begin(), gaps.end());
-        auto is_break = [&](size_t j) {
-            auto it = break_at.find(kn[j].first);
-            return it != break_at.end() && it->second == kn[j + 1].first;
-        };
+        // A break ends where the next cluster starts: known by its end, since
+        // a zero-length cluster's knot ends 1 ns after its time (add_knot).
+        std::unordered_set<int64_t> break_to;
+        for (const auto& g : gaps) break_to.insert(g.second);
+        auto is_break = [&](size_t j) { return kn[j + 1].first > kn[j].first && break_to.count(kn[j + 1].first) > 0; };
         double scale = 0;   // px per ns: the same everywhere outside the breaks
         for (size_t j = 0; j + 1 < kn.size(); ++j)
             if (kn[j + 1].first > kn[j].first && !is_break(j))
@@ -168,15 +168,23 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         if (scale > 0) {
             int64_t step = nice_step(110 / scale);
             double last_x = -1e9;
+            // First multiple of `step` at or after `rel` (rel >= 0: times are from t0).
+            auto step_at_or_after = [step](int64_t rel) { return rel / step * step + (rel % step ? step : 0); };
             for (size_t j = 0; j + 1 < kn.size() && L.ticks.size() < 2000; ++j) {
                 if (is_break(j)) continue;
-                int64_t rel = kn[j].first - L.t0_ns;
-                int64_t t = ((rel + step - 1) / step) * step;
-                for (; t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000; t += step) {
+                int64_t t = step_at_or_after(kn[j].first - L.t0_ns);
+                // Bounded by the pixels drawn, not the time spanned: a stretch
+                // drawn at a finer scale than `scale` (one call spanning days
+                // beside calls of microseconds) jumps to the next time that is
+                // 70 px on, instead of stepping through every `step` of it.
+                while (t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000) {
                     double x = L.axis.px_of(L.t0_ns + t);
-                    if (x - last_x < 70) continue;
-                    L.ticks.push_back({x, tick_label(t, step)});
-                    last_x = x;
+                    if (x - last_x >= 70) {
+                        L.ticks.push_back({x, tick_label(t, step)});
+                        last_x = x;
+                    }
+                    const int64_t next = step_at_or_after(L.axis.t_of(last_x + 70) - 1 - L.t0_ns);  // -1: t_of rounds
+                    t = next > t ? next : t + step;
                 }
             }
         }

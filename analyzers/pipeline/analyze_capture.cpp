@@ -26,8 +26,10 @@ void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, c
             // The report names the file: the warning need not (the error does, for exit 1).
             std::string reason = reader.error();
             if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
-            analyzer.add_warning({WarningCode::CaptureDamaged, reason + "; analysed the " + std::to_string(n) + " frames before it", 0,
-                                  reader.error_offset(), 0});
+            Warning damage{WarningCode::CaptureDamaged, reason + "; analysed the " + std::to_string(n) + " frames before it",
+                           0, reader.error_offset(), 0};
+            analyzer.capture().damage = damage;
+            analyzer.add_warning(std::move(damage));
             break;
         }
         ++n;
@@ -55,11 +57,25 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
         out.error = path + ": " + e.what();
         return out;
     }
-    out.ok = true;
+    out.error = out.cancelled ? std::string() : nothing_decoded_error(path, out.result.capture);
+    out.ok = out.error.empty();
     return out;
 }
 
 } // namespace
+
+std::string nothing_decoded_error(const std::string& path, const CaptureInfo& cap) {
+    if (cap.packets == 0 || cap.undecodable_packets < cap.packets) return {};
+    std::string links, first;
+    for (const auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
+    if (!cap.warnings.empty()) first = "; " + cap.warnings.front().message;
+    return path + ": none of its " + std::to_string(cap.packets) + " frames could be decoded (link types: " + links +
+           first + ")";
+}
+
+const Warning* damage_warning(const CaptureInfo& cap) {
+    return cap.truncated && !cap.damage.message.empty() ? &cap.damage : nullptr;
+}
 
 unsigned default_analysis_threads() {
     const unsigned n = std::thread::hardware_concurrency();

@@ -67,10 +67,29 @@ struct AnalyzeOutcome {
     AnalysisResult result;      // partial when cancelled or truncated
 };
 
+// Why an analysed capture is still not analysable, or "" when it is: frames
+// were read but none of them could be decoded (an unsupported or mismatched
+// link type, only malformed packets). Its empty report would read as "no
+// calls, no stalls", so every front end refuses it the same way:
+// "<file>: none of its N frames could be decoded (link types: ...; <first warning>)".
+// analyze_file applies it; other front ends that run an Analyzer themselves
+// (the Wireshark plugin) call it.
+std::string nothing_decoded_error(const std::string& path, const CaptureInfo& capture);
+
+// The warning that says the file itself is damaged (cut short, a record
+// that cannot be read): the analysis covers what came before it. nullptr
+// when the file was read to its end. Front ends print it even when they
+// print no other warning.
+const Warning* damage_warning(const CaptureInfo& capture);
+
 // Threads an analysis uses unless told otherwise (analyze, compare, export,
 // the desktop app): the machine's cores, at least 1.
 unsigned default_analysis_threads();
 
+// The one way to open and analyse a capture file (every CLI command, the
+// desktop app): ok false with `error` when it cannot be opened, read, or
+// decoded at all (nothing_decoded_error); a damaged file that is readable up
+// to the damage is ok, with capture.truncated and its damage_warning.
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
                             const ProgressFn& progress = {});
 

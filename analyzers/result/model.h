@@ -217,6 +217,7 @@ struct CaptureInfo {
     int64_t first_ns = 0, last_ns = 0;
     std::vector<Warning> warnings;
     bool truncated = false;          // reading stopped at damage
+    Warning damage;                  // truncated: what stopped it (also in warnings, unless they were capped)
     uint64_t non_tcp_packets = 0, undecodable_packets = 0;
 };
 

@@ -16,6 +16,7 @@ const char* warning_code_name(WarningCode c) {
     case WarningCode::UnackedSegmentCap: return "unacked_segment_cap";
     case WarningCode::OutOfOrderCap: return "out_of_order_cap";
     case WarningCode::SegmentHistoryCap: return "segment_history_cap";
+    case WarningCode::BytesUnplaced: return "bytes_unplaced";
     case WarningCode::HttpStreamError: return "http_stream_error";
     case WarningCode::NotHttp: return "not_http";
     case WarningCode::ResponseBeforeRequest: return "response_before_request";
@@ -45,6 +46,7 @@ bool warning_text_names_frame(WarningCode c) {
     case WarningCode::UnackedSegmentCap:
     case WarningCode::OutOfOrderCap:
     case WarningCode::SegmentHistoryCap:
+    case WarningCode::BytesUnplaced:
     case WarningCode::ResponseBeforeRequest:
     case WarningCode::ResponseNotCaptured:
     case WarningCode::PendingRequestCap: return true;

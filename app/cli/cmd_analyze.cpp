@@ -88,15 +88,6 @@ int cmd_analyze(Args& a) {
         return kExitInput;
     }
     const CaptureInfo& cap = o.result.capture;
-    if (cap.packets > 0 && cap.undecodable_packets >= cap.packets) {
-        // Nothing in it could be looked at: an empty report would look like "no calls, no stalls".
-        std::string links, first;
-        for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
-        if (!cap.warnings.empty()) first = "; " + cap.warnings.front().message;
-        std::fprintf(stderr, "stallscope-cli: error: %s: none of its %llu frames could be decoded (link types: %s%s)\n",
-                     capture.c_str(), (unsigned long long)cap.packets, links.c_str(), first.c_str());
-        return kExitInput;
-    }
     if (!quiet) print_warnings(capture, cap.warnings);
     std::string err;
     OutputStream out;

@@ -6,6 +6,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
+#include "app/cli/warning_lines.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -110,6 +111,9 @@ int cmd_compare(Args& a) {
                          files[size_t(i)].c_str(), o.error.c_str());
             return kExitInput;
         }
+        // A damaged file is compared up to the damage: the line analyze prints for it.
+        if (const Warning* w = damage_warning(o.result.capture); w && !quiet)
+            std::fprintf(stderr, "%s (%s)\n", warning_line(files[size_t(i)], *w).c_str(), names[i]);
         if (!quiet && !o.result.capture.warnings.empty())
             std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
                          files[size_t(i)].c_str(), o.result.capture.warnings.size(), files[size_t(i)].c_str());

@@ -10,6 +10,7 @@
 #include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
+#include "app/cli/warning_lines.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +35,9 @@ const char* kHelp =
     "    --scale F                output size = layout size x F (PNG pixels, SVG px, PDF pt)\n"
     "    --dpi N                  PNG resolution (default 96 at --scale 1, 300 with --page)\n"
     "    --no-highlight           no yellow evidence markers\n"
-    "exit status: 0 written, 1 capture not analysable / no such call, 2 usage error\n";
+    "  --quiet                    no warnings on stderr\n"
+    "exit status: 0 written, 1 capture not analysable (as for analyze: not a capture, or no\n"
+    "frame in it could be decoded) / no such call, 2 usage error\n";
 
 std::string extension_of(const std::string& path) {
     auto dot = path.rfind('.');
@@ -48,6 +51,7 @@ int cmd_export(Args& a) {
     EventTraceOptions trace_opt;
     std::string page;
     double scale = 0, dpi = 0;
+    bool quiet = false;
     auto number = [&](const std::string& opt, double lo, double hi, double& out) {
         std::string v;
         if (!a.value(opt, v)) return false;
@@ -83,6 +87,7 @@ int cmd_export(Args& a) {
                 return usage_error("export", "--page is one-column or two-column, not '" + page + "'");
         }
         else if (s == "--no-highlight") trace_opt.highlight_evidence = false;
+        else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "--timeline") what = "timeline";
         else if (s == "--report") what = "report";
         else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
@@ -116,10 +121,11 @@ int cmd_export(Args& a) {
     const bool in_memory = what == "timeline";
     if (!in_memory) opt.spill_after_calls = kDefaultSpillAfterCalls;
     AnalyzeOutcome o = analyze_file(capture, opt);
-    if (!o.ok) {
+    if (!o.ok) {  // the same line, and the same rule, as analyze
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
         return kExitInput;
     }
+    if (!quiet) print_warnings(capture, o.result.capture.warnings);
     std::string err;
     bool ok;
     try {

@@ -306,6 +306,10 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
                                  .arg(r.connectionCount())
                                  .arg(r.findingCount())
                                  .arg(r.capture.warnings.size()));
+    // A damaged file is analysed up to the damage: say so where the CLI says it (its one warning line).
+    if (r.capture.truncated && !r.capture.damage.message.empty())
+        statusBar()->showMessage(statusBar()->currentMessage() +
+                                 tr(" \u2014 damaged: %1").arg(QString::fromStdString(r.capture.damage.message)));
     if (r.findingCount() > 0) {
         size_t best = 0;   // the costliest finding: the first thing worth looking at
         for (size_t i = 1; i < r.findingCount(); ++i)

@@ -1106,6 +1106,69 @@ def _():
                                    what="only malformed packets: nothing to report, exit 1 (not an empty report)")
 
 
+# ---------------------------------------------------------------- issue 22
+# Shapes the mutation run found: a segment far ahead in sequence space that
+# is only flushed at the end of the capture (export hung; the call it made
+# started at frame 0 / time 0), and captures nothing in which can be decoded
+# (export and compare went on as if they were empty).
+
+IN_CAPTURE = [["calls.0.request.first_frame", ">=", 1]]
+
+
+def far_ahead(close):
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    f.call(request(), response())
+    # The start of a request 1 GiB ahead of the stream (a bit flip in its
+    # sequence number), never acknowledged: held until the stream ends. The
+    # calls after it are in order, and hand on the segments before them.
+    f.seg(True, PSH | ACK, request()[:300], seq=f.nxt[True] + (1 << 30))
+    f.call(request(), response())
+    f.call(request(), response())
+    if close:
+        f.close()
+    return pcap_bytes(cap)
+
+
+@case("seq-far-ahead.pcap")
+def _():
+    return far_ahead(False), expect(0, ["seq-far-ahead.pcap"], ["could not be placed"],
+                                    [["calls.#", "==", 3], ["calls.2.complete", "==", True]] + IN_CAPTURE,
+                                    what="3 calls; between the 1st and 2nd a request segment 1 GiB ahead, "
+                                         "flushed at the end of the capture (export hung on it)")
+
+
+@case("seq-far-ahead-closed.pcap")
+def _():
+    return far_ahead(True), expect(0, ["seq-far-ahead-closed.pcap"], ["could not be placed"],
+                                   [["calls.#", "==", 3], ["calls.2.complete", "==", True]] + IN_CAPTURE,
+                                   what="as seq-far-ahead, then FIN both ways: flushed at the client's FIN")
+
+
+@case("seq-far-ahead-first.pcap")
+def _():
+    cap = Capture()
+    f = Flow(cap)
+    f.handshake()
+    # The request's first segment is 1 GiB ahead; the server never answers.
+    f.seg(True, PSH | ACK, request()[:300], seq=f.nxt[True] + (1 << 30))
+    f.ack(False)
+    return pcap_bytes(cap), expect(0, [], [],
+                                   [["calls.#", "==", 1], ["calls.0.complete", "==", False]] + IN_CAPTURE,
+                                   what="a handshake, then only a request segment 1 GiB ahead (placed: its "
+                                        "segment is still known when the capture ends)")
+
+
+@case("linktype-mismatch.pcap")
+def _():
+    # Ethernet frames in a file whose header says raw IP (101): every frame
+    # starts with a MAC address, not an IP version.
+    return good_pcap(linktype=LINKTYPE_RAW), expect(
+        1, ["linktype-mismatch.pcap", "none of its 10 frames could be decoded", "link types: RAW"], [], [],
+        what="Ethernet frames under a raw-IP link type: nothing decoded, exit 1")
+
+
 # ---------------------------------------------------------------- timing (issue 13)
 # Every file here must give possible numbers; run_corpus.py checks that for
 # every case (0 <= latency <= capture, phases in order, findings inside).

@@ -269,6 +269,18 @@ TEST_CASE("A file that is not a capture gets a clear error") {
     CHECK_FALSE(w.lastError().isEmpty());
 }
 
+TEST_CASE("A capture nothing in which decodes gets analyze's error, not an empty analysis") {
+    // The rule lives in analyze_file: the app shows the CLI's one-line error.
+    const QString path = QStringLiteral(STALLSCOPE_TESTDATA_DIR "/hostile/unknown-linktype.pcap");
+    const AnalyzeOutcome direct = analyze_file(path.toStdString());
+    REQUIRE_FALSE(direct.ok);
+    MainWindow w(core_backend());
+    CHECK_FALSE(load(w, path));
+    CHECK(w.lastError().contains(QString::fromStdString(direct.error)));
+    CHECK(w.lastError().contains(QStringLiteral("none of its 10 frames could be decoded")));
+    CHECK(w.hub()->result() == nullptr);
+}
+
 TEST_CASE("Exports from the GUI write the same kinds of files as the CLI") {
     const QStringList files = captures();
     REQUIRE(files.size() > 0);
