@@ -199,8 +199,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     if (selecting) {
         char span[96] = "";
         if (opt.window)
-            std::snprintf(span, sizeof span, " in %s \u2013 %s", format_ms(double(w0 - r.capture.first_ns) / 1e6).c_str(),
-                          format_ms(double(w1 - r.capture.first_ns) / 1e6).c_str());
+            std::snprintf(span, sizeof span, " in %.6g s \u2013 %.6g s", double(w0 - r.capture.first_ns) / 1e9,
+                          double(w1 - r.capture.first_ns) / 1e9);
         const std::string of = opt.window ? count_text(in_window_total, "call", "calls") + span
                                           : count_text(L.calls_total, "call", "calls");
         L.selection = opt.slowest ? "the " + count_text(calls.size(), "slowest", "slowest") + " of " + of
@@ -212,7 +212,7 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         if (hidden)
             L.left_out = with_commas(hidden) + " of " + count_text(L.calls_total, "call", "calls") + " not shown (" +
                          (opt.slowest ? (opt.window ? "faster, or outside the window" : "faster")
-                                      : "outside the window, or past the rows") + ")";
+                                      : opt.max_rows ? "outside the window, or past the rows" : "outside the window") + ")";
     }
 
     std::vector<std::pair<int64_t, int64_t>> iv;
