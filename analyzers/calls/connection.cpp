@@ -2,6 +2,8 @@
 
 #include "analyzers/calls/call_timeline.h"
 #include "dissectors/http/http_stream_parser.h"
+#include "dissectors/tls/tls_handshake.h"
+#include "dissectors/tls/tls_record.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,14 +16,30 @@ constexpr size_t kUnackedCap = 100000;
 bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 }
 
+// Where a direction's stream goes: decided on its first bytes. A TLS
+// record header sends it (and the other direction) to the TLS session;
+// anything else to the HTTP exchange tracker, as before.
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
-    DirSink(ExchangeTracker& t, int dir) : tracker(t), dir(dir) {}
+    enum class Route : uint8_t { Undecided, Http, Tls };
+    DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
-        tracker.on_data(dir, offset, data, tag);
+        if (route == Route::Undecided) decide(data);
+        if (route == Route::Tls) conn.tls_->on_data(dir, offset, data, tag);
+        else conn.tracker_.on_data(dir, offset, data, tag);
     }
-    void on_stream_gap(uint64_t offset, uint64_t len) override { tracker.on_gap(dir, offset, len); gaps += len; }
-    ExchangeTracker& tracker;
+    void on_stream_gap(uint64_t offset, uint64_t len) override {
+        if (route == Route::Tls) conn.tls_->on_gap(dir, offset, len);
+        else conn.tracker_.on_gap(dir, offset, len);
+        gaps += len;
+    }
+    void decide(std::span<const uint8_t> first) {
+        bool tls = conn.sinks_[1 - dir]->route == Route::Tls || sniff_tls_record(first) != TlsSniff::No;
+        route = tls ? Route::Tls : Route::Http;
+        if (tls) conn.tls_session();
+    }
+    ConnectionAnalyzer& conn;
     int dir;
+    Route route = Route::Undecided;
     uint64_t gaps = 0;
 };
 
@@ -42,12 +60,23 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
         info_.server = src_client ? first.dst : first.src;
     }
     for (int d = 0; d < 2; ++d) {
-        sinks_[d] = std::make_unique<DirSink>(tracker_, d);
+        sinks_[d] = std::make_unique<DirSink>(*this, d);
         reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
     }
 }
 
 ConnectionAnalyzer::~ConnectionAnalyzer() = default;
+
+// The one place a connection becomes TLS (keyless models attach here).
+TlsSession& ConnectionAnalyzer::tls_session() {
+    if (!tls_) tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this));
+    return *tls_;
+}
+
+void ConnectionAnalyzer::end_of_stream(int dir) {
+    if (sinks_[dir]->route == DirSink::Route::Tls) tls_->on_end_of_stream(dir);
+    else tracker_.on_end_of_stream(dir);
+}
 
 bool ConnectionAnalyzer::accepts(const TcpPacket& p) const {
     bool syn_only = has(p.flags, tcpflag::kSyn) && !has(p.flags, tcpflag::kAck);
@@ -61,8 +90,12 @@ void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
     if (orientation_known_ || p.payload.empty()) return;
     orientation_known_ = true;
     bool src_is_client;
-    if (HttpStreamParser::looks_like_request(p.payload)) src_is_client = true;
-    else if (HttpStreamParser::looks_like_response(p.payload)) src_is_client = false;
+    // A TLS record starting a handshake message says who sent it: the client sends the ClientHello.
+    bool tls_hello = sniff_tls_record(p.payload) == TlsSniff::Yes && p.payload[0] == tls::kHandshake &&
+                     p.payload.size() > tls::kHeaderBytes;
+    uint8_t hs = tls_hello ? p.payload[tls::kHeaderBytes] : 0xff;
+    if (HttpStreamParser::looks_like_request(p.payload) || hs == tls::kClientHello) src_is_client = true;
+    else if (HttpStreamParser::looks_like_response(p.payload) || hs == tls::kServerHello) src_is_client = false;
     else return;  // keep the port guess
     if ((p.src == info_.client) == src_is_client) return;
     std::swap(info_.client, info_.server);
@@ -222,7 +255,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
         (dir == 0 ? info_.fin_client : info_.fin_server) = true;
         ended_[dir] = true;
         reasm_[dir]->flush();
-        tracker_.on_end_of_stream(dir);
+        end_of_stream(dir);
     }
     if (has(p.flags, tcpflag::kRst)) {
         info_.rst = true;
@@ -230,7 +263,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             if (ended_[d]) continue;
             ended_[d] = true;
             reasm_[d]->flush();
-            tracker_.on_end_of_stream(d);
+            end_of_stream(d);
         }
     }
     for (int d = 0; d < 2; ++d)
@@ -291,6 +324,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
     // HTTP keeps none (after its first packets, in case HTTP starts late).
     if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
     else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
+    else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
 }
 
 void ConnectionAnalyzer::finish() {

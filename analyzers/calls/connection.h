@@ -6,6 +6,7 @@
 #include "analyzers/calls/exchange_tracker.h"
 #include "analyzers/calls/fifo.h"
 #include "analyzers/calls/segment_store.h"
+#include "analyzers/calls/tls_session.h"
 #include "capture/frame.h"
 #include "capture/packet_decoder.h"
 #include "capture/tcp/stream_reassembler.h"
@@ -41,6 +42,8 @@ public:
     int64_t last_ns() const { return info_.last_ns; }
     const Connection& info() const { return info_; }
     std::vector<Call> provisional_calls() const { return tracker_.provisional(); }
+    // The TLS side, once a direction's first bytes were a TLS record (else null).
+    const TlsSession* tls() const { return tls_.get(); }
 
 private:
     struct DirSink;
@@ -58,6 +61,8 @@ private:
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
     void shift_offsets(int dir, int64_t by);
+    TlsSession& tls_session();
+    void end_of_stream(int dir);
 
     const AnalysisOptions& opt_;
     ConnectionHost& host_;
@@ -65,6 +70,7 @@ private:
     SegmentStore segs_;
     ExchangeTracker tracker_;
     std::unique_ptr<DirSink> sinks_[2];
+    std::unique_ptr<TlsSession> tls_;
     std::unique_ptr<StreamReassembler> reasm_[2];
     Fifo<Unacked> unacked_[2];
     bool orientation_known_ = false;
