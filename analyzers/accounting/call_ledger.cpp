@@ -17,6 +17,8 @@ namespace {
 // contain a retransmission but not the other way round. Equal precedence:
 // the earlier start.
 int precedence(const std::string& kind) {
+    // A Nagle hold on TLS records, or behind a session ticket, is a Nagle hold.
+    if (kind == "tls_nagle_delayed_ack" || kind == "tls_ticket_stall") return 1;
     static const char* const kOrder[] = {"expect_100_wait", "nagle_delayed_ack", "retransmission"};
     for (int i = 0; i < 3; ++i)
         if (kind == kOrder[i]) return i;
@@ -96,6 +98,8 @@ bool is_stall_cause(const std::string& cause) {
 }
 
 void account_finding(Finding& f) {
+    // Its time is part of the connection's setup, which connection_setup counts.
+    if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
     if (f.intervals.empty()) f.counted_ms = f.cost_ms;
 }
 

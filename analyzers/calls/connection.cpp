@@ -69,7 +69,11 @@ ConnectionAnalyzer::~ConnectionAnalyzer() = default;
 
 // The one place a connection becomes TLS (keyless models attach here).
 TlsSession& ConnectionAnalyzer::tls_session() {
-    if (!tls_) tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this));
+    if (!tls_) {
+        tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this));
+        keyless_ = std::make_unique<TlsKeylessCalls>(info_.id, segs_, static_cast<ExchangeHost&>(*this), *tls_);
+        tls_->set_observer(keyless_.get());
+    }
     return *tls_;
 }
 
@@ -320,11 +324,33 @@ void ConnectionAnalyzer::hand_on(bool all) {
     }
     ready.clear();  // the calls' states go back for the next calls
     spare = std::move(ready);
+    hand_on_tls(all);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
     if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
+    else if (keyless_) segs_.release_before(keyless_->oldest_needed_segment());
     else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
     else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
+}
+
+// The calls the TLS records made (no keys), with the connection's TLS facts
+// set first: the detectors read them from the Connection they are given.
+void ConnectionAnalyzer::hand_on_tls(bool all) {
+    if (!keyless_) return;
+    keyless_->describe(info_.tls ? *info_.tls : info_.tls.emplace());
+    thread_local std::vector<TlsKeylessCalls::Ready> ready;
+    keyless_->take_ready(all, ready);
+    for (size_t i = 0; i < ready.size(); ++i) {
+        Call& c = ready[i].call;
+        ++info_.calls;
+        c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
+        c.closed_connection = all && i + 1 == ready.size() && closed();
+        segs_.copy(ready[i].seg_first, ready[i].seg_end, c.segments);
+        order_call_times(c);
+        build_phases(c, info_, close_ns_, close_frame_);
+        host_.call_ready(std::move(c), info_);
+    }
+    ready.clear();
 }
 
 void ConnectionAnalyzer::finish() {

@@ -6,6 +6,7 @@
 #include "analyzers/calls/exchange_tracker.h"
 #include "analyzers/calls/fifo.h"
 #include "analyzers/calls/segment_store.h"
+#include "analyzers/calls/tls_keyless_calls.h"
 #include "analyzers/calls/tls_session.h"
 #include "capture/frame.h"
 #include "capture/packet_decoder.h"
@@ -60,6 +61,7 @@ private:
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
+    void hand_on_tls(bool all);
     void shift_offsets(int dir, int64_t by);
     TlsSession& tls_session();
     void end_of_stream(int dir);
@@ -71,6 +73,7 @@ private:
     ExchangeTracker tracker_;
     std::unique_ptr<DirSink> sinks_[2];
     std::unique_ptr<TlsSession> tls_;
+    std::unique_ptr<TlsKeylessCalls> keyless_;  // calls from the TLS records (no keys)
     std::unique_ptr<StreamReassembler> reasm_[2];
     Fifo<Unacked> unacked_[2];
     bool orientation_known_ = false;

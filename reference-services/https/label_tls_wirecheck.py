@@ -18,8 +18,9 @@ def main():
     wire = tls_wirecheck.check(pcap, keys)
     conns = wire["connections_detail"]
     counts = {
-        "nagle_stalls_client": sum(1 for s in wire["stalls"] if s["sender"] == "client"),
-        "nagle_stalls_server": sum(1 for s in wire["stalls"] if s["sender"] == "server"),
+        "nagle_stalls_client": sum(1 for s in wire["stalls"] if s["sender"] == "client" and not s["in_setup"]),
+        "nagle_stalls_server": sum(1 for s in wire["stalls"] if s["sender"] == "server" and not s["in_setup"]),
+        "nagle_stalls_in_setup": sum(1 for s in wire["stalls"] if s["in_setup"]),
         "full_handshakes": sum(1 for c in conns if c["full_handshake"]),
         "resumed_handshakes": sum(1 for c in conns if not c["full_handshake"]),
         "flight_over_initial_window": sum(1 for c in conns if c["server_flight_bytes"] > c["initial_window_bytes"]),
@@ -30,7 +31,7 @@ def main():
         "calls": wire["calls"], "connections": wire["connections"], "pathologies": counts,
         "calls_detail": wire["calls_detail"], "connections_detail": wire["connections_detail"],
         "stalls": [{"sender": s["sender"], "ms": s["ms"], "frames": [s["frame_a"], s["frame_ack"], s["frame_b"]],
-                    "behind_session_ticket": s["ticket"]} for s in wire["stalls"]],
+                    "behind_session_ticket": s["ticket"], "in_setup": s["in_setup"]} for s in wire["stalls"]],
     }
     if "pathologies" not in label:  # toolkit captures: the counts are read from the wire, not designed
         label["pathologies"] = dict(counts)

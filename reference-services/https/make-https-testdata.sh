@@ -40,9 +40,10 @@ scenario() {  # NAME "EXPECT JSON" "DESCRIPTION" run-scenario args...
 
 # EXPECT: what the design should put on the wire, checked against tls_wirecheck.py (the wire wins):
 # stalls per side, full/resumed handshakes, and whether the server's first flight outgrows the initial window.
-e() {  # client_stalls server_stalls full resumed [cert_over_initcwnd]
-  printf '{"nagle_stalls_client":%d,"nagle_stalls_server":%d,"full_handshakes":%d,"resumed_handshakes":%d,"flight_over_initial_window":%d}' \
-    "$1" "$2" "$3" "$4" "${5:-0}"
+# Stalls are counted inside calls; nagle_stalls_in_setup are those before a connection's first request record.
+e() {  # client_stalls server_stalls full resumed [cert_over_initcwnd] [stalls_in_setup]
+  printf '{"nagle_stalls_client":%d,"nagle_stalls_server":%d,"nagle_stalls_in_setup":%d,"full_handshakes":%d,"resumed_handshakes":%d,"flight_over_initial_window":%d}' \
+    "$1" "$2" "${6:-0}" "$3" "$4" "${5:-0}"
 }
 
 scenario https-xsoap-tls13 "$(e 3 4 1 0)" \
@@ -54,8 +55,8 @@ scenario https-xsoap-tls12 "$(e 4 4 1 0)" \
 scenario https-apache-soap-tls13-noresume "$(e 0 0 4 0)" \
   "apache-soap over TLS 1.3: HTTP/1.0, a new connection and a full TLS handshake for every call (the client does not offer its session: --tls-resume off), Nagle on, two records per request, delayed-ACK server (--delack). No Nagle stall: the server's session-ticket records carry the ACK the request's header record waits for (or the header record leaves with the body behind the unACKed client Finished). The cost is the handshake per call." \
   --profile apache-soap --op doNothing --calls 4 --tls 1.3 --server-args "--delack" --client-args "--tls-resume off"
-scenario https-apache-soap-tls12-resume "$(e 4 0 1 3)" \
-  "apache-soap over TLS 1.2 with session resumption: a connection per call, the first with a full handshake, calls 2-4 resume the session (abbreviated handshake, no certificate); request bodies still wait for the delayed-ACK server." \
+scenario https-apache-soap-tls12-resume "$(e 1 0 1 3 0 3)" \
+  "apache-soap over TLS 1.2 with session resumption: a connection per call, the first with a full handshake, calls 2-4 resume the session (abbreviated handshake, no certificate). Call 1's request body record waits ~44 ms for the delayed-ACK server (--delack); on the resumed connections the client's Finished is the small unACKed segment and the whole request (both records) waits behind it: that hold is before the first request byte, in the connection's setup." \
   --profile apache-soap --op doNothing --calls 4 --tls 1.2 --server-args "--delack"
 scenario https-gsoap-tls13 "$(e 0 0 1 0)" \
   "gSOAP-like clean baseline over TLS 1.3: one SSL_write per message, TCP_NODELAY, keep-alive; echoInts of 100 ints." \

@@ -77,9 +77,13 @@ def check(path, keylog):
                     and "end_frame" not in calls[-1]:
                 calls[-1].update(end_frame=r["frame"], latency_ms=round((r["t"] - calls[-1]["start_t"]) * 1000, 3))
                 start = None
+        first_call = next((c for c in calls if c["stream"] == sid), None)
         for st in wirecheck.nagle_stalls(ss, client):
             st["stream"] = sid
             st["ticket"] = any(st["frame_a"] == f for f in tickets)
+            # Held before the connection's first request record left (e.g. behind the client's Finished):
+            # connection setup time, not inside a call.
+            st["in_setup"] = bool(first_call) and st["frame_b"] <= first_call["start_frame"]
             stalls.append(st)
     for c in calls:
         c.pop("start_t")
