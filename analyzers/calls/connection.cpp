@@ -69,7 +69,7 @@ ConnectionAnalyzer::~ConnectionAnalyzer() = default;
 
 // The one place a connection becomes TLS (keyless models attach here).
 TlsSession& ConnectionAnalyzer::tls_session() {
-    if (!tls_) tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this));
+    if (!tls_) tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this), tracker_, opt_.tls_keys);
     return *tls_;
 }
 
