@@ -27,7 +27,7 @@ def stallscope_view(cli, path):
     req, resp, ports = defaultdict(list), defaultdict(list), set()
     opaque = set()
     for conn in doc["connections"]:
-        if conn["http"]:
+        if conn["http"] and "tls" not in conn:  # tshark finds TLS (and decrypts embedded secrets) by itself
             ports.add(conn["server"].rsplit(":", 1)[1])
         if "tls" in conn and not conn["tls"]["decrypted"]:
             opaque.add(conn["id"])

@@ -70,7 +70,7 @@ ConnectionAnalyzer::~ConnectionAnalyzer() = default;
 // The one place a connection becomes TLS (keyless models attach here).
 TlsSession& ConnectionAnalyzer::tls_session() {
     if (!tls_) {
-        tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this));
+        tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this), tracker_, opt_.tls_keys);
         keyless_ = std::make_unique<TlsKeylessCalls>(info_.id, segs_, static_cast<ExchangeHost&>(*this), *tls_);
         tls_->set_observer(keyless_.get());
     }
@@ -327,8 +327,10 @@ void ConnectionAnalyzer::hand_on(bool all) {
     hand_on_tls(all);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
-    if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
-    else if (keyless_) segs_.release_before(keyless_->oldest_needed_segment());
+    if (keyless_) {  // TLS: decrypted calls (tracker) and keyless ones may both need segments
+        uint64_t keep = tracker_.calls_started() > 0 ? tracker_.oldest_needed_segment() : segs_.end_index();
+        segs_.release_before(std::min(keep, keyless_->oldest_needed_segment()));
+    } else if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
     else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
     else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
 }

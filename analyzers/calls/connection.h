@@ -53,6 +53,7 @@ private:
     uint64_t new_call_id() override { return host_.new_call_id(); }
     void warn(const std::string& message, uint64_t frame) override { host_.warn(message, frame, info_.id); }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
+    uint32_t stream_ack(int acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
     void settle_orientation(const TcpPacket& p);

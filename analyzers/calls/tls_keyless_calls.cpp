@@ -31,8 +31,19 @@ void TlsKeylessCalls::mark(int dir, const TlsRecordEvent& r, uint16_t bits) {
         if (SegmentInfo* s = segs_.at(i); s && s->from == from && s->len > 0) s->carries |= bits;
 }
 
+// Decrypted records go to the HTTP tracker; 0-RTT records wait for the
+// ServerHello there while secrets are given and nothing failed yet.
+bool TlsKeylessCalls::read_with_keys(const TlsRecordEvent& r) const {
+    const TlsDecryption& d = session_.decryption();
+    return r.inner_type != 0 || (d.attempted && d.failure == TlsDecryptFailure::None);
+}
+
 bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {
     if (r.type != tls::kApplicationData) return true;  // handshake, ChangeCipherSpec, alerts, heartbeats
+    if (r.inner_type) {  // decrypted: its real type
+        if (dir == kClient && session_.info().tls13()) client_finished_ = true;
+        return r.inner_type != tls::kApplicationData;
+    }
     const TlsConnectionInfo& info = session_.info();
     if (!info.tls13()) return false;
     // TLS 1.3 hides its handshake in application-data records (see the header).
@@ -84,6 +95,11 @@ void TlsKeylessCalls::on_tls_record(int dir, const TlsRecordEvent& r) {
 }
 
 void TlsKeylessCalls::on_data_record(int dir, const TlsRecordEvent& r) {
+    if (read_with_keys(r)) {  // the tracker makes the calls (with HTTP carries on the segments)
+        keyed_data_ = true;
+        (dir == kClient ? any_request_ : any_response_) = true;  // the handshake is over
+        return;
+    }
     Record rec{r.first_seg, r.last_seg, plaintext(r.length)};
     if (dir == kClient) {
         // The client speaks after the server answered: the call before is over,
@@ -184,7 +200,7 @@ void TlsKeylessCalls::take_ready(bool all, std::vector<Ready>& out) {
 uint64_t TlsKeylessCalls::oldest_needed_segment() const {
     if (!done_.empty()) return done_.front().seg_first;
     if (!open_.empty()) return open_.front().seg_first;
-    if (calls_started_ == 0) return 0;  // the first call will take the handshake's segments
+    if (calls_started_ == 0 && !keyed_data_) return 0;  // the first call will take the handshake's segments
     return segs_.end_index();
 }
 
@@ -200,9 +216,18 @@ void TlsKeylessCalls::describe(ConnectionTls& t) const {
         bool tls13 = ch->max_version() >= tls::kTls13;
         t.resumption_offered = ch->pre_shared_key || ch->session_ticket_bytes > 0 || (!tls13 && !ch->session_id.empty());
     }
-    t.decrypted = false;
-    t.reason = info.client_hello ? "no key for this connection: calls from TLS records and timing"
-                                 : "handshake not captured (the capture began after it): calls from TLS records and timing";
+    // reason: the failure's token (tls_decrypt_failure_name), then what was done instead.
+    const TlsDecryption& d = session_.decryption();
+    t.decrypted = d.decrypted && d.failure == TlsDecryptFailure::None;
+    TlsDecryptFailure why = d.failure;
+    if (!info.client_hello) why = TlsDecryptFailure::HandshakeMissing;
+    else if (!d.attempted || why == TlsDecryptFailure::None) why = TlsDecryptFailure::NoKeyLog;
+    if (t.decrypted) t.reason = "";
+    else if (d.decrypted)  // decrypted up to a point, then not
+        t.reason = std::string(tls_decrypt_failure_name(why)) + " from frame " + std::to_string(d.failure_frame) +
+                   ": later calls from TLS records and timing";
+    else
+        t.reason = std::string(tls_decrypt_failure_name(why)) + ": calls from TLS records and timing";
     t.handshake_first_frame = hs_first_frame_;
     t.handshake_last_frame = hs_last_frame_;
     t.handshake_start_ns = hs_start_ns_;

@@ -14,7 +14,8 @@ struct TlsRecordOverhead {
 
 // `version`: the negotiated one (0x0304 = TLS 1.3). Padding is assumed absent
 // (TLS 1.3 records may be padded; no common stack pads HTTP records).
-// CBC suites (a MAC and padding to the block) are not exact: `bytes` is then
+// The suites are those dissectors/tls/cipher_suites.h knows (the ones StallScope
+// decrypts). CBC suites (a MAC and padding to the block) are not exact: `bytes` is then
 // the least they add (IV + MAC + one padding byte), an upper bound is not known.
 TlsRecordOverhead tls_record_overhead(uint16_t version, uint16_t cipher_suite);
 

@@ -37,6 +37,8 @@ const char* kHelp =
     "  --no-size-match          match calls by operation only, not by message size\n"
     "  --strict                 a kind new or grown on a single call counts as worse too\n"
     "  --quiet                  no progress on stderr\n"
+    "  --keylog FILE            TLS secrets (NSS key log format) for both captures: decrypt\n"
+    "                           HTTPS (docs/https.md)\n"
     "exit status: 0 compared (and every expectation met), 1 a capture could not be\n"
     "analysed or an expectation failed (reasons on stderr), 2 usage error\n";
 
@@ -51,6 +53,7 @@ int cmd_compare(Args& a) {
     std::string out_path;
     bool json = false, markdown = false, no_regression = false, quiet = false;
     CompareOptions opt;
+    std::string keylog;
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -66,6 +69,7 @@ int cmd_compare(Args& a) {
         else if (s == "--no-size-match") opt.match_by_size = false;
         else if (s == "--strict") opt.min_worse_calls = 1;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (s == "--expect-fixed") {
             if (!a.value(s, v)) return kExitUsage;
             if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
@@ -103,6 +107,7 @@ int cmd_compare(Args& a) {
         ProgressPrinter progress(!quiet);
         AnalysisOptions opt;
         opt.threads = default_analysis_threads();
+        opt.keylog_path = keylog;
         AnalyzeOutcome o = analyze_file(files[size_t(i)], opt, std::ref(progress));
         progress.done();
         if (!o.ok) {

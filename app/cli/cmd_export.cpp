@@ -34,6 +34,7 @@ const char* kHelp =
     "    --scale F                output size = layout size x F (PNG pixels, SVG px, PDF pt)\n"
     "    --dpi N                  PNG resolution (default 96 at --scale 1, 300 with --page)\n"
     "    --no-highlight           no yellow evidence markers\n"
+    "  --keylog FILE  TLS secrets (NSS key log format): decrypt HTTPS (docs/https.md)\n"
     "exit status: 0 written, 1 capture not analysable / no such call, 2 usage error\n";
 
 std::string extension_of(const std::string& path) {
@@ -43,7 +44,7 @@ std::string extension_of(const std::string& path) {
 }
 
 int cmd_export(Args& a) {
-    std::string capture, out, format, what;
+    std::string capture, out, format, what, keylog;
     std::optional<uint64_t> call, conn;
     EventTraceOptions trace_opt;
     std::string page;
@@ -87,6 +88,7 @@ int cmd_export(Args& a) {
         else if (s == "--report") what = "report";
         else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
         else if (s == "-o" || s == "--output") { if (!a.value(s, out)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (!s.empty() && s[0] == '-') return usage_error("export", "unknown option " + s);
         else if (capture.empty()) capture = s;
         else return usage_error("export", "only one capture file, got also " + s);
@@ -111,6 +113,7 @@ int cmd_export(Args& a) {
     opt.keep_segments_for_call = call;
     opt.keep_segments_for_connection = conn;
     opt.threads = default_analysis_threads();
+    opt.keylog_path = keylog;
     // Calls go to disk as with `analyze`, so memory stays flat in calls;
     // the timeline, a row for every call, still holds them (limits.md).
     const bool in_memory = what == "timeline";
