@@ -12,11 +12,11 @@ args = [a for a in sys.argv[1:] if a != "--https"]
 https = "--https" in sys.argv[1:]
 d = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
 if https:
-    keys = ["nagle_stalls_client", "nagle_stalls_server", "full_handshakes", "resumed_handshakes",
-            "flight_over_initial_window"]
+    keys = ["nagle_stalls_client", "nagle_stalls_server", "nagle_stalls_in_setup", "full_handshakes",
+            "resumed_handshakes", "flight_over_initial_window"]
     print("| capture | KB (pcap) | transport | TLS | calls | conns | client median ms | Nagle stalls client | server "
-          "| full handshakes | resumed | flight > initcwnd | made by |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| in setup | full handshakes | resumed | flight > initcwnd | made by |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in sorted(glob.glob(os.path.join(d, "https-*.label.json"))):
         lab = json.load(open(path))
         pcap = path[: -len(".label.json")] + ".pcap"
