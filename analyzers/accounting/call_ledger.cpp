@@ -89,7 +89,11 @@ bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;
 }
 
+bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
+
 void account_finding(Finding& f) {
+    // Its time is part of the connection's setup, which connection_setup counts.
+    if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
     if (f.intervals.empty()) f.counted_ms = f.cost_ms;
 }
 

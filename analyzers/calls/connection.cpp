@@ -2,6 +2,8 @@
 
 #include "analyzers/calls/call_timeline.h"
 #include "dissectors/http/http_stream_parser.h"
+#include "dissectors/tls/tls_handshake.h"
+#include "dissectors/tls/tls_record.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +16,11 @@ constexpr size_t kUnackedCap = 100000;
 bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 }
 
+// Where a direction's stream goes: decided on its first bytes. A TLS
+// record header sends it (and the other direction) to the TLS session;
+// anything else to the HTTP exchange tracker, as before.
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
+    enum class Route : uint8_t { Undecided, Http, Tls };
     DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
         // Bytes are placed in time by the segment that carried them. One held
@@ -34,11 +40,23 @@ struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
             on_stream_gap(offset, data.size());
             return;
         }
-        conn.tracker_.on_data(dir, offset, data, tag);
+        if (route == Route::Undecided) decide(data);
+        if (route == Route::Tls) conn.tls_->on_data(dir, offset, data, tag);
+        else conn.tracker_.on_data(dir, offset, data, tag);
     }
-    void on_stream_gap(uint64_t offset, uint64_t len) override { conn.tracker_.on_gap(dir, offset, len); gaps += len; }
+    void on_stream_gap(uint64_t offset, uint64_t len) override {
+        if (route == Route::Tls) conn.tls_->on_gap(dir, offset, len);
+        else conn.tracker_.on_gap(dir, offset, len);
+        gaps += len;
+    }
+    void decide(std::span<const uint8_t> first) {
+        bool tls = conn.sinks_[1 - dir]->route == Route::Tls || sniff_tls_record(first) != TlsSniff::No;
+        route = tls ? Route::Tls : Route::Http;
+        if (tls) conn.tls_session();
+    }
     ConnectionAnalyzer& conn;
     int dir;
+    Route route = Route::Undecided;
     uint64_t gaps = 0, unplaced = 0;
 };
 
@@ -66,6 +84,21 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
 
 ConnectionAnalyzer::~ConnectionAnalyzer() = default;
 
+// The one place a connection becomes TLS (keyless models attach here).
+TlsSession& ConnectionAnalyzer::tls_session() {
+    if (!tls_) {
+        tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this), tracker_, opt_.tls_keys);
+        keyless_ = std::make_unique<TlsKeylessCalls>(info_.id, segs_, static_cast<ExchangeHost&>(*this), *tls_);
+        tls_->set_observer(keyless_.get());
+    }
+    return *tls_;
+}
+
+void ConnectionAnalyzer::end_of_stream(int dir) {
+    if (sinks_[dir]->route == DirSink::Route::Tls) tls_->on_end_of_stream(dir);
+    else tracker_.on_end_of_stream(dir);
+}
+
 bool ConnectionAnalyzer::accepts(const TcpPacket& p) const {
     bool syn_only = has(p.flags, tcpflag::kSyn) && !has(p.flags, tcpflag::kAck);
     if (!syn_only) return true;
@@ -78,8 +111,12 @@ void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
     if (orientation_known_ || p.payload.empty()) return;
     orientation_known_ = true;
     bool src_is_client;
-    if (HttpStreamParser::looks_like_request(p.payload)) src_is_client = true;
-    else if (HttpStreamParser::looks_like_response(p.payload)) src_is_client = false;
+    // A TLS record starting a handshake message says who sent it: the client sends the ClientHello.
+    bool tls_hello = sniff_tls_record(p.payload) == TlsSniff::Yes && p.payload[0] == tls::kHandshake &&
+                     p.payload.size() > tls::kHeaderBytes;
+    uint8_t hs = tls_hello ? p.payload[tls::kHeaderBytes] : 0xff;
+    if (HttpStreamParser::looks_like_request(p.payload) || hs == tls::kClientHello) src_is_client = true;
+    else if (HttpStreamParser::looks_like_response(p.payload) || hs == tls::kServerHello) src_is_client = false;
     else return;  // keep the port guess
     if ((p.src == info_.client) == src_is_client) return;
     std::swap(info_.client, info_.server);
@@ -246,7 +283,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
         (dir == 0 ? info_.fin_client : info_.fin_server) = true;
         ended_[dir] = true;
         reasm_[dir]->flush();
-        tracker_.on_end_of_stream(dir);
+        end_of_stream(dir);
     }
     if (has(p.flags, tcpflag::kRst)) {
         info_.rst = true;
@@ -254,7 +291,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             if (ended_[d]) continue;
             ended_[d] = true;
             reasm_[d]->flush();
-            tracker_.on_end_of_stream(d);
+            end_of_stream(d);
         }
     }
     for (int d = 0; d < 2; ++d)
@@ -311,10 +348,35 @@ void ConnectionAnalyzer::hand_on(bool all) {
     }
     ready.clear();  // the calls' states go back for the next calls
     spare = std::move(ready);
+    hand_on_tls(all);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
-    if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
+    if (keyless_) {  // TLS: decrypted calls (tracker) and keyless ones may both need segments
+        uint64_t keep = tracker_.calls_started() > 0 ? tracker_.oldest_needed_segment() : segs_.end_index();
+        segs_.release_before(std::min(keep, keyless_->oldest_needed_segment()));
+    } else if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
     else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
+    else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
+}
+
+// The calls the TLS records made (no keys), with the connection's TLS facts
+// set first: the detectors read them from the Connection they are given.
+void ConnectionAnalyzer::hand_on_tls(bool all) {
+    if (!keyless_) return;
+    keyless_->describe(info_.tls ? *info_.tls : info_.tls.emplace());
+    thread_local std::vector<TlsKeylessCalls::Ready> ready;
+    keyless_->take_ready(all, ready);
+    for (size_t i = 0; i < ready.size(); ++i) {
+        Call& c = ready[i].call;
+        ++info_.calls;
+        c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
+        c.closed_connection = all && i + 1 == ready.size() && closed();
+        segs_.copy(ready[i].seg_first, ready[i].seg_end, c.segments);
+        order_call_times(c);
+        build_phases(c, info_, close_ns_, close_frame_);
+        host_.call_ready(std::move(c), info_);
+    }
+    ready.clear();
 }
 
 void ConnectionAnalyzer::finish() {

@@ -6,6 +6,8 @@
 #include "analyzers/calls/exchange_tracker.h"
 #include "analyzers/calls/fifo.h"
 #include "analyzers/calls/segment_store.h"
+#include "analyzers/calls/tls_keyless_calls.h"
+#include "analyzers/calls/tls_session.h"
 #include "capture/frame.h"
 #include "capture/packet_decoder.h"
 #include "capture/tcp/stream_reassembler.h"
@@ -41,6 +43,8 @@ public:
     int64_t last_ns() const { return info_.last_ns; }
     const Connection& info() const { return info_; }
     std::vector<Call> provisional_calls() const { return tracker_.provisional(); }
+    // The TLS side, once a direction's first bytes were a TLS record (else null).
+    const TlsSession* tls() const { return tls_.get(); }
 
 private:
     struct DirSink;
@@ -51,6 +55,7 @@ private:
         host_.warn({code, message, frame, 0, info_.id, call_id});
     }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
+    uint32_t stream_ack(int acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
     void settle_orientation(const TcpPacket& p);
@@ -59,7 +64,10 @@ private:
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
+    void hand_on_tls(bool all);
     void shift_offsets(int dir, int64_t by);
+    TlsSession& tls_session();
+    void end_of_stream(int dir);
 
     const AnalysisOptions& opt_;
     ConnectionHost& host_;
@@ -67,6 +75,8 @@ private:
     SegmentStore segs_;
     ExchangeTracker tracker_;
     std::unique_ptr<DirSink> sinks_[2];
+    std::unique_ptr<TlsSession> tls_;
+    std::unique_ptr<TlsKeylessCalls> keyless_;  // calls from the TLS records (no keys)
     std::unique_ptr<StreamReassembler> reasm_[2];
     Fifo<Unacked> unacked_[2];
     bool orientation_known_ = false;

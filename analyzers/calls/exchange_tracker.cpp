@@ -401,7 +401,7 @@ void ExchangeTracker::discard_method(CallState& cs) {
 void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
     cs.have_request_head = true;
     cs.req_head_end = head_end;
-    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = s->ack;
+    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = host_.stream_ack(1, s->ack);
     ++waiting_;
     if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
         // The early response popped a method already: do not push this one.
@@ -440,7 +440,7 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
     const uint64_t frame = seg ? seg->frame : 0;
     ResponseStart r;
     r.offset = off;
-    r.ack = seg ? seg->ack : 0;
+    r.ack = seg ? host_.stream_ack(0, seg->ack) : 0;
     r.hole = d.hole;
     r.hole_from = d.hole_from;
     r.hole_explained = d.hole_explained;

@@ -50,6 +50,7 @@ const char* phase_title(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return "response headers";
     case PhaseKind::ResponseBody: return "response body";
     case PhaseKind::Close: return "close";
+    case PhaseKind::TlsHandshake: return "TLS handshake";
     }
     return "phase";
 }

@@ -18,6 +18,7 @@ style::Rgb style::phase_colour(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return {0.53, 0.81, 0.65};
     case PhaseKind::ResponseBody: return {0.18, 0.60, 0.42};
     case PhaseKind::Close: return {0.72, 0.72, 0.72};
+    case PhaseKind::TlsHandshake: return {0.62, 0.55, 0.75};
     }
     return {0.5, 0.5, 0.5};
 }

@@ -44,11 +44,33 @@ void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, c
     if (progress) progress(Progress{reader.position(), reader.file_size(), n});
 }
 
+// Secrets embedded in the capture (pcapng Decryption Secrets Blocks) join
+// the key store when their block is read, before the packets after it.
 template <class A>
-AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress) {
+void take_secrets(PcapFileReader& reader, A& analyzer, const std::shared_ptr<TlsKeyStore>& keys) {
+    constexpr uint32_t kTlsKeyLog = 0x544c534b;  // "TLSK"
+    reader.set_secrets_sink([&analyzer, keys, unsupported_warned = false](uint32_t type, std::span<const uint8_t> data,
+                                                                         uint64_t offset) mutable {
+        if (type != kTlsKeyLog) {
+            if (!unsupported_warned)
+                analyzer.add_warning({"decryption secrets block of an unsupported type ignored", 0, offset, 0});
+            unsupported_warned = true;
+            return;
+        }
+        std::string source = "decryption secrets block at file offset " + std::to_string(offset);
+        keys->add_key_log(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), source,
+                          [&](const std::string& w) { analyzer.add_warning({w, 0, offset, 0}); });
+    });
+}
+
+template <class A>
+AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress,
+                   const std::shared_ptr<TlsKeyStore>& keys, const std::vector<std::string>& key_warnings) {
     AnalyzeOutcome out;
     analyzer.capture().format = reader.format();
     analyzer.capture().bytes = reader.file_size();
+    for (const std::string& w : key_warnings) analyzer.add_warning({w, 0, 0, 0});
+    take_secrets(reader, analyzer, keys);
     try {
         read_frames(path, reader, analyzer, progress, out);
         out.result = analyzer.finish();
@@ -90,12 +112,23 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
         out.error = error;
         return out;
     }
-    if (options.threads > 1) {
-        ShardedAnalysis analyzer(options, path, options.threads);
-        return run(path, *reader, analyzer, progress);
+    // The key store every connection looks its secrets up in: the key log's,
+    // then each Decryption Secrets Block's as it is read.
+    AnalysisOptions opt = options;
+    std::vector<std::string> key_warnings;
+    if (!opt.tls_keys) opt.tls_keys = std::make_shared<TlsKeyStore>();
+    if (!opt.keylog_path.empty() &&
+        !opt.tls_keys->load_file(opt.keylog_path, [&](const std::string& w) { key_warnings.push_back(w); }, error)) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
     }
-    Analyzer analyzer(options, path);
-    return run(path, *reader, analyzer, progress);
+    if (opt.threads > 1) {
+        ShardedAnalysis analyzer(opt, path, opt.threads);
+        return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
+    }
+    Analyzer analyzer(opt, path);
+    return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
 }
 
 namespace {

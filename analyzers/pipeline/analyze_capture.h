@@ -2,6 +2,7 @@
 // The one entry point every front end uses: a capture file in, an
 // AnalysisResult out, in one streaming pass.
 #include "analyzers/result/model.h"
+#include "dissectors/tls/keylog.h"
 
 #include <atomic>
 #include <cstddef>
@@ -50,6 +51,11 @@ struct AnalysisOptions {
     // capture and compare use 1). max_open_connections is then split between
     // the workers (docs/limits.md).
     unsigned threads = 1;
+    // TLS secrets: an NSS key log file (--keylog) read by analyze_file, which
+    // also adds the secrets of pcapng Decryption Secrets Blocks as they come.
+    // Connections decrypt with `tls_keys` (null: keyless).
+    std::string keylog_path;
+    std::shared_ptr<TlsKeyStore> tls_keys;
 };
 
 struct Progress {

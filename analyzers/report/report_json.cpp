@@ -163,6 +163,24 @@ void connection_json(Json& w, const Connection& k) {
     w.member("retransmissions", k.retransmissions).member("gap_bytes", k.gap_bytes);
     w.member("fin_client", k.fin_client).member("fin_server", k.fin_server).member("rst", k.rst);
     w.member("http", k.http).member("calls", k.calls);
+    if (k.tls) {  // only on TLS connections: plaintext reports keep their bytes
+        const ConnectionTls& t = *k.tls;
+        w.key("tls");
+        w.begin_object();
+        w.member("version", t.version).member("cipher_suite", t.cipher_suite);
+        w.member("sni", t.sni).member("alpn", t.alpn);
+        w.member("resumed", t.resumed).member("resumption_offered", t.resumption_offered);
+        w.member("decrypted", t.decrypted).member("reason", t.reason);
+        w.member("handshake_first_frame", t.handshake_first_frame).member("handshake_last_frame", t.handshake_last_frame);
+        w.key("handshake_ms");
+        opt_ms(w, t.handshake_last_frame ? std::optional<double>(ns_to_ms(t.handshake_end_ns - t.handshake_start_ns))
+                                         : std::nullopt);
+        w.member("certificate_bytes", t.certificate_bytes);
+        w.member("server_flight_bytes", t.server_flight_bytes).member("server_flight_segments", t.server_flight_segments);
+        w.member("session_tickets", t.session_tickets);
+        w.member("record_overhead", t.record_overhead).member("sizes_exact", t.sizes_exact);
+        w.end_object();
+    }
     w.end_object();
 }
 
@@ -171,6 +189,7 @@ void call_json(Json& w, const Call& k, const Rel& rel) {
     w.member("id", k.id).member("connection_id", k.connection_id);
     w.member("index_on_connection", k.index_on_connection);
     w.member("method", k.method).member("uri", k.uri).member("http_version", k.http_version);
+    if (k.encrypted) w.member("encrypted", true);  // TLS without keys: method, URI, status unknown
     nonzero(w, "status", k.status);
     w.member("reason", k.reason);
     nonempty(w, "operation", k.soap.operation);

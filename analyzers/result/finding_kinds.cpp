@@ -9,7 +9,7 @@ namespace {
 
 constexpr int kNoPrecedence = 3;
 
-constexpr std::array<FindingKindInfo, 7> kKinds{{
+constexpr std::array<FindingKindInfo, 11> kKinds{{
     {"nagle_delayed_ack", "Nagle / delayed ACK", 1, true, "StallScope: Nagle/delayed-ACK stall",
      "the client {when} holds its request for the server's delayed ACK: set TCP_NODELAY on the client (or send "
      "each message in one write)",
@@ -34,6 +34,25 @@ constexpr std::array<FindingKindInfo, 7> kKinds{{
     {"message_size", "Message size", kNoPrecedence, true, "StallScope: large message",
      "messages are {when} large: compress bodies or send less XML",
      "messages are {when} large: compress bodies or send less XML"},
+    // TLS (docs/https.md): a Nagle hold on records, or behind a session
+    // ticket, is a Nagle hold and ranks as one.
+    {"tls_nagle_delayed_ack", "TLS record held (Nagle / delayed ACK)", 1, true,
+     "StallScope: TLS record held for a delayed ACK",
+     "the client {when} holds a TLS record for the server's delayed ACK: set TCP_NODELAY on the client (or one "
+     "SSL_write per message, a buffering BIO for writes over 16 KB)",
+     "the server {when} holds a TLS record for the client's delayed ACK: set TCP_NODELAY on the server (or one "
+     "SSL_write per message, a buffering BIO for writes over 16 KB)"},
+    {"tls_split_write", "Split TLS write", kNoPrecedence, true, "StallScope: message split over several TLS records",
+     "the client {when} writes a message in several TLS records: one SSL_write per message",
+     "the server {when} writes a message in several TLS records: one SSL_write per message"},
+    {"tls_ticket_stall", "TLS session-ticket stall", 1, true,
+     "StallScope: first response held behind TLS session tickets",
+     "the client {when} waits behind the server's session tickets: set TCP_NODELAY on the server",
+     "the server {when} holds its first response behind its session tickets: set TCP_NODELAY on the server"},
+    {"tls_resumption_missing", "TLS resumption missing", kNoPrecedence, true,
+     "StallScope: full TLS handshake where a resumption was possible",
+     "the client {when} makes a full TLS handshake per connection: reuse TLS sessions in the client",
+     "the server {when} refuses TLS session resumption: enable session tickets or a session cache"},
 }};
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace stallscope::cli {
 namespace {
 const char* kHelp =
     "usage: stallscope-cli analyze CAPTURE [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
-    "                              [--spill-after CALLS] [--threads N]\n"
+    "                              [--spill-after CALLS] [--threads N] [--keylog FILE]\n"
     "\n"
     "Reads a pcap or pcapng file in one pass and reports every HTTP/SOAP call with its\n"
     "timeline and the stalls found (text by default).\n"
@@ -32,6 +32,9 @@ const char* kHelp =
     "                  from the first call), so memory stays flat on big captures\n"
     "  --threads N     analyse connections on N threads, sharded by address pair (default:\n"
     "                  the machine's cores; 1 = one thread); the report is the same for every N\n"
+    "  --keylog FILE   TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS is\n"
+    "                  decrypted and analysed like plaintext (docs/https.md); secrets embedded\n"
+    "                  in a pcapng (Decryption Secrets Blocks) are used without it\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
 
@@ -58,6 +61,7 @@ int cmd_analyze(Args& a) {
         else if (s == "--csv-summary") format = "csv-summary";
         else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, options.keylog_path)) return kExitUsage; }
         else if (s == "--spill-after" || s == "--threads") {
             std::string v;
             if (!a.value(s, v)) return kExitUsage;

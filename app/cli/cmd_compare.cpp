@@ -44,6 +44,8 @@ const char* kHelp =
     "  --spill-after CALLS      keep at most CALLS calls of an analysis in memory, the rest on\n"
     "                           disk in $TMPDIR (default 1000, as analyze); the comparison\n"
     "                           itself keeps 40 bytes per complete call\n"
+    "  --keylog FILE            TLS secrets (NSS key log format) for both captures: decrypt\n"
+    "                           HTTPS (docs/https.md)\n"
     "exit status: 0 compared (and every expectation met), 1 a capture could not be\n"
     "analysed or an expectation failed (reasons on stderr), 2 usage error\n";
 
@@ -59,6 +61,7 @@ int cmd_compare(Args& a) {
     bool json = false, markdown = false, no_regression = false, quiet = false;
     size_t spill_after = kDefaultSpillAfterCalls;
     CompareOptions opt;
+    std::string keylog;
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -80,6 +83,7 @@ int cmd_compare(Args& a) {
             if (!parse_u64(v, n)) return usage_error("compare", "--spill-after needs a number of calls, got '" + v + "'");
             spill_after = size_t(n);
         }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (s == "--expect-fixed") {
             if (!a.value(s, v)) return kExitUsage;
             if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
@@ -121,6 +125,7 @@ int cmd_compare(Args& a) {
         AnalysisOptions opt;
         opt.threads = default_analysis_threads();
         opt.spill_after_calls = spill_after;
+        opt.keylog_path = keylog;
         AnalyzeOutcome o = analyze_file(files[size_t(i)], opt, std::ref(progress));
         progress.done();
         if (!o.ok) {

@@ -42,6 +42,7 @@ const char* kHelp =
     "                             (with --slowest: the slowest of those)\n"
     "    --all-calls              every call, however many (memory grows with calls)\n"
     "  --quiet                    no warnings on stderr\n"
+    "  --keylog FILE              TLS secrets (NSS key log format): decrypt HTTPS (docs/https.md)\n"
     "exit status: 0 written, 1 capture not analysable (as for analyze: not a capture, or no\n"
     "frame in it could be decoded) / no such call, 2 usage error\n";
 
@@ -56,7 +57,7 @@ std::string extension_of(const std::string& path) {
 }
 
 int cmd_export(Args& a) {
-    std::string capture, out, format, what;
+    std::string capture, out, format, what, keylog;
     std::optional<uint64_t> call, conn;
     EventTraceOptions trace_opt;
     TimelineOptions timeline_opt;
@@ -123,6 +124,7 @@ int cmd_export(Args& a) {
         else if (s == "--report") what = "report";
         else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
         else if (s == "-o" || s == "--output") { if (!a.value(s, out)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (!s.empty() && s[0] == '-') return usage_error("export", "unknown option " + s);
         else if (capture.empty()) capture = s;
         else return usage_error("export", "only one capture file, got also " + s);
@@ -151,6 +153,7 @@ int cmd_export(Args& a) {
     opt.keep_segments_for_call = call;
     opt.keep_segments_for_connection = conn;
     opt.threads = default_analysis_threads();
+    opt.keylog_path = keylog;
     // Calls go to disk as with `analyze`, so memory stays flat in calls;
     // the timeline reads back only the rows it draws (--all-calls: all).
     opt.spill_after_calls = kDefaultSpillAfterCalls;

@@ -16,6 +16,7 @@ QString phaseLabel(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return QStringLiteral("Response headers");
     case PhaseKind::ResponseBody: return QStringLiteral("Response body");
     case PhaseKind::Close: return QStringLiteral("Close");
+    case PhaseKind::TlsHandshake: return QStringLiteral("TLS handshake");
     }
     return QStringLiteral("?");
 }
