@@ -1305,6 +1305,11 @@ def _():
     return pcap_bytes(cap), exp
 
 
+import hostile_tls_cases  # noqa: E402  (the HTTPS cases, issue 25)
+
+hostile_tls_cases.register(case, expect)
+
+
 def write_corpus(outdir, registry, expectations_name):
     os.makedirs(outdir, exist_ok=True)
     expectations = {}
