@@ -104,11 +104,11 @@ def register(case, expect):
         cap, f = tls_flow()
         f.handshake()
         ch = bytearray(client_hello())
-        ch[-14] = 0xFF  # an extension length far past the message
+        ch[-12] = 0xFF  # the ALPN extension's length (11) made 255: past the message
         f.send(True, record(22, bytes(ch), 0x0301))
         f.ack(False)
         f.close()
-        return pcap_of(cap), expect(0, ["tls-bogus-hello-lengths.pcap"], ["malformed_handshake"],
+        return pcap_of(cap), expect(0, ["tls-bogus-hello-lengths.pcap", "not understood"], ["malformed_handshake"],
                                     [["calls.#", "==", 0]],
                                     what="a ClientHello whose extension length runs past the message")
 
@@ -129,7 +129,7 @@ def register(case, expect):
         f.send(False, recs, mss=700)
         f.ack(True)
         f.close()
-        return pcap_of(cap), expect(0, ["tls-fragmented-interleaved-handshake.pcap"], [], [["calls.#", "==", 0]],
+        return pcap_of(cap), expect(0, [], [], [["calls.#", "==", 0]],
                                     absent=["framing lost", "not understood"],
                                     what="handshake messages fragmented over records and segments, an alert between")
 
@@ -141,7 +141,7 @@ def register(case, expect):
         f.send(True, app_data(200, 7))
         f.send(True, app_data(3000, 8)[:500])  # the connection ends inside the record
         f.close()
-        return pcap_of(cap), expect(0, ["tls-truncated-record.pcap"], [], [], absent=["framing lost"],
+        return pcap_of(cap), expect(0, [], [], [], absent=["framing lost"],
                                     what="a 3000-byte record cut after 500 bytes by the end of the connection")
 
     @case("tls-alerts-in-the-middle.pcap")
@@ -154,7 +154,7 @@ def register(case, expect):
         f.send(True, record(21, b"\x02\x28", 0x0303))  # a clear fatal alert mid-stream
         f.send(False, app_data(100, 12))
         f.close()
-        return pcap_of(cap), expect(0, ["tls-alerts-in-the-middle.pcap"], [], [], absent=["framing lost"],
+        return pcap_of(cap), expect(0, [], [], [], absent=["framing lost"],
                                     what="alerts (encrypted and clear) between application data records")
 
     @case("tls-gap.pcap")
@@ -167,7 +167,7 @@ def register(case, expect):
         f.ack(False)
         f.send(False, app_data(500, 40))
         f.close()
-        return pcap_of(cap), expect(0, ["tls-gap.pcap"], [], [], absent=["framing lost"],
+        return pcap_of(cap), expect(0, [], [], [], absent=["framing lost"],
                                     what="a segment of the client's TLS stream never captured (records resynchronise)")
 
     @case("tls-dsb-wrong-key.pcapng")
