@@ -53,7 +53,8 @@ void take_secrets(PcapFileReader& reader, A& analyzer, const std::shared_ptr<Tls
                                                                          uint64_t offset) mutable {
         if (type != kTlsKeyLog) {
             if (!unsupported_warned)
-                analyzer.add_warning({"decryption secrets block of an unsupported type ignored", 0, offset, 0});
+                analyzer.add_warning({"decryption secrets block at file offset " + std::to_string(offset) +
+                                      " of an unsupported type ignored", 0, offset, 0});
             unsupported_warned = true;
             return;
         }

@@ -120,6 +120,7 @@ void MainWindow::buildMenus() {
     open->setShortcut(QKeySequence::Open);
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addAction(tr("Open &Key Log…"), this, &MainWindow::openKeyLogDialog);
     QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
@@ -227,6 +228,25 @@ void MainWindow::openDialog() {
     if (path.isEmpty()) return;
     s.setValue(QStringLiteral("open/dir"), QFileInfo(path).absolutePath());
     openFile(path);
+}
+
+// TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS in this and
+// later captures is decrypted and analysed like plaintext. The capture open
+// now is analysed again with it.
+void MainWindow::openKeyLogDialog() {
+    QSettings s;
+    const QString dir = s.value(QStringLiteral("keylog/dir")).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open TLS key log"), dir,
+                                                      tr("Key logs (*.keys *.log *.txt);;All files (*)"));
+    if (path.isEmpty()) return;
+    s.setValue(QStringLiteral("keylog/dir"), QFileInfo(path).absolutePath());
+    setKeyLog(path);
+}
+
+void MainWindow::setKeyLog(const QString& path) {
+    runner_->setKeyLog(path);
+    statusBar()->showMessage(tr("TLS key log: %1").arg(QFileInfo(path).fileName()));
+    if (!current_file_.isEmpty()) openFile(current_file_);
 }
 
 void MainWindow::openFile(const QString& path) {

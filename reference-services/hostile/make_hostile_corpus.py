@@ -1392,6 +1392,10 @@ def _():
     exp["max_rss_mb"] = 192
     return pcap_bytes(cap), exp
 
+import hostile_tls_cases  # noqa: E402  (the HTTPS cases, issue 25)
+
+hostile_tls_cases.register(case, expect)
+
 
 def write_corpus(outdir, registry, expectations_name):
     os.makedirs(outdir, exist_ok=True)

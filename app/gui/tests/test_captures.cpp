@@ -507,3 +507,21 @@ TEST_CASE("Big capture: sorting, filtering and the event trace stay interactive"
     CHECK(w.tracePanel()->currentLayout().title.find("Call " + std::to_string(other)) != std::string::npos);
     WARN("RSS after: " << residentBytes() / 1048576 << " MB");
 }
+
+TEST_CASE("File > Open Key Log: the capture open is analysed again, its HTTPS decrypted") {
+    const QString dir = qEnvironmentVariableIsSet("STALLSCOPE_PUBLIC_TLS") ? qEnvironmentVariable("STALLSCOPE_PUBLIC_TLS")
+                                                                           : QStringLiteral(STALLSCOPE_PUBLIC_TLS_DIR);
+    const QString capture = dir + QStringLiteral("/tls13-rfc8446.pcap");
+    if (!QFile::exists(capture)) {
+        WARN("public TLS captures absent (set STALLSCOPE_PUBLIC_TLS): not tested");
+        return;
+    }
+    MainWindow w(core_backend());
+    REQUIRE(load(w, capture));
+    CHECK(w.hub()->result()->callCount() == 0);   // encrypted, no key yet
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.setKeyLog(dir + QStringLiteral("/tls13-rfc8446.keys"));
+    REQUIRE(loaded.wait(60000));
+    CHECK(w.hub()->result()->callCount() == 3);   // GET /first, /early, /second
+    CHECK(w.callsPage()->table()->model()->rowCount() == 3);
+}
