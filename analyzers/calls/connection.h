@@ -57,6 +57,7 @@ private:
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
+    void warn_began_before_capture();
     void shift_offsets(int dir, int64_t by);
 
     const AnalysisOptions& opt_;
