@@ -118,15 +118,7 @@ PcapFileReader::Status FileSetReader::next(Frame& out) {
     Member& m = *active_[best];
     out = m.cur;
     out.number = ++number_;
-    if (!runs_.empty()) {
-        Run& r = runs_.back();
-        if (r.file == m.index && r.file_first + r.count == m.local) {
-            ++r.count;
-            pending_ = &m;
-            return Status::Ok;
-        }
-    }
-    runs_.push_back({number_, m.index, m.local, 1});
+    add_to_runs(runs_, number_, m.index, m.local);
     pending_ = &m;
     return Status::Ok;
 }
@@ -135,16 +127,6 @@ uint64_t FileSetReader::position() const {
     uint64_t p = done_bytes_;
     for (const Member* m : active_) p += m->reader->position();
     return p;
-}
-
-bool FileSetReader::locate(uint64_t n, uint32_t& file, uint64_t& file_frame) const {
-    auto it = std::upper_bound(runs_.begin(), runs_.end(), n, [](uint64_t v, const Run& r) { return v < r.first; });
-    if (it == runs_.begin()) return false;
-    const Run& r = *std::prev(it);
-    if (n >= r.first + r.count) return false;
-    file = r.file;
-    file_frame = r.file_first + (n - r.first);
-    return true;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 // was. A file that cannot be opened, or damage inside one, is a note (the
 // caller warns) and a gap, not an error, unless no file can be read.
 // Memory: one open reader per file whose time range has begun.
+#include "capture/frame_runs.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <cstdint>
@@ -23,13 +24,6 @@ public:
         uint64_t frame = 0;    // the set's frames read before it
         uint64_t offset = 0;   // byte offset in that file, where known
     };
-    // A run of consecutive set frames from one file.
-    struct Run {
-        uint64_t first = 0;        // set frame number of the run's first frame
-        uint32_t file = 0;         // index into files()
-        uint64_t file_first = 0;   // that frame's number in its file
-        uint64_t count = 0;
-    };
 
     // nullptr when no file of the set can be read (error names them).
     static std::unique_ptr<FileSetReader> open(const std::vector<std::string>& paths, std::string& error);
@@ -44,9 +38,9 @@ public:
 
     const std::vector<std::string>& files() const { return paths_; }
     const std::vector<Note>& notes() const { return notes_; }
-    const std::vector<Run>& runs() const { return runs_; }
+    const std::vector<FrameRun>& runs() const { return runs_; }
     // File index and frame number within it of set frame `n` (false: not read).
-    bool locate(uint64_t n, uint32_t& file, uint64_t& file_frame) const;
+    bool locate(uint64_t n, uint32_t& file, uint64_t& file_frame) const { return locate_in_runs(runs_, n, file, file_frame); }
 
 private:
     struct Member;
@@ -63,7 +57,7 @@ private:
     uint64_t total_size_ = 0, done_bytes_ = 0;
     std::string format_, error_;
     std::vector<Note> notes_;
-    std::vector<Run> runs_;
+    std::vector<FrameRun> runs_;
 };
 
 // The files of the set `first` belongs to, in order, found by name as
