@@ -40,11 +40,13 @@ struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
             on_stream_gap(offset, data.size());
             return;
         }
+        any_data = true;
         if (route == Route::Undecided) decide(data);
         if (route == Route::Tls) conn.tls_->on_data(dir, offset, data, tag);
         else conn.tracker_.on_data(dir, offset, data, tag);
     }
     void on_stream_gap(uint64_t offset, uint64_t len) override {
+        if (offset == 0 && !any_data) before_capture = len;  // bytes sent before the capture began
         if (route == Route::Tls) conn.tls_->on_gap(dir, offset, len);
         else conn.tracker_.on_gap(dir, offset, len);
         gaps += len;
@@ -58,6 +60,8 @@ struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
     int dir;
     Route route = Route::Undecided;
     uint64_t gaps = 0, unplaced = 0;
+    bool any_data = false;
+    uint64_t before_capture = 0;
 };
 
 ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options,
@@ -299,6 +303,9 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             shift_offsets(d, origin_before[d] - reasm_[d]->origin());
     if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
         rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
+    if (SegmentInfo* rec = segs_.at(idx); rec && rec->ack == 0 && has(p.flags, tcpflag::kAck) &&
+                                          reasm_[1 - dir]->offset_of(p.ack) >= 0)
+        rec->ack = uint32_t(reasm_[1 - dir]->offset_of(p.ack) + 1);  // its ACK placed the peer's origin
     if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
@@ -379,6 +386,30 @@ void ConnectionAnalyzer::hand_on_tls(bool all) {
     ready.clear();
 }
 
+// A connection whose handshake was not captured: say so, with how much of
+// each stream (placed by the peer's first ACK) came before the first
+// captured byte, so an incomplete first call is not read as a slow one.
+void ConnectionAnalyzer::warn_began_before_capture() {
+    if (info_.saw_syn || info_.synack_frame || !info_.http) return;
+    const uint64_t missed[2] = {sinks_[0]->before_capture, sinks_[1]->before_capture};
+    std::string what = "connection " + info_.client.to_string() + " -> " + info_.server.to_string() +
+                       " began before the capture (no handshake): ";
+    if (missed[0] == 0 && missed[1] == 0)
+        what += "no bytes missed before the first captured ones (by each side's first ACK)";
+    else
+        what += std::to_string(missed[0]) + " client and " + std::to_string(missed[1]) +
+                " server bytes missed between each side's first ACK and its first captured bytes";
+    static constexpr const char* kSide[] = {"client", "server"};
+    for (int d = 0; d < 2; ++d) {
+        const uint64_t first = tracker_.first_message_offset(d);
+        if (first != UINT64_MAX && first > missed[d])
+            what += std::string("; the ") + kSide[d] + "'s first " + std::to_string(first - missed[d]) +
+                    " captured bytes end a message begun before the capture (not parsed)";
+    }
+    what += "; a call whose message began before the capture is reported incomplete, not timed";
+    host_.warn({WarningCode::BeganBeforeCapture, what, info_.first_frame, 0, info_.id});
+}
+
 void ConnectionAnalyzer::finish() {
     // Held segments are released with gaps; a stream that did not end stays
     // open (its last message is incomplete, not ended by the capture's end).
@@ -386,6 +417,7 @@ void ConnectionAnalyzer::finish() {
     for (int d = 0; d < 2; ++d) reasm_[d]->flush();
     info_.gap_bytes = sinks_[0]->gaps + sinks_[1]->gaps;
     info_.http = tracker_.any_http();
+    warn_began_before_capture();
     hand_on(true);
     if (segs_.dropped())
         host_.warn({WarningCode::SegmentHistoryCap,

@@ -65,6 +65,7 @@ private:
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
     void hand_on_tls(bool all);
+    void warn_began_before_capture();
     void shift_offsets(int dir, int64_t by);
     TlsSession& tls_session();
     void end_of_stream(int dir);

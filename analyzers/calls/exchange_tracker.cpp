@@ -415,6 +415,10 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
         return;
     }
     Dir& resp = *dirs_[1];
+    // A response direction given up as not HTTP (the capture began inside a
+    // response longer than the sniffing budget) is sniffed again from its
+    // next bytes: this request waits for an answer there.
+    if (resp.http == 0 && !resp.tunnel && !resp.ended) resp.http = -1;
     if (resp.parser) resp.parser->push_request_method(method);
     else resp.pending_methods.push_back(method);
     if (waiting_ <= opt_.max_pending_requests) return;
@@ -566,6 +570,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         }
         d.http = 1;
         d.base = d.sniffer->message_offset();
+        first_message_[dir] = d.base;
         d.cursor = d.base;
         d.listener = std::make_unique<Listener>(*this, dir);
         HttpParserLimits lim;

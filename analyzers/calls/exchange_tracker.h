@@ -73,6 +73,9 @@ public:
     // Oldest segment index any open call still needs.
     uint64_t oldest_needed_segment() const;
     uint32_t calls_started() const { return calls_started_; }
+    // Stream offset of the first HTTP message of a direction (UINT64_MAX:
+    // none found): captured bytes before it ended a message begun earlier.
+    uint64_t first_message_offset(int dir) const { return first_message_[dir]; }
     // Both directions ended and the finished calls were taken: what is left
     // waits only for take_ready(true). The parsers and per-direction state
     // go, and the calls left are kept encoded (model_spill), a few hundred
@@ -118,6 +121,7 @@ private:
     bool parked_ = false;
     std::vector<Parked> parked_calls_;
     int parked_http_[2] = {-1, -1};
+    uint64_t first_message_[2] = {UINT64_MAX, UINT64_MAX};
     friend class Listener;
 };
 

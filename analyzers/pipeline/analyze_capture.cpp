@@ -3,6 +3,7 @@
 #include "analyzers/pipeline/front_stage.h"
 #include "analyzers/pipeline/streaming_analysis.h"
 #include "analyzers/pipeline/sharded_analysis.h"
+#include "capture/pcap/file_set_reader.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <thread>
@@ -130,6 +131,45 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
     }
     Analyzer analyzer(opt, path);
     return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
+}
+
+namespace {
+template <class A>
+AnalyzeOutcome run_set(const std::vector<std::string>& paths, FileSetReader& reader, A& analyzer,
+                       const std::vector<std::string>& missing, const ProgressFn& progress) {
+    for (const std::string& m : missing)
+        analyzer.add_warning({"file set: no file " + m + " (a gap in the set: its frames were never read)", 0, 0, 0});
+    AnalyzeOutcome out = run(paths.front(), reader, analyzer, progress);
+    if (!out.ok) return out;
+    CaptureInfo& c = out.result.capture;
+    c.files.clear();
+    for (const std::string& p : reader.files()) c.files.push_back({p, 0});
+    for (const FrameRun& r : reader.runs()) c.files[r.file].frames += r.count;
+    c.frame_runs = reader.runs();
+    for (const FileSetReader::Note& n : reader.notes())
+        c.warnings.push_back({"file set: " + n.message, 0, n.offset, 0});
+    return out;
+}
+} // namespace
+
+AnalyzeOutcome analyze_files(const std::vector<std::string>& given, const AnalysisOptions& options,
+                             const ProgressFn& progress) {
+    std::vector<std::string> missing;
+    std::vector<std::string> paths = given.size() == 1 ? expand_file_set(given.front(), missing) : given;
+    if (paths.size() == 1 && missing.empty()) return analyze_file(paths.front(), options, progress);
+    std::string error;
+    auto reader = FileSetReader::open(paths, error);
+    if (!reader) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
+    }
+    if (options.threads > 1) {
+        ShardedAnalysis analyzer(options, paths.front(), options.threads);
+        return run_set(paths, *reader, analyzer, missing, progress);
+    }
+    Analyzer analyzer(options, paths.front());
+    return run_set(paths, *reader, analyzer, missing, progress);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stallscope {
 
@@ -98,6 +99,16 @@ unsigned default_analysis_threads();
 // to the damage is ok, with capture.truncated and its damage_warning.
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
                             const ProgressFn& progress = {});
+
+// Several files analysed as one capture in timestamp order (a file set,
+// issue 24): connections and calls continue across files, frames are
+// numbered across the set (CaptureInfo::files, frame_runs locate each one).
+// One path that names the first file of a dumpcap ring or tcpdump -C files
+// brings the rest of the set (capture/pcap/file_set_reader.h); one plain
+// file is analyze_file(). Files missing or damaged in the set are warnings
+// and gaps; only no readable file at all is an error.
+AnalyzeOutcome analyze_files(const std::vector<std::string>& paths, const AnalysisOptions& options = {},
+                             const ProgressFn& progress = {});
 
 // The bench's floor: every frame read by our reader and decoded by the
 // analysis's first stage (clock, link/IP/tunnel decoding, fragments) to TCP

@@ -134,6 +134,18 @@ void capture_json(Json& w, const CaptureInfo& c) {
     w.member("duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns)));
     w.member("truncated", c.truncated);
     w.member("non_tcp_packets", c.non_tcp_packets).member("undecodable_packets", c.undecodable_packets);
+    if (!c.files.empty()) {
+        // A file set: frames are numbered across it; frame_map locates each one.
+        w.key("files").begin_array();
+        for (auto& f : c.files) w.begin_object().member("file", f.path).member("frames", f.frames).end_object();
+        w.end_array();
+        w.key("frame_map").begin_array();
+        for (auto& r : c.frame_runs) {
+            w.begin_object().member("first_frame", r.first).member("file_index", uint64_t(r.file));
+            w.member("file_frame", r.file_first).member("frames", r.count).end_object();
+        }
+        w.end_array();
+    }
     w.key("warnings").begin_array();
     for (auto& x : c.warnings) {
         w.begin_object();

@@ -40,4 +40,11 @@ std::string carries_label(uint16_t bits) {
     return out;
 }
 
+bool locate_frame(const CaptureInfo& c, uint64_t frame, uint32_t& file, uint64_t& file_frame) {
+    if (!c.frame_runs.empty()) return locate_in_runs(c.frame_runs, frame, file, file_frame);
+    file = 0;
+    file_frame = frame;
+    return frame > 0;
+}
+
 } // namespace stallscope

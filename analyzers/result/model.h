@@ -3,6 +3,7 @@
 // (text/JSON/CSV reports, GUI models, diagrams, the Wireshark plugin, the
 // comparison) reads these and nothing else.
 #include "analyzers/result/warning_code.h"
+#include "capture/frame_runs.h"
 #include "capture/ip_address.h"
 #include "dissectors/soap/soap_info.h"
 
@@ -242,8 +243,17 @@ struct Warning {
     uint64_t call_id = 0;            // 0 = none
 };
 
+// A capture read from several files (a file set, issue 24): frames are
+// numbered across the set; frame_runs say where each was (capture/frame_runs.h).
+struct CaptureFile {
+    std::string path;
+    uint64_t frames = 0;
+};
+
 struct CaptureInfo {
-    std::string file;
+    std::string file;                // the first file of a set
+    std::vector<CaptureFile> files;  // empty: one file
+    std::vector<FrameRun> frame_runs;
     std::string format;              // pcap, pcap-ns, pcapng
     uint64_t packets = 0;
     uint64_t bytes = 0;              // file size
@@ -254,6 +264,10 @@ struct CaptureInfo {
     Warning damage;                  // truncated: what stopped it (also in warnings, unless they were capped)
     uint64_t non_tcp_packets = 0, undecodable_packets = 0;
 };
+
+// The file and frame number within it of capture frame `frame` (a file set);
+// for one file, file 0 and the frame itself. False: not a frame of the set.
+bool locate_frame(const CaptureInfo& c, uint64_t frame, uint32_t& file, uint64_t& file_frame);
 
 struct LatencyStats {
     uint64_t calls = 0;

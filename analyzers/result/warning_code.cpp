@@ -17,6 +17,7 @@ const char* warning_code_name(WarningCode c) {
     case WarningCode::OutOfOrderCap: return "out_of_order_cap";
     case WarningCode::SegmentHistoryCap: return "segment_history_cap";
     case WarningCode::BytesUnplaced: return "bytes_unplaced";
+    case WarningCode::BeganBeforeCapture: return "began_before_capture";
     case WarningCode::HttpStreamError: return "http_stream_error";
     case WarningCode::NotHttp: return "not_http";
     case WarningCode::ResponseBeforeRequest: return "response_before_request";

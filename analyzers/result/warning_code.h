@@ -18,7 +18,8 @@ enum class WarningCode : uint8_t {
     UnackedSegmentCap,
     OutOfOrderCap,
     SegmentHistoryCap,
-    BytesUnplaced,           // stream bytes whose segment is gone: dropped as a gap
+    BytesUnplaced,
+    BeganBeforeCapture,      // a connection without a handshake: what was missed           // stream bytes whose segment is gone: dropped as a gap
     HttpStreamError,         // the HTTP parser's complaint about a stream
     NotHttp,                 // a stream's first line is not HTTP/1.x
     ResponseBeforeRequest,

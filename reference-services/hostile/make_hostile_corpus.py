@@ -1412,6 +1412,16 @@ def write_corpus(outdir, registry, expectations_name):
     return expectations
 
 
+def corpus_main(doc, registry, testdata_subdir):
+    """The command line of a corpus generator: [OUTDIR] (default testdata/<subdir>)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", nargs="?", default=os.path.join(here, "..", "..", "testdata", testdata_subdir))
+    args = ap.parse_args()
+    exp = write_corpus(args.outdir, registry, "expectations.json")
+    print("wrote %d captures to %s" % (len(exp), os.path.normpath(args.outdir)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -76,9 +76,9 @@ def check_op(value, op, want):
     if op == "==":
         return value == want
     if op == ">=":
-        return value >= want
+        return value is not None and value >= want
     if op == "<=":
-        return value <= want
+        return value is not None and value <= want
     if op == "contains":
         return value is not None and want in value
     raise ValueError("unknown op " + op)

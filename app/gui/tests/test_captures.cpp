@@ -525,3 +525,24 @@ TEST_CASE("File > Open Key Log: the capture open is analysed again, its HTTPS de
     CHECK(w.hub()->result()->callCount() == 3);   // GET /first, /early, /second
     CHECK(w.callsPage()->table()->model()->rowCount() == 3);
 }
+
+TEST_CASE("A capture begun mid-connection: the call whose response began before it reads incomplete, not slow") {
+    // testdata/mid-connection/mid-response.pcap: /r1's response head fell in
+    // server bytes the capture missed; /r2 and /r3 answer in about 6 ms.
+    AnalysisOptions opt;
+    opt.keep_segments = true;
+    AnalyzeOutcome a = analyze_file(STALLSCOPE_TESTDATA_DIR "/mid-connection/mid-response.pcap", opt);
+    REQUIRE(a.ok);
+    const auto r = std::make_shared<const LoadedResult>(std::move(a.result));
+    CallsModel m;
+    m.setResult(r);
+    REQUIRE(m.rowCount() == 3);
+    CHECK(m.data(m.index(0, CallsModel::Latency), Qt::DisplayRole).toString() == "incomplete");
+    for (int row = 1; row < 3; ++row) {
+        CHECK(m.data(m.index(row, CallsModel::Latency), Qt::DisplayRole).toString() != "incomplete");
+        CHECK(r->callKey(size_t(row)).latency_ms < 10);
+    }
+    bool warned = false;
+    for (const Warning& w : r->capture.warnings) warned |= w.code == WarningCode::BeganBeforeCapture;
+    CHECK(warned);
+}
