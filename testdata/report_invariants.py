@@ -57,7 +57,7 @@ def check_report(doc):
         for p in c.get("phases", []):
             for k in ("start_frame", "end_frame"):
                 frame_in("frame_bounds", p.get(k), f"call {cid} phase {p.get('phase')} {k}")
-        if not c.get("method"):
+        if not c.get("method") and not c.get("encrypted"):  # a keyless HTTPS call has no method to read
             out.append(("empty_method", f"call {cid} has an empty method"))
         lat = c.get("latency_ms")
         inside("latency_bounds", lat, f"call {cid} latency_ms")
@@ -75,7 +75,7 @@ def check_report(doc):
             if not _num(ps):
                 out.append(("phase_bounds", f"call {cid} phase {name} start_ms {ps!r}"))
                 continue
-            if name in ("connect", "close"):
+            if name in ("connect", "tls_handshake", "close"):
                 lo_b, hi_b = -EPS, hi   # outside the call's latency by definition, inside the capture
             else:
                 lo_b = (start if _num(start) else 0) - EPS
@@ -100,12 +100,16 @@ def check_report(doc):
             out.append(("cost_bounds", f"{what} cost_ms {cost!r}"))
             continue
         charged = [calls[c] for c in f.get("calls", []) if c in calls]
-        if f.get("kind") == "connection_setup":
+        if f.get("kind") in ("connection_setup", "tls_resumption_missing"):  # setup kinds (call_ledger.h)
             # The handshake lies before the call's first request byte: it is
             # charged to the call but bounded by the connection's handshake.
-            hs = conns.get(f.get("connection_id"), {}).get("handshake_ms")
+            conn = conns.get(f.get("connection_id"), {})
+            hs = conn.get("handshake_ms")
+            tls_hs = (conn.get("tls") or {}).get("handshake_ms")  # the TLS handshake is setup too
+            if _num(hs) and _num(tls_hs):
+                hs += max(tls_hs, 0)
             limit = hs if _num(hs) else duration
-            why = "its connection's handshake_ms" if _num(hs) else "the capture's duration"
+            why = "its connection's handshake_ms (TCP + TLS)" if _num(hs) else "the capture's duration"
         elif charged and all(_num(c.get("latency_ms")) and -EPS <= c["latency_ms"] <= hi for c in charged):
             # (an impossible latency is reported as latency_bounds; the cost is then held to the capture)
             limit = sum(c["latency_ms"] for c in charged)

@@ -35,7 +35,7 @@ void TlsKeylessCalls::mark(int dir, const TlsRecordEvent& r, uint16_t bits) {
 // ServerHello there while secrets are given and nothing failed yet.
 bool TlsKeylessCalls::read_with_keys(const TlsRecordEvent& r) const {
     const TlsDecryption& d = session_.decryption();
-    return r.inner_type != 0 || (d.attempted && d.failure == TlsDecryptFailure::None);
+    return r.inner_type != 0 || (d.attempted && d.failure == TlsDecryptFailure::None) || session_.holding_early_data();
 }
 
 bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {

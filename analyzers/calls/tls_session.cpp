@@ -116,7 +116,7 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
                      info().client_hello->early_data;
         if (early) {
             if (early_skipped_++ == 0)
-                host_.warn("TLS: 0-RTT (early) data at frame " + std::to_string(frame_of(r.last_tag)) +
+                host_.warn(WarningCode::TlsUndecrypted, "TLS: 0-RTT (early) data at frame " + std::to_string(frame_of(r.last_tag)) +
                                " not decrypted: the key log has no CLIENT_EARLY_TRAFFIC_SECRET for this connection",
                            frame_of(r.last_tag));
             return;
@@ -128,7 +128,7 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
     ++dec_state_.records_decrypted;
     if (dir == 0) client_decrypted_ = true;
     if (gap_frame_[dir]) {
-        host_.warn(std::string("TLS: decryption of the ") + side(dir) + " records resumed at frame " +
+        host_.warn(WarningCode::TlsUndecrypted, std::string("TLS: decryption of the ") + side(dir) + " records resumed at frame " +
                        std::to_string(frame_of(r.last_tag)) + " after the gap before frame " +
                        std::to_string(gap_frame_[dir]),
                    frame_of(r.last_tag));
@@ -203,7 +203,7 @@ void TlsSession::fail(TlsDecryptFailure why, uint64_t tag) {
     case TlsDecryptFailure::NoKeyLog:
         return;
     }
-    host_.warn(what, frame);
+    host_.warn(WarningCode::TlsUndecrypted, what, frame);
 }
 
 // Framing faults are the sender's or the capture's: one warning per
@@ -219,14 +219,14 @@ void TlsSession::on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t 
         if (!gap_frame_[dir]) gap_frame_[dir] = frame_of(tag);
         if (desync_warned_[dir]) return;
         desync_warned_[dir] = true;
-        host_.warn(std::string("TLS: ") + side(dir) + " record framing lost at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " record framing lost at frame " + std::to_string(frame_of(tag)) +
                        " (" + tls_error_name(code) + ", stream offset " + std::to_string(offset) +
                        "): bytes are skipped until records are found again",
                    frame_of(tag));
         return;
     case TlsError::Resynchronised:
         if (!desync_warned_[dir]) return;  // after a plain gap: nothing was lost beyond the gap
-        host_.warn(std::string("TLS: ") + side(dir) + " records found again at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " records found again at frame " + std::to_string(frame_of(tag)) +
                        " (stream offset " + std::to_string(offset) + ")",
                    frame_of(tag));
         desync_warned_[dir] = false;
@@ -248,7 +248,7 @@ void TlsSession::on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t 
     case TlsError::UnexpectedMessage:
         if (handshake_warned_[dir]) return;
         handshake_warned_[dir] = true;
-        host_.warn(std::string("TLS: ") + side(dir) + " handshake message at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " handshake message at frame " + std::to_string(frame_of(tag)) +
                        " not understood (" + tls_error_name(code) + ")",
                    frame_of(tag));
         return;

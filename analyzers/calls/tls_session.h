@@ -72,6 +72,9 @@ public:
     // Segments must be kept for someone: an observer builds calls from
     // them, and decrypted bytes keep the segments that carried them.
     bool needs_segments() const { return observer_ != nullptr || (keyed() && !stopped_); }
+    // 0-RTT records held for the ServerHello that names their suite: they
+    // go to the HTTP tracker once decrypted, not to the keyless model.
+    bool holding_early_data() const { return !pending_.empty(); }
     uint64_t framing_errors() const { return framing_errors_; }
     // A TCP ACK (1-based wire offset of direction `dir`) as a plaintext
     // offset (1-based): the plaintext of the records it acknowledges whole.

@@ -54,14 +54,14 @@ void take_secrets(PcapFileReader& reader, A& analyzer, const std::shared_ptr<Tls
                                                                          uint64_t offset) mutable {
         if (type != kTlsKeyLog) {
             if (!unsupported_warned)
-                analyzer.add_warning({"decryption secrets block at file offset " + std::to_string(offset) +
+                analyzer.add_warning({WarningCode::KeyLogLine, "decryption secrets block at file offset " + std::to_string(offset) +
                                       " of an unsupported type ignored", 0, offset, 0});
             unsupported_warned = true;
             return;
         }
         std::string source = "decryption secrets block at file offset " + std::to_string(offset);
         keys->add_key_log(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), source,
-                          [&](const std::string& w) { analyzer.add_warning({w, 0, offset, 0}); });
+                          [&](const std::string& w) { analyzer.add_warning({WarningCode::KeyLogLine, w, 0, offset, 0}); });
     });
 }
 
@@ -71,7 +71,7 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
     AnalyzeOutcome out;
     analyzer.capture().format = reader.format();
     analyzer.capture().bytes = reader.file_size();
-    for (const std::string& w : key_warnings) analyzer.add_warning({w, 0, 0, 0});
+    for (const std::string& w : key_warnings) analyzer.add_warning({WarningCode::KeyLogLine, w, 0, 0, 0});
     take_secrets(reader, analyzer, keys);
     try {
         read_frames(path, reader, analyzer, progress, out);
@@ -106,6 +106,17 @@ unsigned default_analysis_threads() {
     return n ? n : 1;
 }
 
+namespace {
+// The key store every connection looks its secrets up in: the key log's,
+// then each Decryption Secrets Block's as it is read. False: the key log
+// cannot be read (`error`).
+bool prepare_keys(AnalysisOptions& opt, std::vector<std::string>& key_warnings, std::string& error) {
+    if (!opt.tls_keys) opt.tls_keys = std::make_shared<TlsKeyStore>();
+    return opt.keylog_path.empty() ||
+           opt.tls_keys->load_file(opt.keylog_path, [&](const std::string& w) { key_warnings.push_back(w); }, error);
+}
+}  // namespace
+
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
     std::string error;
     auto reader = PcapFileReader::open(path, error);
@@ -114,13 +125,9 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
         out.error = error;
         return out;
     }
-    // The key store every connection looks its secrets up in: the key log's,
-    // then each Decryption Secrets Block's as it is read.
     AnalysisOptions opt = options;
     std::vector<std::string> key_warnings;
-    if (!opt.tls_keys) opt.tls_keys = std::make_shared<TlsKeyStore>();
-    if (!opt.keylog_path.empty() &&
-        !opt.tls_keys->load_file(opt.keylog_path, [&](const std::string& w) { key_warnings.push_back(w); }, error)) {
+    if (!prepare_keys(opt, key_warnings, error)) {
         AnalyzeOutcome out;
         out.error = error;
         return out;
@@ -136,10 +143,12 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
 namespace {
 template <class A>
 AnalyzeOutcome run_set(const std::vector<std::string>& paths, FileSetReader& reader, A& analyzer,
-                       const std::vector<std::string>& missing, const ProgressFn& progress) {
+                       const std::vector<std::string>& missing, const ProgressFn& progress,
+                       const std::shared_ptr<TlsKeyStore>& keys, const std::vector<std::string>& key_warnings) {
     for (const std::string& m : missing)
-        analyzer.add_warning({"file set: no file " + m + " (a gap in the set: its frames were never read)", 0, 0, 0});
-    AnalyzeOutcome out = run(paths.front(), reader, analyzer, progress);
+        analyzer.add_warning({WarningCode::FileSetGap,
+                              "file set: no file " + m + " (a gap in the set: its frames were never read)", 0, 0, 0});
+    AnalyzeOutcome out = run(paths.front(), reader, analyzer, progress, keys, key_warnings);
     if (!out.ok) return out;
     CaptureInfo& c = out.result.capture;
     c.files.clear();
@@ -147,7 +156,7 @@ AnalyzeOutcome run_set(const std::vector<std::string>& paths, FileSetReader& rea
     for (const FrameRun& r : reader.runs()) c.files[r.file].frames += r.count;
     c.frame_runs = reader.runs();
     for (const FileSetReader::Note& n : reader.notes())
-        c.warnings.push_back({"file set: " + n.message, 0, n.offset, 0});
+        c.warnings.push_back({WarningCode::FileSetGap, "file set: " + n.message, 0, n.offset, 0});
     return out;
 }
 } // namespace
@@ -164,12 +173,19 @@ AnalyzeOutcome analyze_files(const std::vector<std::string>& given, const Analys
         out.error = error;
         return out;
     }
-    if (options.threads > 1) {
-        ShardedAnalysis analyzer(options, paths.front(), options.threads);
-        return run_set(paths, *reader, analyzer, missing, progress);
+    AnalysisOptions opt = options;
+    std::vector<std::string> key_warnings;
+    if (!prepare_keys(opt, key_warnings, error)) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
     }
-    Analyzer analyzer(options, paths.front());
-    return run_set(paths, *reader, analyzer, missing, progress);
+    if (opt.threads > 1) {
+        ShardedAnalysis analyzer(opt, paths.front(), opt.threads);
+        return run_set(paths, *reader, analyzer, missing, progress, opt.tls_keys, key_warnings);
+    }
+    Analyzer analyzer(opt, paths.front());
+    return run_set(paths, *reader, analyzer, missing, progress, opt.tls_keys, key_warnings);
 }
 
 namespace {

@@ -29,6 +29,10 @@ const char* warning_code_name(WarningCode c) {
     case WarningCode::SoapBodyCap: return "soap_body_cap";
     case WarningCode::SpillUnavailable: return "spill_unavailable";
     case WarningCode::WarningsSuppressed: return "warnings_suppressed";
+    case WarningCode::KeyLogLine: return "key_log_line";
+    case WarningCode::TlsUndecrypted: return "tls_undecrypted";
+    case WarningCode::TlsFraming: return "tls_framing";
+    case WarningCode::FileSetGap: return "file_set_gap";
     case WarningCode::LiveRun: return "live_run";
     case WarningCode::LiveWriteFailed: return "live_write_failed";
     }
@@ -48,6 +52,7 @@ bool warning_text_names_frame(WarningCode c) {
     case WarningCode::OutOfOrderCap:
     case WarningCode::SegmentHistoryCap:
     case WarningCode::BytesUnplaced:
+    case WarningCode::TlsFraming:
     case WarningCode::ResponseBeforeRequest:
     case WarningCode::ResponseNotCaptured:
     case WarningCode::PendingRequestCap: return true;

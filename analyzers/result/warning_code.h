@@ -31,6 +31,10 @@ enum class WarningCode : uint8_t {
     SoapBodyCap,
     SpillUnavailable,        // no temp file: results kept in memory
     WarningsSuppressed,      // past the warnings cap
+    KeyLogLine,              // a key-log line not understood (named by its number only)
+    TlsUndecrypted,          // a TLS connection that could not be decrypted, and why
+    TlsFraming,              // TLS record framing lost or found again, a bad handshake message
+    FileSetGap,              // a file of a set missing or damaged
     LiveRun,                 // a live capture's run (child exit, capture file)
     LiveWriteFailed,
 };

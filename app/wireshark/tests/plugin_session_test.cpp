@@ -19,7 +19,10 @@ namespace {
 std::vector<std::string> test_captures() {
     std::vector<std::string> v;
     for (auto& e : std::filesystem::directory_iterator(STALLSCOPE_TESTDATA))
-        if (e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") v.push_back(e.path().string());
+        // Embedded TLS secrets: the plugin does not decrypt yet (docs/wireshark.md).
+        if ((e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") &&
+            e.path().string().find(".keyed.") == std::string::npos)
+            v.push_back(e.path().string());
     std::sort(v.begin(), v.end());
     return v;
 }
