@@ -56,6 +56,7 @@ private:
     bool is_handshake_ack(const TcpPacket& p) const;
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
+    void note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir);
     void hand_on(bool all);
     void shift_offsets(int dir, int64_t by);
 
