@@ -10,10 +10,17 @@
 # --tls: HTTPS with a test CA made at run time (https/make-test-ca.sh; --tls-cert-names N pads the leaf
 # with N names to grow the certificate flight). The client writes the NSS key log to OUT.keys; the
 # capture with the secrets embedded (editcap --inject-secrets) is OUT.keyed.pcapng; OUT.pcap has none.
+#                   [--path-delay ONE_WAY_MS [--path-jitter MS]]
 #
 # --netns: server and client in two fresh network namespaces joined by a veth pair (MTU 1500,
 # 10.213.x.{1,2}/24 inside the namespaces only), captured on the server's veth; the namespaces are
 # always deleted on exit. Falls back to loopback (with a message) when namespaces are not allowed.
+#
+# --path-delay: client, a middle router and server in three namespaces joined by two user-space delay
+# links (delay-path.sh; ONE_WAY_MS/2 each, plus up to --path-jitter, default 0.4 ms, in all), and the
+# same run captured at once at the client, on the middle hop and at the server: OUT.client.pcap,
+# OUT.middle.pcap, OUT.server.pcap instead of OUT.pcap. Names start with $STALLSCOPE_NETNS_PREFIX
+# (default "stallscope"). No fallback: without namespaces it fails.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +37,7 @@ MADE_BY="$(printf '%q ' "${made_by_args[@]}")"; MADE_BY="${MADE_BY% }"
 
 profile="" op="" calls="" size=10 out="" server_args="" client_args="" netns=0
 tls="" tls_cert_names=0 description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
+path_delay="" path_jitter=0.4
 die() { echo "run-scenario: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,7 +57,9 @@ while [ $# -gt 0 ]; do
     --pathologies) pathologies="${2?}"; shift 2 ;;
     --build) build="${2:?}"; shift 2 ;;
     --timeout-s) timeout_s="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --path-delay) path_delay="${2:?}"; shift 2 ;;
+    --path-jitter) path_jitter="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -67,14 +77,18 @@ mkdir -p "$(dirname "$out")"
 out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
 work="$(mktemp -d /tmp/stallscope-scenario.XXXXXX)"
 
-tcpdump_pid="" server_pid="" ns_srv="" ns_cli=""
+# shellcheck source=delay-path.sh
+. "$HERE/delay-path.sh"
+tcpdump_pids="" server_pid="" ns_srv="" ns_cli=""
 cleanup() {
+  local p
   [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null || true
-  [ -n "$tcpdump_pid" ] && kill -INT "$tcpdump_pid" 2>/dev/null || true
+  for p in $tcpdump_pids; do kill -INT "$p" 2>/dev/null || true; done
   [ -n "$server_pid" ] && wait "$server_pid" 2>/dev/null || true
-  [ -n "$tcpdump_pid" ] && wait "$tcpdump_pid" 2>/dev/null || true
+  for p in $tcpdump_pids; do wait "$p" 2>/dev/null || true; done
   [ -n "$ns_srv" ] && ip netns del "$ns_srv" 2>/dev/null || true
   [ -n "$ns_cli" ] && ip netns del "$ns_cli" 2>/dev/null || true
+  delay_path_down
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -109,7 +123,18 @@ wait_for_text() {
 
 transport="loopback"
 srv_exec=() cli_exec=() iface="lo" host="127.0.0.1" bind="127.0.0.1"
-if [ "$netns" = 1 ]; then
+# Capture points: "NAME NETNS IFACE" (NAME "" = the single OUT.pcap).
+points=("- - lo")
+if [ -n "$path_delay" ]; then
+  [ "$netns" = 0 ] || die "--netns and --path-delay are two different topologies; choose one"
+  prefix="${STALLSCOPE_NETNS_PREFIX:-stallscope}"
+  delay_path_up "$prefix" $$ "$path_delay" "$path_jitter" "$build/reference-services/stallscope-delaylink" ||
+    die "could not build the delayed path (root, ip netns and /dev/net/tun are needed)"
+  transport="netns-path-delay-${path_delay}ms-jitter-${path_jitter}ms"
+  srv_exec=(ip netns exec "$DP_NS_SRV") cli_exec=(ip netns exec "$DP_NS_CLI")
+  host="$DP_SERVER_IP" bind="$DP_SERVER_IP"
+  points=("client $DP_NS_CLI $DP_C_DEV" "middle $DP_NS_MID $DP_M_CDEV" "server $DP_NS_SRV $DP_S_DEV")
+elif [ "$netns" = 1 ]; then
   id=$$
   x=$(( id % 250 + 1 ))
   # STALLSCOPE_NETNS_PREFIX names everything this run creates (helpers sharing a machine use their own).
@@ -133,6 +158,7 @@ if [ "$netns" = 1 ]; then
     transport="netns-veth-mtu1500"
     srv_exec=(ip netns exec "$ns_srv") cli_exec=(ip netns exec "$ns_cli")
     iface="$vs" host="10.213.$x.1" bind="10.213.$x.1"
+    points=("- $ns_srv $vs")
     # Let the veth carrier come up before the first SYN.
     for i in $(seq 1 50); do
       ip netns exec "$ns_cli" ping -c1 -W1 "$host" >/dev/null 2>&1 && break
@@ -156,13 +182,21 @@ if [ -n "$tls" ]; then
 fi
 
 port="$(pick_port)"
-pcap="$out.pcap"
-rm -f "$pcap"
-# --immediate-mode: without it libpcap hands packets over per 1 s block and a short run loses them all on SIGINT.
-# -B 32768 (KiB): with immediate mode the default 2 MB ring drops packets of a 40 KB burst on veth.
-"${srv_exec[@]}" tcpdump -i "$iface" --immediate-mode -B 32768 -U -Z root -s 0 -w "$pcap" "tcp port $port" 2>"$work/tcpdump.err" &
-tcpdump_pid=$!
-wait_for_text "$work/tcpdump.err" "listening on" || die "tcpdump did not start: $(cat "$work/tcpdump.err")"
+pcaps=()
+for point in "${points[@]}"; do
+  read -r pname pns piface <<<"$point"
+  if [ "$pname" = - ]; then pcap="$out.pcap"; else pcap="$out.$pname.pcap"; fi
+  pcaps+=("$pcap")
+  rm -f "$pcap"
+  pexec=()
+  [ "$pns" = - ] || pexec=(ip netns exec "$pns")
+  # --immediate-mode: without it libpcap hands packets over per 1 s block and a short run loses them all on SIGINT.
+  # -B 32768 (KiB): with immediate mode the default 2 MB ring drops packets of a 40 KB burst on veth.
+  "${pexec[@]}" tcpdump -i "$piface" --immediate-mode -B 32768 -U -Z root -s 0 -w "$pcap" "tcp port $port" \
+    2>"$work/tcpdump.$pname.err" &
+  tcpdump_pids="$tcpdump_pids $!"
+  wait_for_text "$work/tcpdump.$pname.err" "listening on" || die "tcpdump did not start: $(cat "$work/tcpdump.$pname.err")"
+done
 
 # shellcheck disable=SC2206
 server_cmd=("$SERVER_BIN" --profile "$server_profile" --port "$port" --bind "$bind" --max-seconds 120 $server_args)
@@ -176,11 +210,17 @@ client_cmd=("$CLIENT_BIN" --profile "$client_profile" --url "$scheme://$host:$po
 client_rc=0
 "${cli_exec[@]}" "${client_cmd[@]}" >"$out.client.jsonl" 2>"$work/client.err" || client_rc=$?
 
-sleep 0.2   # let the last FIN/ACKs reach the capture
+# Let the last FIN/ACKs reach every capture (they cross the delayed path too).
+sleep "$(python3 -c "print(0.2 + 2 * ${path_delay:-0} / 1000)")"
 kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
-kill -INT "$tcpdump_pid" 2>/dev/null || true; wait "$tcpdump_pid" 2>/dev/null || true; tcpdump_pid=""
-dropped="$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$work/tcpdump.err")"
-[ "${dropped:-0}" = 0 ] || echo "run-scenario: WARNING: tcpdump dropped $dropped packets; the capture is incomplete" >&2
+sleep "$(python3 -c "print(2 * ${path_delay:-0} / 1000)")"
+for p in $tcpdump_pids; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; tcpdump_pids=""
+for f in "$work"/tcpdump.*.err; do
+  dropped="$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$f")"
+  [ "${dropped:-0}" = 0 ] || echo "run-scenario: WARNING: tcpdump dropped $dropped packets ($f); the capture is incomplete" >&2
+done
+path_json="null"
+[ -n "$path_delay" ] && path_json="{\"one_way_ms\": $path_delay, \"jitter_ms\": $path_jitter, \"round_trip_ms\": $(python3 -c "print(2 * $path_delay)"), \"links\": \"two delay links of one_way_ms/2, client-middle and middle-server\", \"captures\": {\"client\": \"at the client (its TUN end), 0 ms from the client\", \"middle\": \"on the middle router, one_way_ms/2 from each end\", \"server\": \"at the server (its TUN end), 0 ms from the server\"}}"
 
 if [ -n "$tls" ]; then
   editcap --inject-secrets "tls,$out.keys" "$pcap" "$out.keyed.pcapng" || die "editcap --inject-secrets failed"
@@ -189,7 +229,7 @@ fi
 name="$(basename "$out")"
 TLS="$tls" TLS_CERT_NAMES="$tls_cert_names" WORK="$work" NAME="$name" MADE_BY="$MADE_BY" DESCRIPTION="$description" TRANSPORT="$transport" PATHOLOGIES="$pathologies" \
 CLIENT_CMD="${client_cmd[*]}" SERVER_CMD="${server_cmd[*]}" BUILD="$build" CLIENT_ERR="$work/client.err" \
-SERVER_ERR="$work/server.err" JSONL="$out.client.jsonl" CALLS="$calls" REPO="$REPO" \
+SERVER_ERR="$work/server.err" JSONL="$out.client.jsonl" CALLS="$calls" REPO="$REPO" PATH_JSON="$path_json" \
 python3 - >"$out.label.json" <<'PY'
 import json, os, re
 rows = [json.loads(l) for l in open(os.environ["JSONL"]) if l.strip()]
@@ -201,7 +241,8 @@ def rel(cmd):  # paths relative to the repo / build dir so labels do not depend 
 label = {
     "name": os.environ["NAME"],
     "made_by": rel(os.environ["MADE_BY"]),
-    "regenerate": "reference-services/make-testdata.sh " + os.environ["NAME"],
+    "regenerate": ("reference-services/make-path-testdata.sh " if os.environ["PATH_JSON"] != "null"
+                   else "reference-services/make-testdata.sh ") + os.environ["NAME"],
     "description": os.environ["DESCRIPTION"],
     "transport": os.environ["TRANSPORT"],
     "client": rel(os.environ["CLIENT_CMD"]),
@@ -222,8 +263,13 @@ if os.environ["TLS"]:
                     "certificate_padding_names": int(os.environ["TLS_CERT_NAMES"]),
                     "resumed_connections": sum(1 for r in rows if r.get("tls_resumed")),
                     "full_handshakes": sum(1 for r in rows if r.get("tls_resumed") is False)}
+if os.environ["PATH_JSON"] != "null":
+    label["path"] = json.loads(os.environ["PATH_JSON"])
 print(json.dumps(label, indent=2))
 PY
 cat "$work/client.err" >&2
-echo "run-scenario: $transport, wrote $pcap ($(stat -c %s "$pcap") bytes), $out.client.jsonl, $out.label.json" >&2
+for pcap in "${pcaps[@]}"; do
+  echo "run-scenario: $transport, wrote $pcap ($(stat -c %s "$pcap") bytes)" >&2
+done
+echo "run-scenario: wrote $out.client.jsonl, $out.label.json" >&2
 exit "$client_rc"

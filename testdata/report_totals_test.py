@@ -27,7 +27,7 @@ import re
 import subprocess
 import sys
 
-PLAIN = {"request_transfer", "server", "response_transfer"}
+PLAIN = {"request_transfer", "server", "response_transfer", "network"}  # network: the path, captures away from the server
 failures = []
 
 

@@ -1,6 +1,7 @@
 #include "analyzers/accounting/call_ledger.h"
 
 #include "analyzers/calls/call_reuse.h"
+#include "analyzers/calls/capture_point.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +52,7 @@ constexpr size_t kKeepPoints = 4096;
 
 struct Scratch {
     std::vector<Stall> stalls;
-    std::vector<Finding::Interval> iv;
+    std::vector<Finding::Interval> iv, net;
     std::vector<int64_t> points, owned, overlap;  // overlap: stalls x stalls, row-major
     std::vector<std::pair<int64_t, int64_t>> pieces;
     std::vector<size_t> covering, covering_end;   // stalls covering piece k: covering[covering_end[k-1], covering_end[k])
@@ -86,7 +87,7 @@ void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
 
 
 bool is_stall_cause(const std::string& cause) {
-    return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;
+    return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer && cause != kNetwork;
 }
 
 bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
@@ -100,6 +101,9 @@ void account_finding(Finding& f) {
 void account_call(Call& call, const Connection& conn, std::span<Finding> findings) {
     call.attribution.clear();
     call.savings.clear();
+    const PathPosition where = path_position(conn);
+    call.view = place_of(where);
+    call.client_path_ms = where.known ? double(path_to(where, Side::Client)) / 1e6 : -1;
     call.setup_ms = call.opened_connection && conn.saw_syn && conn.syn_ns > 0 && conn.syn_ns <= call.start_ns
                         ? double(call.start_ns - conn.syn_ns) / 1e6
                         : -1;
@@ -111,6 +115,12 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     auto clamp = [&](int64_t t) { return std::clamp(t, S, E); };
     const int64_t b1 = call.request.last_ns ? clamp(call.request.last_ns) : S;
     const int64_t b2 = call.response.first_ns ? std::max(b1, clamp(call.response.first_ns)) : b1;
+    // Network inside b1..b2: [b1, n1) the request on its way to the server,
+    // [n2, answer) the answer on its way back; server processing in between.
+    // The server's first answer is a 100 Continue sent after the request, if any.
+    const int64_t answer = call.got_continue && call.continue_ns > b1 && call.continue_ns < b2 ? call.continue_ns : b2;
+    const int64_t to_server = std::min(path_to(where, Side::Server), answer - b1);
+    const int64_t n1 = b1 + to_server / 2, n2 = answer - (to_server - to_server / 2);
 
     // The stalls, in precedence order; server_time is the "server" cause itself.
     thread_local Scratch x;
@@ -118,7 +128,22 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     std::vector<int64_t>& points = x.points;
     stalls.clear();
     x.iv.clear();
-    points.assign({S, E, b1, b2});
+    points.assign({S, E, b1, b2, n1, n2, answer});
+    // A Nagle hold between request and response (the response behind a 100
+    // Continue) starts one round trip after its small segment A: A.send ->
+    // A.send + RTT is the data's way to the peer and the ACK's way back, the
+    // path's time, not the server's (only where the path is placed at all).
+    std::vector<Finding::Interval>& net = x.net;
+    net.clear();
+    if (to_server > 0 || path_to(where, Side::Client) > 0)
+        for (const Finding& f : findings) {
+            if (f.kind != "nagle_delayed_ack" || f.intervals.empty()) continue;
+            int64_t lo = std::max(f.start_ns, b1), hi = std::min(f.intervals.front().start_ns, b2);
+            if (hi <= lo) continue;
+            net.push_back({lo, hi});
+            points.push_back(lo);
+            points.push_back(hi);
+        }
     for (Finding& f : findings) {
         if (f.intervals.empty() || !is_avoidable(f.kind)) continue;
         Stall s{&f, x.iv.size(), x.iv.size(), E};
@@ -141,11 +166,11 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
 
-    // Owners: 0..stalls-1, then the three plain causes.
+    // Owners: 0..stalls-1, then the four plain causes.
     const size_t n = stalls.size();
-    const size_t kReq = n, kSrv = kReq + 1, kResp = kReq + 2;
+    const size_t kReq = n, kSrv = kReq + 1, kResp = kReq + 2, kNet = kReq + 3;
     std::vector<int64_t>& owned = x.owned;
-    owned.assign(n + 3, 0);
+    owned.assign(n + 4, 0);
     std::vector<int64_t>& overlap = x.overlap;
     overlap.assign(n * n, 0);
     auto& pieces = x.pieces;  // elementary pieces, for the savings below
@@ -160,7 +185,16 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
         const size_t cov_end = x.covering.size();
         const bool any = cov_end > cov_begin;
         const size_t front = any ? x.covering[cov_begin] : 0;
-        size_t owner = any ? front : hi <= b1 ? kReq : hi <= b2 ? kSrv : kResp;
+        auto in_net = [&] {
+            for (const Finding::Interval& i : net)
+                if (i.start_ns <= lo && hi <= i.end_ns) return true;
+            return false;
+        };
+        size_t owner = any                                      ? front
+                       : hi <= b1                               ? kReq
+                       : hi <= n1 || (lo >= n2 && hi <= answer) ? kNet
+                       : hi <= b2                               ? (in_net() ? kNet : kSrv)
+                                                                : kResp;
         owned[owner] += hi - lo;
         for (size_t j = cov_begin + 1; j < cov_end; ++j) overlap[front * n + x.covering[j]] += hi - lo;
         pieces.push_back({lo, hi});
@@ -181,6 +215,7 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     add_share(kRequestTransfer, us[kReq]);
     add_share(kServer, us[kSrv]);
     add_share(kResponseTransfer, us[kResp]);
+    if (us[kNet] > 0) add_share(kNetwork, us[kNet]);
     for (size_t i = 0; i < n; ++i) {
         if (us[i] > 0) add_share(stalls[i].f->kind, us[i]);
         stalls[i].f->counted_ms = double(us[i]) / 1000.0;

@@ -5,6 +5,7 @@
 // ledger sweeps them, with the call's message boundaries, into a partition
 // of the call's latency (Call::attribution): every instant between the
 // first request byte and the last response byte goes to exactly one cause.
+// It also says whose view the latency is (Call::view, client_path_ms).
 // Where findings cover the same instant it goes to the one with precedence
 // (the cause that started the chain, see kStallPrecedence); the other is
 // told in its details. Time no stall covers is plain transfer of the
@@ -26,6 +27,12 @@ namespace stallscope {
 inline constexpr const char* kRequestTransfer = "request_transfer";   // first -> last request byte
 inline constexpr const char* kServer = "server";                      // last request byte -> first response byte
 inline constexpr const char* kResponseTransfer = "response_transfer"; // first -> last response byte
+// The way from the capture point to the server and back, inside last request
+// byte -> first response byte (analyzers/calls/capture_point.h): the request's
+// transit at its start, the response's at its end; and there the first round
+// trip of a Nagle hold (A.send -> A.send + RTT, before the hold proper). Only
+// where the path's round trip is 1 ms or more; listed only when not 0.
+inline constexpr const char* kNetwork = "network";
 
 // Fills call.attribution, call.setup_ms and call.savings, and in each of
 // `findings` (those the detectors just made for this call) counted_ms, a

@@ -190,6 +190,17 @@ uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, int dir) const {
     return probe::kNone;
 }
 
+// A data segment and the ACK that covered it: at least the round trip from
+// the capture point to the acknowledging side and back (more when that side
+// delayed its ACK), so the least of them is that side's share of the path.
+void ConnectionAnalyzer::note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir) {
+    if (s.retransmission || s.len == 0 || ack_ns < s.ts_ns) return;
+    int64_t& least = ack_dir == 0 ? info_.client_path_ns : info_.server_path_ns;
+    int64_t d = ack_ns - s.ts_ns;
+    if (least < 0 || d < least) least = d;
+    ++info_.path_samples;
+}
+
 void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg) {
     if (!has(p.flags, tcpflag::kAck)) return;
     int other = 1 - dir;
@@ -203,6 +214,7 @@ void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir,
             s->acked_ns = f.ts_ns;
             s->acked_frame = f.number;
             s->acked_by_pure_ack = pure;
+            note_path_sample(*s, f.ts_ns, dir);
         }
         q.pop_front();
     }

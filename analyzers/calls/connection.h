@@ -63,6 +63,7 @@ private:
     bool is_handshake_ack(const TcpPacket& p) const;
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
+    void note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir);
     void hand_on(bool all);
     void hand_on_tls(bool all);
     void warn_began_before_capture();

@@ -39,13 +39,6 @@ int64_t rtt_estimate_ns(const Call& call, const Connection& conn) {
     return best < 0 ? 0 : best;
 }
 
-bool captured_near(const Connection& conn, Side side) {
-    if (!conn.syn_frame || !conn.synack_frame || !conn.ack_frame) return true;
-    int64_t to_synack = conn.synack_ns - conn.syn_ns, to_ack = conn.ack_ns - conn.synack_ns;
-    bool near_client = to_synack >= to_ack;
-    return side == Side::Client ? near_client : !near_client;
-}
-
 int message_group(uint16_t c) {
     if (c & (carries::kRequestHeaders | carries::kRequestBody)) return 1;
     if (c & (carries::kContinue | carries::kResponseHeaders | carries::kResponseBody)) return 2;
@@ -140,6 +133,8 @@ Call call_facts(const Call& call) {
     k.attribution = call.attribution;
     k.setup_ms = call.setup_ms;
     k.savings = call.savings;
+    k.view = call.view;
+    k.client_path_ms = call.client_path_ms;
     return k;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Small facts every detector needs about a call's segments: the usable
-// segment size of each sender, a round-trip estimate, where the capture
-// was taken, and finding/number formatting. No detector logic here.
+// segment size of each sender, a round-trip estimate, and finding/number
+// formatting (where the capture was taken: analyzers/calls/capture_point.h).
+// No detector logic here.
 #include "analyzers/result/model.h"
 
 #include <cstdint>
@@ -25,10 +26,6 @@ bool is_loopback(const Endpoint& e);
 // final ACK is one RTT wherever the capture was taken), else the quickest
 // ACK of any data segment in the call, else 0.
 int64_t rtt_estimate_ns(const Call& call, const Connection& conn);
-
-// True when the capture point is nearer to `side` than to its peer (from the
-// handshake: near the client SYN->SYN-ACK is the whole RTT). Unknown: true.
-bool captured_near(const Connection& conn, Side side);
 
 // Which message a segment's bytes belong to: 1 = the request, 2 = the
 // response (an interim 100 Continue counts with the response it precedes),

@@ -2,12 +2,13 @@
 //  1 the client sent Expect: 100-continue, the server answered 100, then
 //    the body: one extra round trip plus server time;
 //  2 Expect sent, no 100 before the body: the client waited out its own
-//    timer (1 s curl, 350 ms .NET);
+//    timer (1 s curl, 350 ms .NET), whether a 100 came later or never;
 //  3 the server sent 100 Continue after the request was already complete
 //    (MS SOAP Toolkit, seed Fig. 3); the Nagle hold of the final response
 //    that usually follows is one wait with it: this finding, which started
 //    the chain, carries the hold's interval too, and the ledger counts it
-//    here once (the nagle_delayed_ack finding says it overlaps).
+//    here once (the nagle_delayed_ack finding says it overlaps). When the
+//    client had asked and its timer ran out first, shape 2 is reported too.
 // See docs/detectors/expect_100_wait.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
@@ -41,7 +42,9 @@ public:
         bool body_apart = rq.body_first_frame && rq.headers_end_frame && rq.body_first_frame != rq.headers_end_frame;
         // 100 arrived after the request was complete: nobody was waiting for it.
         bool late_continue = call.got_continue && rq.complete && rq.last_frame && rq.last_frame < call.continue_frame;
-        if (call.expect_continue && body_apart && !late_continue) {
+        // The body left on the client's timer whatever the 100 did later: a
+        // 100 that came after the body is shape 3 as well, not instead.
+        if (call.expect_continue && body_apart) {
             bool answered = call.got_continue && call.continue_frame < rq.body_first_frame;
             Finding f = make_finding(kind(), Side::Client, call);
             double wait = ms(rq.body_first_ns - rq.headers_end_ns);
@@ -60,8 +63,11 @@ public:
                                 " ms, one extra round trip";
                 f.details.push_back({"shape", "1: server answered 100 Continue"});
             } else {
-                f.explanation = "the client sent Expect: 100-continue, the server never answered it, and the body left " +
-                                fmt_ms(wait) + " ms later when " + timer_name(wait) + " ran out";
+                f.explanation = "the client sent Expect: 100-continue, the server " +
+                                std::string(late_continue ? "answered it only after the body had left (frame " +
+                                                                std::to_string(call.continue_frame) + ")"
+                                                          : "never answered it") +
+                                ", and the body left " + fmt_ms(wait) + " ms later when " + timer_name(wait) + " ran out";
                 f.details.push_back({"shape", "2: no 100 Continue, client timer"});
                 f.side = Side::Client;
             }
@@ -70,7 +76,6 @@ public:
             apply_toolkit_fix(f, call);
             f.details.push_back({"wait_ms", fmt_ms(wait)});
             out.push_back(std::move(f));
-            return;
         }
         if (late_continue) {
             Finding f = make_finding(kind(), Side::Server, call);

@@ -1,6 +1,7 @@
 #include "analyzers/detectors/nagle_stalls.h"
 #include "analyzers/detectors/detector.h"
 
+#include "analyzers/calls/capture_point.h"
 #include "analyzers/detectors/detector_util.h"
 #include "capture/packet_decoder.h"
 
@@ -19,6 +20,7 @@ std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& co
     std::vector<NagleStall> out;
     const auto& segs = call.segments;
     const int64_t rtt = rtt_estimate_ns(call, conn);
+    const PathPosition where = path_position(conn);
     for (size_t bi = 0; bi < segs.size(); ++bi) {
         const SegmentInfo& b = segs[bi];
         if (!is_data(b) || b.retransmission) continue;
@@ -38,12 +40,14 @@ std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& co
         if (a.len >= usable_mss(call, conn, a.from)) continue;  // Nagle only holds behind a small segment
         if (a.acked_ns < 0 || !a.acked_by_pure_ack || a.acked_frame == 0 || a.acked_frame >= b.frame) continue;
 
-        bool near_sender = captured_near(conn, a.from);
-        int64_t late_limit = kLateAckNs + (near_sender ? rtt : 0);
-        int64_t coupling_limit = kCouplingNs + (near_sender ? 0 : rtt);
-        if (a.acked_ns - a.ts_ns < late_limit) continue;
+        // The ACK is late by what exceeds the way from the capture to the
+        // receiver and back; B, released when the ACK reaches the sender,
+        // passes the capture the way to the sender and back after the ACK did.
+        const int64_t to_receiver = path_to(where, peer_of(a.from)), to_sender = path_to(where, a.from);
+        if (a.acked_ns - a.ts_ns < kLateAckNs + to_receiver) continue;
+        const int64_t slack = kCouplingNs + where.rtt_ns() / 10;  // jitter of the path
         int64_t release = b.ts_ns - a.acked_ns;
-        if (release < 0 || release > coupling_limit) continue;
+        if (release < 0 || release < to_sender - slack || release > to_sender + slack) continue;
 
         // The peer sent nothing between A and its ACK: it had no data to
         // carry the ACK, which is why its delayed-ACK timer ran out.

@@ -10,15 +10,18 @@
 namespace stallscope::detect {
 
 // Thresholds, and why (see docs/detectors/nagle_delayed_ack.md):
-// - A's ACK is "late" from 10 ms on (beyond one RTT when the capture is at
-//   A's sender). The shortest delayed-ACK timer in use is Linux's 40 ms
+// - A's ACK is "late" from 10 ms on. The shortest delayed-ACK timer in use is Linux's 40 ms
 //   (macOS ~100 ms, Windows 200 ms); an ACK that is not delayed comes back
 //   in one RTT, microseconds on loopback and well under 10 ms on a LAN.
 //   10 ms sits far below every timer and far above scheduler noise.
-// - B is "released by" the ACK when it leaves within 2 ms after it (on
-//   loopback it is tens of microseconds; 2 ms allows for a busy host and
-//   the capture point), plus one RTT when the capture is at the receiver
-//   (there B is seen one RTT after the ACK left).
+// - The ACK is late by what exceeds the round trip from the capture point
+//   to the receiver (analyzers/calls/capture_point.h): 0 at the receiver,
+//   the whole RTT at the sender, half of it half-way.
+// - B is "released by" the ACK when it passes the capture point the round
+//   trip from the capture to the sender after the ACK did (0 at the sender,
+//   one RTT at the receiver), within 2 ms plus a tenth of the RTT either
+//   way (on loopback it is tens of microseconds; 2 ms allows for a busy
+//   host, the tenth for the path's jitter).
 constexpr int64_t kLateAckNs = 10'000'000;
 constexpr int64_t kCouplingNs = 2'000'000;
 

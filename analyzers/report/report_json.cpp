@@ -1,6 +1,8 @@
 #include "analyzers/report/report.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/accounting/capture_point_summary.h"
+#include "analyzers/calls/capture_point.h"
 #include "analyzers/report/json_stream.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
@@ -175,6 +177,17 @@ void connection_json(Json& w, const Connection& k) {
     w.member("retransmissions", k.retransmissions).member("gap_bytes", k.gap_bytes);
     w.member("fin_client", k.fin_client).member("fin_server", k.fin_server).member("rst", k.rst);
     w.member("http", k.http).member("calls", k.calls);
+    const PathPosition pos = path_position(k);
+    w.key("capture_point").begin_object();
+    w.member("where", place_name(place_of(pos)));
+    w.key("client_side_ms");
+    if (pos.known) w.value(round_ms(ns_to_ms(pos.client_ns)));
+    else w.value(nullptr);
+    w.key("server_side_ms");
+    if (pos.known) w.value(round_ms(ns_to_ms(pos.server_ns)));
+    else w.value(nullptr);
+    w.member("from_handshake", pos.from_handshake).member("data_ack_pairs", pos.data_ack_pairs);
+    w.end_object();
     if (k.tls) {  // only on TLS connections: plaintext reports keep their bytes
         const ConnectionTls& t = *k.tls;
         w.key("tls");
@@ -193,6 +206,26 @@ void connection_json(Json& w, const Connection& k) {
         w.member("record_overhead", t.record_overhead).member("sizes_exact", t.sizes_exact);
         w.end_object();
     }
+    w.end_object();
+}
+
+void capture_point_json(Json& w, const CapturePointSummary& s) {
+    auto ms_or_null = [&](const char* key, double v) {
+        w.key(key);
+        if (v >= 0) w.value(round_ms(v));
+        else w.value(nullptr);
+    };
+    w.begin_object();
+    w.member("where", place_name(s.place));
+    ms_or_null("client_side_ms", s.client_side_ms);
+    ms_or_null("server_side_ms", s.server_side_ms);
+    w.member("evidence", s.evidence);
+    w.key("connections").begin_object();
+    for (CapturePlace p : {CapturePlace::Client, CapturePlace::Path, CapturePlace::Server, CapturePlace::Both,
+                           CapturePlace::Unknown})
+        w.member(place_name(p), s.by_place[size_t(p)]);
+    w.end_object();
+    w.member("latency_view", s.view);
     w.end_object();
 }
 
@@ -246,6 +279,10 @@ void call_json(Json& w, const Call& k, const Rel& rel) {
     w.key("client_ms");
     if (k.complete) w.value(round_ms(client_ms(k)));
     else w.value(nullptr);
+    w.member("latency_view", place_name(k.view));
+    w.key("client_latency_estimate_ms");
+    if (k.complete && k.client_path_ms >= 0) w.value(round_ms(k.latency_ms + k.client_path_ms));
+    else w.value(nullptr);
     w.end_object();
 }
 
@@ -294,6 +331,8 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
     w.member("stallscope_version", "0.1.0");
     w.key("capture");
     capture_json(w, r.capture);
+    w.key("capture_point");
+    capture_point_json(w, summarize_capture_point(r));
     w.key("connections").begin_array();
     for_each_connection(r, [&](const Connection& k) { connection_json(w, k); return true; });
     w.end_array();

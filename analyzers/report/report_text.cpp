@@ -1,6 +1,8 @@
 #include "analyzers/report/report.h"
 
 #include "analyzers/accounting/call_findings.h"
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/accounting/capture_point_summary.h"
 #include "analyzers/spill/external_sort.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
@@ -60,6 +62,42 @@ bool counted_under_root(const AnalysisResult& r, const std::string& kind) {
     return found;
 }
 
+const char* place_text(CapturePlace p) {
+    switch (p) {
+    case CapturePlace::Client: return "near the client";
+    case CapturePlace::Server: return "near the server";
+    case CapturePlace::Path: return "in the path";
+    case CapturePlace::Both: return "at both ends";
+    case CapturePlace::Unknown: break;
+    }
+    return "at an unknown point";
+}
+
+// Where the capture was taken and whose view the latencies are; nothing when
+// the round trip is under 1 ms (loopback: both ends see the same).
+std::string capture_point_text(const AnalysisResult& r) {
+    CapturePointSummary cp = summarize_capture_point(r);
+    if (cp.place == CapturePlace::Both || (cp.place == CapturePlace::Unknown && cp.by_place[0] == 0)) return "";
+    std::string out = std::string("  Captured ") + place_text(cp.place) + " (from " + cp.evidence + ")";
+    if (cp.connections)
+        out += fmt(": round trip %.3f ms, %.3f ms of it on the client's side, %.3f ms on the server's",
+                   cp.client_side_ms + cp.server_side_ms, cp.client_side_ms, cp.server_side_ms);
+    out += "\n  Latencies are " + cp.view + "\n";
+    if (cp.place == CapturePlace::Server || cp.place == CapturePlace::Path) {
+        std::vector<double> lived;
+        for_each_call(r, [&](const Call& c) {
+            if (c.complete && c.client_path_ms >= 0) lived.push_back(c.latency_ms + c.client_path_ms);
+            return true;
+        });
+        if (!lived.empty()) {
+            LatencyStats s = latency_stats(lived);
+            out += fmt("  The client lived about %.3f ms per call (median; an estimate: latency + the round trip from "
+                       "the capture point to the client)\n", s.median_ms);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string report_text(const AnalysisResult& r) {
@@ -72,6 +110,7 @@ std::string report_text(const AnalysisResult& r) {
                (unsigned long long)cap.packets, links.empty() ? "none" : links.c_str(),
                double(cap.last_ns - cap.first_ns) / 1e9, connection_count(r), call_count(r));
     if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
+    out += capture_point_text(r);
 
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
@@ -83,11 +122,17 @@ std::string report_text(const AnalysisResult& r) {
     // Every millisecond of the calls once (the call ledger's partition).
     double total = all.latency.total_ms;
     auto pct = [&](double ms) { return total > 0 ? ms / total * 100 : 0.0; };
+    double network_ms = 0;
+    for (const TimeShare& t : all.attribution)
+        if (t.cause == kNetwork) network_ms = t.ms;
     if (all.latency.calls)
         out += fmt("  Where the time went: avoidable waits %.3f ms (%.1f%%), server processing %.3f ms (%.1f%%), "
-                   "transfer %.3f ms (%.1f%%)\n",
+                   "transfer %.3f ms (%.1f%%)%s\n",
                    all.avoidable_ms, pct(all.avoidable_ms), all.server_ms, pct(all.server_ms), all.transfer_ms,
-                   pct(all.transfer_ms));
+                   pct(all.transfer_ms),
+                   network_ms > 0 ? fmt(", network (the path's round trip to the server) %.3f ms (%.1f%%)", network_ms,
+                                        pct(network_ms)).c_str()
+                                  : "");
     if (all.losses.empty()) out += "  No stalls found.\n";
     for (auto& k : all.losses) {
         if (k.kind == "connection_setup" && k.lost_ms > 0)  // before the first request byte: not in latency

@@ -4,6 +4,17 @@ namespace stallscope {
 
 const char* side_name(Side s) { return s == Side::Client ? "client" : "server"; }
 
+const char* place_name(CapturePlace p) {
+    switch (p) {
+    case CapturePlace::Client: return "client";
+    case CapturePlace::Server: return "server";
+    case CapturePlace::Path: return "path";
+    case CapturePlace::Both: return "both_ends";
+    case CapturePlace::Unknown: break;
+    }
+    return "unknown";
+}
+
 const char* phase_name(PhaseKind k) {
     switch (k) {
     case PhaseKind::Connect: return "connect";

@@ -18,6 +18,11 @@ namespace stallscope {
 enum class Side : uint8_t { Client, Server };
 const char* side_name(Side s);  // "client" / "server"
 
+// Where on the path the capture was taken (analyzers/calls/capture_point.h).
+// Both: the round trip is under 1 ms, so client and server are equally near.
+enum class CapturePlace : uint8_t { Unknown, Client, Server, Path, Both };
+const char* place_name(CapturePlace p);  // "unknown", "client", "server", "path", "both_ends"
+
 // What the bytes of a segment belong to (bit set: a segment may carry the
 // end of one message and the start of the next).
 namespace carries {
@@ -154,6 +159,11 @@ struct Call {
     std::vector<TimeShare> attribution;
     double setup_ms = -1;
     std::vector<FixSaving> savings;
+    // Whose view latency_ms is (where its connection was captured), and the
+    // round trip from the capture point to the client and back (-1 unknown):
+    // the client lived latency_ms plus that (an estimate; 0 at the client).
+    CapturePlace view = CapturePlace::Unknown;
+    double client_path_ms = -1;
     // Segments of this call's window (with the handshake if it opened the
     // connection). Kept only when the analysis is asked to keep segments.
     std::vector<SegmentInfo> segments;
@@ -197,6 +207,11 @@ struct Connection {
     uint64_t client_bytes = 0, server_bytes = 0;   // payload bytes
     uint32_t retransmissions = 0;
     uint64_t gap_bytes = 0;          // bytes never captured
+    // The quickest data -> pure-or-piggybacked ACK seen from the capture
+    // point to each side and back (-1: none): the side's share of the round
+    // trip (analyzers/calls/capture_point.h), with the handshake's.
+    int64_t client_path_ns = -1, server_path_ns = -1;
+    uint32_t path_samples = 0;       // data/ACK pairs behind them
     bool fin_client = false, fin_server = false, rst = false;
     uint32_t calls = 0;
     bool http = false;               // carried HTTP

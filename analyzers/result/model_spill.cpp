@@ -328,6 +328,8 @@ template <class Io> void visit(Io& io, Call& c) {
         io.enumeration(s.side, Side::Server);
         io.f64(s.ms);
     });
+    io.enumeration(c.view, CapturePlace::Both);
+    io.f64(c.client_path_ms);
 }
 
 // Only the significant bytes: IPv4 uses 4 of the 16, unset uses none.
@@ -370,6 +372,9 @@ template <class Io> void visit(Io& io, Connection& c) {
     io.uint(c.server_bytes);
     io.uint(c.retransmissions);
     io.uint(c.gap_bytes);
+    io.sint(c.client_path_ns);
+    io.sint(c.server_path_ns);
+    io.uint(c.path_samples);
     io.boolean(c.fin_client);
     io.boolean(c.fin_server);
     io.boolean(c.rst);

@@ -8,6 +8,8 @@
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/accounting/capture_point_summary.h"
+#include "analyzers/calls/capture_point.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -127,6 +129,13 @@ json tls_json(const ConnectionTls& t) {
             {"session_tickets", t.session_tickets},
             {"record_overhead", t.record_overhead},
             {"sizes_exact", t.sizes_exact}};
+json capture_point_of(const Connection& k) {
+    const PathPosition pos = path_position(k);
+    return {{"where", place_name(place_of(pos))},
+            {"client_side_ms", pos.known ? json(round_ms(ns_to_ms(pos.client_ns))) : json(nullptr)},
+            {"server_side_ms", pos.known ? json(round_ms(ns_to_ms(pos.server_ns))) : json(nullptr)},
+            {"from_handshake", pos.from_handshake},
+            {"data_ack_pairs", pos.data_ack_pairs}};
 }
 
 json connection_json(const Connection& k) {
@@ -157,7 +166,22 @@ json connection_json_plain(const Connection& k) {
             {"fin_server", k.fin_server},
             {"rst", k.rst},
             {"http", k.http},
-            {"calls", k.calls}};
+            {"calls", k.calls},
+            {"capture_point", capture_point_of(k)}};
+}
+
+json capture_point_summary_json(const CapturePointSummary& s) {
+    auto ms_or_null = [](double v) { return v >= 0 ? json(round_ms(v)) : json(nullptr); };
+    json by = json::object();
+    for (CapturePlace p : {CapturePlace::Client, CapturePlace::Path, CapturePlace::Server, CapturePlace::Both,
+                           CapturePlace::Unknown})
+        by[place_name(p)] = s.by_place[size_t(p)];
+    return {{"where", place_name(s.place)},
+            {"client_side_ms", ms_or_null(s.client_side_ms)},
+            {"server_side_ms", ms_or_null(s.server_side_ms)},
+            {"evidence", s.evidence},
+            {"connections", by},
+            {"latency_view", s.view}};
 }
 
 json call_json_plain(const Call& k, const Rel& rel);
@@ -220,7 +244,10 @@ json call_json_plain(const Call& k, const Rel& rel) {
             {"phases", phases},
             {"attribution", attribution},
             {"setup_ms", k.setup_ms >= 0 ? json(round_ms(k.setup_ms)) : json(nullptr)},
-            {"client_ms", k.complete ? json(round_ms(client_ms(k))) : json(nullptr)}};
+            {"client_ms", k.complete ? json(round_ms(client_ms(k))) : json(nullptr)},
+            {"latency_view", place_name(k.view)},
+            {"client_latency_estimate_ms",
+             k.complete && k.client_path_ms >= 0 ? json(round_ms(k.latency_ms + k.client_path_ms)) : json(nullptr)}};
 }
 
 json finding_json(const Finding& f, const Rel& rel) {
@@ -310,6 +337,7 @@ void reference_write_report_json(const AnalysisResult& r, std::ostream& os, int 
     JsonDocWriter doc(os, indent);
     doc.member("stallscope_version", "0.1.0");
     doc.member("capture", capture_json(r.capture));
+    doc.member("capture_point", capture_point_summary_json(summarize_capture_point(r)));
     doc.array("connections", [&](auto emit) {
         for_each_connection(r, [&](const Connection& k) { emit(connection_json(k)); return true; });
     });

@@ -1,0 +1,70 @@
+#include "analyzers/accounting/capture_point_summary.h"
+
+#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/result_spill.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace stallscope {
+
+namespace {
+double median_ms(std::vector<int64_t>& v) {
+    if (v.empty()) return -1;
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    int64_t ns = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    return double(ns) / 1e6;
+}
+
+std::string view_of(CapturePlace p) {
+    switch (p) {
+    case CapturePlace::Client:
+        return "the client's: what the client lived, from its first request byte to its last response byte";
+    case CapturePlace::Server:
+        return "the server's: they leave out the way to the client and back; the client lived about that much "
+               "more per call (client_latency_estimate_ms)";
+    case CapturePlace::Path:
+        return "a point in the path's: they leave out the way from there to the client and back; the client lived "
+               "about that much more per call (client_latency_estimate_ms)";
+    case CapturePlace::Both:
+        return "both ends': the round trip is under 1 ms, so the client's and the server's views are the same";
+    case CapturePlace::Unknown: break;
+    }
+    return "the capture point's, which is unknown: no connection showed both sides' round trips";
+}
+} // namespace
+
+CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
+    CapturePointSummary s;
+    std::vector<int64_t> client, server;
+    for_each_connection(r, [&](const Connection& c) {
+        if (!c.http) return true;
+        PathPosition p = path_position(c);
+        CapturePlace place = place_of(p);
+        ++s.by_place[size_t(place)];
+        if (!p.known) return true;
+        ++s.connections;
+        s.from_handshake += p.from_handshake;
+        s.data_ack_pairs += p.data_ack_pairs;
+        client.push_back(p.client_ns);
+        server.push_back(p.server_ns);
+        return true;
+    });
+    // The place most placed connections agree on (a tie: the nearer to "path").
+    uint64_t best = 0;
+    for (CapturePlace p : {CapturePlace::Path, CapturePlace::Client, CapturePlace::Server, CapturePlace::Both})
+        if (s.by_place[size_t(p)] > best) { best = s.by_place[size_t(p)]; s.place = p; }
+    s.client_side_ms = median_ms(client);
+    s.server_side_ms = median_ms(server);
+    if (s.connections == 0) s.evidence = "none: no HTTP connection showed a handshake or data/ACK pairs both ways";
+    else {
+        s.evidence = "the handshakes of " + std::to_string(s.from_handshake) + " of " + std::to_string(s.connections) +
+                     " connection" + (s.connections == 1 ? "" : "s") + " and " + std::to_string(s.data_ack_pairs) +
+                     " data/ACK pair" + (s.data_ack_pairs == 1 ? "" : "s");
+    }
+    s.view = view_of(s.place);
+    return s;
+}
+
+} // namespace stallscope

@@ -1,0 +1,26 @@
+#pragma once
+// Where the whole capture was taken, from its connections' path positions
+// (analyzers/calls/capture_point.h): the place most connections agree on,
+// the medians of each side's round trip, and the evidence behind them. The
+// report says it once, beside whose view the latencies are.
+#include "analyzers/result/model.h"
+
+#include <cstdint>
+#include <string>
+
+namespace stallscope {
+
+struct CapturePointSummary {
+    CapturePlace place = CapturePlace::Unknown;
+    double client_side_ms = -1, server_side_ms = -1;   // medians over placed connections (-1: none)
+    uint64_t connections = 0;                          // connections with both sides sampled
+    uint64_t by_place[5] = {0, 0, 0, 0, 0};            // indexed by CapturePlace
+    uint64_t from_handshake = 0;                       // of them, with a handshake sample
+    uint64_t data_ack_pairs = 0;
+    std::string evidence;                              // "the handshakes of 4 connections and 31 data/ACK pairs"
+    std::string view;                                  // whose view the latencies are, one sentence
+};
+
+CapturePointSummary summarize_capture_point(const AnalysisResult& r);
+
+} // namespace stallscope

@@ -1,0 +1,119 @@
+// The capture point: each side's round trip from the handshake and from
+// data/ACK pairs, the place it names, and what the ledger and the Expect
+// detector make of it (network time is never the server's).
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/calls/capture_point.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// A handshake seen at `syn`, the SYN-ACK `server_side` later, the ACK `client_side` after that.
+Connection handshake(double server_side_ms, double client_side_ms) {
+    Connection c;
+    c.saw_syn = true;
+    c.syn_frame = 1, c.synack_frame = 2, c.ack_frame = 3;
+    c.syn_ns = 1000 * kMs;
+    c.synack_ns = c.syn_ns + int64_t(server_side_ms * kMs);
+    c.ack_ns = c.synack_ns + int64_t(client_side_ms * kMs);
+    return c;
+}
+
+double part(const Call& c, const std::string& cause) {
+    for (auto& t : c.attribution)
+        if (t.cause == cause) return t.ms;
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("capture point: placed from the handshake") {
+    SECTION("near the client: the server's side is the whole round trip") {
+        PathPosition p = path_position(handshake(20, 0.05));
+        REQUIRE(p.known);
+        CHECK(p.from_handshake);
+        CHECK(place_of(p) == CapturePlace::Client);
+        CHECK(path_to(p, Side::Server) == 20 * kMs);
+        CHECK(path_to(p, Side::Client) == 50'000);
+    }
+    SECTION("near the server") { CHECK(place_of(path_position(handshake(0.04, 50))) == CapturePlace::Server); }
+    SECTION("half-way, whichever side the jitter favours: in the path") {
+        CHECK(place_of(path_position(handshake(10.2, 9.8))) == CapturePlace::Path);
+        CHECK(place_of(path_position(handshake(9.8, 10.2))) == CapturePlace::Path);
+    }
+    SECTION("loopback: both ends, and no side counts") {
+        PathPosition p = path_position(handshake(0.02, 0.01));
+        CHECK(place_of(p) == CapturePlace::Both);
+        CHECK(path_to(p, Side::Server) == 0);
+        CHECK(path_to(p, Side::Client) == 0);
+    }
+    SECTION("a retransmitted SYN gives no server-side sample") {
+        Connection c = handshake(20, 0.05);
+        c.syn_retransmissions = 1;
+        CHECK_FALSE(path_position(c).known);
+        CHECK(place_of(path_position(c)) == CapturePlace::Unknown);
+    }
+}
+
+TEST_CASE("capture point: data/ACK pairs place a connection without a handshake, the least sample counts") {
+    Connection c;
+    c.client_path_ns = 0.03 * kMs;
+    c.server_path_ns = 25 * kMs;
+    c.path_samples = 9;
+    PathPosition p = path_position(c);
+    REQUIRE(p.known);
+    CHECK_FALSE(p.from_handshake);
+    CHECK(p.data_ack_pairs == 9);
+    CHECK(place_of(p) == CapturePlace::Client);
+    // A quicker data/ACK pair than the handshake wins (the handshake had a slow SYN-ACK).
+    Connection h = handshake(30, 0.05);
+    h.server_path_ns = 20 * kMs;
+    h.client_path_ns = 1 * kMs;
+    CHECK(path_to(path_position(h), Side::Server) == 20 * kMs);
+    CHECK(path_to(path_position(h), Side::Client) == 50'000);
+    // Only one side sampled: not placed.
+    Connection one;
+    one.server_path_ns = 20 * kMs;
+    CHECK(place_of(path_position(one)) == CapturePlace::Unknown);
+}
+
+TEST_CASE("call ledger: the way to the server and back is network, not server time") {
+    Call c;
+    c.id = 1;
+    c.complete = true;
+    c.start_ns = 2000 * kMs;
+    c.request.first_ns = c.start_ns;
+    c.request.last_ns = c.start_ns + 1 * kMs;        // request: 1 ms
+    c.response.first_ns = c.request.last_ns + 20'500'000;  // 20 ms path + 0.5 ms server
+    c.response.last_ns = c.end_ns = c.response.first_ns + 1 * kMs;
+    c.latency_ms = 22.5;
+    SECTION("captured at the client: 20 ms network, 0.5 ms server") {
+        account_call(c, handshake(20, 0.05), {});
+        CHECK(part(c, kNetwork) == Approx(20).margin(0.001));
+        CHECK(part(c, kServer) == Approx(0.5).margin(0.001));
+        CHECK(c.view == CapturePlace::Client);
+        CHECK(c.client_path_ms == Approx(0.05));
+    }
+    SECTION("captured half-way: 10 ms of it is network, the rest the server's as that point sees it") {
+        account_call(c, handshake(10, 10), {});
+        CHECK(part(c, kNetwork) == Approx(10).margin(0.001));
+        CHECK(part(c, kServer) == Approx(10.5).margin(0.001));
+        CHECK(c.view == CapturePlace::Path);
+        CHECK(c.client_path_ms == Approx(10));
+    }
+    SECTION("loopback: no network cause at all, as before") {
+        account_call(c, handshake(0.02, 0.01), {});
+        CHECK(part(c, kNetwork) == 0);
+        CHECK(part(c, kServer) == Approx(20.5).margin(0.001));
+        bool listed = false;
+        for (auto& t : c.attribution) listed |= t.cause == kNetwork;
+        CHECK_FALSE(listed);
+    }
+    double sum = 0;
+    for (auto& t : c.attribution) sum += t.ms;
+    CHECK(sum == Approx(c.latency_ms).margin(0.001));
+}
