@@ -7,6 +7,7 @@
 // ACKed late by a pure ACK, and the server's next data (the response)
 // leaving right after that ACK. See docs/detectors/tls_ticket_stall.md.
 #include "analyzers/detectors/builtin.h"
+#include "analyzers/calls/capture_point.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/nagle_stalls.h"
 #include "capture/packet_decoder.h"
@@ -38,10 +39,15 @@ public:
             const SegmentInfo& a = segs[--ai];
             if (a.carries != carries::kTlsHandshake || a.retransmission) return;  // only tickets in it
             if (a.acked_ns < 0 || !a.acked_by_pure_ack || a.acked_frame >= b.frame) return;
-            bool near_sender = captured_near(conn, Side::Server);
-            if (a.acked_ns - a.ts_ns < kLateAckNs + (near_sender ? rtt : 0)) return;
+            // Timing as in the Nagle search (nagle_stalls.cpp): the ACK is late
+            // beyond the way to the client and back; the response passes the
+            // capture the way to the server and back after the ACK did.
+            const PathPosition where = path_position(conn);
+            const int64_t to_receiver = path_to(where, Side::Client), to_sender = path_to(where, Side::Server);
+            if (a.acked_ns - a.ts_ns < kLateAckNs + to_receiver) return;
+            const int64_t slack = kCouplingNs + where.rtt_ns() / 10;
             int64_t release = b.ts_ns - a.acked_ns;
-            if (release < 0 || release > kCouplingNs + (near_sender ? 0 : rtt)) return;
+            if (release < 0 || release < to_sender - slack || release > to_sender + slack) return;
             // The client sent no data between the ticket and its ACK: it had nothing to carry the ACK.
             for (size_t k = ai + 1; k < bi; ++k)
                 if (segs[k].from == Side::Client && is_data(segs[k]) && segs[k].frame != a.acked_frame &&

@@ -129,6 +129,8 @@ json tls_json(const ConnectionTls& t) {
             {"session_tickets", t.session_tickets},
             {"record_overhead", t.record_overhead},
             {"sizes_exact", t.sizes_exact}};
+}
+
 json capture_point_of(const Connection& k) {
     const PathPosition pos = path_position(k);
     return {{"where", place_name(place_of(pos))},
