@@ -1,6 +1,6 @@
 #include "analyzers/accounting/call_ledger.h"
 
-#include "analyzers/calls/call_reuse.h"
+#include "analyzers/result/call_reuse.h"
 
 #include <algorithm>
 #include <cmath>
