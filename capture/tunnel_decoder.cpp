@@ -95,10 +95,23 @@ DecodeResult decode_geneve(ByteReader r, Context& c) {
     }
 }
 
+// Is the IPv6 header at `r` to or from a Teredo address (2001:0::/32)?
+bool teredo_address(ByteReader r) {
+    if (!r.skip(8)) return false;
+    auto src = r.be32();
+    if (!src || !r.skip(12)) return false;
+    auto dst = r.be32();
+    return *src == 0x20010000u || (dst && *dst == 0x20010000u);
+}
+
 // Teredo: optional authentication and origin indication headers, then an
 // IPv6 packet that fills the rest of the datagram. Anything else on port
-// 3544 is some other UDP (the port is also an ephemeral one).
-DecodeResult decode_teredo(ByteReader r, size_t len_on_wire, Context& c) {
+// 3544 is some other UDP (the port is also an ephemeral one). Off 3544
+// (`by_content`: Teredo data between a client and a relay uses any port, as
+// Zeek finds it) the IPv6 packet must also be to or from a Teredo address, so
+// random UDP is not taken for it (version 6, the exact length and a 32-bit
+// prefix at one of two places).
+DecodeResult decode_teredo(ByteReader r, size_t len_on_wire, Context& c, bool by_content = false) {
     const size_t start = r.remaining();
     ByteReader probe = r;
     if (probe.be16() == 0x0001) {  // authentication: id len, auth len, id, auth, nonce(8), confirmation(1)
@@ -117,6 +130,7 @@ DecodeResult decode_teredo(ByteReader r, size_t len_on_wire, Context& c) {
     auto plen = probe.be16();
     if (!vtc || !plen || (*vtc >> 28) != 6 || len_on_wire < header || 40 + size_t(*plen) != len_on_wire - header)
         return not_tcp(kUdpNotTunnel);
+    if (by_content && !teredo_address(r)) return not_tcp(kUdpNotTunnel);
     return inner(c, "Teredo", [&] { return decode_ipv6(r, c); });
 }
 
@@ -133,7 +147,7 @@ DecodeResult decode_udp(ByteReader r, Context& c) {
     if (*dport == kUdpVxlan) return decode_vxlan(body, c);
     if (*dport == kUdpGeneve) return decode_geneve(body, c);
     if (*sport == kUdpTeredo || *dport == kUdpTeredo) return decode_teredo(body, payload_on_wire, c);
-    return not_tcp(kUdpNotTunnel);
+    return decode_teredo(body, payload_on_wire, c, true);
 }
 
 DecodeResult decode_ip_in_ip(uint8_t proto, ByteReader r, Context& c) {

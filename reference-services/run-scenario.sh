@@ -5,6 +5,11 @@
 #   run-scenario.sh --profile NAME --op OP --calls N [--size S] --out DIR/NAME
 #                   [--server-args "..."] [--client-args "..."] [--netns]
 #                   [--description TEXT] [--pathologies JSON] [--build DIR] [--timeout-s S]
+#                   [--tls 1.2|1.3 [--tls-cert-names N]]
+#
+# --tls: HTTPS with a test CA made at run time (https/make-test-ca.sh; --tls-cert-names N pads the leaf
+# with N names to grow the certificate flight). The client writes the NSS key log to OUT.keys; the
+# capture with the secrets embedded (editcap --inject-secrets) is OUT.keyed.pcapng; OUT.pcap has none.
 #
 # --netns: server and client in two fresh network namespaces joined by a veth pair (MTU 1500,
 # 10.213.x.{1,2}/24 inside the namespaces only), captured on the server's veth; the namespaces are
@@ -24,7 +29,7 @@ done
 MADE_BY="$(printf '%q ' "${made_by_args[@]}")"; MADE_BY="${MADE_BY% }"
 
 profile="" op="" calls="" size=10 out="" server_args="" client_args="" netns=0
-description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
+tls="" tls_cert_names=0 description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
 die() { echo "run-scenario: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,11 +43,13 @@ while [ $# -gt 0 ]; do
     --server-args) server_args="${2?}"; shift 2 ;;
     --client-args) client_args="${2?}"; shift 2 ;;
     --netns) netns=1; shift ;;
+    --tls) tls="${2:?}"; shift 2 ;;
+    --tls-cert-names) tls_cert_names="${2:?}"; shift 2 ;;
     --description) description="${2?}"; shift 2 ;;
     --pathologies) pathologies="${2?}"; shift 2 ;;
     --build) build="${2:?}"; shift 2 ;;
     --timeout-s) timeout_s="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -105,8 +112,15 @@ srv_exec=() cli_exec=() iface="lo" host="127.0.0.1" bind="127.0.0.1"
 if [ "$netns" = 1 ]; then
   id=$$
   x=$(( id % 250 + 1 ))
-  ns_srv="stallscope-srv-$id" ns_cli="stallscope-cli-$id"
-  vs="ssvs$id" vc="ssvc$id"
+  # STALLSCOPE_NETNS_PREFIX names everything this run creates (helpers sharing a machine use their own).
+  prefix="${STALLSCOPE_NETNS_PREFIX:-}"
+  if [ -n "$prefix" ]; then
+    ns_srv="$prefix-srv-$id" ns_cli="$prefix-cli-$id"
+    vs="${prefix:0:8}s$(( id % 100000 ))" vc="${prefix:0:8}c$(( id % 100000 ))"
+  else
+    ns_srv="stallscope-srv-$id" ns_cli="stallscope-cli-$id"
+    vs="ssvs$id" vc="ssvc$id"
+  fi
   if ip netns add "$ns_srv" 2>/dev/null && ip netns add "$ns_cli" 2>/dev/null &&
      ip link add "$vs" type veth peer name "$vc" 2>/dev/null &&
      ip link set "$vs" netns "$ns_srv" && ip link set "$vc" netns "$ns_cli" &&
@@ -131,6 +145,16 @@ if [ "$netns" = 1 ]; then
   fi
 fi
 
+scheme="http"
+if [ -n "$tls" ]; then
+  command -v editcap >/dev/null || die "--tls needs editcap (wireshark-common) to embed the key log"
+  "$HERE/https/make-test-ca.sh" "$work/ca" --big "$tls_cert_names" || die "could not make the test CA"
+  rm -f "$out.keys"
+  server_args="$server_args --tls $tls --cert $work/ca/server.pem --key $work/ca/server.key"
+  client_args="$client_args --tls $tls --cacert $work/ca/ca.pem --keylog $out.keys"
+  scheme="https"
+fi
+
 port="$(pick_port)"
 pcap="$out.pcap"
 rm -f "$pcap"
@@ -147,7 +171,7 @@ server_pid=$!
 wait_for_text "$work/server.out" "listening on" || die "server did not start: $(cat "$work/server.err")"
 
 # shellcheck disable=SC2206
-client_cmd=("$CLIENT_BIN" --profile "$client_profile" --url "http://$host:$port/soap" --op "$op" --calls "$calls"
+client_cmd=("$CLIENT_BIN" --profile "$client_profile" --url "$scheme://$host:$port/soap" --op "$op" --calls "$calls"
             --size "$size" --timeout-s "$timeout_s" $client_args)
 client_rc=0
 "${cli_exec[@]}" "${client_cmd[@]}" >"$out.client.jsonl" 2>"$work/client.err" || client_rc=$?
@@ -158,8 +182,12 @@ kill -INT "$tcpdump_pid" 2>/dev/null || true; wait "$tcpdump_pid" 2>/dev/null ||
 dropped="$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$work/tcpdump.err")"
 [ "${dropped:-0}" = 0 ] || echo "run-scenario: WARNING: tcpdump dropped $dropped packets; the capture is incomplete" >&2
 
+if [ -n "$tls" ]; then
+  editcap --inject-secrets "tls,$out.keys" "$pcap" "$out.keyed.pcapng" || die "editcap --inject-secrets failed"
+fi
+
 name="$(basename "$out")"
-NAME="$name" MADE_BY="$MADE_BY" DESCRIPTION="$description" TRANSPORT="$transport" PATHOLOGIES="$pathologies" \
+TLS="$tls" TLS_CERT_NAMES="$tls_cert_names" WORK="$work" NAME="$name" MADE_BY="$MADE_BY" DESCRIPTION="$description" TRANSPORT="$transport" PATHOLOGIES="$pathologies" \
 CLIENT_CMD="${client_cmd[*]}" SERVER_CMD="${server_cmd[*]}" BUILD="$build" CLIENT_ERR="$work/client.err" \
 SERVER_ERR="$work/server.err" JSONL="$out.client.jsonl" CALLS="$calls" REPO="$REPO" \
 python3 - >"$out.label.json" <<'PY'
@@ -168,6 +196,7 @@ rows = [json.loads(l) for l in open(os.environ["JSONL"]) if l.strip()]
 cerr = open(os.environ["CLIENT_ERR"]).read()
 m = re.search(r"http=(1\.[01])", cerr)
 def rel(cmd):  # paths relative to the repo / build dir so labels do not depend on the checkout
+    cmd = cmd.replace(os.environ["WORK"] + "/", "<tmp>/")
     return cmd.replace(os.environ["BUILD"].rstrip("/") + "/", "<build>/").replace(os.environ["REPO"] + "/", "")
 label = {
     "name": os.environ["NAME"],
@@ -186,6 +215,13 @@ label = {
     "client_latencies_ms": [r["latency_ms"] for r in rows],
     "pathologies": json.loads(os.environ["PATHOLOGIES"]),
 }
+if os.environ["TLS"]:
+    label["tls"] = {"version": os.environ["TLS"], "key_log": os.environ["NAME"] + ".keys",
+                    "keyed_capture": os.environ["NAME"] + ".keyed.pcapng",
+                    "keyless_capture": os.environ["NAME"] + ".pcap",
+                    "certificate_padding_names": int(os.environ["TLS_CERT_NAMES"]),
+                    "resumed_connections": sum(1 for r in rows if r.get("tls_resumed")),
+                    "full_handshakes": sum(1 for r in rows if r.get("tls_resumed") is False)}
 print(json.dumps(label, indent=2))
 PY
 cat "$work/client.err" >&2

@@ -71,6 +71,24 @@ def messages(dir_segs):
     return msgs
 
 
+def nagle_stalls(ss, client):
+    """Nagle/delayed-ACK on one connection's segments: A from S, late pure ACK from R, B from S right after it."""
+    out = []
+    for i, a in enumerate(ss):
+        if a["len"] == 0:
+            continue
+        rest = ss[i + 1:]
+        peer_next = next((s for s in rest if s["src"] != a["src"]), None)
+        own_next = next((s for s in rest if s["src"] == a["src"]), None)
+        if not peer_next or not own_next or peer_next["len"] > 0 or peer_next["syn"] or peer_next["fin"]:
+            continue
+        late = peer_next["t"] - a["t"]
+        if late >= STALL_MIN_S and own_next["len"] > 0 and 0 <= own_next["t"] - peer_next["t"] <= COUPLING_S:
+            out.append({"t": a["t"], "frame_a": a["frame"], "frame_ack": peer_next["frame"], "frame_b": own_next["frame"],
+                        "ms": round(late * 1000, 1), "sender": "client" if a["src"] == client else "server"})
+    return out
+
+
 def check(path):
     segs = load(path)
     streams = {}
@@ -115,20 +133,9 @@ def check(path):
         for x in resps:  # a 100 Continue the client did not wait for (MS SOAP) still costs a call
             if x["head"].startswith("HTTP/1.1 100"):
                 events["expect_100_wait"].append(x["segs"][0]["t"])
-        # Nagle/delayed-ACK: A from S, late pure ACK from R, B from S right after it.
-        for i, a in enumerate(ss):
-            if a["len"] == 0:
-                continue
-            rest = ss[i + 1:]
-            peer_next = next((s for s in rest if s["src"] != a["src"]), None)
-            own_next = next((s for s in rest if s["src"] == a["src"]), None)
-            if not peer_next or not own_next or peer_next["len"] > 0 or peer_next["syn"] or peer_next["fin"]:
-                continue
-            late = peer_next["t"] - a["t"]
-            if late >= STALL_MIN_S and own_next["len"] > 0 and 0 <= own_next["t"] - peer_next["t"] <= COUPLING_S:
-                events["nagle_delayed_ack"].append(a["t"])
-                stalls.append({"frame_a": a["frame"], "frame_ack": peer_next["frame"], "frame_b": own_next["frame"],
-                               "ms": round(late * 1000, 1), "sender": "client" if a["src"] == client else "server"})
+        for st in nagle_stalls(ss, client):
+            events["nagle_delayed_ack"].append(st["t"])
+            stalls.append({k: v for k, v in st.items() if k != "t"})
     calls.sort(key=lambda c: c[0])
     starts = [c[0] for c in calls]
 

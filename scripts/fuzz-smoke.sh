@@ -12,7 +12,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-/work/build-fuzz}"
 SECS="${FUZZ_SECONDS:-30}"
 JOBS="${JOBS:-2}"
-TARGETS="${FUZZ_TARGETS:-fuzz_capture_reader fuzz_http_parser fuzz_content_decoder fuzz_soap_decoder fuzz_pipeline}"
+TARGETS="${FUZZ_TARGETS:-fuzz_capture_reader fuzz_http_parser fuzz_content_decoder fuzz_soap_decoder fuzz_pipeline fuzz_tls_records fuzz_tls_handshake fuzz_tls_keylog}"
 
 command -v clang++ >/dev/null || { echo "fuzz-smoke: clang++ missing (scripts/install-deps.sh)"; exit 1; }
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -27,13 +27,36 @@ def check_report(doc):
         if not _num(v) or v < -EPS or v > hi:
             out.append((name, f"{what} = {v!r} not in [0, {duration}]"))
 
+    packets = cap.get("packets")
+
+    def frame_in(name, v, what, none_ok=True):
+        """A frame number names a frame of the capture: 1..packets (0 = none, where allowed)."""
+        if v is None or (none_ok and v == 0) or not _num(packets):
+            return
+        if not isinstance(v, int) or v < 1 or v > packets:
+            out.append((name, f"{what} = {v!r} not a frame of the capture (1..{packets})"))
+
     conns = {c["id"]: c for c in doc.get("connections", [])}
     for c in conns.values():
         inside("handshake_bounds", c.get("handshake_ms"), f"connection {c['id']} handshake_ms")
 
+    for c in conns.values():
+        frame_in("frame_bounds", c.get("first_frame"), f"connection {c['id']} first_frame", none_ok=False)
+        frame_in("frame_bounds", c.get("last_frame"), f"connection {c['id']} last_frame", none_ok=False)
+
     calls = {c["id"]: c for c in doc.get("calls", [])}
     for c in calls.values():
         cid = c["id"]
+        # A call is a request seen in the capture: its first frame is one of the capture's.
+        frame_in("frame_bounds", c.get("request_first_frame"), f"call {cid} request_first_frame", none_ok=False)
+        frame_in("frame_bounds", c.get("response_last_frame"), f"call {cid} response_last_frame")
+        for side in ("request", "response"):
+            m = c.get(side) or {}
+            for k in ("first_frame", "last_frame"):
+                frame_in("frame_bounds", m.get(k), f"call {cid} {side}.{k}")  # 0: no byte attributed
+        for p in c.get("phases", []):
+            for k in ("start_frame", "end_frame"):
+                frame_in("frame_bounds", p.get(k), f"call {cid} phase {p.get('phase')} {k}")
         if not c.get("method"):
             out.append(("empty_method", f"call {cid} has an empty method"))
         lat = c.get("latency_ms")
@@ -66,6 +89,8 @@ def check_report(doc):
 
     for i, f in enumerate(doc.get("findings", [])):
         what = f"finding {i + 1} ({f.get('kind')})"
+        for fr in f.get("frames", []):
+            frame_in("frame_bounds", fr, what + " frame", none_ok=False)
         s, e, cost = f.get("start_ms"), f.get("end_ms"), f.get("cost_ms")
         inside("finding_bounds", s, what + " start_ms")
         inside("finding_bounds", e, what + " end_ms")

@@ -11,17 +11,12 @@ namespace stallscope {
 
 namespace {
 
-// Precedence where stalls cover the same time: the cause that starts a
-// chain comes first. A client waiting for 100 Continue is why a 100
-// Continue (and a Nagle hold behind it) exists at all; a Nagle hold can
-// contain a retransmission but not the other way round. Equal precedence:
-// the earlier start.
-int precedence(const std::string& kind) {
-    static const char* const kOrder[] = {"expect_100_wait", "nagle_delayed_ack", "retransmission"};
-    for (int i = 0; i < 3; ++i)
-        if (kind == kOrder[i]) return i;
-    return 3;
-}
+// Precedence where stalls cover the same time (the finding-kinds table):
+// the cause that starts a chain comes first. A client waiting for 100
+// Continue is why a 100 Continue (and a Nagle hold behind it) exists at all;
+// a Nagle hold can contain a retransmission but not the other way round.
+// Equal precedence: the earlier start.
+int precedence(const std::string& kind) { return finding_kind_precedence(kind); }
 
 std::string fmt_ms(double v) {
     char b[32];
@@ -89,13 +84,16 @@ void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
 
 } // namespace
 
-bool is_avoidable(const std::string& kind) { return kind != "server_time"; }
 
 bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;
 }
 
+bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
+
 void account_finding(Finding& f) {
+    // Its time is part of the connection's setup, which connection_setup counts.
+    if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
     if (f.intervals.empty()) f.counted_ms = f.cost_ms;
 }
 

@@ -12,6 +12,7 @@
 //
 // The summary, the reports and the GUI read these numbers; none adds costs
 // of its own. See docs/json-format.md ("attribution").
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
 
 #include <map>
@@ -36,8 +37,11 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
 // counted_ms = cost_ms. Idempotent; run on every finding at the end.
 void account_finding(Finding& f);
 
-// True for kinds that are waits with a fix (everything but server_time).
-bool is_avoidable(const std::string& kind);
+// True for kinds whose time lies before the first request byte, in the
+// connection's setup (connection_setup, tls_resumption_missing): charged to
+// the client's time (setup + latency), not to latency_ms.
+bool is_setup_kind(const std::string& kind);
+
 // True for an attribution cause that is a stall (not transfer or server).
 bool is_stall_cause(const std::string& cause);
 

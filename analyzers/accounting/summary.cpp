@@ -12,6 +12,7 @@ namespace stallscope {
 
 std::string operation_key(const Call& c) {
     if (!c.soap.operation.empty()) return c.soap.operation;
+    if (c.encrypted) return "(encrypted)";  // TLS without keys: one group
     std::string path = c.uri.substr(0, c.uri.find('?'));
     return c.method.empty() ? std::string("(no request line)") : c.method + " " + path;
 }

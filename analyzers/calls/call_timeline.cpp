@@ -43,7 +43,7 @@ void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t cl
     int64_t cursor = INT64_MIN;
     auto add = [&](PhaseKind k, int64_t s, uint64_t sf, int64_t e, uint64_t ef) {
         if (sf == 0 || ef == 0) return;
-        if (c.complete && k != PhaseKind::Connect && k != PhaseKind::Close) {
+        if (c.complete && k != PhaseKind::Connect && k != PhaseKind::Close && k != PhaseKind::TlsHandshake) {
             s = std::clamp(s, c.start_ns, c.end_ns);
             e = std::clamp(e, c.start_ns, c.end_ns);
         }
@@ -55,9 +55,17 @@ void build_phases(Call& c, const Connection& conn, int64_t close_ns, uint64_t cl
     const MessageInfo& rq = c.request;
     const MessageInfo& rs = c.response;
     if (c.opened_connection && conn.syn_frame) {
-        if (conn.ack_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.ack_ns, conn.ack_frame);
+        // TCP Fast Open: the request left on the SYN; the handshake ran beside
+        // it, and the connect phase (the wait before the request) is empty.
+        if (rq.first_frame == conn.syn_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.syn_ns, conn.syn_frame);
+        else if (conn.ack_frame) add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.ack_ns, conn.ack_frame);
         else add(PhaseKind::Connect, conn.syn_ns, conn.syn_frame, conn.synack_ns, conn.synack_frame);
     }
+    // The TLS handshake, paid by the call that opened the connection (before its first request byte).
+    if (c.index_on_connection == 0 && conn.tls && conn.tls->handshake_last_frame && c.request.first_frame &&
+        conn.tls->handshake_end_ns <= c.request.first_ns)
+        add(PhaseKind::TlsHandshake, conn.tls->handshake_start_ns, conn.tls->handshake_first_frame,
+            conn.tls->handshake_end_ns, conn.tls->handshake_last_frame);
     add(PhaseKind::RequestHeaders, rq.first_ns, rq.first_frame, rq.headers_end_ns, rq.headers_end_frame);
     // Phases are contiguous: a body phase starts where the head ended, so a
     // wait between head and body (a Nagle stall) is time of the body phase,

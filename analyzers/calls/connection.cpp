@@ -2,6 +2,8 @@
 
 #include "analyzers/calls/call_timeline.h"
 #include "dissectors/http/http_stream_parser.h"
+#include "dissectors/tls/tls_handshake.h"
+#include "dissectors/tls/tls_record.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,15 +16,52 @@ constexpr size_t kUnackedCap = 100000;
 bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 }
 
+// Where a direction's stream goes: decided on its first bytes. A TLS
+// record header sends it (and the other direction) to the TLS session;
+// anything else to the HTTP exchange tracker, as before.
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
-    DirSink(ExchangeTracker& t, int dir) : tracker(t), dir(dir) {}
+    enum class Route : uint8_t { Undecided, Http, Tls };
+    DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
-        tracker.on_data(dir, offset, data, tag);
+        // Bytes are placed in time by the segment that carried them. One held
+        // behind a hole until the stream ended (far ahead in sequence space: a
+        // corrupt sequence number) may have outlived its record, handed on with
+        // the calls before it: without a frame and a time it cannot be placed,
+        // and is dropped as a gap rather than made a call at frame 0, time 0.
+        if (!conn.segs_.at(tag)) {
+            if (!unplaced)
+                conn.host_.warn({WarningCode::BytesUnplaced,
+                                 std::to_string(data.size()) + " " + (dir == 0 ? "client" : "server") +
+                                     " bytes at stream offset " + std::to_string(offset) +
+                                     ", held behind a hole until frame " + std::to_string(conn.info_.last_frame) +
+                                     ", could not be placed (their segment is no longer known): dropped as a gap",
+                                 conn.info_.last_frame, 0, conn.info_.id});
+            ++unplaced;
+            on_stream_gap(offset, data.size());
+            return;
+        }
+        any_data = true;
+        if (route == Route::Undecided) decide(data);
+        if (route == Route::Tls) conn.tls_->on_data(dir, offset, data, tag);
+        else conn.tracker_.on_data(dir, offset, data, tag);
     }
-    void on_stream_gap(uint64_t offset, uint64_t len) override { tracker.on_gap(dir, offset, len); gaps += len; }
-    ExchangeTracker& tracker;
+    void on_stream_gap(uint64_t offset, uint64_t len) override {
+        if (offset == 0 && !any_data) before_capture = len;  // bytes sent before the capture began
+        if (route == Route::Tls) conn.tls_->on_gap(dir, offset, len);
+        else conn.tracker_.on_gap(dir, offset, len);
+        gaps += len;
+    }
+    void decide(std::span<const uint8_t> first) {
+        bool tls = conn.sinks_[1 - dir]->route == Route::Tls || sniff_tls_record(first) != TlsSniff::No;
+        route = tls ? Route::Tls : Route::Http;
+        if (tls) conn.tls_session();
+    }
+    ConnectionAnalyzer& conn;
     int dir;
-    uint64_t gaps = 0;
+    Route route = Route::Undecided;
+    uint64_t gaps = 0, unplaced = 0;
+    bool any_data = false;
+    uint64_t before_capture = 0;
 };
 
 ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, const AnalysisOptions& options,
@@ -42,12 +81,27 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
         info_.server = src_client ? first.dst : first.src;
     }
     for (int d = 0; d < 2; ++d) {
-        sinks_[d] = std::make_unique<DirSink>(tracker_, d);
+        sinks_[d] = std::make_unique<DirSink>(*this, d);
         reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
     }
 }
 
 ConnectionAnalyzer::~ConnectionAnalyzer() = default;
+
+// The one place a connection becomes TLS (keyless models attach here).
+TlsSession& ConnectionAnalyzer::tls_session() {
+    if (!tls_) {
+        tls_ = std::make_unique<TlsSession>(segs_, static_cast<ExchangeHost&>(*this), tracker_, opt_.tls_keys);
+        keyless_ = std::make_unique<TlsKeylessCalls>(info_.id, segs_, static_cast<ExchangeHost&>(*this), *tls_);
+        tls_->set_observer(keyless_.get());
+    }
+    return *tls_;
+}
+
+void ConnectionAnalyzer::end_of_stream(int dir) {
+    if (sinks_[dir]->route == DirSink::Route::Tls) tls_->on_end_of_stream(dir);
+    else tracker_.on_end_of_stream(dir);
+}
 
 bool ConnectionAnalyzer::accepts(const TcpPacket& p) const {
     bool syn_only = has(p.flags, tcpflag::kSyn) && !has(p.flags, tcpflag::kAck);
@@ -61,8 +115,12 @@ void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
     if (orientation_known_ || p.payload.empty()) return;
     orientation_known_ = true;
     bool src_is_client;
-    if (HttpStreamParser::looks_like_request(p.payload)) src_is_client = true;
-    else if (HttpStreamParser::looks_like_response(p.payload)) src_is_client = false;
+    // A TLS record starting a handshake message says who sent it: the client sends the ClientHello.
+    bool tls_hello = sniff_tls_record(p.payload) == TlsSniff::Yes && p.payload[0] == tls::kHandshake &&
+                     p.payload.size() > tls::kHeaderBytes;
+    uint8_t hs = tls_hello ? p.payload[tls::kHeaderBytes] : 0xff;
+    if (HttpStreamParser::looks_like_request(p.payload) || hs == tls::kClientHello) src_is_client = true;
+    else if (HttpStreamParser::looks_like_response(p.payload) || hs == tls::kServerHello) src_is_client = false;
     else return;  // keep the port guess
     if ((p.src == info_.client) == src_is_client) return;
     std::swap(info_.client, info_.server);
@@ -80,6 +138,7 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
             info_.syn_ns = f.ts_ns;
             info_.syn_frame = f.number;
             client_isn_ = p.seq;
+            client_syn_data_ = p.payload_len;
             info_.client_mss = p.mss;
             info_.client_wscale = p.wscale;
             reasm_[0]->on_syn(p.seq);
@@ -112,7 +171,8 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
 bool ConnectionAnalyzer::is_handshake_ack(const TcpPacket& p) const {
     if (!has(p.flags, tcpflag::kAck) || has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst)) return false;
     if (p.payload_len != 0 || !have_server_isn_ || p.ack != server_isn_ + 1) return false;
-    return !info_.saw_syn || p.seq == client_isn_ + 1;
+    // After a Fast Open SYN the client's next byte is past the SYN's data.
+    return !info_.saw_syn || p.seq == client_isn_ + 1 || p.seq == client_isn_ + 1 + client_syn_data_;
 }
 
 // Wireshark's rules (tcp.analysis.keep_alive, .zero_window_probe): a
@@ -184,10 +244,13 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     if (p.payload_len > 0 && !ended_[dir] && s.probe != probe::kKeepAlive) {
         any_payload_ = true;
         (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
-        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(p.seq) : -1;
-        auto kind = reasm_[dir]->on_segment(p.seq, p.payload, p.payload_len, idx);
+        // Data on a SYN or SYN-ACK (TCP Fast Open, RFC 7413) follows the SYN's
+        // own sequence number: its first byte is ISN+1, stream offset 0.
+        const uint32_t data_seq = p.seq + (has(p.flags, tcpflag::kSyn) ? 1 : 0);
+        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(data_seq) : -1;
+        auto kind = reasm_[dir]->on_segment(data_seq, p.payload, p.payload_len, idx);
         if (reasm_[dir]->has_origin())
-            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(p.seq) + int64_t(p.payload_len));
+            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(data_seq) + int64_t(p.payload_len));
         if (s.probe == probe::kZeroWindowProbe) zwp_at_[dir] = at;
         // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
         bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
@@ -201,28 +264,30 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             rec->out_of_order = true;
         }
         if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
-            int64_t end = reasm_[dir]->offset_of(p.seq + p.payload_len);
+            int64_t end = reasm_[dir]->offset_of(data_seq + p.payload_len);
             if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
         } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
             unacked_cap_frame_ = f.number;
-            host_.warn("unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
-                           std::to_string(f.number) + ": ACK times of later segments are not tracked",
-                       f.number, info_.id);
+            host_.warn({WarningCode::UnackedSegmentCap,
+                        "unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
+                            std::to_string(f.number) + ": ACK times of later segments are not tracked",
+                        f.number, 0, info_.id});
         }
         if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
             reorder_cap_warned_[dir] = true;
-            host_.warn("out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
-                           " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
-                           (dir == 0 ? "client" : "server") +
-                           " bytes held behind a hole were released, the hole becomes a gap",
-                       f.number, info_.id);
+            host_.warn({WarningCode::OutOfOrderCap,
+                        "out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
+                            " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
+                            (dir == 0 ? "client" : "server") +
+                            " bytes held behind a hole were released, the hole becomes a gap",
+                        f.number, 0, info_.id});
         }
     }
     if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
         (dir == 0 ? info_.fin_client : info_.fin_server) = true;
         ended_[dir] = true;
         reasm_[dir]->flush();
-        tracker_.on_end_of_stream(dir);
+        end_of_stream(dir);
     }
     if (has(p.flags, tcpflag::kRst)) {
         info_.rst = true;
@@ -230,7 +295,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             if (ended_[d]) continue;
             ended_[d] = true;
             reasm_[d]->flush();
-            tracker_.on_end_of_stream(d);
+            end_of_stream(d);
         }
     }
     for (int d = 0; d < 2; ++d)
@@ -238,6 +303,9 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             shift_offsets(d, origin_before[d] - reasm_[d]->origin());
     if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
         rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
+    if (SegmentInfo* rec = segs_.at(idx); rec && rec->ack == 0 && has(p.flags, tcpflag::kAck) &&
+                                          reasm_[1 - dir]->offset_of(p.ack) >= 0)
+        rec->ack = uint32_t(reasm_[1 - dir]->offset_of(p.ack) + 1);  // its ACK placed the peer's origin
     if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
@@ -287,10 +355,59 @@ void ConnectionAnalyzer::hand_on(bool all) {
     }
     ready.clear();  // the calls' states go back for the next calls
     spare = std::move(ready);
+    hand_on_tls(all);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).
-    if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
+    if (keyless_) {  // TLS: decrypted calls (tracker) and keyless ones may both need segments
+        uint64_t keep = tracker_.calls_started() > 0 ? tracker_.oldest_needed_segment() : segs_.end_index();
+        segs_.release_before(std::min(keep, keyless_->oldest_needed_segment()));
+    } else if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
     else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
+    else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
+}
+
+// The calls the TLS records made (no keys), with the connection's TLS facts
+// set first: the detectors read them from the Connection they are given.
+void ConnectionAnalyzer::hand_on_tls(bool all) {
+    if (!keyless_) return;
+    keyless_->describe(info_.tls ? *info_.tls : info_.tls.emplace());
+    thread_local std::vector<TlsKeylessCalls::Ready> ready;
+    keyless_->take_ready(all, ready);
+    for (size_t i = 0; i < ready.size(); ++i) {
+        Call& c = ready[i].call;
+        ++info_.calls;
+        c.opened_connection = c.index_on_connection == 0 && info_.saw_syn;
+        c.closed_connection = all && i + 1 == ready.size() && closed();
+        segs_.copy(ready[i].seg_first, ready[i].seg_end, c.segments);
+        order_call_times(c);
+        build_phases(c, info_, close_ns_, close_frame_);
+        host_.call_ready(std::move(c), info_);
+    }
+    ready.clear();
+}
+
+// A connection whose handshake was not captured: say so, with how much of
+// each stream (placed by the peer's first ACK) came before the first
+// captured byte, so an incomplete first call is not read as a slow one.
+void ConnectionAnalyzer::warn_began_before_capture() {
+    if (info_.saw_syn || info_.synack_frame || !info_.http) return;
+    const uint64_t missed[2] = {sinks_[0]->before_capture, sinks_[1]->before_capture};
+    std::string what = "connection " + info_.client.to_string() + " -> " + info_.server.to_string() +
+                       " began before the capture (no handshake): ";
+    if (missed[0] == 0 && missed[1] == 0)
+        what += "no bytes missed before the first captured ones (by each side's first ACK)";
+    else
+        what += std::to_string(missed[0]) + " client and " + std::to_string(missed[1]) +
+                " server bytes missed between each side's first ACK and its first captured bytes";
+    static constexpr const char* kSide[] = {"client", "server"};
+    for (int d = 0; d < 2; ++d) {
+        const uint64_t first = tracker_.first_message_offset(d);
+        if (first != UINT64_MAX && first > missed[d])
+            what += std::string("; the ") + kSide[d] + "'s first " + std::to_string(first - missed[d]) +
+                    " captured bytes end a message begun before the capture (not parsed)";
+    }
+    what += "; a call whose message began before the capture is reported incomplete, not timed";
+    host_.warn({WarningCode::BeganBeforeCapture, what, info_.first_frame, 0, info_.id});
 }
 
 void ConnectionAnalyzer::finish() {
@@ -300,12 +417,14 @@ void ConnectionAnalyzer::finish() {
     for (int d = 0; d < 2; ++d) reasm_[d]->flush();
     info_.gap_bytes = sinks_[0]->gaps + sinks_[1]->gaps;
     info_.http = tracker_.any_http();
+    warn_began_before_capture();
     hand_on(true);
     if (segs_.dropped())
-        host_.warn("segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
-                       std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
-                       " oldest segments not kept for diagrams and detectors",
-                   segment_cap_frame_, info_.id);
+        host_.warn({WarningCode::SegmentHistoryCap,
+                    "segment history cap (" + std::to_string(kSegmentCap) + " per connection) hit at frame " +
+                        std::to_string(segment_cap_frame_) + ": " + std::to_string(segs_.dropped()) +
+                        " oldest segments not kept for diagrams and detectors",
+                    segment_cap_frame_, 0, info_.id});
 }
 
 } // namespace stallscope

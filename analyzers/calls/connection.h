@@ -6,6 +6,8 @@
 #include "analyzers/calls/exchange_tracker.h"
 #include "analyzers/calls/fifo.h"
 #include "analyzers/calls/segment_store.h"
+#include "analyzers/calls/tls_keyless_calls.h"
+#include "analyzers/calls/tls_session.h"
 #include "capture/frame.h"
 #include "capture/packet_decoder.h"
 #include "capture/tcp/stream_reassembler.h"
@@ -18,7 +20,7 @@ class ConnectionHost {
 public:
     virtual ~ConnectionHost() = default;
     virtual uint64_t new_call_id() = 0;
-    virtual void warn(const std::string& message, uint64_t frame, uint64_t connection_id) = 0;
+    virtual void warn(Warning w) = 0;
     // A finished call with its segments and phases filled in.
     virtual void call_ready(Call&& call, const Connection& conn) = 0;
     // One per analysis, shared by its connections; null: compress every body.
@@ -41,14 +43,19 @@ public:
     int64_t last_ns() const { return info_.last_ns; }
     const Connection& info() const { return info_; }
     std::vector<Call> provisional_calls() const { return tracker_.provisional(); }
+    // The TLS side, once a direction's first bytes were a TLS record (else null).
+    const TlsSession* tls() const { return tls_.get(); }
 
 private:
     struct DirSink;
     struct Unacked { uint64_t seg; uint64_t end; };
 
     uint64_t new_call_id() override { return host_.new_call_id(); }
-    void warn(const std::string& message, uint64_t frame) override { host_.warn(message, frame, info_.id); }
+    void warn(WarningCode code, const std::string& message, uint64_t frame, uint64_t call_id) override {
+        host_.warn({code, message, frame, 0, info_.id, call_id});
+    }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
+    uint32_t stream_ack(int acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
     void settle_orientation(const TcpPacket& p);
@@ -57,7 +64,11 @@ private:
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
     void hand_on(bool all);
+    void hand_on_tls(bool all);
+    void warn_began_before_capture();
     void shift_offsets(int dir, int64_t by);
+    TlsSession& tls_session();
+    void end_of_stream(int dir);
 
     const AnalysisOptions& opt_;
     ConnectionHost& host_;
@@ -65,11 +76,14 @@ private:
     SegmentStore segs_;
     ExchangeTracker tracker_;
     std::unique_ptr<DirSink> sinks_[2];
+    std::unique_ptr<TlsSession> tls_;
+    std::unique_ptr<TlsKeylessCalls> keyless_;  // calls from the TLS records (no keys)
     std::unique_ptr<StreamReassembler> reasm_[2];
     Fifo<Unacked> unacked_[2];
     bool orientation_known_ = false;
     bool any_payload_ = false;
     uint32_t client_isn_ = 0, server_isn_ = 0;
+    uint32_t client_syn_data_ = 0;  // bytes on the first SYN (TCP Fast Open)
     bool have_server_isn_ = false;
     bool ended_[2] = {false, false};
     bool shrunk_ = false;  // closed: buffers cut to what they hold

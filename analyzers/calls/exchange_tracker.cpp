@@ -354,7 +354,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
         ", bytes skipped up to the next message",                  // Skipped
     };
     if (e.code != HttpError::TunnelEntered && ++d.errors <= 20) {
-        t_.host_.warn(std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
+        t_.host_.warn(WarningCode::HttpStreamError, std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
                           std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
                       seg ? seg->frame : 0);
     }
@@ -376,9 +376,9 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
 void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     MessageInfo& msg = response ? cs.call.response : cs.call.request;
     // The body's name is for warnings only: made when one is given.
-    auto what = [&] { return std::string(response ? "response" : "request") + " body of call " + std::to_string(cs.call.id); };
+    auto what = [&] { return std::string(response ? "response" : "request") + " body of call {call}"; };
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
-                                       [&](const std::string& w) { host_.warn(w, msg.last_frame); }, host_.deflate_sampler(),
+                                       [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
 }
 
@@ -401,19 +401,24 @@ void ExchangeTracker::discard_method(CallState& cs) {
 void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
     cs.have_request_head = true;
     cs.req_head_end = head_end;
-    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = s->ack;
+    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = host_.stream_ack(1, s->ack);
     ++waiting_;
     if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
         // The early response popped a method already: do not push this one.
-        host_.warn("the response at frame " + std::to_string(early_.front().frame) +
+        host_.warn(WarningCode::ResponseBeforeRequest,
+                   "the response at frame " + std::to_string(early_.front().frame) +
                        " was captured before its request (frame " + std::to_string(cs.call.request.first_frame) +
-                       ", call " + std::to_string(cs.call.id) + "): not paired, the request is reported unanswered",
-                   cs.call.request.first_frame);
+                       ", call {call}): not paired, the request is reported unanswered",
+                   cs.call.request.first_frame, cs.call.id);
         early_.pop_front();
         set_done(cs);
         return;
     }
     Dir& resp = *dirs_[1];
+    // A response direction given up as not HTTP (the capture began inside a
+    // response longer than the sniffing budget) is sniffed again from its
+    // next bytes: this request waits for an answer there.
+    if (resp.http == 0 && !resp.tunnel && !resp.ended) resp.http = -1;
     if (resp.parser) resp.parser->push_request_method(method);
     else resp.pending_methods.push_back(method);
     if (waiting_ <= opt_.max_pending_requests) return;
@@ -421,7 +426,7 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
         if (!c->waiting()) continue;
         if (!pending_cap_warned_) {
             pending_cap_warned_ = true;
-            host_.warn("pending-request cap (" + std::to_string(opt_.max_pending_requests) + ") hit at frame " +
+            host_.warn(WarningCode::PendingRequestCap, "pending-request cap (" + std::to_string(opt_.max_pending_requests) + ") hit at frame " +
                            std::to_string(cs.call.request.first_frame) +
                            ": more requests wait for a response than that; the oldest are given up (reported "
                            "unanswered, their responses not timed)",
@@ -439,7 +444,7 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
     const uint64_t frame = seg ? seg->frame : 0;
     ResponseStart r;
     r.offset = off;
-    r.ack = seg ? seg->ack : 0;
+    r.ack = seg ? host_.stream_ack(0, seg->ack) : 0;
     r.hole = d.hole;
     r.hole_from = d.hole_from;
     r.hole_explained = d.hole_explained;
@@ -465,7 +470,7 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
                       " when it sent this (ACK)";
                 break;
             }
-        host_.warn("response without a request (stream offset " + std::to_string(off) + why + ")", frame);
+        host_.warn(WarningCode::ResponseWithoutRequest, "response without a request (stream offset " + std::to_string(off) + why + ")", frame);
         // It acknowledges client bytes not seen yet: its request comes later in the capture.
         if (r.ack && ack_covers(r.ack, dirs_[0]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
             early_.push_back({r.ack, frame});
@@ -474,12 +479,13 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
     CallState* answered = calls[pc.index];
     for (size_t i = 0; i < pc.index; ++i) {
         CallState& lost = *calls[i];
-        host_.warn("no response captured for the request at frame " + std::to_string(lost.call.request.first_frame) +
-                       " (call " + std::to_string(lost.call.id) + "): the server's stream has a hole from offset " +
+        host_.warn(WarningCode::ResponseNotCaptured,
+                   "no response captured for the request at frame " + std::to_string(lost.call.request.first_frame) +
+                       " (call {call}): the server's stream has a hole from offset " +
                        std::to_string(r.hole_from) + " to " + std::to_string(off) + " before the response at frame " +
                        std::to_string(frame) + ", which answers the request at frame " +
                        std::to_string(answered->call.request.first_frame),
-                   lost.call.request.first_frame);
+                   lost.call.request.first_frame, lost.call.id);
         discard_method(lost);
         set_done(lost);
     }
@@ -553,7 +559,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         auto verdict = d.sniffer->feed(offset, data, seg);
         if (auto at = d.sniffer->take_rejected_first_line()) {
             SegmentInfo* s = segs_.at(*at);
-            host_.warn(dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
+            host_.warn(WarningCode::NotHttp, dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
                                 : "response stream: first line is not an HTTP/1.x status line",
                        s ? s->frame : 0);
         }
@@ -564,6 +570,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         }
         d.http = 1;
         d.base = d.sniffer->message_offset();
+        first_message_[dir] = d.base;
         d.cursor = d.base;
         d.listener = std::make_unique<Listener>(*this, dir);
         HttpParserLimits lim;
@@ -623,11 +630,11 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
         d.active.info->missing_bytes += d.gap_left;
         SegmentInfo* s = segs_.at(d.cur_seg);
         if (d.active.call && ++d.errors <= 20)
-            host_.warn(std::string(dir == 0 ? "request" : "response") + " body of call " +
-                           std::to_string(d.active.call->call.id) + ": " + std::to_string(d.gap_left) +
-                           " bytes never captured (stream offset " + std::to_string(offset) +
-                           "); the call is not complete",
-                       s ? s->frame : 0);
+            host_.warn(WarningCode::BodyNotCaptured,
+                       std::string(dir == 0 ? "request" : "response") + " body of call {call}: " +
+                           std::to_string(d.gap_left) + " bytes never captured (stream offset " +
+                           std::to_string(offset) + "); the call is not complete",
+                       s ? s->frame : 0, d.active.call->call.id);
     }
     d.gap_left = 0;
 }

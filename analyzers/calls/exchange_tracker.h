@@ -22,9 +22,14 @@ class ExchangeHost {
 public:
     virtual ~ExchangeHost() = default;
     virtual uint64_t new_call_id() = 0;
-    virtual void warn(const std::string& message, uint64_t frame) = 0;
+    // message may hold "{call}" for call_id's number (analyzers/result/model.h).
+    virtual void warn(WarningCode code, const std::string& message, uint64_t frame, uint64_t call_id = 0) = 0;
     // Chooses the bodies compressed for the gzip estimate; null: all of them.
     virtual DeflateSampler* deflate_sampler() { return nullptr; }
+    // A segment's ACK (SegmentInfo::ack, 1-based in the TCP stream of
+    // direction `acked_dir`) in the tracker's stream space: the same, except
+    // for decrypted TLS, whose plaintext stream is shorter than the wire's.
+    virtual uint32_t stream_ack(int acked_dir, uint32_t ack) { return ack; }
 };
 
 struct CallState;  // defined in exchange_tracker.cpp
@@ -68,6 +73,9 @@ public:
     // Oldest segment index any open call still needs.
     uint64_t oldest_needed_segment() const;
     uint32_t calls_started() const { return calls_started_; }
+    // Stream offset of the first HTTP message of a direction (UINT64_MAX:
+    // none found): captured bytes before it ended a message begun earlier.
+    uint64_t first_message_offset(int dir) const { return first_message_[dir]; }
     // Both directions ended and the finished calls were taken: what is left
     // waits only for take_ready(true). The parsers and per-direction state
     // go, and the calls left are kept encoded (model_spill), a few hundred
@@ -113,6 +121,7 @@ private:
     bool parked_ = false;
     std::vector<Parked> parked_calls_;
     int parked_http_[2] = {-1, -1};
+    uint64_t first_message_[2] = {UINT64_MAX, UINT64_MAX};
     friend class Listener;
 };
 

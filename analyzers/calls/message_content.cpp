@@ -133,7 +133,7 @@ void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
 
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
                          const std::function<std::string()>& what,
-                         const std::function<void(const std::string&)>& warn, DeflateSampler* sampler,
+                         const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
                          const std::function<std::string()>& sample_key) {
     if (bytes_.empty()) return;
     std::string decoded;
@@ -142,9 +142,9 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
         std::string err;
         if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
                             opt.max_decompressed_bytes, decoded, err)) {
-            out.error = "content-encoding " + encoding_ + ": " + err;
+            out.fail(SoapError::ContentEncoding, "content-encoding " + encoding_ + ": " + err);
             if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
-                warn("decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
+                warn(WarningCode::DecompressedSizeCap, "decompressed-size cap (" + std::to_string(opt.max_decompressed_bytes) + " bytes) hit: " +
                      encoding_ + " " + what() + " not decoded (" + err + ")");
             release();
             return;
@@ -153,11 +153,11 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     }
     // UTF-8, UTF-16 or UTF-32, with a byte-order mark or not (Windows clients send UTF-16).
     if (!starts_like_xml(xml)) {
-        if (xml_expected_) out.error = not_xml_reason(xml) + ": envelope not decoded";
+        if (xml_expected_) out.fail(SoapError::NotXml, not_xml_reason(xml) + ": envelope not decoded");
     } else {
         if (capped_) {
-            out.error = "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded";
-            warn("SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
+            out.fail(SoapError::BodyCapped, "body larger than " + std::to_string(opt.max_soap_body_bytes) + " bytes: not decoded");
+            warn(WarningCode::SoapBodyCap, "SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
                  " is larger than that; its envelope was not decoded");
         } else {
             out = decode_soap(xml);

@@ -50,7 +50,7 @@ public:
     // `sampler` (null: compress every body) and `sample_key` (its operation
     // and direction, asked after the decode) choose the bodies compressed.
     void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
-                const std::function<void(const std::string&)>& warn, DeflateSampler* sampler = nullptr,
+                const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler = nullptr,
                 const std::function<std::string()>& sample_key = {});
     size_t held() const { return bytes_.size(); }
     // Back to a new body's state; the buffer's memory stays for the next

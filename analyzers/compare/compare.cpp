@@ -1,6 +1,7 @@
 #include "analyzers/compare/compare.h"
 
 #include "analyzers/accounting/summary.h"
+#include "analyzers/compare/compare_input.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,20 +35,15 @@ const char* verdict_name(Verdict v) {
 }
 
 const std::vector<std::string>& known_finding_kinds() {
-    static const std::vector<std::string> k = {"nagle_delayed_ack", "split_write", "expect_100_wait",
-                                               "connection_setup", "server_time", "retransmission",
-                                               "message_size"};
+    static const std::vector<std::string> k = [] {
+        std::vector<std::string> v;
+        for (const FindingKindInfo& f : finding_kinds()) v.emplace_back(f.id);
+        return v;
+    }();
     return k;
 }
 
-std::string size_bucket(const Call& c) {
-    uint64_t b = c.request.body_bytes + c.response.body_bytes;
-    if (b < 1024) return "<1 KiB";
-    if (b < 10 * 1024) return "1-10 KiB";
-    if (b < 100 * 1024) return "10-100 KiB";
-    if (b < 1024 * 1024) return "100 KiB-1 MiB";
-    return ">=1 MiB";
-}
+std::string size_bucket(const Call& c) { return size_bucket_names()[size_bucket_index(c)]; }
 
 namespace {
 
@@ -57,20 +53,24 @@ std::string fmt(const char* f, double a) {
     return buf;
 }
 
-CaptureSideInfo side_info(const AnalysisResult& r) {
+CaptureSideInfo side_info(const CompareInput& r) {
     CaptureSideInfo s;
-    s.file = r.capture.file;
-    s.calls = r.calls.size();
-    for (const Call& c : r.calls) s.complete_calls += c.complete ? 1 : 0;
-    s.connections = r.connections.size();
-    s.findings = r.findings.size();
-    if (r.capture.last_ns > r.capture.first_ns) s.duration_ms = double(r.capture.last_ns - r.capture.first_ns) / 1e6;
+    s.file = r.file;
+    s.calls = r.calls;
+    s.complete_calls = r.complete.size();
+    s.connections = r.connections;
+    s.findings = r.findings;
+    s.duration_ms = r.duration_ms;
     return s;
 }
 
-SideLatency side_latency(const std::vector<const Call*>& calls) {
+using CallList = std::vector<const CompareCall*>;
+
+SideLatency side_latency(const CallList& calls) {
     SideLatency s;
-    for (const Call* c : calls) {
+    s.call_ids.reserve(calls.size());
+    s.latencies_ms.reserve(calls.size());
+    for (const CompareCall* c : calls) {
         s.call_ids.push_back(c->id);
         s.latencies_ms.push_back(c->latency_ms);
     }
@@ -78,8 +78,8 @@ SideLatency side_latency(const std::vector<const Call*>& calls) {
     return s;
 }
 
-GroupComparison compare_group(std::string operation, std::string bucket, const std::vector<const Call*>& before,
-                              const std::vector<const Call*>& after, const CompareOptions& o) {
+GroupComparison compare_group(std::string operation, std::string bucket, const CallList& before,
+                              const CallList& after, const CompareOptions& o) {
     GroupComparison g;
     g.operation = std::move(operation);
     g.size_bucket = std::move(bucket);
@@ -110,36 +110,33 @@ GroupComparison compare_group(std::string operation, std::string bucket, const s
     return g;
 }
 
-using Groups = std::map<std::string, std::map<std::string, std::vector<const Call*>>>;  // op -> bucket -> calls
+using Groups = std::map<std::string, std::map<std::string, CallList>>;  // op -> bucket -> calls
 
-Groups group_calls(const AnalysisResult& r) {
+Groups group_calls(const CompareInput& r) {
     Groups g;
-    for (const Call& c : r.calls)
-        if (c.complete) g[operation_key(c)][size_bucket(c)].push_back(&c);
+    for (const CompareCall& c : r.complete)
+        g[r.operations[c.operation]][size_bucket_names()[c.bucket]].push_back(&c);
     return g;
 }
 
-std::vector<const Call*> all_buckets(const Groups& g, const std::string& op) {
-    std::vector<const Call*> v;
+CallList all_buckets(const Groups& g, const std::string& op) {
+    CallList v;
     auto it = g.find(op);
     if (it == g.end()) return v;
     for (auto& [b, calls] : it->second) v.insert(v.end(), calls.begin(), calls.end());
-    std::sort(v.begin(), v.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
+    std::sort(v.begin(), v.end(), [](const CompareCall* a, const CompareCall* b) { return a->id < b->id; });
     return v;
 }
 
 // The findings of `kind` (of one side only when `side` is not empty).
-KindSide kind_side(const AnalysisResult& r, const std::string& kind, const std::string& side = "") {
+KindSide kind_side(const CompareInput& r, const std::string& kind, const std::string& side = "") {
     KindSide s;
-    s.calls_total = r.calls.size();
-    std::set<uint64_t> calls;
-    for (const Finding& f : r.findings) {
-        if (f.kind != kind || (!side.empty() && side != side_name(f.side))) continue;
-        ++s.findings;
-        s.lost_ms += f.counted_ms;  // the ledger's part: an overlap once, under its root
-        calls.insert(f.calls.begin(), f.calls.end());
-    }
-    s.calls_affected = calls.size();
+    s.calls_total = r.calls;
+    auto it = r.tallies.find({kind, side});
+    if (it == r.tallies.end()) return s;
+    s.findings = it->second.findings;
+    s.lost_ms = it->second.lost_ms;
+    s.calls_affected = it->second.calls.size();
     return s;
 }
 
@@ -153,16 +150,15 @@ std::string describe(const KindSide& s) {
 }
 
 // Share of the capture's calls that findings of (kind, side) name.
-double share_hit(const AnalysisResult& r, const std::string& kind, const std::string& side) {
-    std::set<uint64_t> calls;
-    for (const Finding& f : r.findings)
-        if (f.kind == kind && side == side_name(f.side)) calls.insert(f.calls.begin(), f.calls.end());
-    return r.calls.empty() ? 0.0 : double(calls.size()) / double(r.calls.size());
+double share_hit(const CompareInput& r, const std::string& kind, const std::string& side) {
+    if (side.empty() || r.calls == 0) return 0.0;  // a finding's side is never ""
+    auto it = r.tallies.find({kind, side});
+    return it == r.tallies.end() ? 0.0 : double(it->second.calls.size()) / double(r.calls);
 }
 
-std::vector<PredictionCheck> check_predictions(const AnalysisResult& before, const AnalysisResult& after) {
+std::vector<PredictionCheck> check_predictions(const CompareInput& before, const CompareInput& after) {
     std::vector<PredictionCheck> out;
-    const SummaryGroup &b = before.summary.overall, &a = after.summary.overall;
+    const SummaryGroup &b = before.overall, &a = after.overall;
     if (!b.latency.calls || !a.latency.calls) return out;
     bool every_stall_made = true, any_stall = false;
     for (const WhatIf& w : b.what_if) {
@@ -185,19 +181,14 @@ std::vector<PredictionCheck> check_predictions(const AnalysisResult& before, con
     return out;
 }
 
-KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
+KindComparison compare_kind_counts(const std::string& kind, const CompareInput& before, const CompareInput& after,
                                    const CompareOptions& o, const std::string& side = "");
 
 // Server time of every complete call: the server_time phases, summed.
-std::vector<double> server_times(const AnalysisResult& r) {
+std::vector<double> server_times(const CompareInput& r) {
     std::vector<double> v;
-    for (const Call& c : r.calls) {
-        if (!c.complete) continue;
-        double ms = 0;
-        for (const Phase& p : c.phases)
-            if (p.kind == PhaseKind::ServerTime) ms += p.duration_ms();
-        v.push_back(ms);
-    }
+    v.reserve(r.complete.size());
+    for (const CompareCall& c : r.complete) v.push_back(c.server_ms);
     return v;
 }
 
@@ -207,7 +198,7 @@ bool noticeably_higher(double before, double after, const RankTest& t, const Com
 }
 
 // The kinds judged on their own measure (see UnderlyingMeasure).
-void judge_on_underlying(KindComparison& k, const AnalysisResult& before, const AnalysisResult& after,
+void judge_on_underlying(KindComparison& k, const CompareInput& before, const CompareInput& after,
                          const CompareOptions& o) {
     if (k.kind != "server_time") return;
     std::vector<double> b = server_times(before), a = server_times(after);
@@ -229,7 +220,7 @@ void judge_on_underlying(KindComparison& k, const AnalysisResult& before, const 
     }
 }
 
-KindComparison compare_kind(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
+KindComparison compare_kind(const std::string& kind, const CompareInput& before, const CompareInput& after,
                             const CompareOptions& o) {
     KindComparison k = compare_kind_counts(kind, before, after, o);
     judge_on_underlying(k, before, after, o);
@@ -246,7 +237,7 @@ KindComparison compare_kind(const std::string& kind, const AnalysisResult& befor
     return k;
 }
 
-KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult& before, const AnalysisResult& after,
+KindComparison compare_kind_counts(const std::string& kind, const CompareInput& before, const CompareInput& after,
                                    const CompareOptions& o, const std::string& side) {
     KindComparison k;
     k.kind = kind;
@@ -290,6 +281,10 @@ KindComparison compare_kind_counts(const std::string& kind, const AnalysisResult
 } // namespace
 
 Comparison compare_results(const AnalysisResult& before, const AnalysisResult& after, const CompareOptions& o) {
+    return compare_inputs(compare_input(before), compare_input(after), o);
+}
+
+Comparison compare_inputs(const CompareInput& before, const CompareInput& after, const CompareOptions& o) {
     Comparison c;
     c.options = o;
     c.before = side_info(before);
@@ -297,10 +292,12 @@ Comparison compare_results(const AnalysisResult& before, const AnalysisResult& a
     if (c.before.complete_calls == 0) c.notes.push_back("the before capture has no complete call");
     if (c.after.complete_calls == 0) c.notes.push_back("the after capture has no complete call");
 
-    std::vector<const Call*> all_b, all_a;
-    for (const Call& x : before.calls) if (x.complete) all_b.push_back(&x);
-    for (const Call& x : after.calls) if (x.complete) all_a.push_back(&x);
+    CallList all_b, all_a;
+    for (const CompareCall& x : before.complete) all_b.push_back(&x);
+    for (const CompareCall& x : after.complete) all_a.push_back(&x);
     c.overall = compare_group("", "", all_b, all_a, o);
+    all_b = CallList();
+    all_a = CallList();
 
     Groups gb = group_calls(before), ga = group_calls(after);
     std::set<std::string> ops;
@@ -325,9 +322,9 @@ Comparison compare_results(const AnalysisResult& before, const AnalysisResult& a
     }
 
     std::vector<std::string> kinds = known_finding_kinds();
-    for (const AnalysisResult* r : {&before, &after})
-        for (const Finding& f : r->findings)
-            if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
+    for (const CompareInput* r : {&before, &after})
+        for (const std::string& kind : r->kinds)
+            if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
     for (const std::string& k : kinds) c.kinds.push_back(compare_kind(k, before, after, o));
     c.predictions = check_predictions(before, after);
     return c;

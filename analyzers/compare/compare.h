@@ -175,6 +175,11 @@ std::string size_bucket(const Call& c);
 
 Comparison compare_results(const AnalysisResult& before, const AnalysisResult& after,
                            const CompareOptions& options = {});
+// The same from what compare needs of each side (analyzers/compare/compare_input.h):
+// the CLI builds each side's input from a spilled analysis and drops the
+// analysis before reading the other capture, so memory stays small.
+struct CompareInput;
+Comparison compare_inputs(const CompareInput& before, const CompareInput& after, const CompareOptions& options = {});
 
 // The expectations a CI gate checks. ok=false comes with one reason per
 // failure, each a full sentence naming the kind / operation and the numbers.

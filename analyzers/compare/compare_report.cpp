@@ -382,7 +382,8 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
     json exp = json::array();
     for (auto& e : checked) exp.push_back({{"name", e.name}, {"ok", e.result.ok}, {"reasons", e.result.reasons}});
     doc["expectations"] = exp;
-    return doc.dump(indent) + "\n";
+    // Operation names come from the captures: invalid UTF-8 is replaced, as in analyze's JSON, not thrown.
+    return doc.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 } // namespace stallscope

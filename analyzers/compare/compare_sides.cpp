@@ -6,27 +6,7 @@
 namespace stallscope {
 
 std::string still_sentence(const std::string& kind, const std::string& side, bool is_new) {
-    const std::string when = is_new ? "now" : "still";
-    const bool client = side == "client";
-    const std::string peer = client ? "server" : "client";
-    if (kind == "nagle_delayed_ack")
-        return "the " + side + " " + when + " holds its " + (client ? "request" : "response") + " for the " + peer +
-               "'s delayed ACK: set TCP_NODELAY on the " + side + " (or send each message in one write)";
-    if (kind == "expect_100_wait")
-        return client ? "the client " + when + " waits for 100 Continue before it sends the body: turn Expect: "
-                                            "100-continue off in the client"
-                      : "the server " + when + " sends 100 Continue after the whole request: do not send an unasked "
-                                               "100 Continue";
-    if (kind == "connection_setup")
-        return client ? "the client " + when + " opens a connection per call: keep-alive and a connection pool in the client"
-                      : "the server " + when + " closes the connection after each call: keep-alive on the server";
-    if (kind == "retransmission")
-        return "the " + side + "'s data is " + when + " retransmitted: find the loss (link errors, a full queue, a firewall)";
-    if (kind == "split_write")
-        return "the " + side + " " + when + " writes a message in several pieces: one write (one buffer or writev)";
-    if (kind == "server_time") return "the server " + when + " takes most of the call: profile its handling";
-    if (kind == "message_size") return "messages are " + when + " large: compress bodies or send less XML";
-    return kind + " is " + when + " found on the " + side + " side";
+    return finding_kind_fix(kind, side, is_new ? "now" : "still");
 }
 
 std::vector<VerdictEntry> verdict_entries(const Comparison& c) {

@@ -14,6 +14,11 @@ std::vector<std::unique_ptr<Detector>> make_detectors(uint64_t deflate_sample_fi
     v.push_back(make_server_time_detector());
     v.push_back(make_retransmission_detector());
     v.push_back(make_message_size_detector(deflate_sample_first));
+    // TLS (docs/https.md): they find nothing on plaintext HTTP.
+    v.push_back(make_tls_nagle_delayed_ack_detector());
+    v.push_back(make_tls_split_write_detector());
+    v.push_back(make_tls_ticket_stall_detector());
+    v.push_back(make_tls_resumption_missing_detector());
     return v;
 }
 

@@ -14,5 +14,9 @@ std::unique_ptr<Detector> make_connection_setup_detector();
 std::unique_ptr<Detector> make_server_time_detector();
 std::unique_ptr<Detector> make_retransmission_detector();
 std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first);
+std::unique_ptr<Detector> make_tls_nagle_delayed_ack_detector();
+std::unique_ptr<Detector> make_tls_split_write_detector();
+std::unique_ptr<Detector> make_tls_ticket_stall_detector();
+std::unique_ptr<Detector> make_tls_resumption_missing_detector();
 
 } // namespace stallscope

@@ -1,7 +1,9 @@
 // connection_setup: a call that ran on a TCP connection of its own (HTTP/1.0
 // or Connection: close), paying the handshake (and slow start, teardown and
 // a TIME_WAIT socket) every time. Decided when the connection is over, the
-// first moment the number of calls it carried is known.
+// first moment the number of calls it carried is known. Over TLS the setup
+// is the TCP handshake and the TLS handshake (ClientHello -> its last
+// record): both are paid per call.
 // See docs/detectors/connection_setup.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
@@ -51,8 +53,10 @@ public:
         if (!closed && !c.connection_close) return;
 
         // Who made it one-shot: the client when its request asked to
-        // close (HTTP/1.0, Connection: close), else the server.
-        Side side = c.request_close ? Side::Client : Side::Server;
+        // close (HTTP/1.0, Connection: close), else the server. Encrypted:
+        // the request is not readable; the side that closed first.
+        Side side = c.encrypted ? (p.close_frame ? p.first_close : Side::Client)
+                                : c.request_close ? Side::Client : Side::Server;
         Finding f = make_finding(kind(), side, c);
         double hs = conn.handshake_ms.value_or(0);
         f.frames = {conn.syn_frame};
@@ -64,25 +68,52 @@ public:
                                              " -> " + std::to_string(conn.ack_frame) + ")"
                       : conn.synack_frame ? "handshake: SYN -> SYN-ACK"
                                           : "no SYN-ACK captured: handshake time unknown, counted as 0";
+        // TCP Fast Open: the request left on the SYN, so the handshake ran
+        // beside the call instead of before it and delayed nothing.
+        const bool fast_open = c.request_first_frame && c.request_first_frame == conn.syn_frame;
+        if (fast_open) {
+            f.cost_ms = 0;
+            f.cost_method = "0: the request rode on the SYN (TCP Fast Open), the handshake delayed nothing";
+        }
         f.start_ns = conn.syn_ns;
         // No SYN-ACK seen (it was lost, or stamped before the SYN): the
         // interval is empty rather than ending at time 0.
         f.end_ns = conn.ack_frame ? conn.ack_ns : conn.synack_frame ? conn.synack_ns : conn.syn_ns;
         if (f.end_ns < f.start_ns) f.end_ns = f.start_ns;
-        double share = (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
-        std::string why = c.request_close
+        // TLS: the handshake after TCP's is setup too (the first request record waits for it).
+        const ConnectionTls* tls = conn.tls && conn.tls->handshake_last_frame ? &*conn.tls : nullptr;
+        double tls_ms = tls ? ms(tls->handshake_end_ns - tls->handshake_start_ns) : 0;
+        if (tls && tls_ms >= 0) {
+            f.frames.push_back(tls->handshake_first_frame);
+            f.frames.push_back(tls->handshake_last_frame);
+            f.cost_ms += tls_ms;
+            f.cost_method += " + TLS handshake: ClientHello -> last handshake record (frames " +
+                             std::to_string(tls->handshake_first_frame) + " -> " +
+                             std::to_string(tls->handshake_last_frame) + ")";
+            f.end_ns = std::max(f.end_ns, tls->handshake_end_ns);
+            hs += tls_ms;
+        }
+        double share = !fast_open && (hs + c.latency_ms) > 0 ? hs / (hs + c.latency_ms) : 0;
+        std::string why = c.encrypted ? "the " + std::string(side_name(side)) + " closed it after one encrypted call"
+                        : c.request_close
                               ? (c.http_version == "HTTP/1.0" ? "the client spoke HTTP/1.0" : "the client sent Connection: close")
                               : "the server closed it (HTTP/1.0 response or Connection: close)";
         f.explanation = "call " + std::to_string(c.id) + " opened its own TCP connection (" + why + "): handshake " +
                         fmt_ms(hs) + " ms (" + fmt_ms(share * 100) + "% of the call with its handshake)";
+        if (tls)
+            f.explanation += ", of which the " + (tls->version.empty() ? std::string("TLS") : tls->version) + " " +
+                             (tls->resumed ? "resumed" : "full") + " handshake " + fmt_ms(tls_ms) + " ms";
+        if (fast_open) f.explanation += "; the request rode on the SYN (TCP Fast Open), so it waited for none of it";
         if (conn.syn_retransmissions)
             f.explanation += "; the SYN was retransmitted " + std::to_string(conn.syn_retransmissions) +
                              " time(s), so the handshake includes the SYN retransmission timer";
         f.fix = "HTTP/1.1 persistent connections (keep-alive) on both sides and a connection pool in the client";
+        if (tls) f.fix += "; where a new connection is needed, TLS session resumption";
         apply_toolkit_fix(f, c);
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
         f.details.push_back({"handshake_ms", fmt_ms(hs)});
+        if (tls) f.details.push_back({"tls_handshake_ms", fmt_ms(tls_ms)});
         f.details.push_back({"handshake_share", buf});
         f.details.push_back({kAloneKey, ""});  // the capture-wide count: finalize()
         if (conn.syn_retransmissions) f.details.push_back({"syn_retransmissions", std::to_string(conn.syn_retransmissions)});

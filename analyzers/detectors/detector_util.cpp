@@ -136,6 +136,7 @@ Call call_facts(const Call& call) {
     k.complete = call.complete;
     k.opened_connection = call.opened_connection;
     k.closed_connection = call.closed_connection;
+    k.encrypted = call.encrypted;
     k.attribution = call.attribution;
     k.setup_ms = call.setup_ms;
     k.savings = call.savings;

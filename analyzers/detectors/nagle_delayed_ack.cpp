@@ -20,6 +20,7 @@ public:
     const char* kind() const override { return "nagle_delayed_ack"; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
+        if (call.encrypted) return;  // TLS records read without keys: tls_nagle_delayed_ack
         for (const NagleStall& st : scan.nagle_stalls()) {
             Side peer = peer_of(st.sender);
             Finding f = make_finding(kind(), st.sender, call);

@@ -53,6 +53,7 @@ std::string call_title(const Call& c) {
     if (!c.method.empty()) t += " " + c.method;
     if (!c.uri.empty()) t += " " + c.uri;
     if (!c.soap.operation.empty()) t += " " + c.soap.operation;
+    if (c.encrypted) t += " TLS (encrypted)";
     t += " \u2014 " + (c.complete ? format_ms(c.latency_ms) : std::string("incomplete"));
     return clean_text(t);
 }

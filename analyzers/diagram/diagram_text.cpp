@@ -40,28 +40,6 @@ std::string format_offset_ms(int64_t delta_ns) {
     return buf;
 }
 
-std::string finding_kind_title(const std::string& kind) {
-    struct Name { const char* kind; const char* title; };
-    static const Name names[] = {   // the kinds analyzers/detectors emit
-        {"nagle_delayed_ack", "Nagle / delayed ACK"},
-        {"split_write", "Split header/body write"},
-        {"expect_100_wait", "100-continue wait"},
-        {"connection_setup", "Connection setup"},
-        {"server_time", "Server time"},
-        {"retransmission", "Retransmission"},
-        {"retransmissions", "Retransmissions"},
-        {"message_size", "Message size"},
-    };
-    for (const auto& n : names)
-        if (kind == n.kind) return n.title;
-    // Unknown kinds: "some_kind" -> "Some kind".
-    std::string s = kind;
-    for (char& c : s)
-        if (c == '_') c = ' ';
-    if (!s.empty()) s[0] = char(std::toupper(static_cast<unsigned char>(s[0])));
-    return s.empty() ? "Finding" : s;
-}
-
 const char* phase_title(PhaseKind k) {
     switch (k) {
     case PhaseKind::Connect: return "connect";
@@ -72,6 +50,7 @@ const char* phase_title(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return "response headers";
     case PhaseKind::ResponseBody: return "response body";
     case PhaseKind::Close: return "close";
+    case PhaseKind::TlsHandshake: return "TLS handshake";
     }
     return "phase";
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Short texts the diagrams and the HTML report print: TCP flags the way
 // tcpdump does, durations, and human names for finding kinds and phases.
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
 
 #include <cstdint>
@@ -11,7 +12,6 @@ namespace stallscope {
 std::string tcp_flags_text(uint8_t flags);          // "[S.]", "[P.]", "[.]", "[FP.]", "[R]"
 std::string format_ms(double ms);                   // "41.3 ms", "0.212 ms", "1.25 s"
 std::string format_offset_ms(int64_t delta_ns);     // "+0.512 ms" (relative time label)
-std::string finding_kind_title(const std::string& kind);  // "nagle_delayed_ack" -> "Nagle / delayed ACK"
 const char* phase_title(PhaseKind k);               // "request headers", "100-continue wait", ...
 
 } // namespace stallscope

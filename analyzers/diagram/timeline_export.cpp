@@ -18,6 +18,7 @@ style::Rgb style::phase_colour(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return {0.53, 0.81, 0.65};
     case PhaseKind::ResponseBody: return {0.18, 0.60, 0.42};
     case PhaseKind::Close: return {0.72, 0.72, 0.72};
+    case PhaseKind::TlsHandshake: return {0.62, 0.55, 0.75};
     }
     return {0.5, 0.5, 0.5};
 }
@@ -157,7 +158,8 @@ void draw_timeline_body(cairo_t* cr, const TimelineLayout& L, double v0, double 
     if (L.rows.size() < L.calls_total && bottom <= v1 + 40) {
         set_font(cr, 10.5, false, false, true);
         set_rgb(cr, style::kMuted);
-        draw_text(cr, "\u2026 and " + std::to_string(L.calls_total - L.rows.size()) + " more calls not shown",
+        draw_text(cr, !L.left_out.empty() ? "\u2026 " + L.left_out
+                                          : "\u2026 and " + std::to_string(L.calls_total - L.rows.size()) + " more calls not shown",
                   16, bottom + 30, Align::Left);
     }
 }

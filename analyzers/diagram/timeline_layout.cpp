@@ -36,6 +36,37 @@ int64_t nice_step(double raw) {
     return int64_t(10 * p);
 }
 
+// Each call's extent: its phases and its request/response times.
+std::pair<int64_t, int64_t> call_extent(const Call& c) {
+    int64_t a = c.start_ns, b = std::max(c.end_ns, c.start_ns);
+    bool any = c.start_ns != 0;
+    for (const auto& p : c.phases) {
+        if (!any) { a = p.start_ns; b = p.end_ns; any = true; }
+        a = std::min({a, p.start_ns, p.end_ns});
+        b = std::max({b, p.start_ns, p.end_ns});
+    }
+    return std::make_pair(a, b);
+}
+
+// How slow a call is for --slowest: its latency, or for an incomplete call
+// how long it was seen (a hung call is what one looks for).
+double slowness_ms(const Call& c) {
+    if (c.complete) return c.latency_ms;
+    auto [a, b] = call_extent(c);
+    return double(b - a) / 1e6;
+}
+
+std::string with_commas(size_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string count_text(size_t n, const char* one, const char* many) { return with_commas(n) + " " + (n == 1 ? one : many); }
+
 std::string call_label(const Call& c) {
     std::string what = !c.soap.operation.empty() ? c.soap.operation
                      : !c.method.empty() ? c.method + " " + c.uri : std::string("call");
@@ -108,11 +139,52 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     // The file's name, not its path: figures go into papers and slides.
     if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
 
-    // A spilled result (a big capture) gives its calls in id order from disk:
-    // only the rows shown are read and held.
     std::vector<Call> held;
     std::vector<const Call*> calls;
-    if (r.spill) {
+    const bool selecting = opt.slowest > 0 || opt.window;
+    const int64_t w0 = r.capture.first_ns + std::min(opt.window_from_ns, opt.window_to_ns),
+                  w1 = r.capture.first_ns + std::max(opt.window_from_ns, opt.window_to_ns);
+    auto in_window = [&](const Call& c) {
+        if (!opt.window) return true;
+        auto [a, b] = call_extent(c);
+        return a <= w1 && b >= w0;
+    };
+    size_t in_window_total = 0;
+    if (selecting) {
+        // Pass 1: the ids of the calls shown (the N slowest in the window: a
+        // heap of N), pass 2: those calls. Only the rows are ever held.
+        using Key = std::pair<double, uint64_t>;  // slowness, id (a tie: the earlier call is slower)
+        auto faster = [](const Key& a, const Key& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+        std::vector<Key> heap;                     // min-heap of the slowest so far
+        std::vector<uint64_t> first_ids;           // no --slowest: the first max_rows in the window
+        for_each_call(r, [&](const Call& c) {
+            if (!in_window(c)) return true;
+            ++in_window_total;
+            if (!opt.slowest) {
+                if (!opt.max_rows || first_ids.size() < opt.max_rows) first_ids.push_back(c.id);
+                return true;
+            }
+            Key k{slowness_ms(c), c.id};
+            if (heap.size() < opt.slowest) {
+                heap.push_back(k);
+                std::push_heap(heap.begin(), heap.end(), faster);
+            } else if (faster(k, heap.front())) {
+                std::pop_heap(heap.begin(), heap.end(), faster);
+                heap.back() = k;
+                std::push_heap(heap.begin(), heap.end(), faster);
+            }
+            return true;
+        });
+        std::unordered_set<uint64_t> wanted(first_ids.begin(), first_ids.end());
+        for (const Key& k : heap) wanted.insert(k.second);
+        for_each_call(r, [&](const Call& c) {
+            if (wanted.count(c.id) && in_window(c)) held.push_back(c);
+            return held.size() < wanted.size();
+        });
+        for (const Call& c : held) calls.push_back(&c);
+    } else if (r.spill) {
+        // A spilled result (a big capture) gives its calls in id order from
+        // disk: only the rows shown are read and held.
         for_each_call(r, [&](const Call& c) {
             held.push_back(c);
             return !opt.max_rows || held.size() < opt.max_rows;
@@ -124,19 +196,27 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     std::stable_sort(calls.begin(), calls.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
     if (opt.max_rows && calls.size() > opt.max_rows) calls.resize(opt.max_rows);
 
-    // Each call's extent: its phases and its request/response times.
-    auto extent = [](const Call& c) {
-        int64_t a = c.start_ns, b = std::max(c.end_ns, c.start_ns);
-        bool any = c.start_ns != 0;
-        for (const auto& p : c.phases) {
-            if (!any) { a = p.start_ns; b = p.end_ns; any = true; }
-            a = std::min({a, p.start_ns, p.end_ns});
-            b = std::max({b, p.start_ns, p.end_ns});
-        }
-        return std::make_pair(a, b);
-    };
+    if (selecting) {
+        char span[96] = "";
+        if (opt.window)
+            std::snprintf(span, sizeof span, " in %.6g s \u2013 %.6g s", double(w0 - r.capture.first_ns) / 1e9,
+                          double(w1 - r.capture.first_ns) / 1e9);
+        const std::string of = opt.window ? count_text(in_window_total, "call", "calls") + span
+                                          : count_text(L.calls_total, "call", "calls");
+        L.selection = opt.slowest ? "the " + count_text(calls.size(), "slowest", "slowest") + " of " + of
+                                  : count_text(calls.size(), "call", "calls") + (calls.size() < in_window_total
+                                        ? " of " + of : std::string(span));
+        L.title = "Timeline: " + L.selection;
+        if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
+        const size_t hidden = L.calls_total - std::min(L.calls_total, calls.size());
+        if (hidden)
+            L.left_out = with_commas(hidden) + " of " + count_text(L.calls_total, "call", "calls") + " not shown (" +
+                         (opt.slowest ? (opt.window ? "faster, or outside the window" : "faster")
+                                      : opt.max_rows ? "outside the window, or past the rows" : "outside the window") + ")";
+    }
+
     std::vector<std::pair<int64_t, int64_t>> iv;
-    for (const Call* c : calls) iv.push_back(extent(*c));
+    for (const Call* c : calls) iv.push_back(call_extent(*c));
 
     const double row_h = std::max(8.0, opt.row_height);
     std::vector<std::pair<int64_t, int64_t>> gaps;
@@ -156,11 +236,11 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     // Ticks about every 110 px of drawn-to-scale time, never inside a break.
     if (!L.axis.empty()) {
         const auto& kn = L.axis.knots();
-        std::unordered_map<int64_t, int64_t> break_at(gaps.begin(), gaps.end());
-        auto is_break = [&](size_t j) {
-            auto it = break_at.find(kn[j].first);
-            return it != break_at.end() && it->second == kn[j + 1].first;
-        };
+        // A break ends where the next cluster starts: known by its end, since
+        // a zero-length cluster's knot ends 1 ns after its time (add_knot).
+        std::unordered_set<int64_t> break_to;
+        for (const auto& g : gaps) break_to.insert(g.second);
+        auto is_break = [&](size_t j) { return kn[j + 1].first > kn[j].first && break_to.count(kn[j + 1].first) > 0; };
         double scale = 0;   // px per ns: the same everywhere outside the breaks
         for (size_t j = 0; j + 1 < kn.size(); ++j)
             if (kn[j + 1].first > kn[j].first && !is_break(j))
@@ -168,15 +248,23 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         if (scale > 0) {
             int64_t step = nice_step(110 / scale);
             double last_x = -1e9;
+            // First multiple of `step` at or after `rel` (rel >= 0: times are from t0).
+            auto step_at_or_after = [step](int64_t rel) { return rel / step * step + (rel % step ? step : 0); };
             for (size_t j = 0; j + 1 < kn.size() && L.ticks.size() < 2000; ++j) {
                 if (is_break(j)) continue;
-                int64_t rel = kn[j].first - L.t0_ns;
-                int64_t t = ((rel + step - 1) / step) * step;
-                for (; t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000; t += step) {
+                int64_t t = step_at_or_after(kn[j].first - L.t0_ns);
+                // Bounded by the pixels drawn, not the time spanned: a stretch
+                // drawn at a finer scale than `scale` (one call spanning days
+                // beside calls of microseconds) jumps to the next time that is
+                // 70 px on, instead of stepping through every `step` of it.
+                while (t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000) {
                     double x = L.axis.px_of(L.t0_ns + t);
-                    if (x - last_x < 70) continue;
-                    L.ticks.push_back({x, tick_label(t, step)});
-                    last_x = x;
+                    if (x - last_x >= 70) {
+                        L.ticks.push_back({x, tick_label(t, step)});
+                        last_x = x;
+                    }
+                    const int64_t next = step_at_or_after(L.axis.t_of(last_x + 70) - 1 - L.t0_ns);  // -1: t_of rounds
+                    t = next > t ? next : t + step;
                 }
             }
         }

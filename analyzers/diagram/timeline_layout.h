@@ -58,6 +58,11 @@ struct TimelineLayout {
     std::vector<TimelineBreak> breaks;
     std::vector<TimelineTick> ticks;
     size_t calls_total = 0;                // calls in the result (rows may be fewer: max_rows)
+    // Which calls the rows are when a selection left some out ("the 200
+    // slowest calls", "calls in 10 s - 20 s"), and the line under the rows
+    // saying what is not shown; both empty without a selection.
+    std::string selection;
+    std::string left_out;
 };
 
 struct TimelineOptions {
@@ -66,7 +71,15 @@ struct TimelineOptions {
     double label_width = 220;
     double min_bar_width = 1.5;
     double break_width = 18;
-    size_t max_rows = 0;                   // 0 = every call
+    size_t max_rows = 0;                   // 0 = every call (else the first max_rows of those selected)
+    // A readable figure of a big capture: only the `slowest` calls (complete
+    // ones by latency, incomplete ones by how long they were seen), and/or
+    // only calls that overlap [window_from_ns, window_to_ns] counted from the
+    // capture's first packet. Rows stay in call order. Read in two passes
+    // over the calls, holding only the rows shown (spilled results too).
+    size_t slowest = 0;                    // 0 = no such selection
+    bool window = false;
+    int64_t window_from_ns = 0, window_to_ns = 0;
 };
 
 // Builds the time axis over the intervals [start, end] (sorted or not) so that

@@ -3,6 +3,7 @@
 #include "analyzers/pipeline/front_stage.h"
 #include "analyzers/pipeline/streaming_analysis.h"
 #include "analyzers/pipeline/sharded_analysis.h"
+#include "capture/pcap/file_set_reader.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <thread>
@@ -26,8 +27,10 @@ void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, c
             // The report names the file: the warning need not (the error does, for exit 1).
             std::string reason = reader.error();
             if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
-            analyzer.add_warning({reason + "; analysed the " + std::to_string(n) + " frames before it", 0,
-                                  reader.error_offset(), 0});
+            Warning damage{WarningCode::CaptureDamaged, reason + "; analysed the " + std::to_string(n) + " frames before it",
+                           0, reader.error_offset(), 0};
+            analyzer.capture().damage = damage;
+            analyzer.add_warning(std::move(damage));
             break;
         }
         ++n;
@@ -42,11 +45,34 @@ void read_frames(const std::string& path, PcapFileReader& reader, A& analyzer, c
     if (progress) progress(Progress{reader.position(), reader.file_size(), n});
 }
 
+// Secrets embedded in the capture (pcapng Decryption Secrets Blocks) join
+// the key store when their block is read, before the packets after it.
 template <class A>
-AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress) {
+void take_secrets(PcapFileReader& reader, A& analyzer, const std::shared_ptr<TlsKeyStore>& keys) {
+    constexpr uint32_t kTlsKeyLog = 0x544c534b;  // "TLSK"
+    reader.set_secrets_sink([&analyzer, keys, unsupported_warned = false](uint32_t type, std::span<const uint8_t> data,
+                                                                         uint64_t offset) mutable {
+        if (type != kTlsKeyLog) {
+            if (!unsupported_warned)
+                analyzer.add_warning({"decryption secrets block at file offset " + std::to_string(offset) +
+                                      " of an unsupported type ignored", 0, offset, 0});
+            unsupported_warned = true;
+            return;
+        }
+        std::string source = "decryption secrets block at file offset " + std::to_string(offset);
+        keys->add_key_log(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), source,
+                          [&](const std::string& w) { analyzer.add_warning({w, 0, offset, 0}); });
+    });
+}
+
+template <class A>
+AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer, const ProgressFn& progress,
+                   const std::shared_ptr<TlsKeyStore>& keys, const std::vector<std::string>& key_warnings) {
     AnalyzeOutcome out;
     analyzer.capture().format = reader.format();
     analyzer.capture().bytes = reader.file_size();
+    for (const std::string& w : key_warnings) analyzer.add_warning({w, 0, 0, 0});
+    take_secrets(reader, analyzer, keys);
     try {
         read_frames(path, reader, analyzer, progress, out);
         out.result = analyzer.finish();
@@ -55,11 +81,25 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
         out.error = path + ": " + e.what();
         return out;
     }
-    out.ok = true;
+    out.error = out.cancelled ? std::string() : nothing_decoded_error(path, out.result.capture);
+    out.ok = out.error.empty();
     return out;
 }
 
 } // namespace
+
+std::string nothing_decoded_error(const std::string& path, const CaptureInfo& cap) {
+    if (cap.packets == 0 || cap.undecodable_packets < cap.packets) return {};
+    std::string links, first;
+    for (const auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
+    if (!cap.warnings.empty()) first = "; " + cap.warnings.front().message;
+    return path + ": none of its " + std::to_string(cap.packets) + " frames could be decoded (link types: " + links +
+           first + ")";
+}
+
+const Warning* damage_warning(const CaptureInfo& cap) {
+    return cap.truncated && !cap.damage.message.empty() ? &cap.damage : nullptr;
+}
 
 unsigned default_analysis_threads() {
     const unsigned n = std::thread::hardware_concurrency();
@@ -74,12 +114,62 @@ AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& opti
         out.error = error;
         return out;
     }
-    if (options.threads > 1) {
-        ShardedAnalysis analyzer(options, path, options.threads);
-        return run(path, *reader, analyzer, progress);
+    // The key store every connection looks its secrets up in: the key log's,
+    // then each Decryption Secrets Block's as it is read.
+    AnalysisOptions opt = options;
+    std::vector<std::string> key_warnings;
+    if (!opt.tls_keys) opt.tls_keys = std::make_shared<TlsKeyStore>();
+    if (!opt.keylog_path.empty() &&
+        !opt.tls_keys->load_file(opt.keylog_path, [&](const std::string& w) { key_warnings.push_back(w); }, error)) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
     }
-    Analyzer analyzer(options, path);
-    return run(path, *reader, analyzer, progress);
+    if (opt.threads > 1) {
+        ShardedAnalysis analyzer(opt, path, opt.threads);
+        return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
+    }
+    Analyzer analyzer(opt, path);
+    return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
+}
+
+namespace {
+template <class A>
+AnalyzeOutcome run_set(const std::vector<std::string>& paths, FileSetReader& reader, A& analyzer,
+                       const std::vector<std::string>& missing, const ProgressFn& progress) {
+    for (const std::string& m : missing)
+        analyzer.add_warning({"file set: no file " + m + " (a gap in the set: its frames were never read)", 0, 0, 0});
+    AnalyzeOutcome out = run(paths.front(), reader, analyzer, progress);
+    if (!out.ok) return out;
+    CaptureInfo& c = out.result.capture;
+    c.files.clear();
+    for (const std::string& p : reader.files()) c.files.push_back({p, 0});
+    for (const FrameRun& r : reader.runs()) c.files[r.file].frames += r.count;
+    c.frame_runs = reader.runs();
+    for (const FileSetReader::Note& n : reader.notes())
+        c.warnings.push_back({"file set: " + n.message, 0, n.offset, 0});
+    return out;
+}
+} // namespace
+
+AnalyzeOutcome analyze_files(const std::vector<std::string>& given, const AnalysisOptions& options,
+                             const ProgressFn& progress) {
+    std::vector<std::string> missing;
+    std::vector<std::string> paths = given.size() == 1 ? expand_file_set(given.front(), missing) : given;
+    if (paths.size() == 1 && missing.empty()) return analyze_file(paths.front(), options, progress);
+    std::string error;
+    auto reader = FileSetReader::open(paths, error);
+    if (!reader) {
+        AnalyzeOutcome out;
+        out.error = error;
+        return out;
+    }
+    if (options.threads > 1) {
+        ShardedAnalysis analyzer(options, paths.front(), options.threads);
+        return run_set(paths, *reader, analyzer, missing, progress);
+    }
+    Analyzer analyzer(options, paths.front());
+    return run_set(paths, *reader, analyzer, missing, progress);
 }
 
 namespace {
@@ -87,7 +177,7 @@ namespace {
 struct DecodeOnly : FrontSink {
     AnalysisFront front{*this};
     uint64_t segments = 0;
-    void front_warning(Warning, Tag) override {}
+    void front_warning(Warning) override {}
     void segment(const Frame&, const TcpPacket&) override { ++segments; }
     void on_frame(const Frame& f) { front.on_frame(f); }
     void add_warning(Warning) {}

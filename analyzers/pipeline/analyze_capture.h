@@ -2,6 +2,7 @@
 // The one entry point every front end uses: a capture file in, an
 // AnalysisResult out, in one streaming pass.
 #include "analyzers/result/model.h"
+#include "dissectors/tls/keylog.h"
 
 #include <atomic>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stallscope {
 
@@ -50,6 +52,11 @@ struct AnalysisOptions {
     // capture and compare use 1). max_open_connections is then split between
     // the workers (docs/limits.md).
     unsigned threads = 1;
+    // TLS secrets: an NSS key log file (--keylog) read by analyze_file, which
+    // also adds the secrets of pcapng Decryption Secrets Blocks as they come.
+    // Connections decrypt with `tls_keys` (null: keyless).
+    std::string keylog_path;
+    std::shared_ptr<TlsKeyStore> tls_keys;
 };
 
 struct Progress {
@@ -67,12 +74,41 @@ struct AnalyzeOutcome {
     AnalysisResult result;      // partial when cancelled or truncated
 };
 
+// Why an analysed capture is still not analysable, or "" when it is: frames
+// were read but none of them could be decoded (an unsupported or mismatched
+// link type, only malformed packets). Its empty report would read as "no
+// calls, no stalls", so every front end refuses it the same way:
+// "<file>: none of its N frames could be decoded (link types: ...; <first warning>)".
+// analyze_file applies it; other front ends that run an Analyzer themselves
+// (the Wireshark plugin) call it.
+std::string nothing_decoded_error(const std::string& path, const CaptureInfo& capture);
+
+// The warning that says the file itself is damaged (cut short, a record
+// that cannot be read): the analysis covers what came before it. nullptr
+// when the file was read to its end. Front ends print it even when they
+// print no other warning.
+const Warning* damage_warning(const CaptureInfo& capture);
+
 // Threads an analysis uses unless told otherwise (analyze, compare, export,
 // the desktop app): the machine's cores, at least 1.
 unsigned default_analysis_threads();
 
+// The one way to open and analyse a capture file (every CLI command, the
+// desktop app): ok false with `error` when it cannot be opened, read, or
+// decoded at all (nothing_decoded_error); a damaged file that is readable up
+// to the damage is ok, with capture.truncated and its damage_warning.
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options = {},
                             const ProgressFn& progress = {});
+
+// Several files analysed as one capture in timestamp order (a file set,
+// issue 24): connections and calls continue across files, frames are
+// numbered across the set (CaptureInfo::files, frame_runs locate each one).
+// One path that names the first file of a dumpcap ring or tcpdump -C files
+// brings the rest of the set (capture/pcap/file_set_reader.h); one plain
+// file is analyze_file(). Files missing or damaged in the set are warnings
+// and gaps; only no readable file at all is an error.
+AnalyzeOutcome analyze_files(const std::vector<std::string>& paths, const AnalysisOptions& options = {},
+                             const ProgressFn& progress = {});
 
 // The bench's floor: every frame read by our reader and decoded by the
 // analysis's first stage (clock, link/IP/tunnel decoding, fragments) to TCP

@@ -18,6 +18,9 @@ AnalysisBack::~AnalysisBack() = default;
 size_t AnalysisBack::add_warning(Warning w) {
     auto& list = result_.capture.warnings;
     if (list.size() >= kMaxWarnings) { ++warnings_suppressed_; return SIZE_MAX; }
+    // Call ids are final here (the sharded merge has mapped call_id).
+    if (size_t at = w.message.find("{call}"); at != std::string::npos)
+        w.message.replace(at, 6, std::to_string(w.call_id));
     list.push_back(std::move(w));
     return list.size() - 1;
 }
@@ -52,13 +55,13 @@ void AnalysisBack::start_spill() {
     auto file = SpillFile::create(opt_.spill_dir, error);
     if (!file) {
         spill_failed_ = true;
-        add_warning({error + "; keeping every call in memory", 0, 0, 0});
+        add_warning({WarningCode::SpillUnavailable, error + "; keeping every call in memory", 0, 0, 0});
         return;
     }
     spill_ = std::make_shared<ResultSpill>(std::move(file));
     // The summary's per-call numbers go to disk too (their own file: fixed-size records by id).
     if (auto records = SpillFile::create(opt_.spill_dir, error)) summary_.spill_to(std::move(records));
-    else add_warning({error + "; keeping the summary's per-call numbers in memory", 0, 0, 0});
+    else add_warning({WarningCode::SpillUnavailable, error + "; keeping the summary's per-call numbers in memory", 0, 0, 0});
     const std::string dir = opt_.spill_dir;
     for (auto& d : detectors_)  // and what detectors keep per call (nothing when no file can be made)
         d->spill_to([&dir]() {
@@ -149,7 +152,8 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
         for (Finding& f : result_.findings) final_touch(f);
     }
     if (warnings_suppressed_)
-        result_.capture.warnings.push_back({std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
+        result_.capture.warnings.push_back(
+            {WarningCode::WarningsSuppressed, std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
     result_.summary = summary_.build();
     return std::move(result_);
 }

@@ -13,13 +13,7 @@ FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned sh
 
 FlowTable::~FlowTable() = default;
 
-void FlowTable::warn(const std::string& message, uint64_t frame, uint64_t connection_id) {
-    Warning w;
-    w.message = message;
-    w.frame = frame;
-    w.connection_id = connection_id;
-    sink_.warn(std::move(w));
-}
+void FlowTable::warn(Warning w) { sink_.warn(std::move(w)); }
 
 void FlowTable::close_flow(Flows::iterator it) {
     current_ = it->second->info().id;
@@ -76,7 +70,7 @@ void FlowTable::on_segment(const Frame& f, const TcpPacket& p) {
             });
             if (!cap_warned_) {
                 cap_warned_ = true;
-                sink_.warn({"open-connection cap (" + cap_text_ + ") hit at frame " + std::to_string(f.number) +
+                sink_.warn({WarningCode::OpenConnectionCap, "open-connection cap (" + cap_text_ + ") hit at frame " + std::to_string(f.number) +
                                 ": least recently active connections are finished early",
                             f.number, f.file_offset, 0});
             }

@@ -77,7 +77,7 @@ private:
     using Flows = std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>;
 
     uint64_t new_call_id() override { return sink_.new_call_id(current_); }
-    void warn(const std::string& message, uint64_t frame, uint64_t connection_id) override;
+    void warn(Warning w) override;
     void call_ready(Call&& call, const Connection& conn) override { sink_.call_ready(std::move(call), conn); }
     DeflateSampler* deflate_sampler() override { return &deflate_sampler_; }
     void close_flow(Flows::iterator it);

@@ -18,14 +18,14 @@ std::string seconds(int64_t ns) {
 
 AnalysisFront::AnalysisFront(FrontSink& sink)
     : sink_(sink), fragments_(FragmentLimits{}, [this](const std::string& message, uint64_t frame) {
-          warn({message, frame, 0, 0});
+          warn({WarningCode::FragmentDropped, message, frame, 0, 0});
       }) {}
 
 bool AnalysisFront::resolve_decoded(const Frame& f, DecodeResult& d) {
     CaptureInfo& cap = capture_;
-    auto skipped = [&](const std::string& what) {
+    auto skipped = [&](const std::string& what, WarningCode code = WarningCode::FrameUndecodable) {
         ++cap.undecodable_packets;
-        warn({"frame " + std::to_string(f.number) + ": " + what, f.number, f.file_offset, 0});
+        warn({code, "frame " + std::to_string(f.number) + ": " + what, f.number, f.file_offset, 0});
         return false;
     };
     // A reassembled datagram can hold another fragment (inside a tunnel):
@@ -40,7 +40,8 @@ bool AnalysisFront::resolve_decoded(const Frame& f, DecodeResult& d) {
                 return false;
             }
             return skipped(std::string("unsupported link type ") + linktype_name(f.linktype) +
-                           " (packets of this link type are skipped)");
+                           " (packets of this link type are skipped)",
+                           WarningCode::UnsupportedLinkType);
         case DecodeStatus::Unsupported:
             // Once per kind: a capture of one unknown encapsulation has thousands.
             if (unsupported_warned_.size() >= kMaxUnsupportedKinds || !unsupported_warned_.insert(d.detail).second) {
@@ -70,7 +71,7 @@ void AnalysisFront::on_frame(const Frame& raw) {
             untimed_.push_back(std::move(u));
             return;
         }
-        warn({"frame " + std::to_string(raw.number) + ": " + std::to_string(kMaxUntimedFrames) +
+        warn({WarningCode::UntimedFramesCap, "frame " + std::to_string(raw.number) + ": " + std::to_string(kMaxUntimedFrames) +
                   " frames without a timestamp before any timed frame: the capture is analysed as untimed "
                   "(time 0) until a timestamp appears",
               raw.number, raw.file_offset, 0});
@@ -100,17 +101,15 @@ void AnalysisFront::replay_untimed() {
 
 void AnalysisFront::note_time_fix(const Frame& f, FrameClock::Fix fix, int64_t fixed_ns) {
     if (fix == FrameClock::Fix::Missing && ++missing_ts_ == 1)
-        warn({"frame " + std::to_string(f.number) +
+        warn({WarningCode::MissingTimestamp, "frame " + std::to_string(f.number) +
                   ": no timestamp (stamped 0, or a pcapng simple packet block); timed as the timed frame "
                   "before it (or the first timed frame)",
-              f.number, f.file_offset, 0},
-             FrontSink::Tag::MissingTime);
+              f.number, f.file_offset, 0});
     if (fix == FrameClock::Fix::Backwards && ++backwards_ts_ == 1)
-        warn({"frame " + std::to_string(f.number) + ": timestamp goes back " + seconds(fixed_ns - f.ts_ns) +
+        warn({WarningCode::BackwardsTimestamp, "frame " + std::to_string(f.number) + ": timestamp goes back " + seconds(fixed_ns - f.ts_ns) +
                   " s behind frame " + std::to_string(latest_frame_) + "; timed as frame " +
                   std::to_string(latest_frame_) + " (analysis time never goes backwards)",
-              f.number, f.file_offset, 0},
-             FrontSink::Tag::BackwardsTime);
+              f.number, f.file_offset, 0});
 }
 
 void AnalysisFront::analyse_frame(const Frame& f) {

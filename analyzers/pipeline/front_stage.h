@@ -22,10 +22,10 @@ namespace stallscope {
 
 class FrontSink {
 public:
-    // Which warning it is, for the counts the end adds to the clock's warnings.
-    enum class Tag { None, MissingTime, BackwardsTime };
     virtual ~FrontSink() = default;
-    virtual void front_warning(Warning w, Tag tag) = 0;
+    // The clock's warnings (w.code MissingTimestamp, BackwardsTimestamp) get
+    // the count of frames they stand for at the end.
+    virtual void front_warning(Warning w) = 0;
     // One TCP segment, its frame timed by the clock (f.data may be empty).
     // Frame times never go backwards (FrameClock).
     virtual void segment(const Frame& f, const TcpPacket& p) = 0;
@@ -51,7 +51,7 @@ private:
     void analyse_frame(const Frame& f);  // f.ts_ns already fixed by the clock
     void note_time_fix(const Frame& f, FrameClock::Fix fix, int64_t fixed_ns);
     void replay_untimed();
-    void warn(Warning w, FrontSink::Tag tag = FrontSink::Tag::None) { sink_.front_warning(std::move(w), tag); }
+    void warn(Warning w) { sink_.front_warning(std::move(w)); }
 
     FrontSink& sink_;
     CaptureInfo capture_;

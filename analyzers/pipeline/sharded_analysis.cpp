@@ -72,7 +72,6 @@ struct CallBox {
 struct Event {
     Key key;
     EventKind kind = EventKind::Warning;
-    FrontSink::Tag tag = FrontSink::Tag::None;
     uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
     Warning warning;
     std::unique_ptr<CallBox> call;           // CallReady
@@ -299,20 +298,11 @@ struct ShardedAnalysis::Impl {
         if (last) finished = true;
     }
 
-    std::string final_text(std::string text) const {
-        // Worker-local call ids (19 digits, 4000...) in a warning become the final ones.
-        for (size_t i = 0; i + 19 <= text.size(); ++i) {
-            if (text.compare(i, 4, "4000") != 0 || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])))) continue;
-            size_t j = i;
-            while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-            if (j - i != 19) continue;
-            auto it = call_ids.find(std::stoull(text.substr(i, 19)));
-            if (it == call_ids.end()) continue;
-            std::string n = std::to_string(it->second);
-            text.replace(i, 19, n);
-            i += n.size() - 1;
-        }
-        return text;
+    // Worker-local call ids (4000...) become the final ones; the back stage
+    // writes the final number into the text.
+    uint64_t final_call(uint64_t local) const {
+        auto it = call_ids.find(local);
+        return it == call_ids.end() ? local : it->second;
     }
 
     uint64_t final_conn(uint64_t local) const {
@@ -324,11 +314,12 @@ struct ShardedAnalysis::Impl {
         switch (e.kind) {
         case EventKind::Warning: {
             Warning w = std::move(e.warning);
-            w.message = final_text(std::move(w.message));
+            if (w.call_id) w.call_id = final_call(w.call_id);
             if (w.connection_id) w.connection_id = final_conn(w.connection_id);
+            const WarningCode code = w.code;
             size_t at = back.add_warning(std::move(w));
-            if (e.tag == FrontSink::Tag::MissingTime) missing_at = at;
-            if (e.tag == FrontSink::Tag::BackwardsTime) backwards_at = at;
+            if (code == WarningCode::MissingTimestamp) missing_at = at;
+            if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
         case EventKind::NewConnection: conn_ids[e.local] = back.new_connection_id(); break;
@@ -443,10 +434,9 @@ void ShardedAnalysis::on_frame(const Frame& f) {
     if (impl_->batched >= kBatchSegments || impl_->batched_bytes >= kBatchBytes) impl_->flush(false);
 }
 
-void ShardedAnalysis::front_warning(Warning w, Tag tag) {
+void ShardedAnalysis::front_warning(Warning w) {
     Event e;
     e.key = Key{impl_->seq + 1, 0, 0, 0, impl_->front_counter++};  // before the next segment's events
-    e.tag = tag;
     e.warning = std::move(w);
     impl_->front_events.push_back(std::move(e));
 }

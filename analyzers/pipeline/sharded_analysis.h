@@ -25,7 +25,7 @@ public:
     ~ShardedAnalysis() override;
 
     void on_frame(const Frame& f);
-    void add_warning(Warning w) { front_warning(std::move(w), Tag::None); }
+    void add_warning(Warning w) { front_warning(std::move(w)); }
     CaptureInfo& capture() { return front_.capture(); }
     // Throws SpillError (from the merge) like Analyzer::finish.
     AnalysisResult finish();
@@ -33,7 +33,7 @@ public:
     struct Impl;
 
 private:
-    void front_warning(Warning w, Tag tag) override;
+    void front_warning(Warning w) override;
     void segment(const Frame& f, const TcpPacket& p) override;
 
     std::unique_ptr<Impl> impl_;

@@ -12,10 +12,11 @@ Analyzer::Analyzer(const AnalysisOptions& options, std::string file_name) : opt_
 
 Analyzer::~Analyzer() = default;
 
-void Analyzer::front_warning(Warning w, Tag tag) {
+void Analyzer::front_warning(Warning w) {
+    const WarningCode code = w.code;
     size_t at = back_.add_warning(std::move(w));
-    if (tag == Tag::MissingTime) missing_warning_ = at;
-    if (tag == Tag::BackwardsTime) backwards_warning_ = at;
+    if (code == WarningCode::MissingTimestamp) missing_warning_ = at;
+    if (code == WarningCode::BackwardsTimestamp) backwards_warning_ = at;
 }
 
 AnalysisResult Analyzer::snapshot() const {

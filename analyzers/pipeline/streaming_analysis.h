@@ -34,7 +34,7 @@ public:
     AnalysisResult finish();
 
 private:
-    void front_warning(Warning w, Tag tag) override;
+    void front_warning(Warning w) override;
     void segment(const Frame& f, const TcpPacket& p) override { table_.on_segment(f, p); }
     uint64_t new_connection_id() override { return back_.new_connection_id(); }
     uint64_t new_call_id(uint64_t) override { return back_.new_call_id(); }

@@ -134,13 +134,27 @@ void capture_json(Json& w, const CaptureInfo& c) {
     w.member("duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns)));
     w.member("truncated", c.truncated);
     w.member("non_tcp_packets", c.non_tcp_packets).member("undecodable_packets", c.undecodable_packets);
+    if (!c.files.empty()) {
+        // A file set: frames are numbered across it; frame_map locates each one.
+        w.key("files").begin_array();
+        for (auto& f : c.files) w.begin_object().member("file", f.path).member("frames", f.frames).end_object();
+        w.end_array();
+        w.key("frame_map").begin_array();
+        for (auto& r : c.frame_runs) {
+            w.begin_object().member("first_frame", r.first).member("file_index", uint64_t(r.file));
+            w.member("file_frame", r.file_first).member("frames", r.count).end_object();
+        }
+        w.end_array();
+    }
     w.key("warnings").begin_array();
     for (auto& x : c.warnings) {
         w.begin_object();
+        w.member("code", warning_code_name(x.code));
         w.member("message", x.message);
         nonzero(w, "frame", x.frame);
         nonzero(w, "offset", x.offset);
         nonzero(w, "connection", x.connection_id);
+        nonzero(w, "call", x.call_id);
         w.end_object();
     }
     w.end_array();
@@ -161,6 +175,24 @@ void connection_json(Json& w, const Connection& k) {
     w.member("retransmissions", k.retransmissions).member("gap_bytes", k.gap_bytes);
     w.member("fin_client", k.fin_client).member("fin_server", k.fin_server).member("rst", k.rst);
     w.member("http", k.http).member("calls", k.calls);
+    if (k.tls) {  // only on TLS connections: plaintext reports keep their bytes
+        const ConnectionTls& t = *k.tls;
+        w.key("tls");
+        w.begin_object();
+        w.member("version", t.version).member("cipher_suite", t.cipher_suite);
+        w.member("sni", t.sni).member("alpn", t.alpn);
+        w.member("resumed", t.resumed).member("resumption_offered", t.resumption_offered);
+        w.member("decrypted", t.decrypted).member("reason", t.reason);
+        w.member("handshake_first_frame", t.handshake_first_frame).member("handshake_last_frame", t.handshake_last_frame);
+        w.key("handshake_ms");
+        opt_ms(w, t.handshake_last_frame ? std::optional<double>(ns_to_ms(t.handshake_end_ns - t.handshake_start_ns))
+                                         : std::nullopt);
+        w.member("certificate_bytes", t.certificate_bytes);
+        w.member("server_flight_bytes", t.server_flight_bytes).member("server_flight_segments", t.server_flight_segments);
+        w.member("session_tickets", t.session_tickets);
+        w.member("record_overhead", t.record_overhead).member("sizes_exact", t.sizes_exact);
+        w.end_object();
+    }
     w.end_object();
 }
 
@@ -169,6 +201,7 @@ void call_json(Json& w, const Call& k, const Rel& rel) {
     w.member("id", k.id).member("connection_id", k.connection_id);
     w.member("index_on_connection", k.index_on_connection);
     w.member("method", k.method).member("uri", k.uri).member("http_version", k.http_version);
+    if (k.encrypted) w.member("encrypted", true);  // TLS without keys: method, URI, status unknown
     nonzero(w, "status", k.status);
     w.member("reason", k.reason);
     nonempty(w, "operation", k.soap.operation);

@@ -200,6 +200,27 @@ std::string report_text(const AnalysisResult& r) {
         }
     }
 
+    // TLS connections, only when there are any (plaintext reports keep their bytes).
+    std::string tls_lines;
+    size_t tls_conns = 0;
+    for_each_connection(r, [&](const Connection& k) {
+        if (!k.tls) return true;
+        if (++tls_conns > 50) return true;
+        const ConnectionTls& t = *k.tls;
+        std::string hs = t.handshake_last_frame ? fmt("%.3f ms", double(t.handshake_end_ns - t.handshake_start_ns) / 1e6)
+                                                : std::string("not seen");
+        tls_lines += fmt("  %4llu %s %s, SNI %s, %s handshake %s, %llu calls: %s\n", (unsigned long long)k.id,
+                         t.version.empty() ? "TLS (version unknown)" : t.version.c_str(),
+                         t.cipher_suite.empty() ? "-" : t.cipher_suite.c_str(), t.sni.empty() ? "-" : clean(t.sni, 60).c_str(),
+                         t.resumed ? "resumed" : "full", hs.c_str(), (unsigned long long)k.calls,
+                         t.decrypted ? "decrypted" : ("not decrypted (" + t.reason + ")").c_str());
+        return true;
+    });
+    if (tls_conns) {
+        out += fmt("\nTLS connections (%zu)\n", tls_conns) + tls_lines;
+        if (tls_conns > 50) out += fmt("  ... %zu more (see --json)\n", tls_conns - 50);
+    }
+
     if (size_t total = call_count(r)) {
         CallFindings kinds(r);
         out += "\nCalls (ms)\n";
@@ -212,7 +233,8 @@ std::string report_text(const AnalysisResult& r) {
             std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
             std::string status = c.status ? std::to_string(c.status) : std::string("-");
             out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
-                       (unsigned long long)c.id, (unsigned long long)c.connection_id, clean(c.method, 6).c_str(),
+                       (unsigned long long)c.id, (unsigned long long)c.connection_id,
+                       c.encrypted ? "TLS" : clean(c.method, 6).c_str(),
                        clean(operation_key(c), 22).c_str(), status.c_str(), lat.c_str(),
                        phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
                        phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
@@ -227,7 +249,7 @@ std::string report_text(const AnalysisResult& r) {
         for (auto& w : cap.warnings) {
             out += "  - " + clean(w.message, 300);
             if (w.connection_id) out += fmt(" [connection %llu]", (unsigned long long)w.connection_id);
-            if (w.frame && w.message.find("frame ") == std::string::npos) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
+            if (w.frame && !warning_text_names_frame(w.code)) out += fmt(" [frame %llu]", (unsigned long long)w.frame);
             out += "\n";
         }
     }

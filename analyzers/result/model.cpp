@@ -14,6 +14,7 @@ const char* phase_name(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return "response_headers";
     case PhaseKind::ResponseBody: return "response_body";
     case PhaseKind::Close: return "close";
+    case PhaseKind::TlsHandshake: return "tls_handshake";
     }
     return "?";
 }
@@ -22,6 +23,12 @@ std::string carries_label(uint16_t bits) {
     if (bits == 0) return "ACK";
     std::string out;
     auto add = [&](const char* s) { if (!out.empty()) out += "+"; out += s; };
+    if (bits & carries::kTlsHandshake) add("TLS handshake");
+    if (bits & carries::kEncrypted) {  // TLS records read without keys: which part of the message is unknown
+        if (bits & carries::kRequestBody) add("encrypted request");
+        if (bits & carries::kResponseBody) add("encrypted response");
+        return out;
+    }
     if (bits & carries::kContinue) add("100 Continue");
     if ((bits & carries::kRequestHeaders) && (bits & carries::kRequestBody)) add("request headers+body");
     else if (bits & carries::kRequestHeaders) add("request headers");
@@ -31,6 +38,13 @@ std::string carries_label(uint16_t bits) {
     else if (bits & carries::kResponseBody) add("response body");
     if (bits & carries::kOther) add("data");
     return out;
+}
+
+bool locate_frame(const CaptureInfo& c, uint64_t frame, uint32_t& file, uint64_t& file_frame) {
+    if (!c.frame_runs.empty()) return locate_in_runs(c.frame_runs, frame, file, file_frame);
+    file = 0;
+    file_frame = frame;
+    return frame > 0;
 }
 
 } // namespace stallscope

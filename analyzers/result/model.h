@@ -2,6 +2,8 @@
 // The analysis result: plain values, no Qt, no I/O. Everything downstream
 // (text/JSON/CSV reports, GUI models, diagrams, the Wireshark plugin, the
 // comparison) reads these and nothing else.
+#include "analyzers/result/warning_code.h"
+#include "capture/frame_runs.h"
 #include "capture/ip_address.h"
 #include "dissectors/soap/soap_info.h"
 
@@ -25,6 +27,10 @@ constexpr uint16_t kContinue = 1 << 2;        // an interim 1xx response
 constexpr uint16_t kResponseHeaders = 1 << 3;
 constexpr uint16_t kResponseBody = 1 << 4;
 constexpr uint16_t kOther = 1 << 5;           // bytes of no recognised message
+constexpr uint16_t kTlsHandshake = 1 << 6;    // TLS handshake records (ClientHello ... Finished, tickets)
+// With kRequestBody / kResponseBody: TLS application data read without keys
+// (which part of the HTTP message the bytes are is unknown).
+constexpr uint16_t kEncrypted = 1 << 7;
 }
 std::string carries_label(uint16_t bits);     // "headers+body", "100 Continue", "ACK" ...
 
@@ -58,7 +64,8 @@ struct SegmentInfo {
 
 enum class PhaseKind : uint8_t {
     Connect, RequestHeaders, ContinueWait, RequestBody, ServerTime,
-    ResponseHeaders, ResponseBody, Close
+    ResponseHeaders, ResponseBody, Close,
+    TlsHandshake  // ClientHello -> the last handshake record, before the first request (the call that paid it)
 };
 const char* phase_name(PhaseKind k);  // "connect", "request_headers", "continue_wait", ...
 
@@ -133,6 +140,12 @@ struct Call {
     bool opened_connection = false;    // this call's connection began with it
     bool closed_connection = false;    // the connection closed after it
 
+    // TLS read without keys (analyzers/calls/tls_keyless_calls.h): method,
+    // URI, status and operation are unknown; the messages are the
+    // application-data records by direction change, their sizes the records'
+    // plaintext (exact for AEAD suites, Connection::tls says).
+    bool encrypted = false;
+
     std::vector<Phase> phases;
     // The call ledger's account (complete calls only): the partition of
     // latency_ms, the connection setup before the first request byte when
@@ -144,6 +157,28 @@ struct Call {
     // Segments of this call's window (with the handshake if it opened the
     // connection). Kept only when the analysis is asked to keep segments.
     std::vector<SegmentInfo> segments;
+};
+
+// What a TLS connection's clear-text handshake said, and whether its bytes were read.
+struct ConnectionTls {
+    std::string version;             // "TLS 1.3", "TLS 1.2", ... ("" = no ServerHello seen)
+    std::string cipher_suite;        // IANA name, or "0x1301" style when not in our table
+    std::string sni, alpn;
+    bool resumed = false;            // abbreviated handshake: session id / ticket / PSK accepted
+    bool resumption_offered = false; // the ClientHello offered a session (id, ticket or PSK)
+    bool decrypted = false;
+    std::string reason;              // why not decrypted ("" when decrypted)
+    // ClientHello -> the last handshake record before the first application data.
+    uint64_t handshake_first_frame = 0, handshake_last_frame = 0;
+    int64_t handshake_start_ns = 0, handshake_end_ns = 0;
+    uint64_t certificate_bytes = 0;  // the Certificate message (clear in TLS <= 1.2, else 0)
+    // The server's first flight: its bytes from the ServerHello up to the
+    // client's next flight, and the segments that carried them.
+    uint64_t server_flight_bytes = 0;
+    uint32_t server_flight_segments = 0;
+    uint32_t session_tickets = 0;    // NewSessionTicket messages (clear ones, or TLS 1.3 records taken for them)
+    uint32_t record_overhead = 0;    // bytes per record that are not plaintext (0 = unknown)
+    bool sizes_exact = false;        // record_overhead is exact (AEAD suites)
 };
 
 struct Connection {
@@ -165,6 +200,7 @@ struct Connection {
     bool fin_client = false, fin_server = false, rst = false;
     uint32_t calls = 0;
     bool http = false;               // carried HTTP
+    std::optional<ConnectionTls> tls; // set when its streams were TLS
 };
 
 struct Finding {
@@ -192,15 +228,32 @@ struct Finding {
     std::vector<std::pair<std::string, std::string>> details; // extra facts (write sizes...)
 };
 
+// A problem met while analysing, as data: what it is (code), where (frame,
+// file offset, connection, call) and a sentence for people. Code tells
+// warnings apart by `code`, never by their text.
 struct Warning {
+    WarningCode code = WarningCode::Other;
+    // For people. Made where the warning is raised, except the call's
+    // number: "{call}" stands for it until the back stage knows the final
+    // id (worker threads number calls locally) and fills it in.
     std::string message;
     uint64_t frame = 0;              // 0 = not tied to a frame
     uint64_t offset = 0;             // file offset, where known
     uint64_t connection_id = 0;      // 0 = none
+    uint64_t call_id = 0;            // 0 = none
+};
+
+// A capture read from several files (a file set, issue 24): frames are
+// numbered across the set; frame_runs say where each was (capture/frame_runs.h).
+struct CaptureFile {
+    std::string path;
+    uint64_t frames = 0;
 };
 
 struct CaptureInfo {
-    std::string file;
+    std::string file;                // the first file of a set
+    std::vector<CaptureFile> files;  // empty: one file
+    std::vector<FrameRun> frame_runs;
     std::string format;              // pcap, pcap-ns, pcapng
     uint64_t packets = 0;
     uint64_t bytes = 0;              // file size
@@ -208,8 +261,13 @@ struct CaptureInfo {
     int64_t first_ns = 0, last_ns = 0;
     std::vector<Warning> warnings;
     bool truncated = false;          // reading stopped at damage
+    Warning damage;                  // truncated: what stopped it (also in warnings, unless they were capped)
     uint64_t non_tcp_packets = 0, undecodable_packets = 0;
 };
+
+// The file and frame number within it of capture frame `frame` (a file set);
+// for one file, file 0 and the frame itself. False: not a frame of the set.
+bool locate_frame(const CaptureInfo& c, uint64_t frame, uint32_t& file, uint64_t& file_frame);
 
 struct LatencyStats {
     uint64_t calls = 0;

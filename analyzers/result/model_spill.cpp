@@ -221,6 +221,9 @@ template <class Io> void visit(Io& io, SoapInfo& s) {
     io.uint(s.max_depth);
     io.uint(s.bytes);
     io.str(s.error);
+    auto code = uint8_t(s.error_code);
+    io.uint(code);
+    s.error_code = SoapError(code);
 }
 
 template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int64_t ts_base) {
@@ -283,9 +286,10 @@ template <class Io> void visit(Io& io, Call& c) {
     io.boolean(c.complete);
     io.boolean(c.opened_connection);
     io.boolean(c.closed_connection);
+    io.boolean(c.encrypted);
 
     vec(io, c.phases, [&](Phase& p) {
-        io.enumeration(p.kind, PhaseKind::Close);
+        io.enumeration(p.kind, PhaseKind::TlsHandshake);
         io.rel(p.start_ns, c.start_ns, int64_t(0));
         io.rel(p.end_ns, p.start_ns, int64_t(0));
         io.rel(p.start_frame, c.request_first_frame, uint64_t(0));
@@ -371,6 +375,26 @@ template <class Io> void visit(Io& io, Connection& c) {
     io.boolean(c.rst);
     io.uint(c.calls);
     io.boolean(c.http);
+    opt(io, c.tls, [&](ConnectionTls& t) {
+        io.str(t.version);
+        io.str(t.cipher_suite);
+        io.str(t.sni);
+        io.str(t.alpn);
+        io.boolean(t.resumed);
+        io.boolean(t.resumption_offered);
+        io.boolean(t.decrypted);
+        io.str(t.reason);
+        io.rel(t.handshake_first_frame, c.first_frame, uint64_t(0));
+        io.rel(t.handshake_last_frame, c.first_frame, uint64_t(0));
+        io.rel(t.handshake_start_ns, c.first_ns, int64_t(0));
+        io.rel(t.handshake_end_ns, c.first_ns, int64_t(0));
+        io.uint(t.certificate_bytes);
+        io.uint(t.server_flight_bytes);
+        io.uint(t.server_flight_segments);
+        io.uint(t.session_tickets);
+        io.uint(t.record_overhead);
+        io.boolean(t.sizes_exact);
+    });
 }
 
 template <class Io> void visit(Io& io, Finding& f) {

@@ -158,7 +158,7 @@ TEST_CASE("ledger: every bundled capture, every call partitioned, shares <= 100%
         });
         for_each_finding(r, [&](const Finding& f) {
             double charged = 0;
-            for (uint64_t id : f.calls) charged += f.kind == "connection_setup" ? client[id] : latency[id];
+            for (uint64_t id : f.calls) charged += is_setup_kind(f.kind) ? client[id] : latency[id];
             INFO(f.kind << " " << f.explanation);
             CHECK(f.cost_ms <= charged + 1e-6);
             CHECK(f.counted_ms <= f.cost_ms + 1e-6);

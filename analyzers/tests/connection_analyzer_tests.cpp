@@ -22,7 +22,7 @@ struct Host : ConnectionHost {
     std::vector<Call> calls;
     std::vector<std::string> warnings;
     uint64_t new_call_id() override { return ++next_id; }
-    void warn(const std::string& m, uint64_t, uint64_t) override { warnings.push_back(m); }
+    void warn(Warning w) override { warnings.push_back(w.message); }
     void call_ready(Call&& c, const Connection&) override { calls.push_back(std::move(c)); }
 };
 
@@ -316,4 +316,92 @@ TEST_CASE("connection: calls left when it closes are kept parked and handed on w
     REQUIRE(!c.phases.empty());
     CHECK(c.phases.back().kind == PhaseKind::Close);
     CHECK(c.phases.back().end_frame == w.frame);
+}
+
+namespace {
+
+// A TLS record of `type` around `body`, as a string for Wire.
+std::string tls_record(uint8_t type, const std::string& body, uint16_t version = 0x0303) {
+    std::string r{char(type), char(version >> 8), char(version & 0xff), char(body.size() >> 8), char(body.size() & 0xff)};
+    return r + body;
+}
+std::string tls_handshake(uint8_t type, const std::string& body) {
+    return std::string{char(type), char(body.size() >> 16), char((body.size() >> 8) & 0xff), char(body.size() & 0xff)} +
+           body;
+}
+std::string u16(size_t v) { return std::string{char(v >> 8), char(v & 0xff)}; }
+// ClientHello with SNI `host`, no session id; ServerHello choosing TLS 1.2 suite 0xc02f.
+std::string client_hello(const std::string& host) {
+    std::string name = std::string{char(0)} + u16(host.size()) + host;
+    std::string sni = u16(0) + u16(name.size() + 2) + u16(name.size()) + name;
+    std::string body = u16(0x0303) + std::string(32, '\x11') + std::string(1, '\0') + u16(2) + u16(0xc02f) +
+                       std::string{char(1), char(0)} + u16(sni.size()) + sni;
+    return tls_handshake(1, body);
+}
+std::string server_hello() {
+    std::string body = u16(0x0303) + std::string(32, '\x22') + std::string(1, '\0') + u16(0xc02f) +
+                       std::string(1, '\0') + u16(0);
+    return tls_handshake(2, body);
+}
+
+} // namespace
+
+TEST_CASE("connection: TLS is detected by its record header on any port; no HTTP calls without keys", "[connection][tls]") {
+    Wire w;  // server port 80: the port says HTTP, the bytes say TLS
+    w.handshake();
+    std::string ch = tls_record(22, client_hello("soap.example.com"), 0x0301);
+    // The ClientHello in two segments, the ServerHello in one, then application data.
+    w.feed(10, w.c_data(0, ch.substr(0, 7)));
+    w.feed(11, w.c_data(7, ch.substr(7)));
+    std::string sh = tls_record(22, server_hello());
+    w.feed(20, w.s_data(0, sh, uint32_t(ch.size())));
+    std::string app = tls_record(23, std::string(100, 'x'));
+    w.feed(30, w.c_data(uint32_t(ch.size()), app, uint32_t(sh.size())));
+    w.feed(40, w.s_data(uint32_t(sh.size()), app, uint32_t(ch.size() + app.size())));
+    w.finish();
+    REQUIRE(w.conn->tls());
+    const TlsConnectionInfo& i = w.conn->tls()->info();
+    CHECK(i.sni == "soap.example.com");
+    CHECK(i.version == 0x0303);
+    CHECK(i.cipher_suite == 0xc02f);
+    CHECK(i.records[0] == 2);
+    CHECK(i.records[1] == 2);
+    CHECK(w.host.calls.empty());
+    CHECK_FALSE(w.conn->info().http);
+    CHECK(w.host.warnings.empty());
+}
+
+TEST_CASE("connection: a plaintext connection has no TLS side", "[connection][tls]") {
+    Wire w;
+    w.handshake();
+    one_call(w);
+    w.finish();
+    CHECK_FALSE(w.conn->tls());
+    CHECK(w.host.calls.size() == 1);
+}
+
+TEST_CASE("connection: without a SYN, the ClientHello names the client whatever the ports", "[connection][tls]") {
+    Wire w;
+    w.client = ep(1, 443);    // the client on the low port: the port guess would make it the server
+    w.server = ep(2, 50000);
+    std::string ch = tls_record(22, client_hello("x"), 0x0301);
+    w.feed(10, w.c_data(0, ch));
+    CHECK(w.conn->info().client.port == 443);
+    w.finish();  // without a SYN the stream's origin is settled only at the end
+    REQUIRE(w.conn->tls());
+    CHECK(w.conn->tls()->info().client_hello);
+}
+
+TEST_CASE("connection: a bogus record length warns with its frame and never makes calls", "[connection][tls]") {
+    Wire w;
+    w.handshake();
+    std::string ch = tls_record(22, client_hello("x"), 0x0301);
+    w.feed(10, w.c_data(0, ch));
+    std::string bad = std::string{char(23), 3, 3, char(0x48), 1} + std::string(200, 'A');
+    w.feed(20, w.c_data(uint32_t(ch.size()), bad));
+    w.finish();
+    REQUIRE(w.host.warnings.size() == 1);
+    CHECK(w.host.warnings[0].find("frame 5") != std::string::npos);
+    CHECK(w.host.warnings[0].find("record_too_long") != std::string::npos);
+    CHECK(w.host.calls.empty());
 }

@@ -11,7 +11,7 @@ namespace {
 struct Host : ExchangeHost {
     uint64_t next = 0;
     uint64_t new_call_id() override { return ++next; }
-    void warn(const std::string&, uint64_t) override {}
+    void warn(WarningCode, const std::string&, uint64_t, uint64_t) override {}
 };
 
 struct Conn {

@@ -17,8 +17,12 @@ struct Host : ExchangeHost {
     uint64_t next = 0;
     std::vector<std::string> warnings;
     uint64_t new_call_id() override { return ++next; }
-    void warn(const std::string& m, uint64_t frame) override {
-        warnings.push_back(m + " [frame " + std::to_string(frame) + "]");
+    std::vector<WarningCode> codes;
+    void warn(WarningCode code, const std::string& m, uint64_t frame, uint64_t call_id) override {
+        std::string text = m;  // the call's number as the back stage fills it in
+        if (size_t at = text.find("{call}"); at != std::string::npos) text.replace(at, 6, std::to_string(call_id));
+        codes.push_back(code);
+        warnings.push_back(text + " [frame " + std::to_string(frame) + "]");
     }
     bool warned(const std::string& part) const {
         for (auto& w : warnings)

@@ -81,13 +81,58 @@ TEST_CASE("a capture that begins mid-connection starts at the first byte seen, o
     StreamReassembler r(c, 1 << 20);
     CHECK(r.on_segment(123456, b("HTTP/1.1 200 OK\r\n"), 17, 1) == K::InOrder);
     CHECK(r.offset_of(123456) == 0);
-    CHECK(c.bytes.empty());  // the origin is a guess until the peer ACKs a byte of it
-    r.on_peer_ack(123456);   // not yet: the peer expects the first byte
-    CHECK(c.bytes.empty());
-    r.on_peer_ack(123456 + 17);
+    CHECK(c.bytes.empty());  // the origin is a guess until the peer ACKs
+    r.on_peer_ack(123456);   // the peer expects the first byte: nothing comes before it
     CHECK(c.bytes == "HTTP/1.1 200 OK\r\n");
+    CHECK(c.gaps == 0);
     CHECK(r.on_segment(123456 + 17, b("X"), 1, 2) == K::InOrder);  // settled: delivered at once
     CHECK(c.bytes == "HTTP/1.1 200 OK\r\nX");
+}
+
+TEST_CASE("mid-connection: an ACK acknowledging past the first byte seen leaves the origin there") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_segment(9000, b("tail of a body"), 14, 1);
+    r.on_peer_ack(9014);
+    CHECK(r.offset_of(9000) == 0);
+    CHECK(c.bytes == "tail of a body");
+    CHECK(c.gaps == 0);
+}
+
+TEST_CASE("mid-connection: the peer's first ACK before the first byte seen places the origin; the bytes between are a gap") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_segment(5000 + 4320, b("continuation"), 12, 1);  // the first captured server bytes
+    r.on_peer_ack(5000);                                   // the client has everything before 5000
+    CHECK(r.offset_of(5000) == 0);
+    CHECK(r.offset_of(5000 + 4320) == 4320);
+    CHECK(c.bytes.empty());                                // 4320 bytes may still be retransmitted
+    r.on_peer_ack(5000 + 4332);                            // acknowledged past them: they never come
+    CHECK(c.gaps == 4320);
+    CHECK(c.bytes == std::string(4320, '_') + "continuation");
+    // Settled: a later segment before the ACK is an old one.
+    CHECK(r.on_segment(4990, b("0123456789"), 10, 2) == K::Retransmission);
+}
+
+TEST_CASE("mid-connection: an ACK captured before any data of the stream places its origin") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_peer_ack(700);
+    CHECK(r.has_origin());
+    CHECK(r.offset_of(700) == 0);
+    CHECK(r.on_segment(700, b("GET / HTTP/1.1\r\n"), 16, 1) == K::InOrder);
+    CHECK(c.bytes == "GET / HTTP/1.1\r\n");
+    CHECK(r.on_segment(690, b("0123456789"), 10, 2) == K::Retransmission);
+}
+
+TEST_CASE("mid-connection: an ACK far before the first byte seen (over a window) is not believed") {
+    Collect c;
+    StreamReassembler r(c, 1 << 20);
+    r.on_segment(0x80000000u, b("abc"), 3, 1);
+    r.on_peer_ack(0x80000000u - (1u << 30) - 1);
+    CHECK(r.offset_of(0x80000000u) == 0);
+    r.flush();
+    CHECK(c.bytes == "abc");
 }
 
 TEST_CASE("mid-connection: a segment captured later with earlier bytes moves the origin back") {

@@ -85,10 +85,11 @@ struct Rel {
 json capture_json(const CaptureInfo& c) {
     json warnings = json::array();
     for (auto& w : c.warnings) {
-        json jw = {{"message", w.message}};
+        json jw = {{"code", warning_code_name(w.code)}, {"message", w.message}};
         jw["frame"] = w.frame ? json(w.frame) : json(nullptr);
         jw["offset"] = w.offset ? json(w.offset) : json(nullptr);
         jw["connection"] = w.connection_id ? json(w.connection_id) : json(nullptr);
+        jw["call"] = w.call_id ? json(w.call_id) : json(nullptr);
         warnings.push_back(jw);
     }
     return {{"file", c.file},
@@ -104,7 +105,37 @@ json capture_json(const CaptureInfo& c) {
             {"warnings", warnings}};
 }
 
+json connection_json_plain(const Connection& k);
+
+json tls_json(const ConnectionTls& t) {
+    return {{"version", t.version},
+            {"cipher_suite", t.cipher_suite},
+            {"sni", t.sni},
+            {"alpn", t.alpn},
+            {"resumed", t.resumed},
+            {"resumption_offered", t.resumption_offered},
+            {"decrypted", t.decrypted},
+            {"reason", t.reason},
+            {"handshake_first_frame", t.handshake_first_frame},
+            {"handshake_last_frame", t.handshake_last_frame},
+            {"handshake_ms", t.handshake_last_frame
+                                 ? json(round_ms(double(t.handshake_end_ns - t.handshake_start_ns) / 1e6))
+                                 : json(nullptr)},
+            {"certificate_bytes", t.certificate_bytes},
+            {"server_flight_bytes", t.server_flight_bytes},
+            {"server_flight_segments", t.server_flight_segments},
+            {"session_tickets", t.session_tickets},
+            {"record_overhead", t.record_overhead},
+            {"sizes_exact", t.sizes_exact}};
+}
+
 json connection_json(const Connection& k) {
+    json j = connection_json_plain(k);
+    if (k.tls) j["tls"] = tls_json(*k.tls);
+    return j;
+}
+
+json connection_json_plain(const Connection& k) {
     return {{"id", k.id},
             {"client", k.client.to_string()},
             {"server", k.server.to_string()},
@@ -129,7 +160,21 @@ json connection_json(const Connection& k) {
             {"calls", k.calls}};
 }
 
+json call_json_plain(const Call& k, const Rel& rel);
+
+// "encrypted" goes right after "http_version", only on encrypted calls.
 json call_json(const Call& k, const Rel& rel) {
+    json j = call_json_plain(k, rel);
+    if (!k.encrypted) return j;
+    json out = json::object();
+    for (auto& [key, value] : j.items()) {
+        out[key] = value;
+        if (key == "http_version") out["encrypted"] = true;
+    }
+    return out;
+}
+
+json call_json_plain(const Call& k, const Rel& rel) {
     json phases = json::array();
     for (auto& p : k.phases)
         phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},

@@ -97,7 +97,7 @@ AnalysisResult random_result(std::mt19937_64& rng) {
     // Times near the capture's (any order, before or after it), as an
     // analysis can produce: far-apart int64s would overflow differences.
     auto when = [&] { return c.first_ns + i64() % 4'000'000'000'000'000; };
-    for (size_t i = n(3); i > 0; --i) c.warnings.push_back({hostile_text(rng), n(2) * rng(), n(1) * rng(), n(1) * rng()});
+    for (size_t i = n(3); i > 0; --i) c.warnings.push_back({WarningCode(rng() % 25), hostile_text(rng), n(2) * rng(), n(1) * rng(), n(1) * rng(), n(1) * rng()});
     c.truncated = n(1);
     for (size_t i = n(3); i > 0; --i) {
         Connection k;

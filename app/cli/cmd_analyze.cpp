@@ -3,6 +3,7 @@
 #include "analyzers/report/report.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
+#include "app/cli/capture_arguments.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
@@ -12,16 +13,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace stallscope::cli {
 
 namespace {
 const char* kHelp =
-    "usage: stallscope-cli analyze CAPTURE [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
-    "                              [--spill-after CALLS] [--threads N]\n"
+    "usage: stallscope-cli analyze CAPTURE... [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
+    "                              [--spill-after CALLS] [--threads N] [--keylog FILE]\n"
     "\n"
     "Reads a pcap or pcapng file in one pass and reports every HTTP/SOAP call with its\n"
-    "timeline and the stalls found (text by default).\n"
+    "timeline and the stalls found (text by default). Several files, a quoted pattern\n"
+    "('run_*.pcapng') or the first file of a dumpcap ring (run_00001_YYYYmmddHHMMSS.pcapng)\n"
+    "or of tcpdump -C files (run, run1, run2...) are analysed as one capture in time order.\n"
     "  --json          JSON (docs/json-format.md)\n"
     "  --csv           one CSV row per call\n"
     "  --csv-summary   one CSV row per operation and finding kind\n"
@@ -32,6 +36,9 @@ const char* kHelp =
     "                  from the first call), so memory stays flat on big captures\n"
     "  --threads N     analyse connections on N threads, sharded by address pair (default:\n"
     "                  the machine's cores; 1 = one thread); the report is the same for every N\n"
+    "  --keylog FILE   TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS is\n"
+    "                  decrypted and analysed like plaintext (docs/https.md); secrets embedded\n"
+    "                  in a pcapng (Decryption Secrets Blocks) are used without it\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
 
@@ -45,7 +52,8 @@ void write_report(const AnalysisResult& r, const std::string& format, std::ostre
 } // namespace
 
 int cmd_analyze(Args& a) {
-    std::string capture, out_path, format = "text";
+    std::string out_path, format = "text";
+    std::vector<std::string> captures;
     bool quiet = false;
     AnalysisOptions options;
     options.spill_after_calls = kDefaultSpillAfterCalls;
@@ -58,6 +66,7 @@ int cmd_analyze(Args& a) {
         else if (s == "--csv-summary") format = "csv-summary";
         else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, options.keylog_path)) return kExitUsage; }
         else if (s == "--spill-after" || s == "--threads") {
             std::string v;
             if (!a.value(s, v)) return kExitUsage;
@@ -75,28 +84,19 @@ int cmd_analyze(Args& a) {
             options.spill_after_calls = size_t(n);
         }
         else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("analyze", "unknown option " + s);
-        else if (capture.empty()) capture = s;
-        else return usage_error("analyze", "only one capture file, got also " + s);
+        else if (!add_capture_argument(s, captures)) return usage_error("analyze", "no file matches " + s);
     }
-    if (capture.empty()) return usage_error("analyze", "no capture file given");
+    if (captures.empty()) return usage_error("analyze", "no capture file given");
+    const std::string& capture = captures.front();
 
     ProgressPrinter progress(!quiet);
-    AnalyzeOutcome o = analyze_file(capture, options, std::ref(progress));
+    AnalyzeOutcome o = analyze_files(captures, options, std::ref(progress));
     progress.done();
     if (!o.ok) {
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
         return kExitInput;
     }
     const CaptureInfo& cap = o.result.capture;
-    if (cap.packets > 0 && cap.undecodable_packets >= cap.packets) {
-        // Nothing in it could be looked at: an empty report would look like "no calls, no stalls".
-        std::string links, first;
-        for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
-        if (!cap.warnings.empty()) first = "; " + cap.warnings.front().message;
-        std::fprintf(stderr, "stallscope-cli: error: %s: none of its %llu frames could be decoded (link types: %s%s)\n",
-                     capture.c_str(), (unsigned long long)cap.packets, links.c_str(), first.c_str());
-        return kExitInput;
-    }
     if (!quiet) print_warnings(capture, cap.warnings);
     std::string err;
     OutputStream out;

@@ -2,10 +2,14 @@
 // anything get worse? Exit codes are the CI contract (docs/compare.md).
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/compare/compare.h"
+#include "analyzers/compare/compare_input.h"
 #include "analyzers/compare/compare_report.h"
+#include "analyzers/spill/spill_file.h"
+#include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
+#include "app/cli/warning_lines.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -37,6 +41,11 @@ const char* kHelp =
     "  --no-size-match          match calls by operation only, not by message size\n"
     "  --strict                 a kind new or grown on a single call counts as worse too\n"
     "  --quiet                  no progress on stderr\n"
+    "  --spill-after CALLS      keep at most CALLS calls of an analysis in memory, the rest on\n"
+    "                           disk in $TMPDIR (default 1000, as analyze); the comparison\n"
+    "                           itself keeps 40 bytes per complete call\n"
+    "  --keylog FILE            TLS secrets (NSS key log format) for both captures: decrypt\n"
+    "                           HTTPS (docs/https.md)\n"
     "exit status: 0 compared (and every expectation met), 1 a capture could not be\n"
     "analysed or an expectation failed (reasons on stderr), 2 usage error\n";
 
@@ -50,7 +59,9 @@ int cmd_compare(Args& a) {
     std::vector<std::string> files, expect_fixed_kinds;
     std::string out_path;
     bool json = false, markdown = false, no_regression = false, quiet = false;
+    size_t spill_after = kDefaultSpillAfterCalls;
     CompareOptions opt;
+    std::string keylog;
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
@@ -66,6 +77,13 @@ int cmd_compare(Args& a) {
         else if (s == "--no-size-match") opt.match_by_size = false;
         else if (s == "--strict") opt.min_worse_calls = 1;
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--spill-after") {
+            uint64_t n = 0;
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_u64(v, n)) return usage_error("compare", "--spill-after needs a number of calls, got '" + v + "'");
+            spill_after = size_t(n);
+        }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (s == "--expect-fixed") {
             if (!a.value(s, v)) return kExitUsage;
             if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
@@ -97,12 +115,17 @@ int cmd_compare(Args& a) {
         std::fprintf(stderr, "stallscope-cli compare: warning: BEFORE and AFTER are the same file (%s): "
                              "nothing can have changed\n", files[0].c_str());
 
-    AnalysisResult results[2];
+    // One side at a time: analysed (spilled to disk past spill_after calls
+    // like `analyze`), reduced to what the comparison needs, and dropped,
+    // so memory stays that of one analysis plus 40 bytes per complete call.
+    CompareInput inputs[2];
     const char* names[2] = {"BEFORE", "AFTER"};
     for (int i = 0; i < 2; ++i) {
         ProgressPrinter progress(!quiet);
         AnalysisOptions opt;
         opt.threads = default_analysis_threads();
+        opt.spill_after_calls = spill_after;
+        opt.keylog_path = keylog;
         AnalyzeOutcome o = analyze_file(files[size_t(i)], opt, std::ref(progress));
         progress.done();
         if (!o.ok) {
@@ -110,13 +133,22 @@ int cmd_compare(Args& a) {
                          files[size_t(i)].c_str(), o.error.c_str());
             return kExitInput;
         }
+        // A damaged file is compared up to the damage: the line analyze prints for it.
+        if (const Warning* w = damage_warning(o.result.capture); w && !quiet)
+            std::fprintf(stderr, "%s (%s)\n", warning_line(files[size_t(i)], *w).c_str(), names[i]);
         if (!quiet && !o.result.capture.warnings.empty())
             std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
                          files[size_t(i)].c_str(), o.result.capture.warnings.size(), files[size_t(i)].c_str());
-        results[i] = std::move(o.result);
+        try {
+            inputs[i] = compare_input(o.result);
+        } catch (const SpillError& e) {
+            std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
+                         files[size_t(i)].c_str(), e.what());
+            return kExitInput;
+        }
     }
 
-    Comparison c = compare_results(results[0], results[1], opt);
+    Comparison c = compare_inputs(inputs[0], inputs[1], opt);
     std::vector<CheckedExpectation> checked;
     for (const std::string& k : expect_fixed_kinds) checked.push_back({"expect-fixed " + k, expect_fixed(c, k)});
     if (no_regression) checked.push_back({"expect-no-regression", expect_no_regression(c)});

@@ -6,10 +6,12 @@
 #define STALLSCOPE_HAVE_HTML 1
 #endif
 #include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
+#include "app/cli/warning_lines.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +25,7 @@ const char* kHelp =
     "  WHAT is one of:\n"
     "    --call N          event-trace diagram of call N          (svg, pdf, png)\n"
     "    --connection N    event-trace diagram of connection N    (svg, pdf, png)\n"
-    "    --timeline        waterfall of every call                (svg, png)\n"
+    "    --timeline        waterfall of the calls                 (svg, png)\n"
     "    --report          the analysis report                    (html, json, csv)\n"
     "  --format defaults to the extension of -o.\n"
     "  Event-trace figures:\n"
@@ -34,7 +36,19 @@ const char* kHelp =
     "    --scale F                output size = layout size x F (PNG pixels, SVG px, PDF pt)\n"
     "    --dpi N                  PNG resolution (default 96 at --scale 1, 300 with --page)\n"
     "    --no-highlight           no yellow evidence markers\n"
-    "exit status: 0 written, 1 capture not analysable / no such call, 2 usage error\n";
+    "  Timeline (a row per call; past 1000 calls only the 200 slowest by default):\n"
+    "    --slowest N              the N slowest calls, in call order\n"
+    "    --window FROM:TO         calls that overlap FROM..TO seconds after the first packet\n"
+    "                             (with --slowest: the slowest of those)\n"
+    "    --all-calls              every call, however many (memory grows with calls)\n"
+    "  --quiet                    no warnings on stderr\n"
+    "  --keylog FILE              TLS secrets (NSS key log format): decrypt HTTPS (docs/https.md)\n"
+    "exit status: 0 written, 1 capture not analysable (as for analyze: not a capture, or no\n"
+    "frame in it could be decoded) / no such call, 2 usage error\n";
+
+// The timeline draws every call up to this many, else the slowest few.
+constexpr size_t kTimelineAllCallsUpTo = 1000;
+constexpr size_t kTimelineDefaultSlowest = 200;
 
 std::string extension_of(const std::string& path) {
     auto dot = path.rfind('.');
@@ -43,11 +57,14 @@ std::string extension_of(const std::string& path) {
 }
 
 int cmd_export(Args& a) {
-    std::string capture, out, format, what;
+    std::string capture, out, format, what, keylog;
     std::optional<uint64_t> call, conn;
     EventTraceOptions trace_opt;
+    TimelineOptions timeline_opt;
+    bool all_calls = false;
     std::string page;
     double scale = 0, dpi = 0;
+    bool quiet = false;
     auto number = [&](const std::string& opt, double lo, double hi, double& out) {
         std::string v;
         if (!a.value(opt, v)) return false;
@@ -83,10 +100,31 @@ int cmd_export(Args& a) {
                 return usage_error("export", "--page is one-column or two-column, not '" + page + "'");
         }
         else if (s == "--no-highlight") trace_opt.highlight_evidence = false;
+        else if (s == "--quiet" || s == "-q") quiet = true;
         else if (s == "--timeline") what = "timeline";
+        else if (s == "--slowest") {
+            uint64_t n = 0;
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_u64(v, n) || n == 0 || n > 100000)
+                return usage_error("export", "--slowest needs a number from 1 to 100000, got '" + v + "'");
+            timeline_opt.slowest = size_t(n);
+        }
+        else if (s == "--window") {
+            if (!a.value(s, v)) return kExitUsage;
+            auto colon = v.find(':');
+            double from = 0, to = 0;
+            if (colon == std::string::npos || !parse_double(v.substr(0, colon), from) ||
+                !parse_double(v.substr(colon + 1), to) || !(from >= 0) || !(to >= from) || to > 1e9)
+                return usage_error("export", "--window needs FROM:TO in seconds, 0 <= FROM <= TO, got '" + v + "'");
+            timeline_opt.window = true;
+            timeline_opt.window_from_ns = int64_t(from * 1e9);
+            timeline_opt.window_to_ns = int64_t(to * 1e9);
+        }
+        else if (s == "--all-calls") all_calls = true;
         else if (s == "--report") what = "report";
         else if (s == "--format" || s == "-f") { if (!a.value(s, format)) return kExitUsage; }
         else if (s == "-o" || s == "--output") { if (!a.value(s, out)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (!s.empty() && s[0] == '-') return usage_error("export", "unknown option " + s);
         else if (capture.empty()) capture = s;
         else return usage_error("export", "only one capture file, got also " + s);
@@ -100,6 +138,10 @@ int cmd_export(Args& a) {
     if (!diagram && (trace_opt.linear_time || !trace_opt.highlight_evidence || !page.empty() || scale > 0 || dpi > 0))
         return usage_error("export", "--time-axis, --width, --page, --scale, --dpi and --no-highlight are for --call and --connection");
     if (scale > 0 && !page.empty()) return usage_error("export", "--scale and --page exclude each other");
+    if (what != "timeline" && (all_calls || timeline_opt.slowest || timeline_opt.window))
+        return usage_error("export", "--slowest, --window and --all-calls are for --timeline");
+    if (all_calls && (timeline_opt.slowest || timeline_opt.window))
+        return usage_error("export", "--all-calls excludes --slowest and --window");
     if (diagram && format != "svg" && format != "pdf" && format != "png")
         return usage_error("export", "event traces export as svg, pdf or png, not '" + format + "'");
     if (what == "timeline" && format != "svg" && format != "png")
@@ -111,15 +153,16 @@ int cmd_export(Args& a) {
     opt.keep_segments_for_call = call;
     opt.keep_segments_for_connection = conn;
     opt.threads = default_analysis_threads();
+    opt.keylog_path = keylog;
     // Calls go to disk as with `analyze`, so memory stays flat in calls;
-    // the timeline, a row for every call, still holds them (limits.md).
-    const bool in_memory = what == "timeline";
-    if (!in_memory) opt.spill_after_calls = kDefaultSpillAfterCalls;
+    // the timeline reads back only the rows it draws (--all-calls: all).
+    opt.spill_after_calls = kDefaultSpillAfterCalls;
     AnalyzeOutcome o = analyze_file(capture, opt);
-    if (!o.ok) {
+    if (!o.ok) {  // the same line, and the same rule, as analyze
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
         return kExitInput;
     }
+    if (!quiet) print_warnings(capture, o.result.capture.warnings);
     std::string err;
     bool ok;
     try {
@@ -130,7 +173,18 @@ int cmd_export(Args& a) {
             const double k = scale > 0 ? scale : figure_scale(layout.width, page, format, dpi);
             ok = ok && export_event_trace(layout, out, format, err, k);
         }
-        else if (what == "timeline") ok = export_timeline(o.result, out, format, err);
+        else if (what == "timeline") {
+            // A row per call is unreadable past a thousand calls: by default
+            // a big capture shows its slowest, and says what it left out.
+            const size_t calls = call_count(o.result);
+            if (!all_calls && !timeline_opt.slowest && !timeline_opt.window && calls > kTimelineAllCallsUpTo)
+                timeline_opt.slowest = kTimelineDefaultSlowest;
+            const TimelineLayout layout = layout_timeline(o.result, timeline_opt);
+            if (!layout.left_out.empty())
+                std::fprintf(stderr, "stallscope-cli export: timeline of %s; %s (--slowest N, --window FROM:TO, --all-calls)\n",
+                             layout.selection.c_str(), layout.left_out.c_str());
+            ok = export_timeline_layout(layout, out, format, err);
+        }
         else if (format == "json" || format == "csv") {
             OutputStream stream;  // written as it is made, as `analyze -o` does
             ok = stream.open(out, err);

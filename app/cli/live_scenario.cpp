@@ -200,9 +200,9 @@ struct ScenarioRunner::Impl {
         server.terminate();
         forward();
         out.result = session.finish();
-        for (auto& n : notes) out.result.capture.warnings.push_back({n, 0, 0, 0});
+        for (auto& n : notes) out.result.capture.warnings.push_back({WarningCode::LiveRun, n, 0, 0, 0});
         for (auto& w : out.result.capture.warnings)
-            if (w.message.rfind("writing the capture file failed", 0) == 0) out.failed = true;
+            if (w.code == WarningCode::LiveWriteFailed) out.failed = true;
         out.status = session.status();
         return out;
     }

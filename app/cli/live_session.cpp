@@ -170,17 +170,17 @@ AnalysisResult Session::finish() {
     std::lock_guard<std::mutex> slock(smu_);
     const std::string& iface = opt_.capture.iface;
     if (kernel_.valid && kernel_.dropped > 0)
-        analyzer_->add_warning({"the kernel dropped " + std::to_string(kernel_.dropped) + " of " +
+        analyzer_->add_warning({WarningCode::LiveRun, "the kernel dropped " + std::to_string(kernel_.dropped) + " of " +
                                     std::to_string(kernel_.received) + " packets on '" + iface +
                                     "' (pcap_stats ps_drop: capture buffer full); the capture and its analysis "
                                     "are incomplete (try a larger --buffer-mb)",
                                 0, 0, 0});
     if (kernel_.valid && kernel_.if_dropped > 0)
-        analyzer_->add_warning({"interface '" + iface + "' dropped " + std::to_string(kernel_.if_dropped) +
+        analyzer_->add_warning({WarningCode::LiveRun, "interface '" + iface + "' dropped " + std::to_string(kernel_.if_dropped) +
                                     " packets (pcap_stats ps_ifdrop); the capture is incomplete",
                                 0, 0, 0});
     if (failed_) {
-        analyzer_->add_warning({"capture stopped early: " + run_error_ + "; kept and analysed the " +
+        analyzer_->add_warning({WarningCode::LiveRun, "capture stopped early: " + run_error_ + "; kept and analysed the " +
                                     std::to_string(packets_) + " packets captured before it",
                                 0, 0, 0});
     }
@@ -190,7 +190,7 @@ AnalysisResult Session::finish() {
                                        start_wall_ns_, stop_wall_ns_ ? stop_wall_ns_ : wall_ns());
     if (write_error_.empty() && !closed) write_error_ = writer_->error();
     if (!write_error_.empty())
-        analyzer_->add_warning({"writing the capture file failed: " + write_error_ +
+        analyzer_->add_warning({WarningCode::LiveWriteFailed, "writing the capture file failed: " + write_error_ +
                                     "; the file is incomplete (the analysis saw every packet)",
                                 0, 0, 0});
     analyzer_->capture().bytes = writer_->bytes_written();

@@ -5,14 +5,11 @@
 namespace stallscope::cli {
 
 std::string warning_line(const std::string& file, const Warning& w) {
-    // Messages do not carry the file (the report names it once); an old one
-    // that does is not named twice.
-    const bool named = w.message.rfind(file + ": ", 0) == 0;
+    // Messages do not carry the file (the report names it once).
     std::string where;
-    if (w.frame && w.message.find("frame " + std::to_string(w.frame)) == std::string::npos)
-        where = "frame " + std::to_string(w.frame);
+    if (w.frame && !warning_text_names_frame(w.code)) where = "frame " + std::to_string(w.frame);
     if (w.connection_id) where += (where.empty() ? "" : ", ") + ("connection " + std::to_string(w.connection_id));
-    return "stallscope-cli: warning: " + (named ? "" : file + ": ") + w.message + (where.empty() ? "" : " [" + where + "]");
+    return "stallscope-cli: warning: " + file + ": " + w.message + (where.empty() ? "" : " [" + where + "]");
 }
 
 void print_warnings(const std::string& file, const std::vector<Warning>& warnings) {

@@ -38,6 +38,7 @@ void AnalysisRunner::start(const QString& path) {
     QPointer<AnalysisRunner> self(this);
     const std::string file = QFileInfo(path).filePath().toStdString();
     const size_t spill_after = spill_after_calls_;
+    const std::string keylog = keylog_.toStdString();
 
     thread_ = QThread::create([=]() {
         LoadOutcome out;
@@ -57,6 +58,7 @@ void AnalysisRunner::start(const QString& path) {
             options.keep_segments = true;       // the event trace of any call, at once
             options.spill_after_calls = spill_after;   // big captures stay on disk
             options.threads = default_analysis_threads();  // as `analyze`: the same result for any N
+            options.keylog_path = keylog;       // HTTPS decrypted with it (docs/https.md)
             AnalyzeOutcome r = analyze(file, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();

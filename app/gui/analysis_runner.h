@@ -31,6 +31,9 @@ public:
     bool busy() const { return thread_ != nullptr; }
     // SIZE_MAX keeps every call in memory (what compare_results needs).
     void setSpillAfterCalls(size_t n) { spill_after_calls_ = n; }
+    // TLS secrets (NSS key log) for the next analyses; empty: none.
+    void setKeyLog(const QString& path) { keylog_ = path; }
+    const QString& keyLog() const { return keylog_; }
 
 public slots:
     // Starts analysing path; a running analysis is cancelled and its result dropped.
@@ -51,6 +54,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     quint64 generation_ = 0;
     size_t spill_after_calls_ = kGuiSpillAfterCalls;
+    QString keylog_;
 };
 
 } // namespace stallscope::gui

@@ -1,5 +1,7 @@
 #include "app/gui/display_text.h"
 
+#include "analyzers/result/finding_kinds.h"
+
 #include <cmath>
 
 namespace stallscope::gui {
@@ -14,20 +16,12 @@ QString phaseLabel(PhaseKind k) {
     case PhaseKind::ResponseHeaders: return QStringLiteral("Response headers");
     case PhaseKind::ResponseBody: return QStringLiteral("Response body");
     case PhaseKind::Close: return QStringLiteral("Close");
+    case PhaseKind::TlsHandshake: return QStringLiteral("TLS handshake");
     }
     return QStringLiteral("?");
 }
 
-QString findingKindLabel(const std::string& kind) {
-    if (kind == "nagle_delayed_ack") return QStringLiteral("Nagle / delayed ACK");
-    if (kind == "split_write") return QStringLiteral("Split header/body write");
-    if (kind == "expect_continue") return QStringLiteral("Expect: 100-continue wait");
-    if (kind == "connection_per_call") return QStringLiteral("Connection per call");
-    // Unknown kinds: "some_kind" -> "Some kind".
-    QString s = QString::fromStdString(kind).replace(QLatin1Char('_'), QLatin1Char(' '));
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
-}
+QString findingKindLabel(const std::string& kind) { return QString::fromStdString(finding_kind_title(kind)); }
 
 QString sideLabel(Side s) { return s == Side::Client ? QStringLiteral("client") : QStringLiteral("server"); }
 

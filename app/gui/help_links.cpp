@@ -1,6 +1,7 @@
 #include "app/gui/help_links.h"
 
 #include "app/gui/display_text.h"
+#include "analyzers/result/finding_kinds.h"
 
 #include <QApplication>
 #include <QDesktopServices>
@@ -32,9 +33,9 @@ QUrl docUrl(const QString& page) {
 }
 
 QUrl detectorDocUrl(const std::string& kind) {
-    // Findings may carry older names for the same detector.
-    std::string page = kind == "expect_continue" ? "expect_100_wait" : kind == "connection_per_call" ? "connection_setup" : kind;
-    return docUrl(QStringLiteral("detectors/%1.md").arg(QString::fromStdString(page)));
+    const std::string page = finding_kind_doc_page(kind);  // "docs/detectors/<kind>.md"
+    if (page.empty()) return {};
+    return docUrl(QString::fromStdString(page.substr(std::string("docs/").size())));
 }
 
 QString shortcutsHtml() {
@@ -57,8 +58,8 @@ void fillHelpMenu(QMenu* help, QWidget* parent) {
     docs->setShortcut(QKeySequence::HelpContents);
     docs->setEnabled(docUrl(QStringLiteral("cli.md")).isValid());
     QMenu* det = help->addMenu(QObject::tr("&Detectors"));
-    for (const char* kind : {"nagle_delayed_ack", "split_write", "expect_100_wait", "connection_setup", "server_time",
-                             "retransmission", "message_size"}) {
+    for (const FindingKindInfo& k : finding_kinds()) {
+        const std::string kind(k.id);
         const QUrl u = detectorDocUrl(kind);
         QAction* a = det->addAction(findingKindLabel(kind), parent, [open, u] { open(u); });
         a->setEnabled(u.isValid());

@@ -120,6 +120,7 @@ void MainWindow::buildMenus() {
     open->setShortcut(QKeySequence::Open);
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addAction(tr("Open &Key Log…"), this, &MainWindow::openKeyLogDialog);
     QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
@@ -229,6 +230,25 @@ void MainWindow::openDialog() {
     openFile(path);
 }
 
+// TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS in this and
+// later captures is decrypted and analysed like plaintext. The capture open
+// now is analysed again with it.
+void MainWindow::openKeyLogDialog() {
+    QSettings s;
+    const QString dir = s.value(QStringLiteral("keylog/dir")).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open TLS key log"), dir,
+                                                      tr("Key logs (*.keys *.log *.txt);;All files (*)"));
+    if (path.isEmpty()) return;
+    s.setValue(QStringLiteral("keylog/dir"), QFileInfo(path).absolutePath());
+    setKeyLog(path);
+}
+
+void MainWindow::setKeyLog(const QString& path) {
+    runner_->setKeyLog(path);
+    statusBar()->showMessage(tr("TLS key log: %1").arg(QFileInfo(path).fileName()));
+    if (!current_file_.isEmpty()) openFile(current_file_);
+}
+
 void MainWindow::openFile(const QString& path) {
     loading_file_ = path;
     last_error_.clear();
@@ -289,7 +309,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     warnings_->clear();
     for (const Warning& w : out.result->capture.warnings) {
         QString text = QString::fromStdString(w.message);
-        if (w.frame) text = tr("frame %1: %2").arg(w.frame).arg(text);
+        if (w.frame && !warning_text_names_frame(w.code)) text = tr("frame %1: %2").arg(w.frame).arg(text);
         auto* item = new QListWidgetItem(text, warnings_);
         item->setData(Qt::UserRole, QVariant::fromValue<quint64>(w.frame));
     }
@@ -306,6 +326,10 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
                                  .arg(r.connectionCount())
                                  .arg(r.findingCount())
                                  .arg(r.capture.warnings.size()));
+    // A damaged file is analysed up to the damage: say so where the CLI says it (its one warning line).
+    if (r.capture.truncated && !r.capture.damage.message.empty())
+        statusBar()->showMessage(statusBar()->currentMessage() +
+                                 tr(" \u2014 damaged: %1").arg(QString::fromStdString(r.capture.damage.message)));
     if (r.findingCount() > 0) {
         size_t best = 0;   // the costliest finding: the first thing worth looking at
         for (size_t i = 1; i < r.findingCount(); ++i)

@@ -47,6 +47,8 @@ public:
     void setSpillAfterCalls(size_t n);
     // Starts loading a capture (asynchronously); loadFinished reports the outcome.
     void openFile(const QString& path);
+    // Decrypt HTTPS with this NSS key log from now on (File > Open Key Log…); reloads the capture.
+    void setKeyLog(const QString& path);
     // Exports; the format comes from the file suffix. False with *error set on failure.
     bool exportEventTrace(const QString& path, QString* error);
     // The selected call (or its connection, as shown) as a figure with options;
@@ -84,6 +86,7 @@ protected:
 private:
     void buildMenus();
     void openDialog();
+    void openKeyLogDialog();
     void onLoadFinished(const LoadOutcome& outcome);
     void onProgress(double fraction, quint64 packets);
     void addRecentFile(const QString& path);

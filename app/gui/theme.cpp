@@ -69,6 +69,7 @@ QColor phaseColor(PhaseKind k, bool dark) {
     case PhaseKind::ResponseHeaders: c = QColor(0x7c, 0xb3, 0x42); break;
     case PhaseKind::ResponseBody: c = QColor(0x43, 0xa0, 0x47); break;
     case PhaseKind::Close: c = QColor(0x78, 0x90, 0x9c); break;
+    case PhaseKind::TlsHandshake: c = QColor(0x8d, 0x6e, 0xb0); break;
     }
     return dark ? c.darker(115) : c;
 }

@@ -18,11 +18,14 @@
 #include <epan/proto.h>
 #include <wiretap/wtap.h>
 
+#include "analyzers/result/finding_kinds.h"
 #include "app/wireshark/linktype_map.h"
 #include "app/wireshark/packet-stallscope.h"
 #include "app/wireshark/plugin_session.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -51,27 +54,21 @@ int hf_toolkit = -1;
 int hf_toolkit_fix = -1;
 gint ett_stallscope = -1;
 gint ett_finding = -1;
-// One expert field per finding kind, so Analyze > Expert Information groups
-// warnings by kind ("Group by summary"); ei_finding for kinds added later.
+// One expert field per finding kind (analyzers/result/finding_kinds.h), so
+// Analyze > Expert Information groups warnings by kind ("Group by
+// summary"); ei_finding for kinds added later. Built once at registration
+// and never freed: Wireshark keeps the names and fields until exit.
 struct KindExpert {
-    const char* kind;
-    const char* name;     // expert field abbreviation
-    const char* summary;
-    expert_field ei;
+    std::string kind;
+    std::string name;     // expert field abbreviation
+    std::string summary;
+    expert_field ei = EI_INIT;
 };
-KindExpert kind_experts[] = {
-    {"nagle_delayed_ack", "stallscope.expert.nagle_delayed_ack", "StallScope: Nagle/delayed-ACK stall", EI_INIT},
-    {"split_write", "stallscope.expert.split_write", "StallScope: message split over several writes", EI_INIT},
-    {"expect_100_wait", "stallscope.expert.expect_100_wait", "StallScope: Expect: 100-continue wait", EI_INIT},
-    {"connection_setup", "stallscope.expert.connection_setup", "StallScope: new connection per call", EI_INIT},
-    {"server_time", "stallscope.expert.server_time", "StallScope: slow server", EI_INIT},
-    {"retransmission", "stallscope.expert.retransmission", "StallScope: retransmission delay", EI_INIT},
-    {"message_size", "stallscope.expert.message_size", "StallScope: large message", EI_INIT},
-};
+std::vector<KindExpert>* kind_experts;
 expert_field ei_finding = EI_INIT;
 
 expert_field* expert_for(const std::string& kind) {
-    for (KindExpert& k : kind_experts)
+    for (KindExpert& k : *kind_experts)
         if (kind == k.kind) return &k.ei;
     return &ei_finding;
 }
@@ -208,18 +205,20 @@ void proto_register_stallscope(void) {
     static gint* ett[] = {&ett_stallscope, &ett_finding};
     // PI_SEQUENCE: like TCP's retransmission and zero-window warnings, these
     // are about how segments and their timing followed each other.
-    static ei_register_info ei[G_N_ELEMENTS(kind_experts) + 1] = {
-        {&ei_finding, {"stallscope.expert.other", PI_SEQUENCE, PI_WARN, "StallScope finding", EXPFILL}},
-    };
-    for (size_t i = 0; i < G_N_ELEMENTS(kind_experts); ++i)
-        ei[i + 1] = {&kind_experts[i].ei, {kind_experts[i].name, PI_SEQUENCE, PI_WARN, kind_experts[i].summary, EXPFILL}};
+    kind_experts = new std::vector<KindExpert>();
+    for (const stallscope::FindingKindInfo& k : stallscope::finding_kinds())
+        kind_experts->push_back({std::string(k.id), "stallscope.expert." + std::string(k.id), std::string(k.expert_summary)});
+    auto* ei = new std::vector<ei_register_info>();
+    ei->push_back({&ei_finding, {"stallscope.expert.other", PI_SEQUENCE, PI_WARN, "StallScope finding", EXPFILL}});
+    for (KindExpert& k : *kind_experts)
+        ei->push_back({&k.ei, {k.name.c_str(), PI_SEQUENCE, PI_WARN, k.summary.c_str(), EXPFILL}});
 
     session = new PluginSession();
     proto_stallscope = proto_register_protocol("StallScope SOAP/HTTP stall analysis", "StallScope", "stallscope");
     proto_register_field_array(proto_stallscope, hf, G_N_ELEMENTS(hf));
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
     expert_module_t* expert = expert_register_protocol(proto_stallscope);
-    expert_register_field_array(expert, ei, G_N_ELEMENTS(ei));
+    expert_register_field_array(expert, ei->data(), int(ei->size()));
     register_init_routine(init_routine);
     register_cleanup_routine(cleanup_routine);
 }

@@ -45,7 +45,12 @@ void PluginSession::finish() noexcept {
     finished_ = true;
     if (!analyzer_) return;
     try {
-        marks_ = std::make_unique<FrameMarks>(analyzer_->finish());
+        AnalysisResult r = analyzer_->finish();
+        // The rule every front end applies (analyze_file's): frames were fed
+        // but none decoded, so the empty analysis says nothing. Wireshark shows
+        // the frames anyway; the session keeps the reason, and no marks.
+        error_ = nothing_decoded_error("(wireshark)", r.capture);
+        if (error_.empty()) marks_ = std::make_unique<FrameMarks>(std::move(r));
     } catch (const std::exception& e) {
         error_ = e.what();
         marks_.reset();

@@ -32,6 +32,7 @@ public:
     bool finished() const { return finished_; }
     uint64_t frames_fed() const { return frames_fed_; }
     uint64_t frames_late() const { return frames_late_; }
+    // Why there are no marks: an exception, or nothing_decoded_error's reason.
     const std::string& error() const { return error_; }
 
 private:

@@ -4,7 +4,9 @@
 #include "capture/frame.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,16 @@ public:
     // Frames keep the timestamps the file gives them, even when they go
     // backwards or are 0: what such a time means is the analysis's call
     // (analyzers/pipeline/frame_clock.h), which also warns about it, once.
+
+    // pcapng Decryption Secrets Blocks: each one's secrets type (0x544c534b
+    // "TLSK" is an NSS key log), its data and the block's file offset, handed
+    // over when the block is read, so before the packets after it. Never
+    // called for classic pcap.
+    using SecretsSink = std::function<void(uint32_t type, std::span<const uint8_t> data, uint64_t offset)>;
+    void set_secrets_sink(SecretsSink sink) { secrets_sink_ = std::move(sink); }
+
+protected:
+    SecretsSink secrets_sink_;
 };
 
 } // namespace stallscope

@@ -13,6 +13,7 @@ constexpr uint32_t kIdb = 0x00000001;
 constexpr uint32_t kPb = 0x00000002;   // obsolete Packet Block
 constexpr uint32_t kSpb = 0x00000003;
 constexpr uint32_t kEpb = 0x00000006;
+constexpr uint32_t kDsb = 0x0000000A;  // Decryption Secrets Block
 constexpr uint32_t kByteOrderMagic = 0x1A2B3C4D;
 constexpr uint32_t kByteOrderMagicSwapped = 0x4D3C2B1A;
 constexpr size_t kMaxInterfaces = 1u << 16;  // pcapng writers use a handful
@@ -280,8 +281,15 @@ PcapFileReader::Status PcapngReader::next(Frame& out) {
             emit(out, gid, last_ts_ns_, uint32_t(caplen), *origlen, r.rest());
             return Status::Ok;
         }
+        case kDsb: {
+            auto secrets_type = r.u32(endian_), len = r.u32(endian_);
+            // A broken one is skipped: its connections then say they have no key.
+            if (secrets_type && len && *len <= r.remaining() && secrets_sink_)
+                secrets_sink_(*secrets_type, r.rest().first(*len), block_offset_);
+            break;
+        }
         default:
-            break;  // NRB, ISB, DSB, custom...: not needed, skipped
+            break;  // NRB, ISB, custom...: not needed, skipped
         }
     }
 }

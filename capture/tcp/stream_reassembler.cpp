@@ -140,7 +140,27 @@ void StreamReassembler::release_until(uint64_t offset) {
     drain();
 }
 
+// A capture that began mid-connection: the peer has every byte before
+// `ack`, so the stream (as far as this capture can know it) starts there;
+// bytes between it and the first captured byte were sent before the capture
+// and become a gap. Only while the origin is a guess, and only backwards by
+// at most a TCP window (a bogus ACK must not open a giant gap).
+void StreamReassembler::place_origin_at_ack(uint32_t ack) {
+    constexpr int64_t kMaxLead = int64_t(1) << 30;  // the largest scaled window
+    if (!origin_set_) {
+        if (!unwrap_.initialised()) unwrap_.reset(ack);
+        set_origin(unwrap_.unwrap(ack));
+        settle();
+        return;
+    }
+    const int64_t pos = unwrap_.peek(ack);
+    if (pos > origin_ || origin_ - pos > kMaxLead) return;
+    if (pos < origin_) move_origin_back(pos);
+    settle();
+}
+
 void StreamReassembler::on_peer_ack(uint32_t ack) {
+    if (!settled_) place_origin_at_ack(ack);
     if (!origin_set_ || held_.empty()) return;
     int64_t acked = offset_of(ack);
     if (!settled_ && acked > 0) settle();  // the peer has the origin's byte: nothing comes before it

@@ -5,9 +5,11 @@
 // (first copy wins, as most receivers do); segments that arrive early are
 // held up to a byte cap; holes that can no longer be filled are reported as
 // gaps so the consumer can resynchronise. Memory: the held segments only.
-// Without a SYN the origin is a guess (the first segment seen): until the
-// peer ACKs a byte of the stream (or the stream ends, or the cap is hit),
-// nothing is delivered and a segment captured later with earlier bytes
+// Without a SYN the origin is a guess (the first segment seen) until the
+// peer's first ACK places it: at that ACK when it is at or before the first
+// byte seen (the bytes between were sent before the capture: a gap), else
+// the first byte seen stands. Until then (or the stream ends, or the cap is
+// hit) nothing is delivered and a segment captured later with earlier bytes
 // moves the origin back to it.
 #include "capture/tcp/seq_unwrapper.h"
 
@@ -46,7 +48,8 @@ public:
     // the missing tail becomes a gap). Returns how it was classified.
     SegmentKind on_segment(uint32_t seq, std::span<const uint8_t> captured, uint32_t wire_len, uint64_t tag);
     // The peer acknowledged up to `ack`: bytes below it that we never saw
-    // will never come, so held segments beyond a hole are released.
+    // will never come, so held segments beyond a hole are released. Without
+    // a SYN, the first ACK also places the stream's origin (see above).
     void on_peer_ack(uint32_t ack);
     // End of stream or of the capture: release everything held, with gaps.
     void flush();
@@ -64,6 +67,7 @@ public:
 private:
     struct Held { std::vector<uint8_t> bytes; uint32_t missing_tail; uint64_t tag; };
     void set_origin(int64_t pos);
+    void place_origin_at_ack(uint32_t ack);
     void move_origin_back(int64_t pos);
     void settle();
     void deliver(uint64_t offset, std::span<const uint8_t> data, uint32_t missing_tail, uint64_t tag);

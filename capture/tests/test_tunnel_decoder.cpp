@@ -208,6 +208,43 @@ TEST_CASE("Teredo: IPv6 in UDP 3544, with optional authentication and origin ind
           DecodeStatus::NotTcp);
 }
 
+TEST_CASE("Teredo by content on any UDP port: IPv6 to or from 2001:0::/32, nothing else") {
+    Bytes v6 = inner_v6();                       // 2001:db8::10 -> 2001:db8::20: not Teredo addresses
+    Bytes teredo_src = v6;
+    const uint8_t prefix[4] = {0x20, 0x01, 0x00, 0x00};
+    std::copy(prefix, prefix + 4, teredo_src.begin() + 8);   // source 2001::10, in 2001:0::/32 (a Teredo client)
+    auto on_port = [](uint16_t sport, uint16_t dport, const Bytes& b) {
+        return decode_packet(linktype::kRaw, outer_v4(17, udp_datagram(sport, dport, b)));
+    };
+    auto r = on_port(51000, 62000, teredo_src);  // a client and a relay: neither port is 3544
+    INFO(r.detail);
+    REQUIRE(r.status == DecodeStatus::Tcp);
+    CHECK(r.tunnels == "Teredo");
+    CHECK(r.tcp.src.to_string() == "[2001::10]:40000");
+    Bytes teredo_dst = v6;
+    std::copy(prefix, prefix + 4, teredo_dst.begin() + 24);
+    CHECK(on_port(51000, 62000, teredo_dst).tunnels == "Teredo");
+    Bytes origin = {0x00, 0x00, 0xf2, 0x27, 0x3f, 0xff, 0xfe, 0xfd};
+    Bytes with_origin = origin;
+    append(with_origin, teredo_src);
+    CHECK(on_port(51000, 62000, with_origin).status == DecodeStatus::Tcp);
+    check_prefixes(linktype::kRaw, outer_v4(17, udp_datagram(51000, 62000, with_origin)));
+
+    // Guarded: IPv6 in UDP between other addresses is not Teredo off 3544 ...
+    CHECK(on_port(51000, 62000, v6).status == DecodeStatus::NotTcp);
+    // ... nor is a Teredo-addressed packet whose length does not fill the datagram ...
+    Bytes longer = teredo_src;
+    longer.push_back(0);
+    CHECK(on_port(51000, 62000, longer).status == DecodeStatus::NotTcp);
+    // ... nor random UDP payloads (deterministic pseudo-random bytes, 2000 datagrams).
+    uint32_t x = 2463534242u;
+    for (int i = 0; i < 2000; ++i) {
+        Bytes junk(40 + size_t(i % 200));
+        for (auto& b : junk) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; b = uint8_t(x); }
+        REQUIRE(on_port(uint16_t(1024 + i), 53, junk).status == DecodeStatus::NotTcp);
+    }
+}
+
 TEST_CASE("IP in IP: IPv4 (protocol 4) and IPv6 (protocol 41)") {
     check_inner_v4(decode_packet(linktype::kRaw, outer_v4(4, inner_v4())), "IPIP");
     check_inner_v6(decode_packet(linktype::kRaw, outer_v4(41, inner_v6())), "6in4");

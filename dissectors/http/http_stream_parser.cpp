@@ -16,6 +16,32 @@ constexpr size_t kMaxChunkLine = 4096;
 // Responses may never come; do not let pushed methods pile up forever.
 constexpr size_t kMaxPendingMethods = 65536;
 
+// The methods of the requests still waiting for a response, oldest first,
+// as runs of one method: pipelined requests repeat one method, so 70,000
+// pipelined HEADs are one entry and none is forgotten (a forgotten HEAD
+// makes its response's Content-Length a body, and every later response is
+// misread). Past kMaxPendingMethods runs the oldest method is dropped.
+class MethodQueue {
+public:
+    bool empty() const { return runs_.empty(); }
+    void push(const std::string& method) {
+        if (!runs_.empty() && runs_.back().first == method) {
+            ++runs_.back().second;
+            return;
+        }
+        if (runs_.size() >= kMaxPendingMethods) pop();
+        runs_.emplace_back(method, 1);
+    }
+    std::string pop() {  // not empty()
+        std::string m = runs_.front().first;
+        if (--runs_.front().second == 0) runs_.pop_front();
+        return m;
+    }
+
+private:
+    std::deque<std::pair<std::string, uint64_t>> runs_;
+};
+
 bool is_tchar(uint8_t c) { return is_http_tchar(c); }
 
 char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
@@ -112,7 +138,7 @@ struct HttpStreamParser::Impl {
     uint64_t trailer_bytes = 0;
     size_t trailer_lines = 0;
 
-    std::deque<std::string> pending_methods;
+    MethodQueue pending_methods;
     bool head_fresh = false;   // reset_message() ran and no message began since
 
     Impl(Role r, HttpStreamListener& l, HttpParserLimits lim)
@@ -145,7 +171,7 @@ struct HttpStreamParser::Impl {
         // its method goes, or the next response would take it (HEAD bodies).
         if (role == Role::Response && state == State::Head && start_line_done && head.status >= 200 &&
             !pending_methods.empty())
-            pending_methods.pop_front();
+            pending_methods.pop();
         reset_message();
         state = State::Resync;
         scanner.restart(line_start);
@@ -519,10 +545,7 @@ struct HttpStreamParser::Impl {
                 return;
             }
             std::string method;
-            if (!pending_methods.empty()) {
-                method = std::move(pending_methods.front());
-                pending_methods.pop_front();
-            }
+            if (!pending_methods.empty()) method = pending_methods.pop();
             if (method == "HEAD" || head.status == 204 || head.status == 304) no_body = true;
             if (method == "CONNECT" && head.status < 300) {
                 no_body = true;
@@ -625,12 +648,11 @@ void HttpStreamParser::enter_tunnel() { impl_->enter_tunnel(); }
 bool HttpStreamParser::in_tunnel() const { return impl_->state == Impl::State::Tunnel; }
 
 void HttpStreamParser::discard_request_method() {
-    if (!impl_->pending_methods.empty()) impl_->pending_methods.pop_front();
+    if (!impl_->pending_methods.empty()) impl_->pending_methods.pop();
 }
 
 void HttpStreamParser::push_request_method(const std::string& method) {
-    if (impl_->pending_methods.size() >= kMaxPendingMethods) impl_->pending_methods.pop_front();
-    impl_->pending_methods.push_back(method);
+    impl_->pending_methods.push(method);
 }
 
 bool HttpStreamParser::looks_like_request(std::span<const uint8_t> data) {

@@ -21,7 +21,7 @@ bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view 
     uint32_t level = uint32_t(depth) + 1;
     info_.max_depth = std::max(info_.max_depth, level);
     if (level > limits_.max_depth) {
-        info_.error = "too deeply nested (more than " + std::to_string(limits_.max_depth) + " levels)";
+        info_.fail(SoapError::TooDeep, "too deeply nested (more than " + std::to_string(limits_.max_depth) + " levels)");
         return false;
     }
     if (capture_ && depth <= capture_depth_) capture_ = nullptr;

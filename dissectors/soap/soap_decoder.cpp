@@ -122,13 +122,18 @@ std::string declared_encoding(const UnitReader& r, size_t b, size_t e) {
     return name;
 }
 
-// Empty when the prolog is acceptable (or so broken that libxml2 will reject
-// it before any content); otherwise the reason to refuse the document.
+// Why a prolog is refused: code None when it is acceptable (or so broken
+// that libxml2 will reject it before any content).
+struct Refusal {
+    SoapError code = SoapError::None;
+    std::string why;
+};
+
 // `declared`: the XML declaration's encoding, if it names one.
-std::string check_prolog(std::string_view xml, std::string& declared) {
+Refusal check_prolog(std::string_view xml, std::string& declared) {
     auto b = [&](size_t i) { return i < xml.size() ? unsigned(uint8_t(xml[i])) : 0x100u; };
     UnitReader r{xml};
-    if (b(0) == 0x4C && b(1) == 0x6F && b(2) == 0xA7 && b(3) == 0x94) return "unsupported document encoding (EBCDIC)";
+    if (b(0) == 0x4C && b(1) == 0x6F && b(2) == 0xA7 && b(3) == 0x94) return {SoapError::UnsupportedEncoding, "unsupported document encoding (EBCDIC)"};
     // UTF-32 (with a BOM, or starting with '<'), then UTF-16, then UTF-8 with a BOM (XML 1.0 F.1).
     if (b(0) == 0x00 && b(1) == 0x00 && b(2) == 0xFE && b(3) == 0xFF) {
         r = {xml, 4, 4, true};
@@ -139,7 +144,7 @@ std::string check_prolog(std::string_view xml, std::string& declared) {
     } else if (b(0) == 0x3C && b(1) == 0x00 && b(2) == 0x00 && b(3) == 0x00) {
         r = {xml, 0, 4, false};
     } else if (b(0) == 0x00 && b(1) == 0x00) {
-        return "unsupported document encoding (UCS-4 in an unusual byte order)";
+        return {SoapError::UnsupportedEncoding, "unsupported document encoding (UCS-4 in an unusual byte order)"};
     } else if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) {
         r.start = 3;
     } else if (b(0) == 0xFE && b(1) == 0xFF) {
@@ -161,7 +166,8 @@ std::string check_prolog(std::string_view xml, std::string& declared) {
             if (end == SIZE_MAX) return {};
             if (r.starts_with(i, "<?xml") && i + 5 < n && is_xml_space(r.at(i + 5))) {
                 std::string enc = declared_encoding(r, i + 5, end);
-                if (!enc.empty() && !encoding_allowed(enc)) return "unsupported document encoding " + enc;
+                if (!enc.empty() && !encoding_allowed(enc))
+                    return {SoapError::UnsupportedEncoding, "unsupported document encoding " + enc};
                 declared = enc;
             }
             i = end + 2;
@@ -170,7 +176,7 @@ std::string check_prolog(std::string_view xml, std::string& declared) {
             if (end == SIZE_MAX) return {};
             i = end + 3;
         } else if (r.starts_with(i, "<!DOCTYPE")) {
-            return kDoctypeError;
+            return {SoapError::Doctype, kDoctypeError};
         } else {
             return {};  // the root element (or garbage libxml2 will reject)
         }
@@ -249,11 +255,11 @@ bool on_reader_node(EnvelopeWalker& walker, SoapInfo& info, xmlTextReaderPtr r) 
     const int depth = xmlTextReaderDepth(r);
     switch (type) {
     case XML_READER_TYPE_DOCUMENT_TYPE:
-        info.error = kDoctypeError;
+        info.fail(SoapError::Doctype, kDoctypeError);
         return false;
     case XML_READER_TYPE_ENTITY_REFERENCE:
     case XML_READER_TYPE_ENTITY:
-        info.error = "entity reference not allowed in SOAP";
+        info.fail(SoapError::EntityReference, "entity reference not allowed in SOAP");
         return false;
     case XML_READER_TYPE_ELEMENT:
         // Names are looked up only for elements the walker counts.
@@ -359,7 +365,7 @@ void decode_with_reader(std::string_view doc, const char* forced_encoding, const
     DocumentReader dr(doc, forced_encoding, options);
     xmlTextReaderPtr reader = dr.get();
     if (!reader) {
-        info.error = "cannot create XML reader";
+        info.fail(SoapError::ReaderFailed, "cannot create XML reader");
         return;
     }
     ErrorSink sink;
@@ -372,18 +378,18 @@ void decode_with_reader(std::string_view doc, const char* forced_encoding, const
     }
     xmlTextReaderSetStructuredErrorHandler(reader, nullptr, nullptr);
 
-    if (info.error == kDoctypeError || info.error.rfind("entity", 0) == 0) {
+    if (info.error_code == SoapError::Doctype || info.error_code == SoapError::EntityReference) {
         SoapInfo rejected;  // decode nothing from a document with a DTD
-        rejected.error = info.error;
+        rejected.fail(info.error_code, info.error);
         info = rejected;
         return;
     }
     if (info.error.empty() && (rc < 0 || !sink.first_fatal.empty())) {
         // libxml2 stops at 256 levels by itself (no XML_PARSE_HUGE).
         if (sink.first_fatal.find("depth") != std::string::npos)
-            info.error = "too deeply nested (libxml2 depth limit)";
+            info.fail(SoapError::TooDeep, "too deeply nested (libxml2 depth limit)");
         else
-            info.error = sink.first_fatal.empty() ? "malformed XML" : sink.first_fatal;
+            info.fail(SoapError::Malformed, sink.first_fatal.empty() ? "malformed XML" : sink.first_fatal);
     }
 }
 
@@ -393,16 +399,16 @@ enum class Pass { Plain, Sax, Reader };  // which one decoded a document
 SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, Pass* took = nullptr) {
     SoapInfo info;
     if (xml.empty()) {
-        info.error = "empty document";
+        info.fail(SoapError::Empty, "empty document");
         return info;
     }
     if (xml.size() > limits.max_bytes || xml.size() > size_t(INT_MAX)) {
-        info.error = "document larger than " + std::to_string(limits.max_bytes) + " bytes";
+        info.fail(SoapError::TooLarge, "document larger than " + std::to_string(limits.max_bytes) + " bytes");
         return info;
     }
     std::string declared;
-    if (std::string why = check_prolog(xml, declared); !why.empty()) {
-        info.error = why;
+    if (Refusal no = check_prolog(xml, declared); no.code != SoapError::None) {
+        info.fail(no.code, std::move(no.why));
         return info;
     }
     init_libxml_for_this_thread();
@@ -415,7 +421,7 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, Path path, Pass*
         std::string why;
         transcoded = utf32_to_utf8(xml, order > 0, why);
         if (!why.empty()) {
-            info.error = why;
+            info.fail(SoapError::Malformed, why);
             return info;
         }
         // libxml2 follows encoding="UTF-32" in the declaration even when told

@@ -2,8 +2,26 @@
 // What we learn from a SOAP envelope. Plain data; no libxml2 here.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace stallscope {
+
+// Why an envelope was not decoded; code tells errors apart by this, never by
+// the text beside it.
+enum class SoapError : uint8_t {
+    None,
+    Empty,
+    TooLarge,             // over SoapLimits::max_bytes
+    UnsupportedEncoding,  // EBCDIC, odd UCS-4, an encoding not allowed
+    Doctype,              // a DTD: nothing is decoded from such a document
+    EntityReference,
+    TooDeep,
+    Malformed,
+    ReaderFailed,
+    ContentEncoding,      // gzip/deflate could not be undone
+    NotXml,               // the body does not look like XML
+    BodyCapped,           // over the analysis's SOAP body cap
+};
 
 struct SoapInfo {
     bool is_soap = false;        // a SOAP Envelope was found
@@ -17,6 +35,12 @@ struct SoapInfo {
     uint32_t max_depth = 0;
     uint64_t bytes = 0;          // envelope bytes parsed
     std::string error;           // non-empty: not decoded, and why (DOCTYPE, malformed, too deep...)
+    SoapError error_code = SoapError::None;  // set with `error`
+
+    void fail(SoapError code, std::string why) {
+        error_code = code;
+        error = std::move(why);
+    }
 };
 
 } // namespace stallscope

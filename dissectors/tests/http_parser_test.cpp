@@ -257,6 +257,25 @@ TEST_CASE("pipelined requests and responses in one feed") {
     CHECK(rs.fatal_errors == 0);
 }
 
+TEST_CASE("70,000 pipelined HEADs: every response is bodiless, none of the methods is forgotten") {
+    // More waiting methods than the 65,536 the parser used to keep: the
+    // oldest HEADs were dropped, their responses' Content-Length read as a
+    // body, and every later response misread (issue 22).
+    const size_t n = 70000;
+    std::string one = "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n", resps;
+    for (size_t i = 0; i < n; ++i) resps += one;
+    Recorder rs;
+    HttpStreamParser ps(Role::Response, rs);
+    for (size_t i = 0; i < n; ++i) ps.push_request_method(i + 1 == n ? "GET" : "HEAD");
+    ps.feed(bytes(resps + "X"));  // the last request was a GET: its response has a 1-byte body... of 1234
+    REQUIRE(rs.heads.size() == n);
+    CHECK(rs.fatal_errors == 0);
+    size_t bodiless = 0;
+    for (size_t i = 0; i + 1 < n; ++i) bodiless += rs.bodies[i].empty();
+    CHECK(bodiless == n - 1);
+    CHECK(rs.bodies.back() == "X");  // the GET's body begins: its method was kept in order
+}
+
 TEST_CASE("204 and 304 have no body even with Content-Length") {
     std::string s = "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n"
                     "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"

@@ -5,6 +5,9 @@
   fuzz_http_parser: [split][flags] + HTTP streams (requests, responses, chunked, 100 Continue)
   fuzz_soap_decoder: SOAP envelopes, faults, DTD/entity/XInclude attacks
   fuzz_content_decoder: [selector] + gzip / deflate / identity bodies
+  fuzz_tls_records: [split][flags] + TLS record streams (handshake flights, data, alerts, bad lengths)
+  fuzz_tls_handshake: [split] + ClientHello / ServerHello bodies and handshake record bodies
+  fuzz_tls_keylog: NSS key logs (good, malformed, CRLF, comments)
 python3 stdlib only.
 """
 import glob
@@ -17,6 +20,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_hostile_corpus as corpus  # noqa: E402
+import hostile_tls_cases as tlsgen  # noqa: E402
 from pcapgen import envelope, request, response  # noqa: E402
 
 
@@ -82,6 +86,35 @@ def main():
     write(content, "deflate-raw", b"\x01" + zlib.compress(body)[2:-4])
     write(content, "identity", b"\x02" + body)
     write(content, "bomb", b"\x20" + gzip.compress(b"\0" * (4 << 20), mtime=0))
+
+    tls = os.path.join(out, "fuzz_tls_records")
+    flight = (tlsgen.record(22, tlsgen.client_hello(), 0x0301)
+              + tlsgen.record(22, tlsgen.server_hello() + tlsgen.handshake(11, tlsgen.filler(900, 1))
+                              + tlsgen.handshake(14, b""))
+              + tlsgen.record(20, b"\x01") + tlsgen.record(22, tlsgen.filler(40, 2)))
+    records = {
+        "handshake": flight,
+        "data": b"".join(tlsgen.app_data(100 + i * 300, i) for i in range(6)),
+        "alerts": tlsgen.record(21, b"\x02\x28") + tlsgen.app_data(50, 3) + tlsgen.record(21, b"\x01\x00"),
+        "too-long": tlsgen.app_data(40, 4) + b"\x17\x03\x03\x48\x01" + b"\0" * 64 + tlsgen.app_data(40, 5) * 2,
+        "fragmented": tlsgen.record(22, tlsgen.client_hello()[:9]) + tlsgen.record(22, tlsgen.client_hello()[9:]),
+    }
+    for name, data in records.items():
+        write(tls, name, b"\x80\x00" + data)
+        write(tls, name + "-gap", b"\x40\x07" + data)
+
+    hs = os.path.join(out, "fuzz_tls_handshake")
+    write(hs, "client-hello", b"\x40" + tlsgen.client_hello()[4:])
+    write(hs, "server-hello", b"\x40" + tlsgen.server_hello()[4:])
+    write(hs, "messages", b"\x10" + tlsgen.client_hello() + tlsgen.server_hello() + tlsgen.handshake(14, b""))
+
+    kl = os.path.join(out, "fuzz_tls_keylog")
+    rnd, secret = "ab" * 32, "cd" * 48
+    write(kl, "tls12", ("CLIENT_RANDOM %s %s\n" % (rnd, secret)).encode())
+    write(kl, "tls13", "".join("%s %s %s\n" % (label, rnd, "ef" * 32) for label in (
+        "CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0",
+        "SERVER_TRAFFIC_SECRET_0", "CLIENT_EARLY_TRAFFIC_SECRET", "EXPORTER_SECRET")).encode())
+    write(kl, "malformed", b"# c\r\nCLIENT_RANDOM zz 11\r\nCLIENT_RANDOM\n\n\tCLIENT_RANDOM  a b c d\n")
 
 
 if __name__ == "__main__":

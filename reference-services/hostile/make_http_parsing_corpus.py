@@ -14,12 +14,11 @@ a 101 seen without its request,
 SOAP in UTF-16 and UTF-32 with a byte-order mark, and a body declared XML
 that is not. python3 stdlib only; deterministic output.
 """
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_hostile_corpus import expect, write_corpus  # noqa: E402
+from make_hostile_corpus import corpus_main, expect  # noqa: E402
 from pcapgen import Capture, Flow, envelope, pcap_bytes, request, response  # noqa: E402
 
 CASES = {}
@@ -230,14 +229,5 @@ def _():
         what="Content-Type text/xml and a SOAPAction, but a JSON body: soap_error says why it was not decoded")
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("outdir", nargs="?", default=os.path.join(here, "..", "..", "testdata", "http-parsing"))
-    args = ap.parse_args()
-    exp = write_corpus(args.outdir, CASES, "expectations.json")
-    print("wrote %d captures to %s" % (len(exp), os.path.normpath(args.outdir)))
-
-
 if __name__ == "__main__":
-    main()
+    corpus_main(__doc__, CASES, "http-parsing")

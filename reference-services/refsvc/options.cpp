@@ -129,6 +129,25 @@ bool parse_knob(const std::string& flag, ArgCursor& c, KnobOverrides& o, bool se
     return false;
 }
 
+// TLS flags shared by client and server; true if `flag` was one (err set on a bad value).
+bool parse_tls_flag(const std::string& flag, ArgCursor& c, TlsOptions& t, bool server, std::string& err) {
+    std::string v;
+    std::string* dest = flag == "--tls" ? &t.version : flag == "--keylog" ? &t.keylog
+                        : server && flag == "--cert" ? &t.cert : server && flag == "--key" ? &t.key
+                        : !server && flag == "--cacert" ? &t.cacert : nullptr;
+    if (dest) {
+        if (!c.value(*dest) || dest->empty()) err = flag + " needs a value";
+        else if (dest == &t.version && *dest != "1.2" && *dest != "1.3") err = "--tls must be 1.2 or 1.3, not '" + *dest + "'";
+        return true;
+    }
+    if (!server && flag == "--tls-resume") {
+        if (!c.value(v) || (v != "on" && v != "off")) err = "--tls-resume must be on or off";
+        else t.resume = v == "on";
+        return true;
+    }
+    return false;
+}
+
 std::string apply_profile(const std::string& name, bool server, const KnobOverrides& o, Knobs& out) {
     if (name.empty()) return "--profile is required (one of: " + profile_names() + ")";
     const Profile* p = find_profile(name);
@@ -138,10 +157,13 @@ std::string apply_profile(const std::string& name, bool server, const KnobOverri
     return "";
 }
 
-// http://HOST:PORT/PATH with a numeric IPv4 host or "localhost".
+// http(s)://HOST:PORT/PATH with a numeric IPv4 host or "localhost"; https:// needs --tls and the reverse.
 std::string parse_url(ClientOptions& o) {
-    const std::string pre = "http://";
-    if (o.url.rfind(pre, 0) != 0) return "--url must start with http:// (got '" + o.url + "')";
+    bool https = o.url.rfind("https://", 0) == 0;
+    const std::string pre = https ? "https://" : "http://";
+    if (o.url.rfind(pre, 0) != 0) return "--url must start with http:// or https:// (got '" + o.url + "')";
+    if (https != o.tls.enabled()) return https ? "an https:// URL needs --tls 1.2|1.3" : "--tls needs an https:// URL";
+    if (https && o.tls.cacert.empty()) return "--tls needs --cacert (the CA that signed the server's certificate)";
     std::string rest = o.url.substr(pre.size());
     auto slash = rest.find('/');
     std::string hostport = rest.substr(0, slash);
@@ -165,6 +187,7 @@ std::string server_usage() {
     return "usage: stallscope-refserver --profile NAME --port P [--bind ADDR] [--max-seconds S] [--max-requests N]\n"
            "       [--nodelay on|off] [--write one|writev|split|many] [--http 1.0|1.1]\n"
            "       [--continue immediate|never|late] [--chunked] [--delack] [--idle-timeout-s S]\n"
+           "       [--tls 1.2|1.3 --cert PEM --key PEM [--keylog FILE]]\n"
            "       stallscope-refserver --list-profiles\n"
            "profiles: " + profile_names() + "\n"
            "Prints 'listening on PORT' when ready; stops on SIGINT/SIGTERM or at a bound.\n";
@@ -174,6 +197,7 @@ std::string client_usage() {
     return "usage: stallscope-refclient --profile NAME --url http://127.0.0.1:P/soap --op OP --calls N [--size S]\n"
            "       [--nodelay on|off] [--write one|writev|split|many] [--http 1.0|1.1]\n"
            "       [--expect-100 T_MS|off] [--delack] [--timeout-s S]\n"
+           "       [--tls 1.2|1.3 --cacert PEM [--keylog FILE] [--tls-resume on|off] [--sni NAME]]  (https:// URLs)\n"
            "ops: " + op_names() + "\n"
            "profiles: " + profile_names() + "\n"
            "Prints one JSON line per call; exit 0 iff every call succeeded.\n";
@@ -188,6 +212,10 @@ std::string parse_server_options(int argc, char** argv, ServerOptions& out, bool
         std::string f = c.next_flag();
         if (f == "--help" || f == "-h") { help = true; return ""; }
         if (parse_knob(f, c, o, true, err)) {
+            if (!err.empty()) return err;
+            continue;
+        }
+        if (parse_tls_flag(f, c, out.tls, true, err)) {
             if (!err.empty()) return err;
             continue;
         }
@@ -215,6 +243,7 @@ std::string parse_server_options(int argc, char** argv, ServerOptions& out, bool
         }
     }
     if (out.port < 0) return "--port is required";
+    if (out.tls.enabled() && (out.tls.cert.empty() || out.tls.key.empty())) return "--tls needs --cert and --key";
     return apply_profile(out.profile, true, o, out.knobs);
 }
 
@@ -230,9 +259,15 @@ std::string parse_client_options(int argc, char** argv, ClientOptions& out, bool
             if (!err.empty()) return err;
             continue;
         }
+        if (parse_tls_flag(f, c, out.tls, false, err)) {
+            if (!err.empty()) return err;
+            continue;
+        }
         long n;
         if (f == "--profile") {
             if (!c.value(out.profile)) return "--profile needs a name";
+        } else if (f == "--sni") {
+            if (!c.value(out.sni) || out.sni.empty()) return "--sni needs a host name";
         } else if (f == "--url") {
             if (!c.value(out.url)) return "--url needs a value";
         } else if (f == "--op") {

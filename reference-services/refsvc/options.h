@@ -4,6 +4,7 @@
 #include <string>
 
 #include "reference-services/refsvc/knobs.h"
+#include "reference-services/refsvc/tls_io.h"
 
 namespace stallscope::refsvc {
 
@@ -15,6 +16,7 @@ struct ServerOptions {
     int max_seconds = 300;
     long max_requests = 100000;
     int idle_timeout_s = 10;    // a kept-alive connection idle this long is closed
+    TlsOptions tls;             // --tls 1.2|1.3 --cert --key [--keylog]
 };
 
 struct ClientOptions {
@@ -28,6 +30,8 @@ struct ClientOptions {
     long calls = 1;
     long size = 10;
     int timeout_s = 10;  // per call
+    TlsOptions tls;      // https:// URLs: --tls 1.2|1.3 --cacert [--keylog] [--tls-resume on|off]
+    std::string sni = "refsvc.stallscope.test";  // TLS server name (checked against the certificate)
 };
 
 // Both return "" on success, or the message to print before exiting with status 2.

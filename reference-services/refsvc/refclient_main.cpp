@@ -7,12 +7,15 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+
+#include <openssl/ssl.h>
 #include <string>
 
 #include "reference-services/refsvc/http_framing.h"
 #include "reference-services/refsvc/options.h"
 #include "reference-services/refsvc/soap_envelope.h"
 #include "reference-services/refsvc/socket_io.h"
+#include "reference-services/refsvc/tls_io.h"
 
 using namespace stallscope::refsvc;
 
@@ -26,6 +29,20 @@ struct CallResult {
     bool got_100 = false;
     double expect_wait_ms = -1;
     int local_port = 0;
+    bool tls_resumed = false;
+};
+
+// TLS state kept across calls: the context and the last session (offered again on a new connection).
+struct ClientTls {
+    SSL_CTX* ctx = nullptr;
+    SSL_SESSION* session = nullptr;
+    // Keeps the session of a connection once its first answer is in (TLS 1.3 tickets come after the handshake).
+    void remember(SSL* ssl) {
+        SSL_SESSION* s = SSL_get1_session(ssl);
+        if (!s) return;
+        if (session) SSL_SESSION_free(session);
+        session = s;
+    }
 };
 
 int local_port(int fd) {
@@ -47,8 +64,8 @@ std::string read_final_response(Conn& c, int64_t dl, HttpHead& head, std::string
     return "too many interim responses";
 }
 
-CallResult do_call(const ClientOptions& o, std::unique_ptr<Conn>& conn, long& conns, const std::string& req_body,
-                   int64_t dl) {
+CallResult do_call(const ClientOptions& o, ClientTls& tls, std::unique_ptr<Conn>& conn, long& conns,
+                   const std::string& req_body, int64_t dl) {
     const Knobs& k = o.knobs;
     CallResult r;
     std::string err;
@@ -59,6 +76,12 @@ CallResult do_call(const ClientOptions& o, std::unique_ptr<Conn>& conn, long& co
         if (k.delack) quickack_off(fd);
         conn = std::make_unique<Conn>(fd, k.delack, nullptr);
         ++conns;
+        if (tls.ctx) {
+            SSL* ssl = tls_connect(tls.ctx, fd, o.sni, o.tls.resume ? tls.session : nullptr, dl, err);
+            if (!ssl) { r.error = err; conn.reset(); return r; }
+            conn->attach_tls(ssl);
+            r.tls_resumed = tls_resumed(ssl);
+        }
     }
     r.local_port = local_port(conn->fd());
     bool expect = k.expect_100_ms >= 0;
@@ -98,6 +121,7 @@ CallResult do_call(const ClientOptions& o, std::unique_ptr<Conn>& conn, long& co
     if (!err.empty()) { r.error = err; return r; }
     r.status = resp.status;
     r.response_bytes = resp_body.size();
+    if (conn->tls()) tls.remember(conn->tls());
     bool keep = resp.version == "HTTP/1.1" && k.http11 && !resp.header_has_token("Connection", "close");
     if (resp.status != 200) r.error = "HTTP status " + std::to_string(resp.status);
     else r.error = check_response(o.op, o.size, req_body, resp_body);
@@ -128,14 +152,22 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::signal(SIGPIPE, SIG_IGN);
-    std::fprintf(stderr, "refclient: profile %s: %s\n", o.profile.c_str(), describe(o.knobs, false).c_str());
+    std::fprintf(stderr, "refclient: profile %s: %s%s\n", o.profile.c_str(), describe(o.knobs, false).c_str(),
+                 o.tls.enabled() ? (" tls=" + o.tls.version + " tls-resume=" + (o.tls.resume ? "on" : "off")).c_str() : "");
+    ClientTls tls;
+    if (o.tls.enabled()) {
+        if (auto e = make_tls_ctx(o.tls, false, tls.ctx); !e.empty()) {
+            std::fprintf(stderr, "stallscope-refclient: %s\n", e.c_str());
+            return 2;
+        }
+    }
     const std::string req_body = build_request(o.op, o.size);
     std::unique_ptr<Conn> conn;
     long conns = 0;
     for (long i = 1; i <= o.calls; ++i) {
         long conn_before = conns;
         int64_t t0 = monotonic_ns();
-        CallResult r = do_call(o, conn, conns, req_body, t0 + static_cast<int64_t>(o.timeout_s) * 1000000000);
+        CallResult r = do_call(o, tls, conn, conns, req_body, t0 + static_cast<int64_t>(o.timeout_s) * 1000000000);
         int64_t t1 = monotonic_ns();
         int port = r.local_port;
         std::printf("{\"call\":%ld,\"op\":\"%s\",\"size\":%ld,\"latency_ms\":%.3f,\"ok\":%s,\"status\":%d,"
@@ -145,6 +177,7 @@ int main(int argc, char** argv) {
         if (port) std::printf(",\"local_port\":%d", port);
         if (r.expect_wait_ms >= 0) std::printf(",\"expect_wait_ms\":%.3f", r.expect_wait_ms);
         if (r.got_100) std::printf(",\"got_100\":true");
+        if (o.tls.enabled() && conns != conn_before) std::printf(",\"tls_resumed\":%s", r.tls_resumed ? "true" : "false");
         if (!r.ok) std::printf(",\"error\":\"%s\"", json_escape(r.error).c_str());
         std::printf("}\n");
         std::fflush(stdout);

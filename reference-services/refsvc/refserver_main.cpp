@@ -13,6 +13,7 @@
 #include "reference-services/refsvc/profiles.h"
 #include "reference-services/refsvc/soap_envelope.h"
 #include "reference-services/refsvc/socket_io.h"
+#include "reference-services/refsvc/tls_io.h"
 
 using namespace stallscope::refsvc;
 
@@ -34,6 +35,7 @@ struct Server {
     int64_t deadline_ns = 0;
     long requests = 0;
     long connections = 0;
+    SSL_CTX* tls = nullptr;  // set with --tls
 
     bool out_of_budget() const { return g_stop || monotonic_ns() >= deadline_ns || requests >= opt.max_requests; }
 
@@ -44,6 +46,13 @@ struct Server {
         set_nodelay(fd, k.nodelay);
         if (k.delack) quickack_off(fd);
         ++connections;
+        if (tls) {
+            std::string herr;
+            int64_t hs_dl = monotonic_ns() + static_cast<int64_t>(opt.idle_timeout_s) * 1000000000;
+            SSL* ssl = tls_accept(tls, fd, hs_dl < deadline_ns ? hs_dl : deadline_ns, herr);
+            if (!ssl) { std::fprintf(stderr, "refserver: TLS handshake: %s\n", herr.c_str()); return; }
+            c.attach_tls(ssl);
+        }
         while (!out_of_budget()) {
             int64_t idle = monotonic_ns() + static_cast<int64_t>(opt.idle_timeout_s) * 1000000000;
             int64_t dl = idle < deadline_ns ? idle : deadline_ns;
@@ -107,6 +116,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     install_signals();
+    if (s.opt.tls.enabled()) {
+        if (auto e = make_tls_ctx(s.opt.tls, true, s.tls); !e.empty()) {
+            std::fprintf(stderr, "stallscope-refserver: %s\n", e.c_str());
+            return 1;
+        }
+    }
     int bound = 0;
     int lfd = listen_ipv4(s.opt.bind, s.opt.port, bound, err);
     if (lfd < 0) { std::fprintf(stderr, "stallscope-refserver: %s\n", err.c_str()); return 1; }
@@ -114,7 +129,8 @@ int main(int argc, char** argv) {
     // accept() returns is already ACKed late (otherwise call N+1 races the accept and gets a quick ACK).
     if (s.opt.knobs.delack) quickack_off(lfd);
     s.deadline_ns = monotonic_ns() + static_cast<int64_t>(s.opt.max_seconds) * 1000000000;
-    std::fprintf(stderr, "refserver: profile %s: %s\n", s.opt.profile.c_str(), describe(s.opt.knobs, true).c_str());
+    std::fprintf(stderr, "refserver: profile %s: %s%s\n", s.opt.profile.c_str(), describe(s.opt.knobs, true).c_str(),
+                 s.opt.tls.enabled() ? (" tls=" + s.opt.tls.version).c_str() : "");
     std::printf("listening on %d\n", bound);
     std::fflush(stdout);
     while (!s.out_of_budget()) {

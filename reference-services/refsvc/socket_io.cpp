@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -99,6 +100,11 @@ void quickack_off(int fd) {
 Conn::~Conn() { close(); }
 
 void Conn::close() {
+    if (ssl_) {
+        SSL_shutdown(ssl_);  // close_notify; we do not wait for the peer's
+        SSL_free(ssl_);
+        ssl_ = nullptr;
+    }
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
 }
@@ -106,15 +112,31 @@ void Conn::close() {
 bool Conn::wait_readable(int64_t deadline_ns) { return wait_for(fd_, POLLIN, deadline_ns, stop_); }
 
 long Conn::read_some(int64_t deadline_ns, std::string& err) {
-    if (!wait_for(fd_, POLLIN, deadline_ns, stop_)) {
+    bool buffered = ssl_ && SSL_pending(ssl_) > 0;  // decrypted bytes poll() cannot see
+    if (!buffered && !wait_for(fd_, POLLIN, deadline_ns, stop_)) {
         err = (stop_ && *stop_) ? "stopped" : "read timed out";
         return -1;
     }
     char buf[65536];
     ssize_t n;
-    do { n = ::recv(fd_, buf, sizeof buf, 0); } while (n < 0 && errno == EINTR);
-    if (delack_) quickack_off(fd_);
-    if (n < 0) { err = sys_err("recv"); return -1; }
+    if (ssl_) {
+        // A record holding only a TLS 1.3 session ticket yields no bytes: read on (bounded by SO_RCVTIMEO).
+        int r;
+        do { r = SSL_read(ssl_, buf, sizeof buf); }
+        while (r <= 0 && SSL_get_error(ssl_, r) == SSL_ERROR_WANT_READ && monotonic_ns() < deadline_ns);
+        if (delack_) quickack_off(fd_);
+        if (r <= 0) {
+            int e = SSL_get_error(ssl_, r);
+            if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0)) return 0;
+            err = e == SSL_ERROR_SYSCALL ? sys_err("SSL_read") : "SSL_read: TLS error " + std::to_string(e);
+            return -1;
+        }
+        n = r;
+    } else {
+        do { n = ::recv(fd_, buf, sizeof buf, 0); } while (n < 0 && errno == EINTR);
+        if (delack_) quickack_off(fd_);
+        if (n < 0) { err = sys_err("recv"); return -1; }
+    }
     in_.append(buf, static_cast<size_t>(n));
     return n;
 }
@@ -123,12 +145,27 @@ bool Conn::write_all(const char* p, size_t n, int64_t deadline_ns, std::string& 
     ++writes_;
     while (n > 0) {
         if (!wait_for(fd_, POLLOUT, deadline_ns, stop_)) { err = "write timed out"; return false; }
-        ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) { err = sys_err("send"); return false; }
+        size_t w = 0;
+        if (!send_some(p, n, w, err)) return false;
         p += w;
-        n -= static_cast<size_t>(w);
+        n -= w;
     }
+    return true;
+}
+
+// One send() or one SSL_write (which OpenSSL cuts into 16 KB records, each with its own send()).
+bool Conn::send_some(const char* p, size_t n, size_t& sent, std::string& err) {
+    sent = 0;
+    if (ssl_) {
+        int w = SSL_write(ssl_, p, static_cast<int>(n > 1u << 30 ? 1u << 30 : n));
+        if (w <= 0) { err = "SSL_write: TLS error " + std::to_string(SSL_get_error(ssl_, w)); return false; }
+        sent = static_cast<size_t>(w);
+        return true;
+    }
+    ssize_t w;
+    do { w = ::send(fd_, p, n, MSG_NOSIGNAL); } while (w < 0 && errno == EINTR);
+    if (w < 0) { err = sys_err("send"); return false; }
+    sent = static_cast<size_t>(w);
     return true;
 }
 
@@ -140,6 +177,10 @@ bool Conn::write_message(const std::string& head, const std::string& body, Write
             return write_all(all.data(), all.size(), deadline_ns, err);
         }
         case WriteMode::Writev: {
+            if (ssl_) {  // TLS has no gather write: one SSL_write of both parts is the same one record
+                std::string all = head + body;
+                return write_all(all.data(), all.size(), deadline_ns, err);
+            }
             iovec iov[2] = {{const_cast<char*>(head.data()), head.size()},
                             {const_cast<char*>(body.data()), body.size()}};
             size_t total = head.size() + body.size(), done = 0;

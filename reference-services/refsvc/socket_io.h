@@ -7,6 +7,8 @@
 
 #include "reference-services/refsvc/knobs.h"
 
+typedef struct ssl_st SSL;
+
 namespace stallscope::refsvc {
 
 int64_t monotonic_ns();  // CLOCK_MONOTONIC
@@ -30,7 +32,11 @@ public:
     Conn& operator=(const Conn&) = delete;
     ~Conn();
     int fd() const { return fd_; }
-    void close();
+    // After a TLS handshake: reads and writes go through `ssl` (owned from now on), one write() = one
+    // SSL_write, so the write strategies become the same pattern of TLS records.
+    void attach_tls(SSL* ssl) { ssl_ = ssl; }
+    SSL* tls() const { return ssl_; }
+    void close();  // sends close_notify first under TLS
     // Appends to buffer(); returns >0 bytes, 0 on orderly EOF, -1 on error/timeout/stop (err set).
     long read_some(int64_t deadline_ns, std::string& err);
     // True if data is readable before the deadline (no bytes consumed).
@@ -43,7 +49,9 @@ public:
     long writes_made() const { return writes_; }
 
 private:
+    bool send_some(const char* p, size_t n, size_t& sent, std::string& err);
     int fd_;
+    SSL* ssl_ = nullptr;
     bool delack_;
     const volatile std::sig_atomic_t* stop_;
     std::string in_;

@@ -106,6 +106,50 @@ TEST_CASE("client options: profile knobs, overrides and bad arguments") {
           "");
 }
 
+namespace {
+std::string parse_client_fresh(std::vector<std::string> args) {  // options from nothing: no earlier call's values
+    ClientOptions o;
+    return parse_client(std::move(args), o);
+}
+}  // namespace
+
+TEST_CASE("client options: https:// goes with --tls and a CA, and the reverse") {
+    ClientOptions o;
+    REQUIRE(parse_client({"--profile", "xsoap", "--url", "https://127.0.0.1:2443/soap", "--op", "doNothing", "--tls",
+                          "1.3", "--cacert", "/tmp/ca.pem", "--tls-resume", "off", "--keylog", "/tmp/k.log"},
+                         o) == "");
+    CHECK(o.tls.enabled());
+    CHECK(o.tls.version == "1.3");
+    CHECK_FALSE(o.tls.resume);
+    CHECK(o.tls.keylog == "/tmp/k.log");
+    CHECK(o.port == 2443);
+    CHECK(o.sni == "refsvc.stallscope.test");
+    CHECK(parse_client_fresh({"--profile", "xsoap", "--url", "https://127.0.0.1:1/", "--op", "doNothing"}) != "");
+    CHECK(parse_client_fresh({"--profile", "xsoap", "--url", "http://127.0.0.1:1/", "--op", "doNothing", "--tls", "1.2",
+                        "--cacert", "x"}) != "");
+    CHECK(parse_client_fresh({"--profile", "xsoap", "--url", "https://127.0.0.1:1/", "--op", "doNothing", "--tls", "1.2"}) != "");
+    CHECK(parse_client_fresh({"--profile", "xsoap", "--url", "https://127.0.0.1:1/", "--op", "doNothing", "--tls", "1.1",
+                        "--cacert", "x"}) != "");
+    CHECK(parse_client_fresh({"--profile", "xsoap", "--url", "https://127.0.0.1:1/", "--op", "doNothing", "--tls", "1.3",
+                        "--cacert", "x", "--tls-resume", "maybe"}) != "");
+}
+
+TEST_CASE("server options: --tls needs a certificate and a key") {
+    auto parse = [](std::vector<std::string> args, ServerOptions& o) {
+        std::vector<char*> argv{const_cast<char*>("stallscope-refserver")};
+        for (auto& a : args) argv.push_back(a.data());
+        bool help = false;
+        return parse_server_options(static_cast<int>(argv.size()), argv.data(), o, help);
+    };
+    ServerOptions o;
+    REQUIRE(parse({"--profile", "xsoap", "--port", "0", "--tls", "1.2", "--cert", "c.pem", "--key", "k.pem"}, o) == "");
+    CHECK(o.tls.version == "1.2");
+    CHECK(o.tls.cert == "c.pem");
+    ServerOptions bad;
+    CHECK(parse({"--profile", "xsoap", "--port", "0", "--tls", "1.2", "--cert", "c.pem"}, bad) != "");
+    CHECK(parse({"--profile", "xsoap", "--port", "0", "--cacert", "c.pem"}, bad) != "");  // a client flag
+}
+
 TEST_CASE("every profile has a fixed variant that applies all fixes") {
     for (const auto& p : all_profiles()) {
         if (p.name.size() > 6 && p.name.substr(p.name.size() - 6) == "-fixed") continue;

@@ -15,6 +15,7 @@ For every capture named in expectations.json:
     repeats the file name, and one whose message starts "frame N:" has N in
     its `frame` field;
   - the JSON never contains the absent strings (and never "root:x:0:0");
+  - every frame named is one of the capture's (report_invariants' frame_bounds);
   - every number is possible (impossible_numbers): 0 <= latency <= capture
     duration, handshakes likewise, phases in time order and inside the
     capture, findings inside the capture, a retransmission cost no more
@@ -36,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report_invariants import check_report  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GENERATOR = os.path.join(HERE, "..", "..", "reference-services", "hostile", "make_hostile_corpus.py")
@@ -72,9 +76,9 @@ def check_op(value, op, want):
     if op == "==":
         return value == want
     if op == ">=":
-        return value >= want
+        return value is not None and value >= want
     if op == "<=":
-        return value <= want
+        return value is not None and value <= want
     if op == "contains":
         return value is not None and want in value
     raise ValueError("unknown op " + op)
@@ -292,6 +296,8 @@ def run_one(cli, path, exp, args, strace):
         if not check_op(value, op, want):
             problems.append("check %s %s %r failed: got %r" % (path_, op, want, value))
     problems += impossible_numbers(doc)
+    # Every frame it names is one of the capture's (a call at frame 0 was made of bytes never placed).
+    problems += [m for n, m in check_report(doc) if n == "frame_bounds"]
     for s in ALWAYS_ABSENT + exp["absent"]:
         if s in out:
             problems.append("JSON contains %r" % s)

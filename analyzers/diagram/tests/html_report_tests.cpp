@@ -22,7 +22,7 @@ TEST_CASE("HTML report: summary, ranked findings, calls, inline timeline, all es
     r.capture.packets = 60;
     r.calls[1].uri = "/soap?<script>alert('x')</script>";
     r.calls[1].soap.operation = "</td><img src=x onerror=alert(1)>";
-    r.capture.warnings.push_back({"bad \"header\" <b>", 7, 0, 1});
+    r.capture.warnings.push_back({WarningCode::Other, "bad \"header\" <b>", 7, 0, 1});
     // Distinct costs to check the ranking.
     r.findings[0].cost_ms = r.findings[0].counted_ms = 5;
     r.findings[1].cost_ms = r.findings[1].counted_ms = 50;

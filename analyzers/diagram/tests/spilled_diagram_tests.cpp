@@ -167,3 +167,79 @@ TEST_CASE("the HTML report lists the findings that lost the most time, ties in r
     CHECK(html.find("No latency pathologies found") == std::string::npos);  // there are 8, none listed
     CHECK(html.find("8 smaller findings not listed") != std::string::npos);
 }
+
+// A timeline of a big capture draws a selection (export --slowest, --window):
+// the rows are the calls a brute-force pass over the calls picks, in call
+// order, the same from disk as from memory, and the layout says what it left out.
+TEST_CASE("timeline selections: the slowest calls and a time window, from disk as from memory", "[spill][timeline]") {
+    size_t checked = 0;
+    for (const std::string& p : bundled_captures()) {
+        INFO(p);
+        AnalysisOptions opt;
+        AnalyzeOutcome mem = analyze_file(p, opt);
+        opt.spill_after_calls = 0;
+        AnalyzeOutcome disk = analyze_file(p, opt);
+        if (!mem.ok || mem.result.calls.size() < 4) continue;
+        REQUIRE(disk.result.spill);
+        const std::vector<Call>& calls = mem.result.calls;
+
+        // The 3 slowest, brute force: complete calls by latency, incomplete by
+        // the time seen, ties to the earlier call.
+        auto slowness = [](const Call& c) {
+            if (c.complete) return c.latency_ms;
+            int64_t a = c.start_ns, b = std::max(c.end_ns, c.start_ns);
+            bool any = c.start_ns != 0;
+            for (const Phase& ph : c.phases) {
+                if (!any) { a = ph.start_ns; b = ph.end_ns; any = true; }
+                a = std::min({a, ph.start_ns, ph.end_ns});
+                b = std::max({b, ph.start_ns, ph.end_ns});
+            }
+            return double(b - a) / 1e6;
+        };
+        std::vector<const Call*> order;
+        for (const Call& c : calls) order.push_back(&c);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](const Call* x, const Call* y) { return slowness(*x) > slowness(*y); });
+        std::vector<uint64_t> want;
+        for (size_t i = 0; i < 3; ++i) want.push_back(order[i]->id);
+        std::sort(want.begin(), want.end());
+
+        TimelineOptions slow;
+        slow.slowest = 3;
+        for (const AnalysisResult* r : {&mem.result, &disk.result}) {
+            const TimelineLayout L = layout_timeline(*r, slow);
+            std::vector<uint64_t> got;
+            for (const TimelineRow& row : L.rows) got.push_back(row.call_id);
+            CHECK(got == want);
+            CHECK(L.calls_total == calls.size());
+            CHECK(L.selection == "the 3 slowest of " + std::to_string(calls.size()) + " calls");
+            CHECK(L.left_out == std::to_string(calls.size() - 3) + " of " + std::to_string(calls.size()) +
+                                    " calls not shown (faster)");
+            CHECK(L.title.rfind("Timeline: the 3 slowest of ", 0) == 0);
+        }
+
+        // A window around the second call's start: every call that overlaps it.
+        const int64_t t0 = mem.result.capture.first_ns;
+        TimelineOptions win;
+        win.window = true;
+        win.window_from_ns = calls[1].start_ns - t0;
+        win.window_to_ns = calls[1].start_ns - t0 + 1'000'000;  // 1 ms
+        std::vector<uint64_t> in;
+        for (const Call& c : calls) {
+            int64_t a = c.start_ns, b = std::max(c.end_ns, c.start_ns);
+            for (const Phase& ph : c.phases) { a = std::min({a, ph.start_ns, ph.end_ns}); b = std::max({b, ph.start_ns, ph.end_ns}); }
+            if (a <= t0 + win.window_to_ns && b >= t0 + win.window_from_ns) in.push_back(c.id);
+        }
+        REQUIRE(!in.empty());
+        const TimelineLayout wm = layout_timeline(mem.result, win), wd = layout_timeline(disk.result, win);
+        for (const TimelineLayout* L : {&wm, &wd}) {
+            std::vector<uint64_t> got;
+            for (const TimelineRow& row : L->rows) got.push_back(row.call_id);
+            CHECK(got == in);
+            CHECK(L->left_out.empty() == (in.size() == calls.size()));
+        }
+        CHECK(wm.title == wd.title);
+        ++checked;
+    }
+    CHECK(checked > 10);
+}

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 
 using namespace stallscope;
@@ -152,4 +153,22 @@ TEST_CASE("Call and connection diagrams find their segments and findings", "[exp
     CHECK_FALSE(export_call_diagram(r, 1, "svg", dir + "/x.svg", err));
     CHECK(err.find("no segments") != std::string::npos);
     CHECK_FALSE(export_call_diagram(r, 2, "tiff", dir + "/x.tiff", err));
+}
+
+TEST_CASE("Timeline layout is bounded by what it draws, not by the time a call spans", "[timeline]") {
+    // Issue 22: a call placed at time 0 (epoch) beside calls of today spans
+    // 1.7e18 ns. The tick loop stepped through that span at the step of the
+    // finest stretch and ran for minutes; it must finish with few ticks.
+    // Its shape then: no phases, start and end 0 (a zero-length stretch at
+    // the epoch), an idle break of 1.7e18 ns, then the other calls.
+    auto r = sample_result(6, 2);
+    r.calls[0].start_ns = r.calls[0].end_ns = 0;
+    r.calls[0].phases.clear();
+    auto t0 = std::chrono::steady_clock::now();
+    auto L = layout_timeline(r);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(ms < 1000);
+    CHECK(L.rows.size() == 6);
+    CHECK(L.ticks.size() <= size_t(L.width / 70) + 2);  // at least 70 px apart
+    for (size_t i = 1; i < L.ticks.size(); ++i) CHECK(L.ticks[i].x - L.ticks[i - 1].x >= 70 - 1e-9);
 }

@@ -15,7 +15,7 @@ AnalysisResult makeResult() {
     r.capture.packets = 36;
     r.capture.first_ns = kT0;
     r.capture.last_ns = kT0 + 700 * kMs;
-    r.capture.warnings.push_back({"TCP gap of 12 bytes", 17, 0, 2});
+    r.capture.warnings.push_back({WarningCode::Other, "TCP gap of 12 bytes", 17, 0, 2});
     for (uint64_t c = 1; c <= 3; ++c) {
         Connection k;
         k.id = c;

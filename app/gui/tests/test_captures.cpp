@@ -269,6 +269,18 @@ TEST_CASE("A file that is not a capture gets a clear error") {
     CHECK_FALSE(w.lastError().isEmpty());
 }
 
+TEST_CASE("A capture nothing in which decodes gets analyze's error, not an empty analysis") {
+    // The rule lives in analyze_file: the app shows the CLI's one-line error.
+    const QString path = QStringLiteral(STALLSCOPE_TESTDATA_DIR "/hostile/unknown-linktype.pcap");
+    const AnalyzeOutcome direct = analyze_file(path.toStdString());
+    REQUIRE_FALSE(direct.ok);
+    MainWindow w(core_backend());
+    CHECK_FALSE(load(w, path));
+    CHECK(w.lastError().contains(QString::fromStdString(direct.error)));
+    CHECK(w.lastError().contains(QStringLiteral("none of its 10 frames could be decoded")));
+    CHECK(w.hub()->result() == nullptr);
+}
+
 TEST_CASE("Exports from the GUI write the same kinds of files as the CLI") {
     const QStringList files = captures();
     REQUIRE(files.size() > 0);
@@ -494,4 +506,43 @@ TEST_CASE("Big capture: sorting, filtering and the event trace stay interactive"
     CHECK(w.tracePanel()->currentLayout().arrows.size() > 0);
     CHECK(w.tracePanel()->currentLayout().title.find("Call " + std::to_string(other)) != std::string::npos);
     WARN("RSS after: " << residentBytes() / 1048576 << " MB");
+}
+
+TEST_CASE("File > Open Key Log: the capture open is analysed again, its HTTPS decrypted") {
+    const QString dir = qEnvironmentVariableIsSet("STALLSCOPE_PUBLIC_TLS") ? qEnvironmentVariable("STALLSCOPE_PUBLIC_TLS")
+                                                                           : QStringLiteral(STALLSCOPE_PUBLIC_TLS_DIR);
+    const QString capture = dir + QStringLiteral("/tls13-rfc8446.pcap");
+    if (!QFile::exists(capture)) {
+        WARN("public TLS captures absent (set STALLSCOPE_PUBLIC_TLS): not tested");
+        return;
+    }
+    MainWindow w(core_backend());
+    REQUIRE(load(w, capture));
+    CHECK(w.hub()->result()->callCount() == 0);   // encrypted, no key yet
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.setKeyLog(dir + QStringLiteral("/tls13-rfc8446.keys"));
+    REQUIRE(loaded.wait(60000));
+    CHECK(w.hub()->result()->callCount() == 3);   // GET /first, /early, /second
+    CHECK(w.callsPage()->table()->model()->rowCount() == 3);
+}
+
+TEST_CASE("A capture begun mid-connection: the call whose response began before it reads incomplete, not slow") {
+    // testdata/mid-connection/mid-response.pcap: /r1's response head fell in
+    // server bytes the capture missed; /r2 and /r3 answer in about 6 ms.
+    AnalysisOptions opt;
+    opt.keep_segments = true;
+    AnalyzeOutcome a = analyze_file(STALLSCOPE_TESTDATA_DIR "/mid-connection/mid-response.pcap", opt);
+    REQUIRE(a.ok);
+    const auto r = std::make_shared<const LoadedResult>(std::move(a.result));
+    CallsModel m;
+    m.setResult(r);
+    REQUIRE(m.rowCount() == 3);
+    CHECK(m.data(m.index(0, CallsModel::Latency), Qt::DisplayRole).toString() == "incomplete");
+    for (int row = 1; row < 3; ++row) {
+        CHECK(m.data(m.index(row, CallsModel::Latency), Qt::DisplayRole).toString() != "incomplete");
+        CHECK(r->callKey(size_t(row)).latency_ms < 10);
+    }
+    bool warned = false;
+    for (const Warning& w : r->capture.warnings) warned |= w.code == WarningCode::BeganBeforeCapture;
+    CHECK(warned);
 }

@@ -120,3 +120,15 @@ TEST_CASE("a frame seen twice in the first pass is analysed once") {
     s.on_first_pass_frame(f);
     CHECK(s.frames_fed() == 1);
 }
+
+TEST_CASE("the plugin session refuses a capture nothing in which decodes, as analyze_file does") {
+    const std::string path = std::string(STALLSCOPE_TESTDATA) + "/hostile/unknown-linktype.pcap";
+    AnalyzeOutcome want = analyze_file(path);
+    REQUIRE_FALSE(want.ok);
+    PluginSession s;
+    CHECK(feed_file(s, path) == 10);
+    CHECK(s.mark(1) == nullptr);
+    CHECK(s.marks() == nullptr);
+    const std::string reason = want.error.substr(path.size());  // ": none of its 10 frames ..."
+    CHECK(s.error() == "(wireshark)" + reason);
+}

@@ -1,0 +1,88 @@
+// HTTPS read without keys: record sizes, and calls and findings on a real capture.
+#include <catch2/catch.hpp>
+
+#include "analyzers/calls/tls_record_sizes.h"
+#include "analyzers/pipeline/analyze_capture.h"
+
+#include <string>
+
+using namespace stallscope;
+
+TEST_CASE("tls record overhead: exact for AEAD suites, a lower bound for CBC, none for unknown suites") {
+    CHECK(tls_record_overhead(0x0304, 0x1301).bytes == 17);  // AES-128-GCM: tag + inner type
+    CHECK(tls_record_overhead(0x0304, 0x1303).bytes == 17);  // ChaCha20-Poly1305
+    CHECK(tls_record_overhead(0x0304, 0x1301).exact);
+    CHECK(tls_record_overhead(0x0303, 0xC02F).bytes == 24);  // ECDHE-RSA-AES128-GCM: nonce + tag
+    CHECK(tls_record_overhead(0x0303, 0xCCA8).bytes == 16);  // ChaCha20: implicit nonce
+    TlsRecordOverhead cbc = tls_record_overhead(0x0303, 0xC013);  // ECDHE-RSA-AES128-CBC-SHA
+    CHECK_FALSE(cbc.exact);
+    CHECK(cbc.bytes == 16 + 20 + 1);
+    CHECK(tls_record_overhead(0x0303, 0xFFFF).bytes == 0);
+    CHECK_FALSE(tls_record_overhead(0x0303, 0xFFFF).exact);
+    CHECK(tls_cipher_suite_name(0x1302) == "TLS_AES_256_GCM_SHA384");
+    CHECK(tls_cipher_suite_name(0xFFFF) == "0xFFFF");
+    CHECK(tls_version_name(0x0304) == "TLS 1.3");
+}
+
+TEST_CASE("keyless TLS 1.3: the ticket stall, encrypted calls, the handshake as the first call's phase") {
+    AnalyzeOutcome o = analyze_file(std::string(STALLSCOPE_TESTDATA_DIR) + "/https-ticket-tls13.pcap");
+    REQUIRE(o.ok);
+    const AnalysisResult& r = o.result;
+    REQUIRE(r.connections.size() == 1);
+    REQUIRE(r.connections[0].tls);
+    const ConnectionTls& t = *r.connections[0].tls;
+    CHECK(t.version == "TLS 1.3");
+    CHECK(t.sni == "refsvc.stallscope.test");
+    CHECK_FALSE(t.decrypted);
+    CHECK(t.reason.rfind("no_key_log:", 0) == 0);
+    CHECK(t.sizes_exact);
+    CHECK(t.session_tickets == 2);
+    REQUIRE(r.calls.size() == 3);
+    for (const Call& c : r.calls) {
+        CHECK(c.encrypted);
+        CHECK(c.complete);
+        CHECK(c.method.empty());
+        CHECK(c.status == 0);
+    }
+    bool handshake_phase = false;
+    for (const Phase& p : r.calls[0].phases) handshake_phase |= p.kind == PhaseKind::TlsHandshake;
+    CHECK(handshake_phase);
+    int ticket = 0, nagle = 0;
+    for (const Finding& f : r.findings) {
+        if (f.kind == "tls_ticket_stall") {
+            ++ticket;
+            CHECK(f.side == Side::Server);
+            CHECK(f.cost_ms > 30);              // a delayed ACK (40 ms on Linux) minus one RTT
+            CHECK(f.counted_ms <= r.calls[0].latency_ms);
+        }
+        if (f.kind == "nagle_delayed_ack" || f.kind == "tls_nagle_delayed_ack") ++nagle;
+    }
+    CHECK(ticket == 1);
+    CHECK(nagle == 0);  // the held segment is the whole response: no hold inside a message
+}
+
+TEST_CASE("keyless and keyed analyses of the same capture agree on calls, sizes and latencies") {
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-xsoap-tls12";
+    AnalyzeOutcome keyless = analyze_file(base + ".pcap");
+    AnalysisOptions opt;
+    opt.keylog_path = base + ".keys";
+    AnalyzeOutcome keyed = analyze_file(base + ".pcap", opt);
+    REQUIRE(keyless.ok);
+    REQUIRE(keyed.ok);
+    REQUIRE(keyless.result.calls.size() == 4);
+    REQUIRE(keyed.result.calls.size() == 4);
+    REQUIRE(keyed.result.connections[0].tls);
+    CHECK(keyed.result.connections[0].tls->decrypted);
+    for (size_t i = 0; i < 4; ++i) {
+        const Call& a = keyless.result.calls[i];
+        const Call& b = keyed.result.calls[i];
+        CHECK(a.encrypted);
+        CHECK_FALSE(b.encrypted);
+        CHECK(b.method == "POST");
+        CHECK(a.request_first_frame == b.request_first_frame);
+        CHECK(a.response_last_frame == b.response_last_frame);
+        CHECK(a.latency_ms == b.latency_ms);
+        CHECK(a.request.header_bytes + a.request.body_bytes == b.request.header_bytes + b.request.body_bytes);
+        CHECK(a.response.header_bytes + a.response.body_bytes == b.response.header_bytes + b.response.body_bytes);
+    }
+}

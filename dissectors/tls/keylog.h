@@ -1,0 +1,63 @@
+#pragma once
+// TLS secrets in the NSS key log format (SSLKEYLOGFILE, as curl, Firefox,
+// Chrome, OpenSSL, Python and Go write it; also the payload of a pcapng
+// Decryption Secrets Block of type "TLSK"), kept by client random.
+//
+//   CLIENT_RANDOM <client random> <master secret>          TLS 1.0-1.2
+//   CLIENT_HANDSHAKE_TRAFFIC_SECRET / SERVER_HANDSHAKE_TRAFFIC_SECRET
+//   CLIENT_TRAFFIC_SECRET_0 / SERVER_TRAFFIC_SECRET_0 / CLIENT_EARLY_TRAFFIC_SECRET
+//
+// Unknown labels (EXPORTER_SECRET, RSA, OpenSSL's _N lines...) and comments
+// are ignored; a malformed line of a known label is warned by its line
+// number, never its contents. Secret bytes never leave this store except
+// to the decryptor; they are wiped when the store goes. Thread-safe: the
+// reader thread adds secrets from the capture while workers look them up.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stallscope {
+
+using ClientRandom = std::array<uint8_t, 32>;
+
+struct TlsSecrets {
+    std::vector<uint8_t> master_secret;              // TLS <= 1.2 (48 bytes)
+    std::vector<uint8_t> client_handshake, server_handshake;
+    std::vector<uint8_t> client_traffic_0, server_traffic_0;
+    std::vector<uint8_t> client_early;
+    ~TlsSecrets();
+    TlsSecrets() = default;
+    TlsSecrets(const TlsSecrets&) = default;
+    TlsSecrets& operator=(const TlsSecrets&) = default;
+    bool any_tls13() const { return !client_handshake.empty() || !server_handshake.empty() || !client_traffic_0.empty() ||
+                                    !server_traffic_0.empty() || !client_early.empty(); }
+};
+
+class TlsKeyStore {
+public:
+    // Adds the secrets in `text` (a key log file's or a DSB's bytes). `warn`
+    // gets one message per malformed line (at most a few, then a count),
+    // naming `source` and the line number. Returns the lines accepted.
+    size_t add_key_log(std::string_view text, const std::string& source,
+                       const std::function<void(const std::string&)>& warn);
+    // Reads a key log file; false (and `error`, naming the path) when it cannot be read.
+    bool load_file(const std::string& path, const std::function<void(const std::string&)>& warn, std::string& error);
+
+    std::optional<TlsSecrets> find(const ClientRandom& random) const;
+    size_t size() const;
+    // Secrets ever added (a connection without a key says whether any came at all).
+    bool empty() const { return size() == 0; }
+
+private:
+    mutable std::mutex mu_;
+    std::map<ClientRandom, TlsSecrets> secrets_;
+};
+
+} // namespace stallscope

@@ -1,0 +1,163 @@
+#include "dissectors/tls/tls_crypto.h"
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace stallscope::tlscrypto {
+
+namespace {
+
+struct CtxFree { void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); } };
+struct KdfCtxFree { void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); } };
+struct MacCtxFree { void operator()(EVP_MAC_CTX* c) const { EVP_MAC_CTX_free(c); } };
+
+// Fetched once per name (a fetch is a locked lookup): ciphers and KDFs live until exit.
+template <class T, class Fetch>
+T* fetched(const char* name, Fetch fetch) {
+    static std::mutex mu;
+    static std::map<std::string, T*> cache;
+    std::lock_guard lock(mu);
+    T*& item = cache[name];
+    if (!item) item = fetch(nullptr, name, nullptr);
+    return item;
+}
+const EVP_CIPHER* cipher_by_name(const char* name) { return fetched<EVP_CIPHER>(name, EVP_CIPHER_fetch); }
+EVP_KDF* kdf_by_name(const char* name) { return fetched<EVP_KDF>(name, EVP_KDF_fetch); }
+
+EVP_MAC* hmac_mac() {
+    static EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    return mac;
+}
+
+// OSSL_PARAM refuses a null pointer even for an empty octet string.
+uint8_t kEmpty = 0;
+void* mut(View v) { return v.empty() ? &kEmpty : const_cast<uint8_t*>(v.data()); }
+
+bool derive(const char* kdf_name, OSSL_PARAM* params, size_t length, Bytes& out) {
+    EVP_KDF* kdf = kdf_by_name(kdf_name);
+    if (!kdf) return false;
+    std::unique_ptr<EVP_KDF_CTX, KdfCtxFree> ctx(EVP_KDF_CTX_new(kdf));
+    if (!ctx) return false;
+    out.assign(length, 0);
+    return EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) == 1;
+}
+
+} // namespace
+
+size_t digest_size(const char* digest) {
+    const EVP_MD* md = EVP_get_digestbyname(digest);
+    return md ? size_t(EVP_MD_get_size(md)) : 0;
+}
+
+bool hkdf_expand_label(const char* digest, View secret, std::string_view label, View context, size_t length,
+                       Bytes& out) {
+    int mode = EVP_KDF_HKDF_MODE_EXPAND_ONLY;
+    static const char kPrefix[] = "tls13 ";
+    std::string lab(label);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode),
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, const_cast<char*>(digest), 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, mut(secret), secret.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PREFIX, const_cast<char*>(kPrefix), sizeof kPrefix - 1),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_LABEL, lab.data(), lab.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_DATA, mut(context), context.size()),
+        OSSL_PARAM_construct_end(),
+    };
+    return derive("TLS13-KDF", params, length, out);
+}
+
+bool tls_prf(const char* digest, View secret, std::string_view label, View seed, size_t length, Bytes& out) {
+    std::string lab(label);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, const_cast<char*>(digest), 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SECRET, mut(secret), secret.size()),
+        // Several seed parameters are concatenated: label || seed.
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SEED, lab.data(), lab.size()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SEED, mut(seed), seed.size()),
+        OSSL_PARAM_construct_end(),
+    };
+    return derive("TLS1-PRF", params, length, out);
+}
+
+size_t aead_tag_size(TlsCipherKind kind) { return kind == TlsCipherKind::Ccm8 ? 8 : 16; }
+
+bool aead_open(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View sealed, Bytes& out) {
+    const size_t tag_len = aead_tag_size(kind);
+    if (sealed.size() < tag_len) return false;
+    const EVP_CIPHER* c = cipher_by_name(cipher);
+    std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());
+    if (!c || !ctx) return false;
+    const size_t n = sealed.size() - tag_len;
+    View tag = sealed.subspan(n);
+    bool ccm = kind == TlsCipherKind::Ccm || kind == TlsCipherKind::Ccm8;
+    int len = 0;
+    if (EVP_DecryptInit_ex(ctx.get(), c, nullptr, nullptr, nullptr) != 1) return false;
+    if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, int(nonce.size()), nullptr) != 1) return false;
+    // CCM takes the expected tag before the data; the others after.
+    if (ccm && EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, int(tag_len), mut(tag)) != 1) return false;
+    if (EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, key.data(), nonce.data()) != 1) return false;
+    if (ccm && EVP_DecryptUpdate(ctx.get(), nullptr, &len, nullptr, int(n)) != 1) return false;
+    if (!aad.empty() && EVP_DecryptUpdate(ctx.get(), nullptr, &len, aad.data(), int(aad.size())) != 1) return false;
+    out.resize(n + 16);
+    int got = 0;
+    // CCM verifies the tag in this call; GCM and ChaCha20-Poly1305 in Final.
+    if (EVP_DecryptUpdate(ctx.get(), out.data(), &got, sealed.data(), int(n)) != 1) {
+        OPENSSL_cleanse(out.data(), out.size());
+        out.clear();
+        return false;
+    }
+    if (!ccm) {
+        if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, int(tag_len), mut(tag)) != 1) return false;
+        int fin = 0;
+        if (EVP_DecryptFinal_ex(ctx.get(), out.data() + got, &fin) != 1) {
+            OPENSSL_cleanse(out.data(), out.size());
+            out.clear();
+            return false;
+        }
+        got += fin;
+    }
+    out.resize(size_t(got));
+    return true;
+}
+
+bool cbc_decrypt(const char* cipher, View key, View iv, View ciphertext, Bytes& out) {
+    const EVP_CIPHER* c = cipher_by_name(cipher);
+    std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());
+    if (!c || !ctx || ciphertext.empty() || ciphertext.size() % 16) return false;
+    if (EVP_DecryptInit_ex(ctx.get(), c, nullptr, key.data(), iv.data()) != 1) return false;
+    EVP_CIPHER_CTX_set_padding(ctx.get(), 0);  // TLS padding is checked by the caller, with the MAC
+    out.resize(ciphertext.size() + 16);
+    int got = 0, fin = 0;
+    if (EVP_DecryptUpdate(ctx.get(), out.data(), &got, ciphertext.data(), int(ciphertext.size())) != 1) return false;
+    if (EVP_DecryptFinal_ex(ctx.get(), out.data() + got, &fin) != 1) return false;
+    out.resize(size_t(got + fin));
+    return true;
+}
+
+bool hmac(const char* digest, View key, View a, View b, Bytes& out) {
+    EVP_MAC* mac = hmac_mac();
+    if (!mac) return false;
+    std::unique_ptr<EVP_MAC_CTX, MacCtxFree> ctx(EVP_MAC_CTX_new(mac));
+    if (!ctx) return false;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>(digest), 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1) return false;
+    if (EVP_MAC_update(ctx.get(), a.data(), a.size()) != 1 || EVP_MAC_update(ctx.get(), b.data(), b.size()) != 1)
+        return false;
+    out.resize(EVP_MAX_MD_SIZE);
+    size_t len = 0;
+    if (EVP_MAC_final(ctx.get(), out.data(), &len, out.size()) != 1) return false;
+    out.resize(len);
+    return true;
+}
+
+} // namespace stallscope::tlscrypto

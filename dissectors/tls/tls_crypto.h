@@ -1,0 +1,32 @@
+#pragma once
+// The cryptographic primitives TLS decryption needs, each a thin call into
+// OpenSSL 3's libcrypto (EVP_KDF "TLS13-KDF" and "TLS1-PRF", EVP ciphers,
+// EVP_MAC HMAC): no cipher, hash or KDF is written here.
+#include "dissectors/tls/cipher_suites.h"
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace stallscope::tlscrypto {
+
+using Bytes = std::vector<uint8_t>;
+using View = std::span<const uint8_t>;
+
+// RFC 8446 7.1 HKDF-Expand-Label(secret, label, context, length); `label` without "tls13 ".
+bool hkdf_expand_label(const char* digest, View secret, std::string_view label, View context, size_t length,
+                       Bytes& out);
+// RFC 5246 5 PRF(secret, label, seed); digest "MD5-SHA1" gives the TLS 1.0/1.1 PRF.
+bool tls_prf(const char* digest, View secret, std::string_view label, View seed, size_t length, Bytes& out);
+size_t digest_size(const char* digest);
+
+// AEAD decryption of `sealed` (ciphertext then tag); false when the tag does not verify.
+bool aead_open(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View sealed, Bytes& out);
+size_t aead_tag_size(TlsCipherKind kind);
+// CBC decryption without padding removal; false when the length is not whole blocks.
+bool cbc_decrypt(const char* cipher, View key, View iv, View ciphertext, Bytes& out);
+// HMAC(key, a || b).
+bool hmac(const char* digest, View key, View a, View b, Bytes& out);
+
+} // namespace stallscope::tlscrypto
