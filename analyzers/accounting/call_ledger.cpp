@@ -1,7 +1,7 @@
 #include "analyzers/accounting/call_ledger.h"
 
-#include "analyzers/calls/call_reuse.h"
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/call_reuse.h"
+#include "analyzers/result/capture_point.h"
 
 #include <algorithm>
 #include <cmath>

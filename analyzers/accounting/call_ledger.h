@@ -28,7 +28,7 @@ inline constexpr const char* kRequestTransfer = "request_transfer";   // first -
 inline constexpr const char* kServer = "server";                      // last request byte -> first response byte
 inline constexpr const char* kResponseTransfer = "response_transfer"; // first -> last response byte
 // The way from the capture point to the server and back, inside last request
-// byte -> first response byte (analyzers/calls/capture_point.h): the request's
+// byte -> first response byte (analyzers/result/capture_point.h): the request's
 // transit at its start, the response's at its end; and there the first round
 // trip of a Nagle hold (A.send -> A.send + RTT, before the hold proper). Only
 // where the path's round trip is 1 ms or more; listed only when not 0.

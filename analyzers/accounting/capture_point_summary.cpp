@@ -1,6 +1,6 @@
 #include "analyzers/accounting/capture_point_summary.h"
 
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 #include "analyzers/result/result_spill.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
 // Where the whole capture was taken, from its connections' path positions
-// (analyzers/calls/capture_point.h): the place most connections agree on,
+// (analyzers/result/capture_point.h): the place most connections agree on,
 // the medians of each side's round trip, and the evidence behind them. The
 // report says it once, beside whose view the latencies are.
 #include "analyzers/result/model.h"

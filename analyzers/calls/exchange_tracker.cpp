@@ -1,6 +1,6 @@
 #include "analyzers/calls/exchange_tracker.h"
 
-#include "analyzers/calls/call_reuse.h"
+#include "analyzers/result/call_reuse.h"
 #include "analyzers/calls/message_content.h"
 #include "analyzers/result/model_spill.h"
 #include "analyzers/calls/response_pairing.h"

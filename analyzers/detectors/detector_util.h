@@ -1,7 +1,7 @@
 #pragma once
 // Small facts every detector needs about a call's segments: the usable
 // segment size of each sender, a round-trip estimate, and finding/number
-// formatting (where the capture was taken: analyzers/calls/capture_point.h).
+// formatting (where the capture was taken: analyzers/result/capture_point.h).
 // No detector logic here.
 #include "analyzers/result/model.h"
 

@@ -1,7 +1,7 @@
 #include "analyzers/detectors/nagle_stalls.h"
 #include "analyzers/detectors/detector.h"
 
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 #include "analyzers/detectors/detector_util.h"
 #include "capture/packet_decoder.h"
 

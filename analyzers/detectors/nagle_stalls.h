@@ -15,7 +15,7 @@ namespace stallscope::detect {
 //   in one RTT, microseconds on loopback and well under 10 ms on a LAN.
 //   10 ms sits far below every timer and far above scheduler noise.
 // - The ACK is late by what exceeds the round trip from the capture point
-//   to the receiver (analyzers/calls/capture_point.h): 0 at the receiver,
+//   to the receiver (analyzers/result/capture_point.h): 0 at the receiver,
 //   the whole RTT at the sender, half of it half-way.
 // - B is "released by" the ACK when it passes the capture point the round
 //   trip from the capture to the sender after the ACK did (0 at the sender,

@@ -3,8 +3,8 @@
 // detector reports (a Nagle hold of the response after a 100 Continue
 // falls inside this interval) nor by the path: from a capture away from the
 // server the interval holds the way to the server and back
-// (analyzers/calls/capture_point.h). See docs/detectors/server_time.md.
-#include "analyzers/calls/capture_point.h"
+// (analyzers/result/capture_point.h). See docs/detectors/server_time.md.
+#include "analyzers/result/capture_point.h"
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/nagle_stalls.h"

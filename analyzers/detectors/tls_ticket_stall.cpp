@@ -7,7 +7,7 @@
 // ACKed late by a pure ACK, and the server's next data (the response)
 // leaving right after that ACK. See docs/detectors/tls_ticket_stall.md.
 #include "analyzers/detectors/builtin.h"
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/nagle_stalls.h"
 #include "capture/packet_decoder.h"

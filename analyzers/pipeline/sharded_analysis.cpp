@@ -2,7 +2,7 @@
 
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
-#include "analyzers/calls/call_reuse.h"
+#include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flow_table.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/accounting/capture_point_summary.h"
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 #include "analyzers/report/json_stream.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"

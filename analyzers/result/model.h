@@ -18,7 +18,7 @@ namespace stallscope {
 enum class Side : uint8_t { Client, Server };
 const char* side_name(Side s);  // "client" / "server"
 
-// Where on the path the capture was taken (analyzers/calls/capture_point.h).
+// Where on the path the capture was taken (analyzers/result/capture_point.h).
 // Both: the round trip is under 1 ms, so client and server are equally near.
 enum class CapturePlace : uint8_t { Unknown, Client, Server, Path, Both };
 const char* place_name(CapturePlace p);  // "unknown", "client", "server", "path", "both_ends"
@@ -209,7 +209,7 @@ struct Connection {
     uint64_t gap_bytes = 0;          // bytes never captured
     // The quickest data -> pure-or-piggybacked ACK seen from the capture
     // point to each side and back (-1: none): the side's share of the round
-    // trip (analyzers/calls/capture_point.h), with the handshake's.
+    // trip (analyzers/result/capture_point.h), with the handshake's.
     int64_t client_path_ns = -1, server_path_ns = -1;
     uint32_t path_samples = 0;       // data/ACK pairs behind them
     bool fin_client = false, fin_server = false, rst = false;

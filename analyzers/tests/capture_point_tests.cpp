@@ -2,7 +2,7 @@
 // data/ACK pairs, the place it names, and what the ledger and the Expect
 // detector make of it (network time is never the server's).
 #include "analyzers/accounting/call_ledger.h"
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 // byte flips, wrong record type, trailing bytes), and every result of real
 // captures surviving the trip. Speed and size are printed, not asserted.
 #include "analyzers/pipeline/analyze_capture.h"
-#include "analyzers/calls/call_reuse.h"
+#include "analyzers/result/call_reuse.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/result/model_spill.h"
 
@@ -324,7 +324,7 @@ TEST_CASE("spill: every field of a Call round-trips", "[spill]") {
     CHECK(diff(target, Call{}) == "");
 }
 
-// Calls are assembled in recycled records (analyzers/calls/call_reuse.h): a
+// Calls are assembled in recycled records (analyzers/result/call_reuse.h): a
 // cleared call must be a new one in every field (full_call sets them all).
 TEST_CASE("clear_call: a cleared call is Call{} in every field and keeps its memory", "[spill]") {
     Call c = full_call();

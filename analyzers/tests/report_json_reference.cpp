@@ -9,7 +9,7 @@
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/accounting/capture_point_summary.h"
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "analyzers/calls/call_reuse.h"
+#include "analyzers/result/call_reuse.h"
 
 #include <utility>
 #include <vector>

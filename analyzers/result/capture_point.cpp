@@ -1,4 +1,4 @@
-#include "analyzers/calls/capture_point.h"
+#include "analyzers/result/capture_point.h"
 
 #include <algorithm>
 
