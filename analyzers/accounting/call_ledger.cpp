@@ -1,6 +1,7 @@
 #include "analyzers/accounting/call_ledger.h"
 
 #include "analyzers/calls/call_reuse.h"
+#include "analyzers/detectors/finding_kinds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,16 +13,11 @@ namespace stallscope {
 namespace {
 
 // Precedence where stalls cover the same time: the cause that starts a
-// chain comes first. A client waiting for 100 Continue is why a 100
-// Continue (and a Nagle hold behind it) exists at all; a Nagle hold can
-// contain a retransmission but not the other way round. Equal precedence:
-// the earlier start.
-int precedence(const std::string& kind) {
-    static const char* const kOrder[] = {"expect_100_wait", "nagle_delayed_ack", "retransmission"};
-    for (int i = 0; i < 3; ++i)
-        if (kind == kOrder[i]) return i;
-    return 3;
-}
+// chain comes first (the table in analyzers/detectors/finding_kinds.h). A
+// client waiting for 100 Continue is why a 100 Continue (and a Nagle hold
+// behind it) exists at all; a Nagle hold can contain a retransmission but
+// not the other way round. Equal precedence: the earlier start.
+int precedence(const std::string& kind) { return kind_precedence(kind); }
 
 std::string fmt_ms(double v) {
     char b[32];
@@ -89,7 +85,7 @@ void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
 
 } // namespace
 
-bool is_avoidable(const std::string& kind) { return kind != "server_time"; }
+bool is_avoidable(const std::string& kind) { return kind_time(kind) != KindTime::Server; }
 
 bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer;

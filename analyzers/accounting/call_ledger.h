@@ -36,7 +36,8 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
 // counted_ms = cost_ms. Idempotent; run on every finding at the end.
 void account_finding(Finding& f);
 
-// True for kinds that are waits with a fix (everything but server_time).
+// True for kinds that are waits with a fix (everything but server_time);
+// analyzers/detectors/finding_kinds.h says which are stalls.
 bool is_avoidable(const std::string& kind);
 // True for an attribution cause that is a stall (not transfer or server).
 bool is_stall_cause(const std::string& cause);

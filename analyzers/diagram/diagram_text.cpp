@@ -1,5 +1,6 @@
 #include "analyzers/diagram/diagram_text.h"
 
+#include "analyzers/detectors/finding_kinds.h"
 #include "capture/packet_decoder.h"
 
 #include <cctype>
@@ -41,19 +42,7 @@ std::string format_offset_ms(int64_t delta_ns) {
 }
 
 std::string finding_kind_title(const std::string& kind) {
-    struct Name { const char* kind; const char* title; };
-    static const Name names[] = {   // the kinds analyzers/detectors emit
-        {"nagle_delayed_ack", "Nagle / delayed ACK"},
-        {"split_write", "Split header/body write"},
-        {"expect_100_wait", "100-continue wait"},
-        {"connection_setup", "Connection setup"},
-        {"server_time", "Server time"},
-        {"retransmission", "Retransmission"},
-        {"retransmissions", "Retransmissions"},
-        {"message_size", "Message size"},
-    };
-    for (const auto& n : names)
-        if (kind == n.kind) return n.title;
+    if (const FindingKindInfo* k = finding_kind_info(kind)) return std::string(k->title);
     // Unknown kinds: "some_kind" -> "Some kind".
     std::string s = kind;
     for (char& c : s)

@@ -1,6 +1,7 @@
 #include "analyzers/diagram/event_trace_layout.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/detectors/finding_kinds.h"
 
 #include <cstdio>
 
@@ -215,9 +216,11 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     for (const auto& f : findings) all.push_back(&f);
     struct Piece { const Finding* f; Finding::Interval iv; };
     std::vector<Piece> pieces;
-    for (const Finding* f : stalls)
+    for (const Finding* f : stalls) {
+        if (!is_stall_kind(f->kind)) continue;   // server processing: where the time went, not a stall
         for (const Finding::Interval& iv : counted_intervals(*f, all))
             if (double(iv.end_ns - iv.start_ns) / 1e6 >= kMinStallBracketMs) pieces.push_back({f, iv});
+    }
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.iv.start_ns < b.iv.start_ns; });
     for (const auto& [f, iv] : pieces) {

@@ -14,7 +14,7 @@ style::Rgb style::phase_colour(PhaseKind k) {
     case PhaseKind::RequestHeaders: return {0.50, 0.70, 0.90};
     case PhaseKind::ContinueWait: return {0.71, 0.54, 0.84};
     case PhaseKind::RequestBody: return {0.18, 0.44, 0.77};
-    case PhaseKind::ServerTime: return {0.94, 0.71, 0.30};
+    case PhaseKind::ServerTime: return {0.80, 0.77, 0.71};   // neutral: where the time went, not a stall
     case PhaseKind::ResponseHeaders: return {0.53, 0.81, 0.65};
     case PhaseKind::ResponseBody: return {0.18, 0.60, 0.42};
     case PhaseKind::Close: return {0.72, 0.72, 0.72};

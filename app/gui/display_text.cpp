@@ -1,5 +1,8 @@
 #include "app/gui/display_text.h"
 
+#include "analyzers/detectors/finding_kinds.h"
+
+#include <QObject>
 #include <cmath>
 
 namespace stallscope::gui {
@@ -19,14 +22,16 @@ QString phaseLabel(PhaseKind k) {
 }
 
 QString findingKindLabel(const std::string& kind) {
-    if (kind == "nagle_delayed_ack") return QStringLiteral("Nagle / delayed ACK");
-    if (kind == "split_write") return QStringLiteral("Split header/body write");
-    if (kind == "expect_continue") return QStringLiteral("Expect: 100-continue wait");
-    if (kind == "connection_per_call") return QStringLiteral("Connection per call");
+    if (const FindingKindInfo* k = finding_kind_info(kind)) return QString::fromUtf8(k->title.data(), qsizetype(k->title.size()));
     // Unknown kinds: "some_kind" -> "Some kind".
     QString s = QString::fromStdString(kind).replace(QLatin1Char('_'), QLatin1Char(' '));
     if (!s.isEmpty()) s[0] = s[0].toUpper();
     return s;
+}
+
+QString kindTimeText(const std::string& kind, double ms) {
+    if (kind_time(kind) == KindTime::Server) return QObject::tr("%1 server processing").arg(formatMs(ms));
+    return ms > 0 ? formatMs(ms) : QObject::tr("none");
 }
 
 QString sideLabel(Side s) { return s == Side::Client ? QStringLiteral("client") : QStringLiteral("server"); }
@@ -46,6 +51,10 @@ QString formatBytes(uint64_t b) {
     if (b < 1024) return QString::number(b) + QStringLiteral(" B");
     if (b < 1024 * 1024) return QString::number(double(b) / 1024, 'f', 1) + QStringLiteral(" KiB");
     return QString::number(double(b) / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
+}
+
+QString countNoun(uint64_t n, const QString& one, const QString& many) {
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
 QString callOperation(const Call& c) {

@@ -3,6 +3,7 @@
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
+#include "app/gui/display_text.h"
 #include "app/gui/calls_page.h"
 #ifdef STALLSCOPE_GUI_HAVE_COMPARE
 #include "app/gui/compare/compare_window.h"
@@ -299,17 +300,17 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     updateTitle();
     updateActions();
     const auto& r = *out.result;
-    statusBar()->showMessage(tr("%1: %2 packets, %3 calls on %4 connections, %5 findings, %6 warnings")
-                                 .arg(QFileInfo(out.path).fileName())
-                                 .arg(r.capture.packets)
-                                 .arg(r.callCount())
-                                 .arg(r.connectionCount())
-                                 .arg(r.findingCount())
-                                 .arg(r.capture.warnings.size()));
+    statusBar()->showMessage(tr("%1: %2, %3 on %4, %5, %6")
+                                 .arg(QFileInfo(out.path).fileName(), countNoun(r.capture.packets, tr("packet"), tr("packets")),
+                                      countNoun(r.callCount(), tr("call"), tr("calls")),
+                                      countNoun(r.connectionCount(), tr("connection"), tr("connections")),
+                                      countNoun(r.findingCount(), tr("finding"), tr("findings")),
+                                      countNoun(r.capture.warnings.size(), tr("warning"), tr("warnings"))));
     if (r.findingCount() > 0) {
-        size_t best = 0;   // the costliest finding: the first thing worth looking at
+        size_t best = 0;   // the costliest stall (time lost, not server processing): the first thing worth looking at
+        auto rank = [&r](size_t i) { return std::pair(r.isStall(r.findingKey(i)), r.findingKey(i).counted_ms); };
         for (size_t i = 1; i < r.findingCount(); ++i)
-            if (r.findingKey(i).counted_ms > r.findingKey(best).counted_ms) best = i;
+            if (rank(i) > rank(best)) best = i;
         hub_->selectFinding(int(best));
     } else if (r.callCount() > 0) {
         hub_->selectCall(r.callKey(0).id);

@@ -1,5 +1,6 @@
 #include "app/gui/compare/compare_charts.h"
 
+#include "app/gui/display_text.h"
 #include "app/gui/theme.h"
 
 #include <QPen>
@@ -86,8 +87,8 @@ QChart* makeDistributionChart(const GroupComparison& g, bool dark) {
     auto* x_axis = new QCategoryAxis;
     x_axis->setRange(0.5, 2.5);
     x_axis->setStartValue(0.5);
-    x_axis->append(QObject::tr("before (%1 calls)").arg(g.before.latencies_ms.size()), 1.5);
-    x_axis->append(QObject::tr("after (%1 calls)").arg(g.after.latencies_ms.size()), 2.5);
+    x_axis->append(QObject::tr("before (%1)").arg(countNoun(g.before.latencies_ms.size(), QObject::tr("call"), QObject::tr("calls"))), 1.5);
+    x_axis->append(QObject::tr("after (%1)").arg(countNoun(g.after.latencies_ms.size(), QObject::tr("call"), QObject::tr("calls"))), 2.5);
     x_axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     x_axis->setGridLineVisible(false);
     auto* y_axis = new QLogValueAxis;
