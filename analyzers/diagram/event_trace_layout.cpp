@@ -195,11 +195,9 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
             if (a.evidence && !prev.evidence) {
                 prev.label.clear();
                 prev.time_label.clear();
-            } else if (!a.evidence) {
+            } else {   // both evidence: the first keeps its text (both keep their highlight)
                 a.label.clear();
                 a.time_label.clear();
-            } else {
-                a.time_label.clear();  // both evidence: both keep their text, one time stands for both
             }
         }
         if (!a.label.empty() || !a.time_label.empty()) last_labelled = L.arrows.size();

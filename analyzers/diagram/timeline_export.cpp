@@ -169,7 +169,7 @@ PagedDrawing timeline_drawing(const TimelineLayout& L) {
     d.header = L.rows_top;
     for (const auto& r : L.rows) d.cuts.push_back(r.y - 3);
     d.draw_header = [&L](cairo_t* cr, int page, int pages) { draw_timeline_header(cr, L, page, pages); };
-    d.draw_body = [&L](cairo_t* cr, double v0, double v1) { draw_timeline_body(cr, L, v0, v1); };
+    d.draw_body = [&L](cairo_t* cr, double v0, double v1, PageRange) { draw_timeline_body(cr, L, v0, v1); };
     return d;
 }
 
