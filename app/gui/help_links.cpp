@@ -1,5 +1,6 @@
 #include "app/gui/help_links.h"
 
+#include "analyzers/detectors/finding_kinds.h"
 #include "app/gui/display_text.h"
 
 #include <QApplication>
@@ -33,8 +34,10 @@ QUrl docUrl(const QString& page) {
 
 QUrl detectorDocUrl(const std::string& kind) {
     // Findings may carry older names for the same detector.
-    std::string page = kind == "expect_continue" ? "expect_100_wait" : kind == "connection_per_call" ? "connection_setup" : kind;
-    return docUrl(QStringLiteral("detectors/%1.md").arg(QString::fromStdString(page)));
+    const FindingKindInfo* k = finding_kind_info(kind == "expect_continue"       ? "expect_100_wait"
+                                                 : kind == "connection_per_call" ? "connection_setup"
+                                                                                 : kind);
+    return k ? docUrl(QString::fromUtf8(k->docs_page.data(), qsizetype(k->docs_page.size()))) : QUrl();
 }
 
 QString shortcutsHtml() {
@@ -52,15 +55,21 @@ QString shortcutsHtml() {
 }
 
 void fillHelpMenu(QMenu* help, QWidget* parent) {
-    auto open = [](const QUrl& u) { if (u.isValid()) QDesktopServices::openUrl(u); };
-    QAction* docs = help->addAction(QObject::tr("&Documentation"), parent, [open] { open(docUrl(QStringLiteral("cli.md"))); });
+    // Nothing opens (no docs found, no viewer for .md): say so and where the page is.
+    auto open = [parent](const QUrl& u) {
+        if (u.isValid() && QDesktopServices::openUrl(u)) return;
+        QMessageBox::information(parent, QObject::tr("Documentation"),
+                                 u.isValid() ? QObject::tr("No program opened %1.\nOpen it with a text editor or a Markdown viewer.")
+                                                   .arg(u.toLocalFile())
+                                             : QObject::tr("The documentation was not found (set STALLSCOPE_DOCS to the docs folder)."));
+    };
+    // F1: the app's own page, gui.md.
+    QAction* docs = help->addAction(QObject::tr("&Documentation"), parent, [open] { open(docUrl(QStringLiteral("gui.md"))); });
     docs->setShortcut(QKeySequence::HelpContents);
-    docs->setEnabled(docUrl(QStringLiteral("cli.md")).isValid());
     QMenu* det = help->addMenu(QObject::tr("&Detectors"));
-    for (const char* kind : {"nagle_delayed_ack", "split_write", "expect_100_wait", "connection_setup", "server_time",
-                             "retransmission", "message_size"}) {
-        const QUrl u = detectorDocUrl(kind);
-        QAction* a = det->addAction(findingKindLabel(kind), parent, [open, u] { open(u); });
+    for (const FindingKindInfo& k : kFindingKinds) {
+        const QUrl u = detectorDocUrl(std::string(k.id));
+        QAction* a = det->addAction(findingKindLabel(std::string(k.id)), parent, [open, u] { open(u); });
         a->setEnabled(u.isValid());
     }
     for (auto [file, label] : {std::pair{"diagrams.md", "Event-trace &Figures"}, std::pair{"wireshark.md", "&Wireshark Plugin"},

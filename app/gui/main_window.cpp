@@ -3,6 +3,7 @@
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
+#include "app/gui/damage_banner.h"
 #include "app/gui/display_text.h"
 #include "app/gui/calls_page.h"
 #ifdef STALLSCOPE_GUI_HAVE_COMPARE
@@ -46,6 +47,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QVBoxLayout>
 #include <QTableView>
 
 namespace stallscope::gui {
@@ -70,7 +72,13 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     // The event trace needs the full width (the layout is ~960 px wide), so it
     // is a page, not a dock; evidence clicks and double-clicks bring it up.
     pages_->addTab(trace_, tr("&Event trace"));
-    setCentralWidget(pages_);
+    auto* central = new QWidget;   // a damaged capture's banner over the pages
+    auto* central_layout = new QVBoxLayout(central);
+    central_layout->setContentsMargins(0, 0, 0, 0);
+    central_layout->setSpacing(0);
+    central_layout->addWidget(new DamageBanner(hub_));
+    central_layout->addWidget(pages_, 1);
+    setCentralWidget(central);
 
     auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
         d = new QDockWidget(title, this);

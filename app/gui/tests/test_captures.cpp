@@ -327,6 +327,22 @@ TEST_CASE("Every test capture opens and every view holds the result") {
     CHECK(tiny_findings > 0);   // some capture has a stall under 1 ms the timeline must not draw
 }
 
+TEST_CASE("A damaged capture shows a banner saying what was lost and where; a whole one does not") {
+    MainWindow w(core_backend());
+    w.resize(1360, 860);
+    w.show();
+    auto* banner = w.findChild<QLabel*>(QStringLiteral("damageBanner"));
+    REQUIRE(banner);
+    REQUIRE(load(w, QStringLiteral(STALLSCOPE_TESTDATA_DIR "/hostile/truncated-record-body.pcap")));
+    REQUIRE(w.hub()->result()->capture.truncated);
+    CHECK(banner->isVisible());
+    CHECK(banner->text().contains(QStringLiteral("damaged")));
+    CHECK(banner->text().contains(QStringLiteral("from byte ")));
+    CHECK(banner->text().contains(QString::number(w.hub()->result()->capture.packets)));
+    REQUIRE(load(w, QStringLiteral(STALLSCOPE_TESTDATA_DIR "/toolkit-soaplite-keepalive.pcap")));
+    CHECK_FALSE(banner->isVisible());   // nothing of the previous file left behind
+}
+
 TEST_CASE("A file that is not a capture gets a clear error") {
     QTemporaryDir dir;
     const QString bogus = dir.filePath(QStringLiteral("notes.pcap"));

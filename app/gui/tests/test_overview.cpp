@@ -332,6 +332,9 @@ TEST_CASE("Calls table fits long ids and start times; Help reaches the docs") {
     QStringList names;
     for (QAction* a : help->actions()) names << a->text().remove('&');
     CHECK(names.contains("Documentation"));
+    CHECK(docUrl(QStringLiteral("gui.md")).isValid());   // what F1 opens: the app's page, not cli.md
+    for (QAction* a : help->actions())
+        if (a->text().remove('&') == "Documentation") CHECK(a->shortcut() == QKeySequence(QKeySequence::HelpContents));
     CHECK(names.contains("Detectors"));
     CHECK(names.contains("Keyboard Shortcuts"));
     CHECK(names.contains("About StallScope"));
