@@ -234,7 +234,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
                 s.end_ns = iv.end_ns;
                 s.x0 = clamp_x(L.axis.px_of(iv.start_ns));
                 s.x1 = std::max(clamp_x(L.axis.px_of(iv.end_ns)), s.x0 + opt.min_bar_width);
-                s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
+                // The side named: a stall is the sender's to fix ("Nagle / delayed ACK (server): 44.9 ms").
+                s.label = finding_kind_title(f->kind) + " (" + side_name(f->side) + "): " + format_ms(ms);
                 s.cost_ms = ms;
                 row.stalls.push_back(s);
             }
