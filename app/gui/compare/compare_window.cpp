@@ -249,7 +249,10 @@ void CompareWindow::selectGroup(int row) {
     QChart* old_h = histogram_->chart();
     distribution_->setChart(makeDistributionChart(*g, dark));
     histogram_->setChart(makeHistogramChart(*g, dark));
-    for (QChartView* v : {distribution_, histogram_}) themeChart(v->chart(), QColor());
+    for (QChartView* v : {distribution_, histogram_}) {
+        themeChart(v->chart(), QColor());
+        applyCaptureColors(v->chart(), dark);   // the theme repainted the series
+    }
     delete old_d;
     delete old_h;
 

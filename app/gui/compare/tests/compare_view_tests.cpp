@@ -7,6 +7,7 @@
 #include "app/gui/compare/compare_window.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/theme.h"
 #include "app/gui/timeline_widget.h"
 
 #include <catch2/catch.hpp>
@@ -19,6 +20,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtCharts/QChart>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QChartView>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QBarSeries>
 #include <memory>
 #include <QMenuBar>
 #include <QPointer>
@@ -229,4 +234,30 @@ TEST_CASE("Compare: Ctrl+W and Esc close it; its title names the app once") {
         CHECK((alive.isNull() || !alive->isVisible()));
         delete alive.data();
     }
+}
+
+TEST_CASE("Compare: one colour per capture in every chart, dark theme too") {
+    applyTheme(Theme::Dark);
+    REQUIRE(isDarkPalette());
+    CompareWindow w(core_backend());
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy loaded(&w, &CompareWindow::loaded);
+    w.load(testdata("refsvc-apache-soap.pcap"), testdata("refsvc-apache-soap-fixed.pcap"));
+    REQUIRE(loaded.wait(30000));
+    int series = 0;
+    for (QChartView* v : w.findChildren<QChartView*>())
+        for (QAbstractSeries* s : v->chart()->series()) {
+            if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+                REQUIRE(bars->barSets().size() == 2);
+                CHECK(bars->barSets()[0]->color() == captureColor(0, true));
+                CHECK(bars->barSets()[1]->color() == captureColor(1, true));
+                ++series;
+            } else if (auto* dots = qobject_cast<QScatterSeries*>(s)) {
+                CHECK(dots->color() == captureColor(s->name().contains(QStringLiteral("after")) ? 1 : 0, true));
+                ++series;
+            }
+        }
+    CHECK(series == 3);   // the histogram's bars and both captures' dots
+    applyTheme(Theme::Light);
 }
