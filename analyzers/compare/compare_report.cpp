@@ -1,5 +1,6 @@
 #include "analyzers/compare/compare_report.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/report/report.h"
 
 #include <algorithm>
@@ -130,10 +131,68 @@ std::string list_or_none(const std::vector<std::string>& v) {
     return s;
 }
 
+// "p < 0.0001", "p = 0.41" (two significant digits).
+std::string p_phrase(const RankTest& t) {
+    if (!t.valid) return "no test";
+    if (t.p_value < 0.0001) return "p < 0.0001";
+    return "p = " + printf_str(t.p_value < 0.01 ? "%.1g" : "%.2g", t.p_value);
+}
+
+// "on both sides", "on the client", "" (a kind not split by side).
+std::string sides_phrase(const KindComparison& k, Verdict v) {
+    bool client = false, server = false;
+    for (const SideVerdict& s : k.sides)
+        if (s.verdict == v) (s.side == "client" ? client : server) = true;
+    if (client && server) return " on both sides";
+    if (client) return " on the client";
+    if (server) return " on the server";
+    return "";
+}
+
+std::string kind_title(const std::string& kind) {
+    const FindingKindInfo* k = finding_kind_info(kind);
+    return k ? std::string(k->title) : kind;
+}
+
 } // namespace
 
+std::string compare_verdict_sentence(const Comparison& c) {
+    const GroupComparison& g = c.overall;
+    std::string out;
+    auto medians = [&] {
+        std::string change;   // "−96 %, "
+        if (g.before.stats.median_ms > 0)
+            change = printf_str("%s%.0f %%, ", g.median_change_ratio < 0 ? "\u2212" : "+", std::fabs(g.median_change_ratio) * 100);
+        return "median " + ms(g.before.stats.median_ms) + " \u2192 " + ms(g.after.stats.median_ms) + " ms (" + change +
+               p_phrase(g.test) + ")";
+    };
+    switch (g.change) {
+    case LatencyChange::Faster: out = "Faster: " + medians(); break;
+    case LatencyChange::Slower: out = "Slower: " + medians(); break;
+    case LatencyChange::Unchanged: out = "No measurable change (" + p_phrase(g.test) + ")"; break;
+    case LatencyChange::TooFewCalls:
+        out = printf_str("Too few calls to tell (%zu before, %zu after)", g.before.latencies_ms.size(), g.after.latencies_ms.size());
+        break;
+    case LatencyChange::OnlyBefore: out = "No complete calls after"; break;
+    case LatencyChange::OnlyAfter: out = "No complete calls before"; break;
+    }
+    // The stalls (time lost) the after capture removed, and any it added.
+    std::vector<std::string> fixed, worse;
+    for (const KindComparison& k : c.kinds) {
+        if (!is_stall_kind(k.kind)) continue;
+        if (k.verdict == Verdict::Fixed) fixed.push_back(kind_title(k.kind) + " fixed" + sides_phrase(k, Verdict::Fixed));
+        else if (k.split_by_side() && sides_phrase(k, Verdict::Fixed) != "")
+            fixed.push_back(kind_title(k.kind) + " fixed" + sides_phrase(k, Verdict::Fixed));
+        else if (k.verdict == Verdict::Reduced) fixed.push_back(kind_title(k.kind) + " reduced");
+        if (k.worse) worse.push_back(kind_title(k.kind) + (k.verdict == Verdict::New ? " new" : " worse"));
+    }
+    for (const auto& f : fixed) out += "; " + f;
+    for (const auto& w : worse) out += "; " + w;
+    return out;
+}
+
 std::string compare_text(const Comparison& c, const std::vector<CheckedExpectation>& checked) {
-    std::string out = "StallScope comparison\n";
+    std::string out = compare_verdict_sentence(c) + "\n\nStallScope comparison\n";
     out += side_line("before", c.before);
     out += side_line("after ", c.after);
 
@@ -282,7 +341,8 @@ std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpec
     if (c.groups.size() != 1) latency(c.overall);
     for (auto& g : c.groups) latency(g);
 
-    std::string out = "### StallScope: `" + cell(base(c.before.file)) + "` → `" + cell(base(c.after.file)) + "`\n\n";
+    std::string out = "**" + cell(compare_verdict_sentence(c)) + "**\n\n";
+    out += "### StallScope: `" + cell(base(c.before.file)) + "` → `" + cell(base(c.after.file)) + "`\n\n";
     out += "**Verdict:** fixed: " + list_or_none(by[int(Verdict::Fixed)]) + "; reduced: " +
            list_or_none(by[int(Verdict::Reduced)]) + "; still present: " + list_or_none(by[int(Verdict::StillPresent)]) +
            "; new: " + list_or_none(by[int(Verdict::New)]) + "; faster: " + list_or_none(faster) +
@@ -334,6 +394,7 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
     json doc;
     doc["stallscope_version"] = "0.1.0";
     doc["comparison_format"] = 1;
+    doc["verdict_sentence"] = compare_verdict_sentence(c);
     doc["before"] = side_json(c.before);
     doc["after"] = side_json(c.after);
     const CompareOptions& o = c.options;
@@ -372,9 +433,10 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
     doc["notes"] = c.notes;
     json preds = json::array();
     for (auto& p : c.predictions) {
-        json e = {{"kind", p.kind}, {"side", p.side}, {"predicted_median_ms", p.predicted_median_ms},
-                  {"measured_median_ms", p.measured_median_ms}, {"error_ms", p.error_ms}, {"verdict", p.verdict},
-                  {"before_median_ms", p.before_median_ms}};
+        // Rounded to the microseconds they have, as every other ms field.
+        json e = {{"kind", p.kind}, {"side", p.side}, {"predicted_median_ms", round_ms(p.predicted_median_ms)},
+                  {"measured_median_ms", round_ms(p.measured_median_ms)}, {"error_ms", round_ms(p.error_ms)},
+                  {"verdict", p.verdict}, {"before_median_ms", round_ms(p.before_median_ms)}};
         if (p.client_time) e["of"] = "client_ms";
         preds.push_back(e);
     }

@@ -58,6 +58,13 @@ std::string call_title(const Call& c) {
     return clean_text(t);
 }
 
+// " — file.pcap": the capture's name, not its path (docs/cli.md: figures go
+// into papers and slides).
+std::string capture_suffix(const AnalysisResult& r) {
+    const std::string& f = r.capture.file;
+    return f.empty() ? std::string() : clean_text(" \u2014 " + f.substr(f.find_last_of('/') + 1));
+}
+
 } // namespace
 
 bool call_event_trace(const AnalysisResult& r, uint64_t call_id, EventTraceLayout& out, std::string& error,
@@ -76,7 +83,7 @@ bool call_event_trace(const AnalysisResult& r, uint64_t call_id, EventTraceLayou
         client = k->client.to_string();
         server = k->server.to_string();
     }
-    out = layout_event_trace(c->segments, findings_for(r, {call_id}, c->segments), call_title(*c), client, server,
+    out = layout_event_trace(c->segments, findings_for(r, {call_id}, c->segments), call_title(*c) + capture_suffix(r), client, server,
                              options);
     return true;
 }
@@ -103,7 +110,7 @@ bool connection_event_trace(const AnalysisResult& r, uint64_t connection_id, Eve
         return false;
     }
     std::string title = "Connection " + std::to_string(connection_id) + ": " + std::to_string(ids.size()) +
-                        (ids.size() == 1 ? " call" : " calls");
+                        (ids.size() == 1 ? " call" : " calls") + capture_suffix(r);
     out = layout_event_trace(segs, findings_for(r, ids, segs), title, k->client.to_string(), k->server.to_string(),
                              options);
     return true;

@@ -123,7 +123,7 @@ void draw_break_mark(cairo_t* cr, double x, double ya, double yb) {
     cairo_restore(cr);
 }
 
-void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v1) {
+void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v1, PageRange page) {
     const double margin = 40;
     // Stall bands between the lanes (under everything else).
     for (const auto& st : L.stalls) {
@@ -175,7 +175,7 @@ void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v
         set_font(cr, 11, a.evidence || (a.carries & carries::kContinue));
         double mx = (a.x_from + a.x_to) / 2, my = (a.y_from + a.y_to) / 2 - 5;
         std::string label = elide(cr, a.label, span - 24);
-        if (a.evidence) {
+        if (a.evidence && !label.empty()) {
             double w = text_width(cr, label);
             set_rgb(cr, style::kEvidence);
             cairo_rectangle(cr, mx - w / 2 - 4, my - 11, w + 8, 14.5);
@@ -191,8 +191,16 @@ void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v
 
     // Stall brackets and their labels on the waiting side.
     for (const auto& st : L.stalls) {
-        if (st.y_end < v0 - margin && st.label_y < v0 - margin) continue;
-        if (st.y_start > v1 + margin) continue;
+        // Label: kind on one line, time on the next, where the layout put it
+        // (apart from the others); moved only when it would fall off its page
+        // (a PDF page, a PNG column), never by the strip being rendered (it
+        // would be drawn once per strip).
+        // The label goes on the one page its place is on, nudged inside it
+        // when it straddles the page's edge; other pages draw the bracket only.
+        double ly = st.label_y;
+        const bool label_here = page.y0 <= ly && ly < page.y1;
+        if (label_here) ly = std::clamp(ly, page.y0 + 12, std::max(page.y0 + 12, page.y1 - 18));
+        if (std::max(st.y_end, ly + 18) < v0 - margin || std::min(st.y_start, ly - 12) > v1 + margin) continue;
         bool left = st.side == Side::Client;
         double tick = left ? 6 : -6;
         set_rgb(cr, style::kStall);
@@ -202,15 +210,13 @@ void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v
         cairo_line_to(cr, st.x, st.y_end);
         cairo_line_to(cr, st.x + tick, st.y_end);
         cairo_stroke(cr);
-        // Label: kind on one line, time on the next; kept on the visible page.
-        double ly = std::clamp(st.label_y, std::max(v0, st.y_start) + 6, std::max(std::min(v1, st.y_end) - 18, v0 + 6));
-        if (ly < st.y_start - 40 || ly > st.y_end + 200) ly = st.label_y;
         double lx = left ? st.x - 7 : st.x + 7;
         double room = left ? lx - L.time_label_x - 8 : L.width - lx - 8;
         auto colon = st.label.rfind(": ");
         std::string what = colon == std::string::npos ? st.label : st.label.substr(0, colon);
         std::string how = colon == std::string::npos ? "" : st.label.substr(colon + 2);
         Align al = left ? Align::Right : Align::Left;
+        if (!label_here) continue;
         set_font(cr, 11, true);
         draw_text(cr, elide(cr, what, room), lx, ly, al);
         set_font(cr, 11);
@@ -228,7 +234,7 @@ PagedDrawing trace_drawing(const EventTraceLayout& L) {
     for (const auto& b : L.breaks) d.cuts.push_back((b.y + b.y_end) / 2 + 12);
     std::sort(d.cuts.begin(), d.cuts.end());
     d.draw_header = [&L](cairo_t* cr, int page, int pages) { draw_trace_header(cr, L, page, pages); };
-    d.draw_body = [&L](cairo_t* cr, double v0, double v1) { draw_trace_body(cr, L, v0, v1); };
+    d.draw_body = [&L](cairo_t* cr, double v0, double v1, PageRange page) { draw_trace_body(cr, L, v0, v1, page); };
     return d;
 }
 

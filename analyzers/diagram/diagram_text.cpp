@@ -1,5 +1,6 @@
 #include "analyzers/diagram/diagram_text.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "capture/packet_decoder.h"
 
 #include <cctype>

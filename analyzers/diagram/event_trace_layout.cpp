@@ -1,6 +1,7 @@
 #include "analyzers/diagram/event_trace_layout.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/finding_kinds.h"
 
 #include <cstdio>
 
@@ -194,11 +195,9 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
             if (a.evidence && !prev.evidence) {
                 prev.label.clear();
                 prev.time_label.clear();
-            } else if (!a.evidence) {
+            } else {   // both evidence: the first keeps its text (both keep their highlight)
                 a.label.clear();
                 a.time_label.clear();
-            } else {
-                a.time_label.clear();  // both evidence: both keep their text, one time stands for both
             }
         }
         if (!a.label.empty() || !a.time_label.empty()) last_labelled = L.arrows.size();
@@ -215,9 +214,11 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
     for (const auto& f : findings) all.push_back(&f);
     struct Piece { const Finding* f; Finding::Interval iv; };
     std::vector<Piece> pieces;
-    for (const Finding* f : stalls)
+    for (const Finding* f : stalls) {
+        if (!is_stall_kind(f->kind)) continue;   // server processing: where the time went, not a stall
         for (const Finding::Interval& iv : counted_intervals(*f, all))
             if (double(iv.end_ns - iv.start_ns) / 1e6 >= kMinStallBracketMs) pieces.push_back({f, iv});
+    }
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.iv.start_ns < b.iv.start_ns; });
     for (const auto& [f, iv] : pieces) {

@@ -3,6 +3,7 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/diagram_text.h"
 #include "analyzers/diagram/timeline_layout.h"
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/result_spill.h"
 
 #include <algorithm>
@@ -67,7 +68,8 @@ void latency_row(std::ostringstream& o, const std::string& name, const SummaryGr
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", losses[i].share * 100);
         o << (i ? "<br>" : "") << html_escape(finding_kind_title(losses[i].kind)) << ": " << ms(losses[i].lost_ms)
-          << " <span class=muted>(" << share << ", " << losses[i].calls << " calls)</span>";
+          << (is_stall_kind(losses[i].kind) ? "" : " server processing, not lost") << " <span class=muted>(" << share
+          << ", " << losses[i].calls << (losses[i].calls == 1 ? " call" : " calls") << ")</span>";
     }
     o << "</td><td class=n>" << ms(g.predicted_median_ms) << "</td></tr>\n";
 }
@@ -83,7 +85,9 @@ std::vector<Finding> top_findings(const AnalysisResult& r, size_t k) {
         Finding f;
         size_t order;
     };
-    auto before = [](const Ranked& a, const Ranked& b) {
+    auto before = [](const Ranked& a, const Ranked& b) {   // stalls (time lost) before server processing
+        const bool sa = is_stall_kind(a.f.kind), sb = is_stall_kind(b.f.kind);
+        if (sa != sb) return sa;
         if (a.f.counted_ms != b.f.counted_ms) return a.f.counted_ms > b.f.counted_ms;
         if (a.f.cost_ms != b.f.cost_ms) return a.f.cost_ms > b.f.cost_ms;
         return a.order < b.order;
@@ -179,7 +183,9 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     for (size_t i = 0; i < ranked.size(); ++i) {
         const Finding& f = ranked[i];
         o << "<div class=finding><h3>" << i + 1 << ". " << html_escape(finding_kind_title(f.kind))
-          << " <span class=cost>" << ms(f.counted_ms) << "</span> <span class=muted>caused by the "
+          << (is_stall_kind(f.kind) ? " <span class=cost>" + ms(f.counted_ms) + " lost</span>"
+                                    : " <span class=muted>" + ms(f.counted_ms) + " server processing (not a stall)</span>")
+          << " <span class=muted>caused by the "
           << (f.side == Side::Client ? "client" : "server") << ", connection " << f.connection_id;
         if (!f.calls.empty()) o << ", " << html_escape(list_ids(f.calls, 20, "call "));
         o << "</span></h3>\n";

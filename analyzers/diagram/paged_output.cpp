@@ -20,23 +20,33 @@ void paint_white(cairo_t* cr) {
     cairo_restore(cr);
 }
 
+// The text recorder (record_drawn_text): where drawn texts go, the page
+// being drawn, and the y of the PNG strip being rendered.
+thread_local std::vector<DrawnText>* g_drawn = nullptr;
+thread_local int g_drawn_page = 0;
+thread_local double g_drawn_offset_y = 0;
+thread_local double g_clip_y0 = -1e300, g_clip_y1 = 1e300;   // the page part being drawn, in user units (what shows)
+
 // One page: header at the top, then body range r right below it.
 void draw_page(cairo_t* cr, const PagedDrawing& d, const PageRange& r, int page, int pages,
                double vis_top = -1e300, double vis_bottom = 1e300) {
+    g_drawn_page = page;
     if (vis_top < d.header) {
         cairo_save(cr);
         cairo_rectangle(cr, 0, 0, d.width, d.header);
         cairo_clip(cr);
+        g_clip_y0 = 0, g_clip_y1 = d.header;
         d.draw_header(cr, page, pages);
         cairo_restore(cr);
     }
+    g_clip_y0 = r.y0, g_clip_y1 = r.y1;
     cairo_save(cr);
     cairo_rectangle(cr, 0, d.header, d.width, r.y1 - r.y0);
     cairo_clip(cr);
     cairo_translate(cr, 0, d.header - r.y0);
     double v0 = std::max(r.y0, r.y0 + (vis_top - d.header));
     double v1 = std::min(r.y1, r.y0 + (vis_bottom - d.header));
-    if (v1 >= v0) d.draw_body(cr, v0, v1);
+    if (v1 >= v0) d.draw_body(cr, v0, v1, r);
     cairo_restore(cr);
 }
 
@@ -153,6 +163,7 @@ bool write_png_file(const PagedDrawing& d, const std::string& path, std::string&
         cairo_translate(cr, 0, -double(r0));
         cairo_scale(cr, scale, scale);
         double vis_top = double(r0) / scale - 2, vis_bottom = double(r0 + rows) / scale + 2;
+        g_drawn_offset_y = double(r0);
         for (size_t c = 0; c < cols.size(); ++c) {
             double h = d.header + (cols[c].y1 - cols[c].y0);
             if (vis_top > h) continue;
@@ -178,8 +189,33 @@ bool write_png_file(const PagedDrawing& d, const std::string& path, std::string&
         }
     }
     cairo_surface_destroy(s);
+    g_drawn_offset_y = 0;
     return png.finish(error);
 }
+
+void record_drawn_text(std::vector<DrawnText>* sink) { g_drawn = sink; }
+
+namespace {
+// Records the box of s drawn at (x0, y), in output units, as far as the page shows it.
+void record_text(cairo_t* cr, const std::string& s, double x0, double y) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, clean_text(s).c_str(), &e);
+    const double bx[2] = {x0 + e.x_bearing, x0 + e.x_bearing + e.width};
+    // Only what the page shows (a label cut off by the page's edge is drawn on the next).
+    const double by[2] = {std::max(y + e.y_bearing, g_clip_y0), std::min(y + e.y_bearing + e.height, g_clip_y1)};
+    if (by[1] <= by[0]) return;
+    DrawnText t{s, g_drawn_page, 1e300, 1e300, -1e300, -1e300};
+    for (double px : bx)
+        for (double py : by) {
+            double dx = px, dy = py;
+            cairo_user_to_device(cr, &dx, &dy);
+            dy += g_drawn_offset_y;
+            t.x0 = std::min(t.x0, dx), t.x1 = std::max(t.x1, dx);
+            t.y0 = std::min(t.y0, dy), t.y1 = std::max(t.y1, dy);
+        }
+    g_drawn->push_back(std::move(t));
+}
+} // namespace
 
 void set_font(cairo_t* cr, double size, bool bold, bool mono, bool italic) {
     cairo_select_font_face(cr, mono ? style::kMonoFont : style::kFont,
@@ -197,6 +233,7 @@ double text_width(cairo_t* cr, const std::string& s) {
 double draw_text(cairo_t* cr, const std::string& s, double x, double y, Align a) {
     double w = text_width(cr, s);
     double x0 = a == Align::Left ? x : a == Align::Centre ? x - w / 2 : x - w;
+    if (g_drawn && !s.empty()) record_text(cr, s, x0, y);
     cairo_move_to(cr, x0, y);
     cairo_show_text(cr, clean_text(s).c_str());
     cairo_new_path(cr);

@@ -12,6 +12,8 @@
 
 namespace stallscope::detail {
 
+struct PageRange { double y0, y1; };
+
 struct PagedDrawing {
     double width = 0, height = 0;   // the whole drawing, one page
     double header = 0;              // [0, header) is drawn on every page
@@ -20,11 +22,13 @@ struct PagedDrawing {
     // Draws the header; page is 0-based.
     std::function<void(cairo_t*, int page, int pages)> draw_header;
     // Draws body content in absolute drawing coordinates; elements outside
-    // [vis_y0, vis_y1] may be skipped (they are clipped anyway).
-    std::function<void(cairo_t*, double vis_y0, double vis_y1)> draw_body;
+    // [vis_y0, vis_y1] may be skipped (they are clipped anyway). `page` is
+    // the body range of the page (PDF page, PNG column) being drawn: what a
+    // label is kept inside. The visible range is smaller when a PNG is
+    // rendered in strips; a label placed by it would move with each strip
+    // and be drawn twice.
+    std::function<void(cairo_t*, double vis_y0, double vis_y1, PageRange page)> draw_body;
 };
-
-struct PageRange { double y0, y1; };
 
 // Body ranges of at most max_body each, cut at the nearest cut point.
 std::vector<PageRange> paginate(const PagedDrawing& d, double max_body);
@@ -42,6 +46,16 @@ void set_font(cairo_t* cr, double size, bool bold = false, bool mono = false, bo
 double text_width(cairo_t* cr, const std::string& s);
 // Draws s with its baseline at y; returns the drawn width.
 double draw_text(cairo_t* cr, const std::string& s, double x, double y, Align a);
+// Every text the exporters draw, as a box in output units (SVG px, PDF pt,
+// PNG px; PNG y from the image's top), for tests that check no label is
+// drawn twice or over another. Off (nullptr) by default; per thread.
+struct DrawnText {
+    std::string text;
+    int page = 0;   // PDF page (PNG columns share one image)
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+void record_drawn_text(std::vector<DrawnText>* sink);
+
 // Shortens s with an ellipsis until it fits max_w.
 std::string elide(cairo_t* cr, const std::string& s, double max_w);
 

@@ -14,7 +14,7 @@ style::Rgb style::phase_colour(PhaseKind k) {
     case PhaseKind::RequestHeaders: return {0.50, 0.70, 0.90};
     case PhaseKind::ContinueWait: return {0.71, 0.54, 0.84};
     case PhaseKind::RequestBody: return {0.18, 0.44, 0.77};
-    case PhaseKind::ServerTime: return {0.94, 0.71, 0.30};
+    case PhaseKind::ServerTime: return {0.80, 0.77, 0.71};   // neutral: where the time went, not a stall
     case PhaseKind::ResponseHeaders: return {0.53, 0.81, 0.65};
     case PhaseKind::ResponseBody: return {0.18, 0.60, 0.42};
     case PhaseKind::Close: return {0.72, 0.72, 0.72};
@@ -130,18 +130,32 @@ void draw_timeline_body(cairo_t* cr, const TimelineLayout& L, double v0, double 
             cairo_rectangle(cr, s.x0 - 0.7, row.y - 1.7, s.x1 - s.x0 + 1.4, row.height + 3.4);
             cairo_stroke(cr);
         }
-        // The stalls' names after the call's last bar, when there is room.
-        double x = 0;
-        for (const auto& b : row.phases) x = std::max(x, b.x1);
-        for (const auto& s : row.stalls) x = std::max(x, s.x1);
+        // The stalls' names after the call's last bar; those with no room
+        // there go before its first bar; any left are counted at the right
+        // edge ("+2 stalls"), never dropped without a word.
+        double x = 0, first = L.width;
+        for (const auto& b : row.phases) x = std::max(x, b.x1), first = std::min(first, b.x0);
+        for (const auto& s : row.stalls) x = std::max(x, s.x1), first = std::min(first, s.x0);
         x += 8;
+        first -= 8;
         set_font(cr, 9.5, true);
         cairo_set_source_rgb(cr, 0.62, 0.08, 0.08);
-        for (const auto& s : row.stalls) {
-            double w = text_width(cr, s.label);
-            if (x + w > L.width - 4) break;
-            x += draw_text(cr, s.label, x, base, Align::Left) + 12;
+        size_t left_out = 0;
+        const double more_w = text_width(cr, "+99 stalls") + 8;
+        for (size_t i = 0; i < row.stalls.size(); ++i) {
+            const auto& s = row.stalls[i];
+            const double w = text_width(cr, s.label);
+            const double reserve = i + 1 < row.stalls.size() ? more_w : 0;   // room for "+N stalls" after it
+            if (x + w <= L.width - 4 - reserve) {
+                x += draw_text(cr, s.label, x, base, Align::Left) + 12;
+            } else if (first - w >= L.plot_left + 4) {
+                first -= draw_text(cr, s.label, first, base, Align::Right) + 12;
+            } else {
+                ++left_out;
+            }
         }
+        if (left_out)
+            draw_text(cr, "+" + std::to_string(left_out) + (left_out == 1 ? " stall" : " stalls"), L.width - 4, base, Align::Right);
     }
     // Break lengths under the rows.
     if (bottom <= v1 + 40) {
@@ -171,7 +185,7 @@ PagedDrawing timeline_drawing(const TimelineLayout& L) {
     d.header = L.rows_top;
     for (const auto& r : L.rows) d.cuts.push_back(r.y - 3);
     d.draw_header = [&L](cairo_t* cr, int page, int pages) { draw_timeline_header(cr, L, page, pages); };
-    d.draw_body = [&L](cairo_t* cr, double v0, double v1) { draw_timeline_body(cr, L, v0, v1); };
+    d.draw_body = [&L](cairo_t* cr, double v0, double v1, PageRange) { draw_timeline_body(cr, L, v0, v1); };
     return d;
 }
 

@@ -1,6 +1,7 @@
 #include "analyzers/diagram/timeline_layout.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/result_spill.h"
 
 #include "analyzers/diagram/diagram_text.h"
@@ -310,7 +311,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         auto found = by_call.find(c->id);
         // The stretches the ledger counts under each finding (an overlap
         // once, under its root); one too short to matter is no stall.
-        if (found != by_call.end()) for (const Finding* f : found->second)
+        if (found != by_call.end()) for (const Finding* f : found->second) {
+            if (!is_stall_kind(f->kind)) continue;   // server processing: where the time went, not a stall
             for (const Finding::Interval& iv : counted_intervals(*f, found->second)) {
                 double ms = double(iv.end_ns - iv.start_ns) / 1e6;
                 if (ms < kMinStallBracketMs) continue;
@@ -320,10 +322,12 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
                 s.end_ns = iv.end_ns;
                 s.x0 = clamp_x(L.axis.px_of(iv.start_ns));
                 s.x1 = std::max(clamp_x(L.axis.px_of(iv.end_ns)), s.x0 + opt.min_bar_width);
-                s.label = finding_kind_title(f->kind) + ": " + format_ms(ms);
+                // The side named: a stall is the sender's to fix ("Nagle / delayed ACK (server): 44.9 ms").
+                s.label = finding_kind_title(f->kind) + " (" + side_name(f->side) + "): " + format_ms(ms);
                 s.cost_ms = ms;
                 row.stalls.push_back(s);
             }
+        }
         std::stable_sort(row.stalls.begin(), row.stalls.end(),
                          [](const TimelineStall& a, const TimelineStall& b) { return a.cost_ms > b.cost_ms; });
         L.rows.push_back(std::move(row));

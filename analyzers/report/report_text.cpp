@@ -27,6 +27,9 @@ std::string fmt(const char* f, ...) {
 }
 
 // Capture text is hostile: keep it printable and bounded.
+// "s" after a count other than one: "1 call", "2 calls".
+const char* plural(unsigned long long n) { return n == 1 ? "" : "s"; }
+
 std::string clean(const std::string& s, size_t max = 60) {
     std::string out;
     for (unsigned char ch : s) {
@@ -106,17 +109,18 @@ std::string report_text(const AnalysisResult& r) {
     std::string links;
     for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
     out += "StallScope report: " + clean(cap.file, 200) + "\n";
-    out += fmt("  %s, %llu packets, link types: %s, %.3f s, %zu connections, %zu calls\n", cap.format.c_str(),
-               (unsigned long long)cap.packets, links.empty() ? "none" : links.c_str(),
-               double(cap.last_ns - cap.first_ns) / 1e9, connection_count(r), call_count(r));
+    const size_t n_conns = connection_count(r), n_calls = call_count(r);
+    out += fmt("  %s, %llu packet%s, link types: %s, %.3f s, %zu connection%s, %zu call%s\n", cap.format.c_str(),
+               (unsigned long long)cap.packets, plural(cap.packets), links.empty() ? "none" : links.c_str(),
+               double(cap.last_ns - cap.first_ns) / 1e9, n_conns, plural(n_conns), n_calls, plural(n_calls));
     if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
     out += capture_point_text(r);
 
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
     if (all.latency.calls)
-        out += fmt("  %llu complete calls: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
-                   (unsigned long long)all.latency.calls, all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
+        out += fmt("  %llu complete call%s: latency median %.3f ms, p90 %.3f ms, max %.3f ms\n",
+                   (unsigned long long)all.latency.calls, plural(all.latency.calls), all.latency.median_ms, all.latency.p90_ms, all.latency.max_ms);
     else
         out += "  no complete calls\n";
     // Every millisecond of the calls once (the call ledger's partition).
@@ -136,19 +140,20 @@ std::string report_text(const AnalysisResult& r) {
     if (all.losses.empty()) out += "  No stalls found.\n";
     for (auto& k : all.losses) {
         if (k.kind == "connection_setup" && k.lost_ms > 0)  // before the first request byte: not in latency
-            out += fmt("  %-18s %10.3f ms before the first request byte (%5.1f%% of the client's time) in %llu calls\n",
-                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+            out += fmt("  %-18s %10.3f ms before the first request byte (%5.1f%% of the client's time) in %llu call%s\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls, plural(k.calls));
         else if (!k.avoidable)
-            out += fmt("  %-18s %10.3f ms server processing (%5.1f%% of latency) in %llu calls: not a stall\n",
-                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls);
+            out += fmt("  %-18s %10.3f ms server processing (%5.1f%% of latency) in %llu call%s: not a stall\n",
+                       k.kind.c_str(), k.lost_ms, k.share * 100, (unsigned long long)k.calls, plural(k.calls));
         else if (k.lost_ms > 0)
-            out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu calls\n", k.kind.c_str(), k.lost_ms,
-                       k.share * 100, (unsigned long long)k.calls);
+            out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu call%s\n", k.kind.c_str(), k.lost_ms,
+                       k.share * 100, (unsigned long long)k.calls, plural(k.calls));
         else if (counted_under_root(r, k.kind))  // a wait that is another finding's, which started the chain
-            out += fmt("  %-18s    found in %llu calls (its wait is counted once, under the finding it overlaps)\n",
-                       k.kind.c_str(), (unsigned long long)k.calls);
+            out += fmt("  %-18s    found in %llu call%s (its wait is counted once, under the finding it overlaps)\n",
+                       k.kind.c_str(), (unsigned long long)k.calls, plural(k.calls));
         else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
-            out += fmt("  %-18s    found in %llu calls (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls);
+            out += fmt("  %-18s    found in %llu call%s (no wait of its own)\n", k.kind.c_str(), (unsigned long long)k.calls,
+                       plural(k.calls));
     }
     if (!all.what_if.empty() && all.latency.calls) {
         out += "  If you fix ...\n";

@@ -397,7 +397,8 @@ TEST_CASE("markdown for a pull request: verdict line, no empty rows", "[compare]
     a.stalled("getString", 5, 0.1, 0);
     Comparison c = compare_results(b.r, a.r);
     std::string md = compare_markdown(c, {{"expect-fixed nagle_delayed_ack", expect_fixed(c, "nagle_delayed_ack")}});
-    CHECK(md.find("### StallScope: `stalled.pcap` → `clean.pcap`") == 0);
+    CHECK(md.find("**" + compare_verdict_sentence(c) + "**\n") == 0);   // the answer first
+    CHECK(md.find("### StallScope: `stalled.pcap` → `clean.pcap`") != std::string::npos);
     CHECK(md.find("**Verdict:** fixed: nagle_delayed_ack;") != std::string::npos);
     CHECK(md.find("| getString [<1 KiB] | 5/5 |") != std::string::npos);
     CHECK(md.find("| nagle_delayed_ack |") != std::string::npos);
@@ -410,4 +411,25 @@ TEST_CASE("markdown for a pull request: verdict line, no empty rows", "[compare]
     b.stalled("getInt", 5, 0.1, 44);  // two operations: the overall row is back
     a.stalled("getInt", 5, 0.1, 0);
     CHECK(compare_markdown(compare_results(b.r, a.r)).find("| (all calls) |") != std::string::npos);
+}
+
+TEST_CASE("the first line of every compare output is the verdict in one sentence", "[compare][report]") {
+    Builder b("stalled.pcap"), a("clean.pcap");
+    b.stalled("getString", 20, 0.1, 44);
+    a.stalled("getString", 20, 0.1, 0);
+    const Comparison fixed = compare_results(b.r, a.r);
+    const std::string v = compare_verdict_sentence(fixed);
+    CHECK(v.rfind("Faster: median ", 0) == 0);
+    CHECK(v.find("p < 0.0001") != std::string::npos);
+    CHECK(v.find("\u2212100 %") != std::string::npos);
+    CHECK(v.find("Nagle / delayed ACK fixed") != std::string::npos);
+    CHECK(compare_text(fixed).rfind(v + "\n", 0) == 0);
+    CHECK(compare_markdown(fixed).rfind("**" + v + "**\n", 0) == 0);
+
+    Builder b2("same.pcap"), a2("same-again.pcap");
+    b2.stalled("getString", 20, 0.1, 0);
+    a2.stalled("getString", 20, 0.1, 0);
+    const std::string same = compare_verdict_sentence(compare_results(b2.r, a2.r));
+    CHECK(same.rfind("No measurable change (p = ", 0) == 0);
+    CHECK(same.find("fixed") == std::string::npos);
 }

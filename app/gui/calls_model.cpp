@@ -93,7 +93,9 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ForegroundRole) {
         if (index.column() == Status && (k.status >= 400 || k.fault())) return QBrush(QColor(0xd3, 0x2f, 0x2f));
-        if (index.column() == Findings && k.kinds) return QBrush(QColor(0xe0, 0x6c, 0x00));
+        // Orange only where a stall lost time (1 ms or more, as the timeline draws): a zero-cost note,
+        // server processing or a loopback handshake is no warning.
+        if (index.column() == Findings && k.stalled()) return QBrush(QColor(0xe0, 0x6c, 0x00));
     }
     if (role == Qt::ToolTipRole && (index.column() == Operation || index.column() == Status)) {
         const auto call_ptr = call(row);

@@ -137,7 +137,7 @@ void CallsPage::applyFilter() {
     if (max_latency_->value() > 0) f.max_latency_ms = max_latency_->value();
     f.finding_kind = kind_->currentData().toString();
     proxy_->setFilter(f);
-    count_->setText(tr("%1 of %2 calls").arg(proxy_->rowCount()).arg(model_->rowCount()));
+    count_->setText(tr("%1 of %2").arg(proxy_->rowCount()).arg(countNoun(uint64_t(model_->rowCount()), tr("call"), tr("calls"))));
     emit visibleCallsChanged();
 }
 

@@ -2,6 +2,7 @@
 
 #include "analyzers/result/finding_kinds.h"
 
+#include <QObject>
 #include <cmath>
 
 namespace stallscope::gui {
@@ -23,6 +24,11 @@ QString phaseLabel(PhaseKind k) {
 
 QString findingKindLabel(const std::string& kind) { return QString::fromStdString(finding_kind_title(kind)); }
 
+QString kindTimeText(const std::string& kind, double ms) {
+    if (kind_time(kind) == KindTime::Server) return QObject::tr("%1 server processing").arg(formatMs(ms));
+    return ms > 0 ? formatMs(ms) : QObject::tr("none");
+}
+
 QString sideLabel(Side s) { return s == Side::Client ? QStringLiteral("client") : QStringLiteral("server"); }
 
 QString formatMs(double ms) {
@@ -40,6 +46,10 @@ QString formatBytes(uint64_t b) {
     if (b < 1024) return QString::number(b) + QStringLiteral(" B");
     if (b < 1024 * 1024) return QString::number(double(b) / 1024, 'f', 1) + QStringLiteral(" KiB");
     return QString::number(double(b) / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
+}
+
+QString countNoun(uint64_t n, const QString& one, const QString& many) {
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
 QString callOperation(const Call& c) {

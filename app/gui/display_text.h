@@ -10,9 +10,15 @@ namespace stallscope::gui {
 
 QString phaseLabel(PhaseKind k);               // "Request headers"
 QString findingKindLabel(const std::string& kind);  // "Nagle / delayed ACK"
+// A finding's (or a group's) time, in the words of its kind (the table in
+// analyzers/result/finding_kinds.h): a stall's time is lost ("40.2 ms"),
+// server processing is where the time went ("8.00 s server processing"),
+// a note has none ("none").
+QString kindTimeText(const std::string& kind, double ms);
 QString sideLabel(Side s);                      // "client" / "server"
 QString formatMs(double ms);                    // "0.512 ms", "40.2 ms", "1.25 s"
-QString formatBytes(uint64_t bytes);            // "312 B", "1.5 KiB"
+QString formatBytes(uint64_t bytes);
+QString countNoun(uint64_t n, const QString& one, const QString& many);   // "1 call", "2 calls"            // "312 B", "1.5 KiB"
 QString callOperation(const Call& c);           // SOAP operation, else "POST /path"
 QString statusText(const Call& c);              // "200", "500 fault", "—"
 QString endpointText(const Endpoint& e);

@@ -1,5 +1,7 @@
 #include "app/gui/findings_groups.h"
 
+#include "analyzers/result/finding_kinds.h"
+
 #include <algorithm>
 #include <map>
 
@@ -48,12 +50,14 @@ std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
         g.every_call = r.callCount() > 0 && g.calls >= r.callCount();
         std::stable_sort(g.findings.begin(), g.findings.end(),
                          [&](size_t a, size_t b) { return r.findingKey(a).counted_ms > r.findingKey(b).counted_ms; });
-        g.severity = g.lost_ms <= 0 ? Severity::Info
+        g.stall = is_stall_kind(g.kind);
+        g.severity = g.lost_ms <= 0 || !g.stall ? Severity::Info
                      : total_ms > 0 && g.lost_ms >= kWarningShare * total_ms ? Severity::Warning
                                                                               : Severity::Note;
         out.push_back(std::move(g));
     }
     std::stable_sort(out.begin(), out.end(), [](const FindingGroup& a, const FindingGroup& b) {
+        if (a.stall != b.stall) return a.stall;   // time lost first; server processing is not
         if (a.lost_ms != b.lost_ms) return a.lost_ms > b.lost_ms;
         return a.findings.size() > b.findings.size();
     });

@@ -1,5 +1,6 @@
 #include "app/gui/findings_model.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "app/gui/display_text.h"
 
 #include <algorithm>
@@ -38,7 +39,11 @@ void FindingsModel::rebuild() {
             rows_.push_back(i);
         }
         std::stable_sort(rows_.begin(), rows_.end(),
-                         [&](size_t a, size_t b) { return result_->findingKey(a).counted_ms > result_->findingKey(b).counted_ms; });
+                         [&](size_t a, size_t b) {
+                             const FindingKey &x = result_->findingKey(a), &y = result_->findingKey(b);
+                             const bool sx = result_->isStall(x), sy = result_->isStall(y);
+                             return sx != sy ? sx : x.counted_ms > y.counted_ms;   // time lost first
+                         });
     }
     endResetModel();
 }
@@ -61,7 +66,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
         case Kind: return findingKindLabel(f.kind);
-        case Cost: return role == SortRole ? QVariant(f.counted_ms) : QVariant(formatMs(f.counted_ms));   // "Time lost"
+        case Cost:   // "Time lost": server processing sorts after every stall
+            return role == SortRole ? QVariant(is_stall_kind(f.kind) ? f.counted_ms : -1 - f.counted_ms)
+                                    : QVariant(kindTimeText(f.kind, f.counted_ms));
         case Side: return sideLabel(f.side);
         case Connection: return QVariant::fromValue<quint64>(f.connection_id);
         case Calls: {

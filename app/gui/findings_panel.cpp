@@ -1,5 +1,6 @@
 #include "app/gui/findings_panel.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "app/gui/display_text.h"
 #include "app/gui/findings_groups.h"
 #include "app/gui/findings_model.h"
@@ -133,17 +134,22 @@ void FindingsPanel::fillFinding(int index) {
     auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
     // What to do first: the kind, what it cost, the fix and the toolkit's own
     // knob, and what fixing it would buy. The why and the facts follow.
-    QString html = QStringLiteral("<h3 style='margin:0'>%1 <span style='font-weight:normal'>— %2 lost, caused by the %3</span></h3>")
-                       .arg(findingKindLabel(f.kind).toHtmlEscaped(), f.counted_ms > 0 ? formatMs(f.counted_ms) : tr("no time"), sideLabel(f.side));
+    const bool stall = is_stall_kind(f.kind);
+    const QString what = !stall && kind_time(f.kind) == KindTime::Server
+                             ? tr("%1 of server processing (not a stall: no transport setting removes it)").arg(formatMs(f.counted_ms))
+                         : f.counted_ms > 0 ? tr("%1 lost, caused by the %2").arg(formatMs(f.counted_ms), sideLabel(f.side))
+                                            : tr("no time lost of its own, caused by the %1").arg(sideLabel(f.side));
+    QString html = QStringLiteral("<h3 style='margin:0'>%1 <span style='font-weight:normal'>— %2</span></h3>")
+                       .arg(findingKindLabel(f.kind).toHtmlEscaped(), what.toHtmlEscaped());
     if (!f.fix.empty()) html += QStringLiteral("<p style='margin:4px 0'><b>Fix:</b> %1</p>").arg(esc(f.fix));
     if (!f.toolkit_fix.empty())
         html += QStringLiteral("<p style='margin:4px 0'><b>%1:</b> %2</p>").arg(f.toolkit.empty() ? tr("Toolkit") : esc(f.toolkit), esc(f.toolkit_fix));
     for (const FindingGroup& g : groups_)
         if (g.kind == f.kind && g.side == f.side) {
-            html += QStringLiteral("<p style='margin:4px 0'><b>If fixed:</b> %1 <span style='color:gray'>(%2 findings of this kind, %3 lost in all)</span></p>")
-                        .arg(fixPredictionText(*r, g).toHtmlEscaped())
-                        .arg(g.findings.size())
-                        .arg(formatMs(g.lost_ms));
+            html += QStringLiteral("<p style='margin:4px 0'><b>If fixed:</b> %1 <span style='color:gray'>(%2 of this kind, %3 in all)</span></p>")
+                        .arg(fixPredictionText(*r, g).toHtmlEscaped(),
+                             g.findings.size() == 1 ? tr("1 finding") : tr("%1 findings").arg(g.findings.size()),
+                             stall ? tr("%1 lost").arg(formatMs(g.lost_ms)) : kindTimeText(g.kind, g.lost_ms));
             break;
         }
     html += QStringLiteral("<p style='margin:4px 0'>%1</p>").arg(esc(f.explanation));
@@ -151,9 +157,10 @@ void FindingsPanel::fillFinding(int index) {
     for (size_t i = 0; i < f.calls.size() && i < 12; ++i) calls << QString::number(f.calls[i]);
     if (f.calls.size() > 12) calls << tr("… (%1 calls)").arg(f.calls.size());
     html += QStringLiteral("<p style='margin:4px 0'><b>Connection:</b> %1 &nbsp; <b>Calls:</b> %2<br>"
-                           "<span style='color:gray'>Time lost is %3.</span></p>")
+                           "<span style='color:gray'>%3</span></p>")
                 .arg(f.connection_id)
-                .arg(calls.join(QStringLiteral(", ")), esc(f.cost_method));
+                .arg(calls.join(QStringLiteral(", ")),
+                     f.cost_method.empty() ? QString() : (stall ? tr("Time lost is %1.") : tr("Its time is %1.")).arg(esc(f.cost_method)));
     if (!f.details.empty()) {
         html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
         for (const auto& [k, v] : f.details) {
@@ -164,7 +171,8 @@ void FindingsPanel::fillFinding(int index) {
     }
     const QUrl doc = detectorDocUrl(f.kind);
     if (doc.isValid())
-        html += QStringLiteral("<p><a href='%1'>About %2 stalls: how they are found and fixed</a></p>")
+        html += (stall ? tr("<p><a href='%1'>About %2 stalls: how they are found and fixed</a></p>")
+                       : tr("<p><a href='%1'>About %2: how it is measured</a></p>"))
                     .arg(doc.toString(), findingKindLabel(f.kind).toHtmlEscaped());
     details_->setHtml(html);
     // The segments of the finding's calls, read until every evidence frame

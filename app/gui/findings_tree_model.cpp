@@ -63,7 +63,7 @@ QVariant FindingsTreeModel::groupData(const FindingGroup& g, int column, int rol
     case Severity: return QString::fromLatin1(severityName(g.severity));
     case Count: return countText(g.findings.size());
     case Calls: return g.every_call ? tr("every call (%1)").arg(countText(g.calls)) : countText(g.calls);
-    case Lost: return g.lost_ms > 0 ? formatMs(g.lost_ms) : tr("none");
+    case Lost: return kindTimeText(g.kind, g.lost_ms);
     case IfFixed: return fixPredictionText(*result_, g);
     case Fix: return QString::fromStdString(result_->finding(g.findings.front())->fix);
     }
@@ -84,7 +84,7 @@ QVariant FindingsTreeModel::findingData(size_t fi, int column, int role) const {
         return s + tr(", connection %1").arg(f.connection_id);
     }
     case Calls: return countText(f.calls);
-    case Lost: return f.counted_ms > 0 ? formatMs(f.counted_ms) : tr("none");
+    case Lost: return kindTimeText(result_->kinds()[f.kind], f.counted_ms);
     case Fix: return QString::fromStdString(result_->finding(fi)->explanation);
     }
     return {};

@@ -1,5 +1,6 @@
 #include "app/gui/help_links.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "app/gui/display_text.h"
 #include "analyzers/result/finding_kinds.h"
 
@@ -53,10 +54,17 @@ QString shortcutsHtml() {
 }
 
 void fillHelpMenu(QMenu* help, QWidget* parent) {
-    auto open = [](const QUrl& u) { if (u.isValid()) QDesktopServices::openUrl(u); };
-    QAction* docs = help->addAction(QObject::tr("&Documentation"), parent, [open] { open(docUrl(QStringLiteral("cli.md"))); });
+    // Nothing opens (no docs found, no viewer for .md): say so and where the page is.
+    auto open = [parent](const QUrl& u) {
+        if (u.isValid() && QDesktopServices::openUrl(u)) return;
+        QMessageBox::information(parent, QObject::tr("Documentation"),
+                                 u.isValid() ? QObject::tr("No program opened %1.\nOpen it with a text editor or a Markdown viewer.")
+                                                   .arg(u.toLocalFile())
+                                             : QObject::tr("The documentation was not found (set STALLSCOPE_DOCS to the docs folder)."));
+    };
+    // F1: the app's own page, gui.md.
+    QAction* docs = help->addAction(QObject::tr("&Documentation"), parent, [open] { open(docUrl(QStringLiteral("gui.md"))); });
     docs->setShortcut(QKeySequence::HelpContents);
-    docs->setEnabled(docUrl(QStringLiteral("cli.md")).isValid());
     QMenu* det = help->addMenu(QObject::tr("&Detectors"));
     for (const FindingKindInfo& k : finding_kinds()) {
         const std::string kind(k.id);

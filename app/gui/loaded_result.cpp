@@ -1,6 +1,7 @@
 #include "app/gui/loaded_result.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/result_spill.h"
 #include "app/gui/display_text.h"
 
@@ -89,13 +90,17 @@ void LoadedResult::indexFinding(const Finding& f) {
     finding_keys_.push_back(k);
     // A call shows at most 64 kinds (there are about 15).
     const uint64_t bit = k.kind < 64 ? uint64_t(1) << k.kind : 0;
+    const bool stalls_kind = is_stall_kind(f.kind);   // server processing marks no call as stalled
     for (uint64_t id : f.calls) {
         const int row = rowOfCall(id);
         if (row < 0) continue;
         call_keys_[size_t(row)].kinds |= bit;
-        if (f.counted_ms > 0) call_keys_[size_t(row)].flags |= CallKey::Stalled;
+        // A stall worth marking: at least kMinStallBracketMs (what the timeline draws; a 0.04 ms loopback handshake is none).
+        if (f.counted_ms >= kMinStallBracketMs && stalls_kind) call_keys_[size_t(row)].flags |= CallKey::Stalled;
     }
 }
+
+bool LoadedResult::isStall(const FindingKey& k) const { return is_stall_kind(kinds_[k.kind]); }
 
 int LoadedResult::rowOfCall(uint64_t id) const {
     if (ids_in_order_) return id >= 1 && id <= call_keys_.size() ? int(id - 1) : -1;

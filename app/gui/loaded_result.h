@@ -20,7 +20,7 @@ namespace stallscope::gui {
 
 // What sorting, filtering and the charts need of one call (about 80 bytes).
 struct CallKey {
-    enum Flag : uint8_t { Complete = 1, Fault = 2, Stalled = 4 };  // Stalled: a finding with counted time touches it
+    enum Flag : uint8_t { Complete = 1, Fault = 2, Stalled = 4 };  // Stalled: a stall of >= kMinStallBracketMs touches it
     uint64_t id = 0, connection_id = 0;
     int64_t start_ns = 0, end_ns = 0;     // the call
     int64_t span_start_ns = 0, span_end_ns = 0;  // with its phases (timeline rows)
@@ -73,6 +73,8 @@ public:
     std::shared_ptr<const Connection> connection(uint64_t id) const;
 
     const std::vector<std::string>& kinds() const { return kinds_; }
+    // A stall (time lost), not server processing or a note: finding_kinds.h.
+    bool isStall(const FindingKey& k) const;
     std::vector<std::string> kindsOf(const CallKey& k) const;   // in kinds() order
     const std::vector<QString>& operations() const { return operations_; }
     const QString& operationOf(const CallKey& k) const { return operations_[k.operation]; }

@@ -11,40 +11,70 @@
 #include <algorithm>
 #include <memory>
 #include <cstdio>
+#include <string>
 
-int main(int argc, char** argv) {
-    QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("StallScope"));
-    QApplication::setApplicationName(QStringLiteral("StallScope"));
-    QApplication::setApplicationDisplayName(QStringLiteral("StallScope"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+namespace {
 
-    QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("Finds why SOAP/HTTP-1.x calls are slow from packet captures."));
-    cli.addHelpOption();
-    cli.addVersionOption();
-    QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system"), QStringLiteral("theme"));
-    cli.addOption(theme);
-    QCommandLineOption call(QStringLiteral("call"), QStringLiteral("select this call once the capture is loaded"), QStringLiteral("id"));
-    cli.addOption(call);
-    QCommandLineOption quit_after(QStringLiteral("quit-after-load"),
-                                  QStringLiteral("load the capture, paint the first screen with it, exit (0 analysed, 1 not): for measuring"));
-    cli.addOption(quit_after);
-    QCommandLineOption shots(QStringLiteral("screenshots"),
+struct Options {
+    QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light, dark or system"), QStringLiteral("theme")};
+    QCommandLineOption call{QStringLiteral("call"), QStringLiteral("select this call once the capture is loaded"), QStringLiteral("id")};
+    QCommandLineOption quit_after{QStringLiteral("quit-after-load"),
+                                  QStringLiteral("load the capture, paint the first screen with it, exit (0 analysed, 1 not): for measuring")};
+    QCommandLineOption shots{QStringLiteral("screenshots"),
                              QStringLiteral("after loading, save a PNG of each page (and the findings pane) as DIR/PREFIX-<page>.png, then exit"),
-                             QStringLiteral("DIR/PREFIX"));
-    cli.addOption(shots);
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
-                            QStringLiteral("WxH"));
-    cli.addOption(size);
-    QCommandLineOption cycles(QStringLiteral("load-cycles"),
+                             QStringLiteral("DIR/PREFIX")};
+    QCommandLineOption size{QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
+                            QStringLiteral("WxH")};
+    QCommandLineOption cycles{QStringLiteral("load-cycles"),
                               QStringLiteral("with --quit-after-load: then N times open the file again and cancel, and open it again, "
                                              "printing the RSS after each step (reload memory check)"),
-                              QStringLiteral("N"));
-    cli.addOption(cycles);
-    cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
+                              QStringLiteral("N")};
+    void addTo(QCommandLineParser& cli) const {
+        cli.setApplicationDescription(QStringLiteral("Finds why SOAP/HTTP-1.x calls are slow from packet captures."));
+        cli.addHelpOption();
+        cli.addVersionOption();
+        for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &cycles}) cli.addOption(*o);
+        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
+    }
+};
+
+void setIdentity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("StallScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("StallScope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+// --help and --version print and exit without a display: a QApplication
+// would abort first when there is none (ssh, CI).
+void helpWithoutDisplay(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--") break;
+        if (a == "-h" || a == "--help" || a == "-?" || a == "--help-all" || a == "-v" || a == "--version") {
+            QCoreApplication core(argc, argv);
+            setIdentity();
+            QCommandLineParser cli;
+            Options().addTo(cli);
+            cli.process(core);   // prints and exits
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    helpWithoutDisplay(argc, argv);
+    QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+    QApplication app(argc, argv);
+    setIdentity();
+    QApplication::setApplicationDisplayName(QStringLiteral("StallScope"));
+
+    QCommandLineParser cli;
+    const Options opts;
+    opts.addTo(cli);
     cli.process(app);
+    const QCommandLineOption &theme = opts.theme, &call = opts.call, &quit_after = opts.quit_after, &shots = opts.shots,
+                             &size = opts.size, &cycles = opts.cycles;
 
     using namespace stallscope::gui;
     const QString theme_name = cli.isSet(theme) ? cli.value(theme) : QSettings().value(QStringLiteral("view/theme")).toString();

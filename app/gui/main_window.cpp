@@ -3,6 +3,8 @@
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
 #include "app/gui/calls_model.h"
+#include "app/gui/damage_banner.h"
+#include "app/gui/display_text.h"
 #include "app/gui/calls_page.h"
 #ifdef STALLSCOPE_GUI_HAVE_COMPARE
 #include "app/gui/compare/compare_window.h"
@@ -45,6 +47,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QVBoxLayout>
 #include <QTableView>
 
 namespace stallscope::gui {
@@ -69,7 +72,13 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     // The event trace needs the full width (the layout is ~960 px wide), so it
     // is a page, not a dock; evidence clicks and double-clicks bring it up.
     pages_->addTab(trace_, tr("&Event trace"));
-    setCentralWidget(pages_);
+    auto* central = new QWidget;   // a damaged capture's banner over the pages
+    auto* central_layout = new QVBoxLayout(central);
+    central_layout->setContentsMargins(0, 0, 0, 0);
+    central_layout->setSpacing(0);
+    central_layout->addWidget(new DamageBanner(hub_));
+    central_layout->addWidget(pages_, 1);
+    setCentralWidget(central);
 
     auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
         d = new QDockWidget(title, this);
@@ -319,21 +328,21 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     updateTitle();
     updateActions();
     const auto& r = *out.result;
-    statusBar()->showMessage(tr("%1: %2 packets, %3 calls on %4 connections, %5 findings, %6 warnings")
-                                 .arg(QFileInfo(out.path).fileName())
-                                 .arg(r.capture.packets)
-                                 .arg(r.callCount())
-                                 .arg(r.connectionCount())
-                                 .arg(r.findingCount())
-                                 .arg(r.capture.warnings.size()));
+    statusBar()->showMessage(tr("%1: %2, %3 on %4, %5, %6")
+                                 .arg(QFileInfo(out.path).fileName(), countNoun(r.capture.packets, tr("packet"), tr("packets")),
+                                      countNoun(r.callCount(), tr("call"), tr("calls")),
+                                      countNoun(r.connectionCount(), tr("connection"), tr("connections")),
+                                      countNoun(r.findingCount(), tr("finding"), tr("findings")),
+                                      countNoun(r.capture.warnings.size(), tr("warning"), tr("warnings"))));
     // A damaged file is analysed up to the damage: say so where the CLI says it (its one warning line).
     if (r.capture.truncated && !r.capture.damage.message.empty())
         statusBar()->showMessage(statusBar()->currentMessage() +
                                  tr(" \u2014 damaged: %1").arg(QString::fromStdString(r.capture.damage.message)));
     if (r.findingCount() > 0) {
-        size_t best = 0;   // the costliest finding: the first thing worth looking at
+        size_t best = 0;   // the costliest stall (time lost, not server processing): the first thing worth looking at
+        auto rank = [&r](size_t i) { return std::pair(r.isStall(r.findingKey(i)), r.findingKey(i).counted_ms); };
         for (size_t i = 1; i < r.findingCount(); ++i)
-            if (r.findingKey(i).counted_ms > r.findingKey(best).counted_ms) best = i;
+            if (rank(i) > rank(best)) best = i;
         hub_->selectFinding(int(best));
     } else if (r.callCount() > 0) {
         hub_->selectCall(r.callKey(0).id);

@@ -26,7 +26,7 @@ OverTimeSeries OverTimeSeries::build(const LoadedResult& r) {   // the keys only
     std::stable_sort(s.points.begin(), s.points.end(), [](const LatencyPoint& a, const LatencyPoint& b) { return a.offset_ns < b.offset_ns; });
     for (size_t i = 0; i < r.findingCount(); ++i) {
         const FindingKey& f = r.findingKey(i);
-        if (f.counted_ms <= 0) continue;   // the ledger's time: an overlap once
+        if (f.counted_ms <= 0 || !r.isStall(f)) continue;   // the ledger's time lost: an overlap once, no server processing
         int64_t t = f.start_ns;
         if (t == 0 && f.calls > 0)   // no stall interval: the start of its first call
             if (int row = r.rowOfCall(f.first_call); row >= 0) t = calls[size_t(row)].start_ns;

@@ -105,7 +105,7 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QPointF(kLeft, 18), tr("Latency of every call over capture time (log scale): %1 calls").arg(series_.points.size()));
+    p.drawText(QPointF(kLeft, 18), tr("Latency of every call over capture time (log scale): %1").arg(countNoun(series_.points.size(), tr("call"), tr("calls"))));
     p.setFont(font());
     p.setPen(muted);
     p.drawText(QRectF(0, 4, width() - kRight, 18), Qt::AlignRight,

@@ -1,5 +1,6 @@
 #include "app/gui/overview_page.h"
 
+#include "analyzers/result/finding_kinds.h"
 #include "app/gui/display_text.h"
 #include "app/gui/findings_tree_model.h"
 #include "app/gui/latency_histogram.h"
@@ -35,8 +36,8 @@ QString binLabel(double ms) { return QString::number(ms, 'g', ms >= 100 ? 3 : 2)
 static const char* const kStatKeys[][2] = {
     {"file", "File"},       {"packets", "Packets"},   {"calls", "Calls"},
     {"connections", "Connections"}, {"median", "Latency median"}, {"p90", "Latency p90"},
-    {"max", "Latency max"}, {"lost", "Time lost to stalls"}, {"predicted", "Median without stalls"},
-    {"warnings", "Warnings"},
+    {"max", "Latency max"}, {"lost", "Time lost to stalls"}, {"setup", "Lost to connection setup"},
+    {"rest", "The rest of the time"}, {"predicted", "Median without stalls"}, {"warnings", "Warnings"},
 };
 
 OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
@@ -54,12 +55,12 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
         form->addRow(tr(kv[1]) + QLatin1Char(':'), value);
     }
 
-    losses_->setHorizontalHeaderLabels({tr("Kind"), tr("Findings"), tr("Calls"), tr("Time lost")});
+    losses_->setHorizontalHeaderLabels({tr("Kind"), tr("Findings"), tr("Calls"), tr("Time")});
     losses_->verticalHeader()->hide();
     losses_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     losses_->setSelectionMode(QAbstractItemView::NoSelection);
     losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    auto* loss_box = new QGroupBox(tr("Time lost per kind"));
+    auto* loss_box = new QGroupBox(tr("Time per kind (stalls: time lost)"));
     auto* loss_lay = new QVBoxLayout(loss_box);
     loss_lay->addWidget(losses_);
 
@@ -136,10 +137,22 @@ void OverviewPage::onResult(const ResultPtr& r) {
     setStat("median", formatMs(all.latency.median_ms));
     setStat("p90", formatMs(all.latency.p90_ms));
     setStat("max", formatMs(all.latency.max_ms));
-    double lost = all.avoidable_ms;  // the call ledger's stall part (server processing is not a stall)
-    setStat("lost", all.latency.total_ms > 0
-                        ? QStringLiteral("%1 (%2 % of all call time)").arg(formatMs(lost)).arg(100 * lost / all.latency.total_ms, 0, 'f', 1)
-                        : formatMs(lost));
+    // The call ledger's partition: stalls (time lost) + server processing +
+    // transfer = all call time; connection setup is the client's time before
+    // the first request byte, beside it (as in the CLI report).
+    const double total = all.latency.total_ms;
+    auto share = [total](double ms) { return total > 0 ? QStringLiteral(" (%1 %)").arg(100 * ms / total, 0, 'f', 1) : QString(); };
+    setStat("lost", formatMs(all.avoidable_ms) + (total > 0 ? QStringLiteral(" (%1 % of all call time)").arg(100 * all.avoidable_ms / total, 0, 'f', 1) : QString()));
+    double setup_lost = 0;
+    for (const KindLoss& k : all.losses)
+        if (kind_time(k.kind) == KindTime::Setup) setup_lost += k.lost_ms;
+    setStat("setup", setup_lost > 0 ? formatMs(setup_lost) : tr("none"));
+    setStat("rest", tr("server %1 · transfer %2").arg(formatMs(all.server_ms), formatMs(all.transfer_ms)));
+    if (QLabel* l = stats_.value(QStringLiteral("rest")))
+        l->setToolTip(tr("Not lost: server processing %1%2, request and response transfer %3%4 of all call time")
+                          .arg(formatMs(all.server_ms), share(all.server_ms), formatMs(all.transfer_ms), share(all.transfer_ms)));
+    if (QLabel* l = stats_.value(QStringLiteral("setup")))
+        l->setToolTip(tr("The client's time before the first request byte (TCP handshakes of calls that opened a connection)"));
     setStat("predicted", formatMs(all.predicted_median_ms));
     setStat("warnings", QString::number(r->capture.warnings.size()) + (r->capture.truncated ? tr(" (file truncated)") : QString()));
 
@@ -154,7 +167,9 @@ void OverviewPage::onResult(const ResultPtr& r) {
         losses_->setItem(i, 0, item(findingKindLabel(k.kind), false));
         losses_->setItem(i, 1, item(QString::number(k.findings), true));
         losses_->setItem(i, 2, item(QString::number(k.calls), true));
-        losses_->setItem(i, 3, item(QStringLiteral("%1 (%2 %)").arg(formatMs(k.lost_ms)).arg(100 * k.share, 0, 'f', 1), true));
+        auto* time = item(QStringLiteral("%1 (%2 %)").arg(kindTimeText(k.kind, k.lost_ms)).arg(100 * k.share, 0, 'f', 1), true);
+        if (!is_stall_kind(k.kind)) time->setForeground(palette().color(QPalette::PlaceholderText));   // not lost: neutral
+        losses_->setItem(i, 3, time);
     }
     losses_->resizeColumnsToContents();
     losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);

@@ -1,5 +1,7 @@
 #include "app/gui/theme.h"
 
+#include "analyzers/diagram/diagram_style.h"
+
 #include <QApplication>
 #include <QPalette>
 #include <QStyle>
@@ -57,21 +59,13 @@ void applyTheme(Theme t) {
 bool isDarkPalette() { return QApplication::palette().color(QPalette::Window).lightness() < 128; }
 
 QColor phaseColor(PhaseKind k, bool dark) {
-    // Cool colours for the client's sending, warm for the server's, grey for
-    // connection setup; stalls (red) must stand out against all of them.
-    QColor c;
-    switch (k) {
-    case PhaseKind::Connect: c = QColor(0x9e, 0x9e, 0x9e); break;
-    case PhaseKind::RequestHeaders: c = QColor(0x42, 0x85, 0xf4); break;
-    case PhaseKind::ContinueWait: c = QColor(0xab, 0x47, 0xbc); break;
-    case PhaseKind::RequestBody: c = QColor(0x26, 0xa6, 0x9a); break;
-    case PhaseKind::ServerTime: c = QColor(0xff, 0xb3, 0x00); break;
-    case PhaseKind::ResponseHeaders: c = QColor(0x7c, 0xb3, 0x42); break;
-    case PhaseKind::ResponseBody: c = QColor(0x43, 0xa0, 0x47); break;
-    case PhaseKind::Close: c = QColor(0x78, 0x90, 0x9c); break;
-    case PhaseKind::TlsHandshake: c = QColor(0x8d, 0x6e, 0xb0); break;
-    }
-    return dark ? c.darker(115) : c;
+    // The exported figures' palette (analyzers/diagram/diagram_style.h), so
+    // screen and export match: cool for the client's sending, green for the
+    // server's, neutral for server processing and setup; stalls (red) stand
+    // out against all of them.
+    const style::Rgb c = style::phase_colour(k);
+    const QColor q = QColor::fromRgbF(float(c.r), float(c.g), float(c.b));
+    return dark ? q.darker(115) : q;
 }
 
 QColor stallColor(bool dark) { return dark ? QColor(0xff, 0x55, 0x55) : QColor(0xd3, 0x2f, 0x2f); }

@@ -34,7 +34,7 @@ TimelineRows TimelineRows::build(const LoadedResult& r, const std::unordered_set
     std::vector<std::vector<size_t>> findings_of(out.rows.size());
     for (size_t f = 0; f < r.findingCount(); ++f) {
         const FindingKey& fd = r.findingKey(f);
-        if (fd.end_ns <= fd.start_ns || fd.calls == 0) continue;
+        if (fd.end_ns <= fd.start_ns || fd.calls == 0 || !r.isStall(fd)) continue;   // server processing is no stall
         auto add = [&](uint64_t id) {
             if (auto it = row_of_id.find(id); it != row_of_id.end()) findings_of[it->second].push_back(f);
         };

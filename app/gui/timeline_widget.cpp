@@ -158,7 +158,7 @@ void TimelineWidget::paintRows(QPainter& p, const TimeAxis& axis, int first, int
     p.fillRect(QRect(0, 0, width, kHeaderHeight), pal.color(QPalette::Window));
     p.setPen(pal.color(QPalette::WindowText));
     p.drawText(QRect(6, 0, kLabelWidth - 12, kHeaderHeight), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1 calls").arg(rows_.rows.size()));
+               countNoun(rows_.rows.size(), tr("call"), tr("calls")));
     for (const AxisTick& t : ticks) {
         if (t.x < kLabelWidth) continue;
         p.drawLine(QPointF(t.x, kHeaderHeight - 6), QPointF(t.x, kHeaderHeight));

@@ -79,7 +79,7 @@ TEST_CASE("Timeline layout: one row per call, phases in order, stalls over their
             if (p) CHECK(row.phases[p].x0 >= row.phases[p - 1].x0);
         }
         REQUIRE(row.stalls.size() == 1);
-        CHECK(row.stalls[0].label == "Nagle / delayed ACK: 40.2 ms");
+        CHECK(row.stalls[0].label == "Nagle / delayed ACK (client): 40.2 ms");   // the side named
         // The stall is the hold the ledger counts: from one RTT after the
         // request headers leave.
         CHECK(row.stalls[0].x0 == Approx(L.axis.px_of(r.findings[i].intervals[0].start_ns)));
@@ -127,6 +127,7 @@ TEST_CASE("Call and connection diagrams find their segments and findings", "[exp
     REQUIRE(call_event_trace(r, 3, L, err));
     CHECK(L.title.rfind("Call 3: POST /soap doNothing \xE2\x80\x94 ", 0) == 0);
     CHECK(L.title.find("ms") != std::string::npos);
+    CHECK(L.title.ends_with(" \xE2\x80\x94 synthetic.pcapng"));   // the capture's name (docs/cli.md)
     CHECK(L.client_name == "10.0.0.1:40000");
     CHECK(L.server_name == "10.0.0.2:8080");
     CHECK(L.arrows.size() == r.calls[2].segments.size());
@@ -137,7 +138,7 @@ TEST_CASE("Call and connection diagrams find their segments and findings", "[exp
     REQUIRE(connection_event_trace(r, 1, L, err));
     CHECK(L.arrows.size() == r.calls[0].segments.size() + r.calls[2].segments.size());
     CHECK(L.stalls.size() == 2);
-    CHECK(L.title == "Connection 1: 2 calls");
+    CHECK(L.title == "Connection 1: 2 calls \xE2\x80\x94 synthetic.pcapng");   // the capture's name, not its path
 
     for (const char* fmt : {"svg", "pdf", "png"}) {
         std::string p = dir + "/call." + fmt;

@@ -1,5 +1,6 @@
 #include "app/gui/compare/compare_charts.h"
 
+#include "app/gui/display_text.h"
 #include "app/gui/theme.h"
 
 #include <QPen>
@@ -52,8 +53,8 @@ SharedLogBins sharedLogBins(const std::vector<double>& before, const std::vector
 
 namespace {
 
-QColor beforeColor(bool dark) { return stallColor(dark); }
-QColor afterColor(bool dark) { return dark ? QColor(0x5d, 0xa5, 0xe8) : QColor(0x1f, 0x6f, 0xb5); }
+QColor beforeColor(bool dark) { return captureColor(0, dark); }
+QColor afterColor(bool dark) { return captureColor(1, dark); }
 
 QString msLabel(double v) {
     if (v >= 100) return QString::number(v, 'f', 0);
@@ -86,8 +87,8 @@ QChart* makeDistributionChart(const GroupComparison& g, bool dark) {
     auto* x_axis = new QCategoryAxis;
     x_axis->setRange(0.5, 2.5);
     x_axis->setStartValue(0.5);
-    x_axis->append(QObject::tr("before (%1 calls)").arg(g.before.latencies_ms.size()), 1.5);
-    x_axis->append(QObject::tr("after (%1 calls)").arg(g.after.latencies_ms.size()), 2.5);
+    x_axis->append(QObject::tr("before (%1)").arg(countNoun(g.before.latencies_ms.size(), QObject::tr("call"), QObject::tr("calls"))), 1.5);
+    x_axis->append(QObject::tr("after (%1)").arg(countNoun(g.after.latencies_ms.size(), QObject::tr("call"), QObject::tr("calls"))), 2.5);
     x_axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     x_axis->setGridLineVisible(false);
     auto* y_axis = new QLogValueAxis;
@@ -164,6 +165,34 @@ QChart* makeHistogramChart(const GroupComparison& g, bool dark) {
     series->attachAxis(x_axis);
     series->attachAxis(y_axis);
     return chart;
+}
+
+QColor captureColor(int side, bool dark) {
+    if (side == 0) return stallColor(dark);
+    return dark ? QColor(0x5d, 0xa5, 0xe8) : QColor(0x1f, 0x6f, 0xb5);
+}
+
+void applyCaptureColors(QChart* chart, bool dark) {
+    if (!chart) return;
+    // The dots and median lines are named after their capture ("before",
+    // "median after: 3.49 ms"); the bar series holds the before set first.
+    for (QAbstractSeries* s : chart->series()) {
+        const int side = s->name().contains(QObject::tr("after")) ? 1 : 0;
+        if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+            const auto sets = bars->barSets();
+            for (int i = 0; i < sets.size() && i < 2; ++i) {
+                sets[i]->setColor(captureColor(i, dark));
+                sets[i]->setBorderColor(captureColor(i, dark).darker(130));
+            }
+        } else if (auto* dots = qobject_cast<QScatterSeries*>(s)) {
+            dots->setColor(captureColor(side, dark));
+            dots->setBorderColor(captureColor(side, dark).darker(130));
+        } else if (auto* line = qobject_cast<QLineSeries*>(s)) {
+            QPen pen(captureColor(side, dark).darker(dark ? 100 : 150));
+            pen.setWidth(3);
+            line->setPen(pen);
+        }
+    }
 }
 
 } // namespace stallscope::gui

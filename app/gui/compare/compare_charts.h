@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <QColor>
+
 class QChart;   // Qt Charts classes live in the global namespace in Qt 6
 
 namespace stallscope::gui {
@@ -23,5 +25,12 @@ SharedLogBins sharedLogBins(const std::vector<double>& before, const std::vector
 // Both build a new QChart (the caller owns it; a QChartView takes ownership).
 QChart* makeDistributionChart(const GroupComparison& g, bool dark);
 QChart* makeHistogramChart(const GroupComparison& g, bool dark);
+// One colour per capture in every chart: before's and after's series get
+// their colours again. Call after themeChart(), whose QChart::setTheme()
+// repaints every series in the theme's own colours (in the dark theme
+// "after" came out orange in one chart and blue in the other).
+void applyCaptureColors(QChart* chart, bool dark);
+// The colour of a capture in every Compare chart (side 0: before, 1: after).
+QColor captureColor(int side, bool dark);
 
 } // namespace stallscope::gui

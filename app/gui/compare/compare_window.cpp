@@ -54,11 +54,21 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     : QWidget(parent), backend_(std::move(backend)), runner_(new AnalysisRunner(backend_.analyze, this)),
       header_(new QLabel), verdict_(new QLabel), tabs_(new QTabWidget), operations_(new QTableWidget),
       kinds_(new QTableWidget), distribution_(new QChartView), histogram_(new QChartView), pairs_(new QComboBox) {
-    setWindowTitle(tr("StallScope — Compare"));
+    setWindowTitle(tr("Compare"));   // Qt adds " — StallScope" (the application display name)
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
     verdict_->setTextFormat(Qt::RichText);
     verdict_->setWordWrap(true);
+    answer_ = new QLabel;
+    answer_->setObjectName(QStringLiteral("compareAnswer"));
+    answer_->setWordWrap(true);
+    answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    {
+        QFont f = answer_->font();
+        f.setBold(true);
+        f.setPointSizeF(f.pointSizeF() * 1.25);
+        answer_->setFont(f);
+    }
 
     // Summary: tables on the left, the two distributions on the right.
     auto* ops_box = new QGroupBox(tr("Latency per operation (select a row for its charts and matched calls)"));
@@ -124,18 +134,24 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     tabs_->addTab(side, tr("Side by side"));
 
     auto* export_button = new QPushButton(tr("&Export…"));
-    export_button->setToolTip(tr("Save this view as PNG or SVG, or the comparison report as text or JSON"));
+    export_button->setToolTip(tr("Save this view as PNG or SVG, or the comparison report as text, Markdown or JSON"));
     connect(export_button, &QPushButton::clicked, this, &CompareWindow::exportDialog);
     auto* head_row = new QHBoxLayout;
     head_row->addWidget(header_, 1);
     head_row->addWidget(export_button, 0, Qt::AlignTop);
     // Esc and Ctrl+W close it, like a document window.
-    for (const QKeySequence& k : {QKeySequence(Qt::Key_Escape), QKeySequence(QKeySequence::Close), QKeySequence(tr("Ctrl+W"))}) {
+    // Each key once: QKeySequence::Close is Ctrl+W on Linux, and a key with
+    // two shortcuts is ambiguous to Qt (neither fires).
+    QList<QKeySequence> keys{QKeySequence(Qt::Key_Escape), QKeySequence(tr("Ctrl+W"))};
+    for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Close))
+        if (!keys.contains(k)) keys << k;
+    for (const QKeySequence& k : keys) {
         auto* sc = new QShortcut(k, this);
         sc->setContext(Qt::WindowShortcut);
         connect(sc, &QShortcut::activated, this, &QWidget::close);
     }
     auto* lay = new QVBoxLayout(this);
+    lay->addWidget(answer_);
     lay->addLayout(head_row);
     lay->addWidget(verdict_);
     lay->addWidget(tabs_, 1);
@@ -158,6 +174,7 @@ void CompareWindow::load(const QString& before, const QString& after) {
     results_[1].reset();
     error_.clear();
     header_->setText(tr("Analysing %1 and %2 …").arg(QFileInfo(before).fileName(), QFileInfo(after).fileName()));
+    answer_->clear();   // nothing of the previous pair left behind
     loading_ = 0;
     runner_->start(before);
 }
@@ -194,6 +211,7 @@ void CompareWindow::setResults(ResultPtr before, ResultPtr after) {
     };
     header_->setText(side_text(kSideName[0], comparison_.before) + QStringLiteral("      ") +
                      side_text(kSideName[1], comparison_.after));
+    answer_->setText(QString::fromStdString(compare_verdict_sentence(comparison_)));
     verdict_->setText(verdictSummary(comparison_));
     fillOperationsTable(operations_, comparison_, dark);
     fillKindsTable(kinds_, comparison_, dark);
@@ -231,7 +249,10 @@ void CompareWindow::selectGroup(int row) {
     QChart* old_h = histogram_->chart();
     distribution_->setChart(makeDistributionChart(*g, dark));
     histogram_->setChart(makeHistogramChart(*g, dark));
-    for (QChartView* v : {distribution_, histogram_}) themeChart(v->chart(), QColor());
+    for (QChartView* v : {distribution_, histogram_}) {
+        themeChart(v->chart(), QColor());
+        applyCaptureColors(v->chart(), dark);   // the theme repainted the series
+    }
     delete old_d;
     delete old_h;
 
@@ -298,9 +319,11 @@ void CompareWindow::showTrace(int side, uint64_t call_id) {
 
 bool CompareWindow::exportTo(const QString& path, QString* error) {
     const QString fmt = QFileInfo(path).suffix().toLower();
-    if (fmt == QLatin1String("txt") || fmt == QLatin1String("json")) {
+    if (fmt == QLatin1String("txt") || fmt == QLatin1String("json") || fmt == QLatin1String("md")) {
         if (!results_[0] || !results_[1]) { *error = tr("Nothing compared yet."); return false; }
-        const std::string text = fmt == QLatin1String("json") ? compare_json(comparison_) : compare_text(comparison_);
+        const std::string text = fmt == QLatin1String("json") ? compare_json(comparison_)
+                                 : fmt == QLatin1String("md") ? compare_markdown(comparison_)
+                                                              : compare_text(comparison_);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
             *error = tr("Cannot write %1: %2").arg(path, f.errorString());
@@ -326,7 +349,7 @@ bool CompareWindow::exportTo(const QString& path, QString* error) {
         p.end();
         return QFileInfo(path).size() > 0;
     }
-    *error = tr("Unknown format “%1”: use .png or .svg (this view), .txt or .json (the report)").arg(fmt);
+    *error = tr("Unknown format “%1”: use .png or .svg (this view), .txt, .md or .json (the report)").arg(fmt);
     return false;
 }
 
@@ -335,7 +358,8 @@ void CompareWindow::exportDialog() {
     const QString dir = s.value(QStringLiteral("export/dir")).toString();
     const QString name = tabs_->currentIndex() == 0 ? QStringLiteral("compare-summary.png") : QStringLiteral("compare-side-by-side.png");
     QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), dir + QLatin1Char('/') + name,
-                                                tr("This view as PNG (*.png);;This view as SVG (*.svg);;Report as text (*.txt);;Report as JSON (*.json)"));
+                                                tr("This view as PNG (*.png);;This view as SVG (*.svg);;Report as text (*.txt);;"
+                                                   "Report as Markdown, for a pull request (*.md);;Report as JSON (*.json)"));
     if (path.isEmpty()) return;
     s.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;

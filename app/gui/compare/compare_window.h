@@ -74,6 +74,7 @@ private:
 
     QLabel* header_;
     QLabel* verdict_;
+    QLabel* answer_;   // the verdict in one sentence, first and always visible
     QTabWidget* tabs_;
     QTableWidget* operations_;
     QTableWidget* kinds_;

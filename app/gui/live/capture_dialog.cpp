@@ -19,6 +19,8 @@
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSpinBox>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -82,7 +84,7 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     filter_->setPlaceholderText(tr("libpcap filter, e.g. tcp port 8080"));
     where->addRow(tr("Capture &filter:"), filter_);
     auto* outRow = new QHBoxLayout;
-    out_ = new QLineEdit(QDir::tempPath() + QStringLiteral("/stallscope-live-") +
+    out_ = new QLineEdit(defaultCaptureDir() + QStringLiteral("/stallscope-live-") +
                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
                          QStringLiteral(".pcapng"));
     auto* browse = new QPushButton(tr("&Browse…"));
@@ -181,10 +183,62 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     connect(modes_, &QTabWidget::currentChanged, this, refresh);
     connect(browse, &QPushButton::clicked, this, &CaptureDialog::browseOutput);
     emit toolkit_dir_->textChanged(toolkit_dir_->text());
+    restoreChoices();
+    connect(this, &QDialog::accepted, this, &CaptureDialog::saveChoices);
     onPortChanged();
     resize(640, sizeHint().height());
     // Focus on Start: Enter starts (an editable combo box with the focus would eat it).
     startButton->setFocus();
+}
+
+QString CaptureDialog::defaultCaptureDir() {
+    // The user's data folder (~/.local/share/StallScope/captures), not /tmp:
+    // a capture is worth keeping, and /tmp is cleared at boot.
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/captures");
+    QDir().mkpath(dir);
+    return dir;
+}
+
+// The last Start's tab, interface, reference scenario and toolkit (by
+// name: the lists can change between runs); what is no longer offered keeps
+// the default.
+void CaptureDialog::restoreChoices() {
+    QSettings st;
+    st.beginGroup(QStringLiteral("live"));
+    auto pick = [&](QComboBox* c, const QString& key, bool by_data) {
+        const QVariant v = st.value(key);
+        if (!v.isValid()) return;
+        const int i = by_data ? c->findData(v) : c->findText(v.toString());
+        if (i >= 0) c->setCurrentIndex(i);
+        else if (c->isEditable()) c->setCurrentText(v.toString());
+    };
+    pick(iface_, QStringLiteral("interface"), false);
+    pick(profile_, QStringLiteral("profile"), false);
+    pick(op_, QStringLiteral("operation"), false);
+    pick(toolkit_, QStringLiteral("toolkit"), false);   // refills the variants
+    pick(variant_, QStringLiteral("variant"), true);
+    if (st.contains(QStringLiteral("calls"))) calls_->setValue(st.value(QStringLiteral("calls")).toInt());
+    if (st.contains(QStringLiteral("toolkit_calls"))) toolkit_calls_->setValue(st.value(QStringLiteral("toolkit_calls")).toInt());
+    if (st.contains(QStringLiteral("size"))) size_->setValue(st.value(QStringLiteral("size")).toInt());
+    const int tab = st.value(QStringLiteral("tab"), 0).toInt();
+    if (tab >= 0 && tab < modes_->count()) modes_->setCurrentIndex(tab);
+    if (const QString dir = st.value(QStringLiteral("dir")).toString(); !dir.isEmpty() && QFileInfo(dir).isDir())
+        out_->setText(dir + QLatin1Char('/') + QFileInfo(out_->text()).fileName());
+}
+
+void CaptureDialog::saveChoices() {
+    QSettings st;
+    st.beginGroup(QStringLiteral("live"));
+    st.setValue(QStringLiteral("tab"), modes_->currentIndex());
+    st.setValue(QStringLiteral("interface"), iface_->currentText());
+    st.setValue(QStringLiteral("profile"), profile_->currentText());
+    st.setValue(QStringLiteral("operation"), op_->currentText());
+    st.setValue(QStringLiteral("toolkit"), toolkit_->currentText());
+    st.setValue(QStringLiteral("variant"), variant_->currentData());
+    st.setValue(QStringLiteral("calls"), calls_->value());
+    st.setValue(QStringLiteral("toolkit_calls"), toolkit_calls_->value());
+    st.setValue(QStringLiteral("size"), size_->value());
+    st.setValue(QStringLiteral("dir"), QFileInfo(out_->text()).absolutePath());
 }
 
 void CaptureDialog::onPortChanged() {

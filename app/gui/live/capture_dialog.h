@@ -31,6 +31,8 @@ public:
     QSpinBox* portBox() const { return port_; }
     QLineEdit* filterEdit() const { return filter_; }
     QComboBox* profileBox() const { return profile_; }
+    QComboBox* toolkitBox() const { return toolkit_; }
+    QComboBox* variantBox() const { return variant_; }
     QLineEdit* customServerEdit() const { return custom_server_; }
     QLineEdit* customClientEdit() const { return custom_client_; }
 
@@ -39,11 +41,16 @@ public:
     static QString defaultBinDir();
     // A TCP port on 127.0.0.1 free right now (20000-29999), for the scenario.
     static int pickFreePort();
+    // Where captures are written by default: the user's data folder
+    // (QStandardPaths::AppDataLocation)/captures, made if missing.
+    static QString defaultCaptureDir();
 
 private:
     void updatePreview();
     void onPortChanged();
     void onToolkitChanged();
+    void restoreChoices();   // QSettings "live/...": the last Start's choices
+    void saveChoices();
     void browseOutput();
 
     QComboBox* iface_;

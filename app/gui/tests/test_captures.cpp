@@ -7,6 +7,8 @@
 #ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
 #include "analyzers/diagram/timeline_layout.h"
 #endif
+#include "analyzers/result/finding_kinds.h"
+#include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "app/gui/analysis_runner.h"
 #include "app/gui/calls_filter_model.h"
@@ -37,6 +39,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QTableView>
@@ -71,6 +74,76 @@ static bool load(MainWindow& w, const QString& path) {
     return loaded.takeFirst().at(0).toBool();
 }
 
+// The number after `label` in the CLI's text report ("avoidable waits 12.345 ms"); -1 when absent.
+static double cliNumber(const std::string& report, const std::string& label) {
+    const auto at = report.find(label);
+    if (at == std::string::npos) return -1;
+    return std::strtod(report.c_str() + at + label.size(), nullptr);
+}
+
+// Issue 27, "one vocabulary of time": stalls are time lost; server
+// processing is where the rest went and is never coloured or ranked as a
+// stall. Every total the GUI shows agrees with the CLI report's, and with
+// the other totals on its screen.
+static void checkOneVocabulary(MainWindow& w, const LoadedResult& r) {
+    const SummaryGroup& all = r.summary.overall;
+    const std::string cli = report_text(r);
+    double stalls_in_latency = 0, setup = 0, stalls = 0;
+    for (const KindLoss& k : all.losses) {
+        if (kind_time(k.kind) == KindTime::Latency) stalls_in_latency += k.lost_ms;
+        if (kind_time(k.kind) == KindTime::Setup) setup += k.lost_ms;
+        if (is_stall_kind(k.kind)) stalls += k.lost_ms;
+    }
+    // The overview: time lost + the rest = the CLI's "Where the time went".
+    const OverviewPage* o = w.overviewPage();
+    if (all.latency.calls) {
+        CHECK(cliNumber(cli, "avoidable waits ") == Approx(all.avoidable_ms).margin(0.001));
+        CHECK(cliNumber(cli, "server processing ") == Approx(all.server_ms).margin(0.001));
+        CHECK(cliNumber(cli, "transfer ") == Approx(all.transfer_ms).margin(0.001));
+        CHECK(all.avoidable_ms + all.server_ms + all.transfer_ms == Approx(all.latency.total_ms).margin(0.01));
+    }
+    CHECK(stalls_in_latency == Approx(all.avoidable_ms).margin(0.01));
+    CHECK(o->statText(QStringLiteral("lost")).startsWith(formatMs(all.avoidable_ms)));
+    CHECK(o->statText(QStringLiteral("rest")).contains(formatMs(all.server_ms)));
+    CHECK(o->statText(QStringLiteral("setup")) == (setup > 0 ? formatMs(setup) : QStringLiteral("none")));
+    // The findings groups: the stalls' time = the overview's time lost (+ setup);
+    // server processing is never a Warning, ranked after every stall, and
+    // its time never reads as lost.
+    double groups_stalls = 0;
+    bool seen_other = false;
+    for (const FindingGroup& g : groupFindings(r)) {
+        INFO(g.kind);
+        CHECK(g.stall == is_stall_kind(g.kind));
+        if (g.stall) {
+            groups_stalls += g.lost_ms;
+            CHECK_FALSE(seen_other);
+        } else {
+            seen_other = true;
+            CHECK(g.severity == Severity::Info);
+            if (kind_time(g.kind) == KindTime::Server) CHECK(kindTimeText(g.kind, g.lost_ms).contains(QStringLiteral("server processing")));
+        }
+    }
+    CHECK(groups_stalls == Approx(stalls).margin(0.01));
+    // Over time: the band of time lost adds up to the same stalls.
+    const OverTimeSeries& s = w.overTime()->series();
+    const double span = double(s.end_ns - s.origin_ns) + 1;
+    double over_time = 0;
+    for (const IntervalBucket& b : s.buckets(0, span, span)) over_time += b.lost_ms;
+    CHECK(over_time == Approx(stalls).margin(0.01));
+    // The timeline draws only stalls in the stall colour.
+    for (const gui::TimelineRow& row : w.timeline()->rows().rows)
+        for (const gui::TimelineStall& st : row.stalls) CHECK(r.isStall(r.findingKey(st.finding)));
+    // The calls table: the Findings column is orange only where a stall lost time.
+    QAbstractItemModel* calls = w.callsPage()->table()->model();
+    for (int row = 0; row < calls->rowCount() && row < 2000; ++row) {
+        const QVariant fg = calls->index(row, CallsModel::Findings).data(Qt::ForegroundRole);
+        const uint64_t id = calls->index(row, CallsModel::Id).data(CallsModel::CallIdRole).toULongLong();
+        const int at = r.rowOfCall(id);
+        REQUIRE(at >= 0);
+        CHECK(fg.isValid() == r.callKey(size_t(at)).stalled());
+    }
+}
+
 // Issue 14, "the same numbers everywhere": the GUI's group totals and time
 // lost over time are the summary's (the call ledger's counted_ms, each
 // millisecond once), and the timeline draws only the ledger's counted
@@ -95,11 +168,7 @@ static void checkLedgerTotals(MainWindow& w, const LoadedResult& r, int& tiny_fi
         if (k.calls > 0 && span_ms > 0 && span_ms < kMinStallBracketMs) ++tiny_findings;
     }
     CHECK(counted_total == Approx(summary_total).margin(0.01));
-    const OverTimeSeries& s = w.overTime()->series();
-    const double all = double(s.end_ns - s.origin_ns) + 1;
-    double over_time = 0;
-    for (const IntervalBucket& b : s.buckets(0, all, all)) over_time += b.lost_ms;
-    CHECK(over_time == Approx(summary_total).margin(0.01));
+    checkOneVocabulary(w, r);
     for (const gui::TimelineRow& row : w.timeline()->rows().rows) {
         std::vector<std::pair<int64_t, int64_t>> spans;
         for (const gui::TimelineStall& st : row.stalls) {
@@ -236,7 +305,11 @@ TEST_CASE("Every test capture opens and every view holds the result") {
         // clicked, is highlighted in the trace (the call's or the connection's).
         const int fi = w.hub()->selectedFinding();
         REQUIRE(fi >= 0);
-        for (size_t i = 0; i < findings; ++i) CHECK(r->findingKey(i).counted_ms <= r->findingKey(size_t(fi)).counted_ms);
+        const bool stall_selected = r->isStall(r->findingKey(size_t(fi)));   // a stall first, when there is one
+        for (size_t i = 0; i < findings; ++i) {
+            if (r->isStall(r->findingKey(i))) CHECK(stall_selected);
+            if (r->isStall(r->findingKey(i)) == stall_selected) CHECK(r->findingKey(i).counted_ms <= r->findingKey(size_t(fi)).counted_ms);
+        }
         const auto selected = r->finding(size_t(fi));
         QListWidget* ev = w.findingsPanel()->evidence();
         CHECK(ev->count() == int(selected->frames.size()));
@@ -252,6 +325,22 @@ TEST_CASE("Every test capture opens and every view holds the result") {
     CHECK(highlighted > 0);
     if (spill_after == 1) CHECK(spilled > 0);
     CHECK(tiny_findings > 0);   // some capture has a stall under 1 ms the timeline must not draw
+}
+
+TEST_CASE("A damaged capture shows a banner saying what was lost and where; a whole one does not") {
+    MainWindow w(core_backend());
+    w.resize(1360, 860);
+    w.show();
+    auto* banner = w.findChild<QLabel*>(QStringLiteral("damageBanner"));
+    REQUIRE(banner);
+    REQUIRE(load(w, QStringLiteral(STALLSCOPE_TESTDATA_DIR "/hostile/truncated-record-body.pcap")));
+    REQUIRE(w.hub()->result()->capture.truncated);
+    CHECK(banner->isVisible());
+    CHECK(banner->text().contains(QStringLiteral("damaged")));
+    CHECK(banner->text().contains(QStringLiteral("from byte ")));
+    CHECK(banner->text().contains(QString::number(w.hub()->result()->capture.packets)));
+    REQUIRE(load(w, QStringLiteral(STALLSCOPE_TESTDATA_DIR "/toolkit-soaplite-keepalive.pcap")));
+    CHECK_FALSE(banner->isVisible());   // nothing of the previous file left behind
 }
 
 TEST_CASE("A file that is not a capture gets a clear error") {

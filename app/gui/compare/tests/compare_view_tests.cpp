@@ -1,11 +1,13 @@
 // The Compare view on real captures through the real core (offscreen): the
 // tables hold the comparison, the charts bin both sides, and the traces show
 // the matched calls of the selected operation.
+#include "analyzers/compare/compare_report.h"
 #include "app/gui/compare/compare_charts.h"
 #include "app/gui/compare/compare_tables.h"
 #include "app/gui/compare/compare_window.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/theme.h"
 #include "app/gui/timeline_widget.h"
 
 #include <catch2/catch.hpp>
@@ -13,12 +15,18 @@
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenu>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtCharts/QChart>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QChartView>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QBarSeries>
 #include <memory>
 #include <QMenuBar>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -61,6 +69,21 @@ TEST_CASE("the Compare view shows a Nagle fix: tables, charts, timelines, matche
     REQUIRE(loaded.first().first().toBool());
 
     const Comparison& c = w.comparison();
+    // The answer first: the verdict sentence, whole and visible at 1400x900.
+    auto* answer = w.findChild<QLabel*>(QStringLiteral("compareAnswer"));
+    REQUIRE(answer);
+    CHECK(answer->text() == QString::fromStdString(compare_verdict_sentence(c)));
+    CHECK(answer->text().startsWith(QStringLiteral("Faster: median ")));
+    CHECK(answer->isVisible());
+    CHECK(answer->geometry().top() < 40);
+    CHECK(answer->height() >= answer->heightForWidth(answer->width()));
+    // Markdown export, its first line the same sentence.
+    QTemporaryDir md_dir;
+    QString md_error;
+    REQUIRE(w.exportTo(md_dir.filePath(QStringLiteral("c.md")), &md_error));
+    QFile md(md_dir.filePath(QStringLiteral("c.md")));
+    REQUIRE(md.open(QIODevice::ReadOnly));
+    CHECK(QString::fromUtf8(md.readLine()).trimmed() == QStringLiteral("**%1**").arg(answer->text()));
     CHECK(w.operationsTable()->rowCount() == int(c.groups.size()) + 1);
     CHECK(w.operationsTable()->item(0, 0)->text() == QStringLiteral("(all calls)"));
     CHECK(w.kindsTable()->rowCount() == int(c.kinds.size()));
@@ -195,4 +218,46 @@ TEST_CASE("the Compare view names the side a partial fix left stalling") {
     CHECK(v.contains(QStringLiteral("<b>Fixed:</b> Nagle / delayed ACK (client)")));
     CHECK(v.contains(QStringLiteral("Still to fix:")));
     CHECK(v.contains(QStringLiteral("the server still holds its response")));
+}
+
+TEST_CASE("Compare: Ctrl+W and Esc close it; its title names the app once") {
+    for (auto key : {QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(Qt::Key_Escape)}) {
+        auto* w = new CompareWindow(core_backend());
+        QPointer<CompareWindow> alive(w);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->show();
+        QApplication::setActiveWindow(w);
+        QTest::qWaitForWindowActive(w);
+        CHECK(w->windowTitle().count(QStringLiteral("StallScope")) == 0);   // Qt adds the display name once
+        QTest::keySequence(w, key);
+        for (int i = 0; i < 50 && alive && alive->isVisible(); ++i) QTest::qWait(20);
+        CHECK((alive.isNull() || !alive->isVisible()));
+        delete alive.data();
+    }
+}
+
+TEST_CASE("Compare: one colour per capture in every chart, dark theme too") {
+    applyTheme(Theme::Dark);
+    REQUIRE(isDarkPalette());
+    CompareWindow w(core_backend());
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy loaded(&w, &CompareWindow::loaded);
+    w.load(testdata("refsvc-apache-soap.pcap"), testdata("refsvc-apache-soap-fixed.pcap"));
+    REQUIRE(loaded.wait(30000));
+    int series = 0;
+    for (QChartView* v : w.findChildren<QChartView*>())
+        for (QAbstractSeries* s : v->chart()->series()) {
+            if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+                REQUIRE(bars->barSets().size() == 2);
+                CHECK(bars->barSets()[0]->color() == captureColor(0, true));
+                CHECK(bars->barSets()[1]->color() == captureColor(1, true));
+                ++series;
+            } else if (auto* dots = qobject_cast<QScatterSeries*>(s)) {
+                CHECK(dots->color() == captureColor(s->name().contains(QStringLiteral("after")) ? 1 : 0, true));
+                ++series;
+            }
+        }
+    CHECK(series == 3);   // the histogram's bars and both captures' dots
+    applyTheme(Theme::Light);
 }

@@ -14,7 +14,9 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -101,6 +103,8 @@ TEST_CASE("live commands: toolkit scripts and their variants come from the scrip
 }
 
 TEST_CASE("capture dialog: loopback by default, the filter follows the port until edited", "[gui][live]") {
+    QStandardPaths::setTestModeEnabled(true);   // the defaults, not the choices of the user running the tests
+    QSettings().remove(QStringLiteral("live"));
     CaptureDialog d("/bins", STALLSCOPE_SOURCE_DIR "/reference-services/toolkits");
     LiveCaptureConfig c = d.config();
     CHECK(c.iface == "lo");
@@ -137,6 +141,31 @@ TEST_CASE("capture dialog: loopback by default, the filter follows the port unti
     c = d.config();
     CHECK(c.serverCommand == "python3 -m http.server 24681");
     CHECK(c.runCommand == "curl -s http://127.0.0.1:24681/");
+}
+
+TEST_CASE("capture dialog: remembers its tab, toolkit and variant; writes under the user's data folder", "[gui][live]") {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().remove(QStringLiteral("live"));
+    QString variant;
+    {
+        CaptureDialog d("/bins", STALLSCOPE_SOURCE_DIR "/reference-services/toolkits");
+        CHECK(d.config().outPath.startsWith(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)));
+        CHECK_FALSE(d.config().outPath.startsWith(QStringLiteral("/tmp/")));
+        d.modeTabs()->setCurrentIndex(1);
+        QComboBox* toolkit = d.toolkitBox();
+        QComboBox* variants = d.variantBox();
+        REQUIRE(toolkit->count() > 1);
+        toolkit->setCurrentIndex(toolkit->count() - 1);
+        REQUIRE(variants->count() > 0);
+        variants->setCurrentIndex(variants->count() - 1);
+        variant = variants->currentText();
+        d.accept();
+    }
+    CaptureDialog again("/bins", STALLSCOPE_SOURCE_DIR "/reference-services/toolkits");
+    CHECK(again.modeTabs()->currentIndex() == 1);
+    CHECK(again.toolkitBox()->currentIndex() == again.toolkitBox()->count() - 1);
+    CHECK(again.variantBox()->currentText() == variant);
+    QSettings().remove(QStringLiteral("live"));
 }
 
 TEST_CASE("live controller: a reference scenario is analysed while it runs and at its end", "[gui][live][root]") {
