@@ -313,6 +313,8 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         // once, under its root); one too short to matter is no stall.
         if (found != by_call.end()) for (const Finding* f : found->second) {
             if (!is_stall_kind(f->kind)) continue;   // server processing: where the time went, not a stall
+            // Counted elsewhere (tls_resumption_missing's time is connection_setup's): no bracket of its own.
+            if (f->counted_ms < kMinStallBracketMs) continue;
             for (const Finding::Interval& iv : counted_intervals(*f, found->second)) {
                 double ms = double(iv.end_ns - iv.start_ns) / 1e6;
                 if (ms < kMinStallBracketMs) continue;
