@@ -115,29 +115,35 @@ bool prepare_keys(AnalysisOptions& opt, std::vector<std::string>& key_warnings, 
     return opt.keylog_path.empty() ||
            opt.tls_keys->load_file(opt.keylog_path, [&](const std::string& w) { key_warnings.push_back(w); }, error);
 }
+
+AnalyzeOutcome failed(std::string error) {
+    AnalyzeOutcome out;
+    out.error = std::move(error);
+    return out;
+}
+
+// Runs `body` with the analyzer the options ask for: sharded over threads, or one thread.
+template <class Body>
+AnalyzeOutcome with_analyzer(const AnalysisOptions& opt, const std::string& path, Body body) {
+    if (opt.threads > 1) {
+        ShardedAnalysis analyzer(opt, path, opt.threads);
+        return body(analyzer);
+    }
+    Analyzer analyzer(opt, path);
+    return body(analyzer);
+}
 }  // namespace
 
 AnalyzeOutcome analyze_file(const std::string& path, const AnalysisOptions& options, const ProgressFn& progress) {
     std::string error;
     auto reader = PcapFileReader::open(path, error);
-    if (!reader) {
-        AnalyzeOutcome out;
-        out.error = error;
-        return out;
-    }
+    if (!reader) return failed(error);
     AnalysisOptions opt = options;
     std::vector<std::string> key_warnings;
-    if (!prepare_keys(opt, key_warnings, error)) {
-        AnalyzeOutcome out;
-        out.error = error;
-        return out;
-    }
-    if (opt.threads > 1) {
-        ShardedAnalysis analyzer(opt, path, opt.threads);
+    if (!prepare_keys(opt, key_warnings, error)) return failed(error);
+    return with_analyzer(opt, path, [&](auto& analyzer) {
         return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
-    }
-    Analyzer analyzer(opt, path);
-    return run(path, *reader, analyzer, progress, opt.tls_keys, key_warnings);
+    });
 }
 
 namespace {
@@ -168,24 +174,13 @@ AnalyzeOutcome analyze_files(const std::vector<std::string>& given, const Analys
     if (paths.size() == 1 && missing.empty()) return analyze_file(paths.front(), options, progress);
     std::string error;
     auto reader = FileSetReader::open(paths, error);
-    if (!reader) {
-        AnalyzeOutcome out;
-        out.error = error;
-        return out;
-    }
+    if (!reader) return failed(error);
     AnalysisOptions opt = options;
     std::vector<std::string> key_warnings;
-    if (!prepare_keys(opt, key_warnings, error)) {
-        AnalyzeOutcome out;
-        out.error = error;
-        return out;
-    }
-    if (opt.threads > 1) {
-        ShardedAnalysis analyzer(opt, paths.front(), opt.threads);
+    if (!prepare_keys(opt, key_warnings, error)) return failed(error);
+    return with_analyzer(opt, paths.front(), [&](auto& analyzer) {
         return run_set(paths, *reader, analyzer, missing, progress, opt.tls_keys, key_warnings);
-    }
-    Analyzer analyzer(opt, paths.front());
-    return run_set(paths, *reader, analyzer, missing, progress, opt.tls_keys, key_warnings);
+    });
 }
 
 namespace {
