@@ -19,12 +19,15 @@ struct KdfCtxFree { void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c);
 struct MacCtxFree { void operator()(EVP_MAC_CTX* c) const { EVP_MAC_CTX_free(c); } };
 
 // Fetched once per name (a fetch is a locked lookup): ciphers and KDFs live until exit.
+// The cache is never destroyed, so the fetched objects stay reachable at exit
+// (a destroyed map would leave them to LeakSanitizer, and freeing them from a
+// static destructor could run after OpenSSL's own atexit cleanup).
 template <class T, class Fetch>
 T* fetched(const char* name, Fetch fetch) {
     static std::mutex mu;
-    static std::map<std::string, T*> cache;
+    static auto* cache = new std::map<std::string, T*>;
     std::lock_guard lock(mu);
-    T*& item = cache[name];
+    T*& item = (*cache)[name];
     if (!item) item = fetch(nullptr, name, nullptr);
     return item;
 }
