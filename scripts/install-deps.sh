@@ -6,7 +6,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev
   libpcap-dev libwireshark-dev wireshark-dev tshark tcpdump
-  libxml2-dev zlib1g-dev libssl-dev libmimalloc-dev libcairo2-dev nlohmann-json3-dev catch2
+  libxml2-dev zlib1g-dev libssl-dev libmimalloc-dev libcairo2-dev libpng-dev nlohmann-json3-dev catch2
   xvfb xauth xdotool imagemagick librsvg2-bin poppler-utils fonts-dejavu-core
   iproute2 curl python3
   gsoap libgsoap-dev libsoap-lite-perl python3-zeep python3-spyne libaxis-java

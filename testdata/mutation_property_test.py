@@ -63,11 +63,16 @@ GOOD = os.path.join(HERE, "refsvc-gsoap.pcap")  # the other side of a hostile ca
 
 
 def hostile_captures():
-    return sorted(f for f in glob.glob(os.path.join(HOSTILE, "*.pcap*")))
+    files = sorted(f for f in glob.glob(os.path.join(HOSTILE, "*.pcap*")))
+    if not files:
+        sys.exit(f"FAIL: no hostile captures in {HOSTILE}")
+    return files
 
 
 def seeds(corpus):
     files = sorted(glob.glob(os.path.join(HERE, "*.pcap")))
+    if not files:
+        sys.exit(f"FAIL: no seed captures in {HERE}")
     if corpus and os.path.isdir(corpus):
         files += sorted(glob.glob(os.path.join(corpus, "*.pcap")))
     return files

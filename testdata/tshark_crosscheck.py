@@ -65,6 +65,8 @@ def tshark_view(path, ports):
 def main():
     cli, testdata = sys.argv[1], sys.argv[2]
     captures = sorted(glob.glob(os.path.join(testdata, "*.pcap")) + glob.glob(os.path.join(testdata, "*.pcapng")))
+    if not captures:
+        sys.exit(f"FAIL: no captures in {testdata}")
     failures = 0
     for path in captures:
         s_req, s_resp, ports, opaque = stallscope_view(cli, path)

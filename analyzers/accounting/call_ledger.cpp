@@ -2,6 +2,7 @@
 
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/result/capture_point.h"
+#include "analyzers/result/ms_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,12 +19,6 @@ namespace {
 // a Nagle hold can contain a retransmission but not the other way round.
 // Equal precedence: the earlier start.
 int precedence(const std::string& kind) { return finding_kind_precedence(kind); }
-
-std::string fmt_ms(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, v >= 10 ? "%.1f" : "%.3f", v);
-    return b;
-}
 
 // A stall finding of this call with its intervals clipped to the call:
 // intervals [iv_begin, iv_end) of the scratch's `iv`.
@@ -92,11 +87,207 @@ bool is_stall_cause(const std::string& cause) {
 
 bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
 
-void account_finding(Finding& f) {
+void account_finding(Finding& f, size_t complete_calls) {
     // Its time is part of the connection's setup, which connection_setup counts.
     if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
-    if (f.intervals.empty()) f.counted_ms = f.cost_ms;
+    if (!f.intervals.empty()) return;  // the sweep of its call counted it (0 on an incomplete call)
+    const size_t calls = f.calls.empty() ? 1 : f.calls.size();
+    f.counted_ms = complete_calls >= calls ? f.cost_ms : f.cost_ms * double(complete_calls) / double(calls);
 }
+
+namespace {
+
+// The call's fixed points: S..E the call, b1 its last request byte, b2 its
+// first response byte. Network inside b1..b2: [b1, n1) the request on its way
+// to the server, [n2, answer) the answer on its way back; server processing in
+// between. The server's first answer is a 100 Continue sent after the
+// request, if any.
+struct Bounds {
+    int64_t S, E, b1, b2, answer, n1, n2;
+    int64_t to_server;
+    int64_t clamp(int64_t t) const { return std::clamp(t, S, E); }
+};
+
+Bounds bounds_of(const Call& call, const PathPosition& where) {
+    Bounds b{};
+    b.S = call.start_ns;
+    b.E = call.end_ns;
+    b.b1 = call.request.last_ns ? b.clamp(call.request.last_ns) : b.S;
+    b.b2 = call.response.first_ns ? std::max(b.b1, b.clamp(call.response.first_ns)) : b.b1;
+    b.answer = call.got_continue && call.continue_ns > b.b1 && call.continue_ns < b.b2 ? call.continue_ns : b.b2;
+    b.to_server = std::min(path_to(where, Side::Server), b.answer - b.b1);
+    b.n1 = b.b1 + b.to_server / 2;
+    b.n2 = b.answer - (b.to_server - b.to_server / 2);
+    return b;
+}
+
+// A Nagle hold between request and response (the response behind a 100
+// Continue) starts one round trip after its small segment A: A.send ->
+// A.send + RTT is the data's way to the peer and the ACK's way back, the
+// path's time, not the server's (only where the path is placed at all).
+// Into x.net, their ends into x.points.
+void collect_network_holds(Scratch& x, const Bounds& b, const PathPosition& where, std::span<const Finding> findings) {
+    x.net.clear();
+    if (b.to_server <= 0 && path_to(where, Side::Client) <= 0) return;
+    for (const Finding& f : findings) {
+        if (f.kind != "nagle_delayed_ack" || f.intervals.empty()) continue;
+        int64_t lo = std::max(f.start_ns, b.b1), hi = std::min(f.intervals.front().start_ns, b.b2);
+        if (hi <= lo) continue;
+        x.net.push_back({lo, hi});
+        x.points.push_back(lo);
+        x.points.push_back(hi);
+    }
+}
+
+// The stalls with their intervals clipped to the call, in precedence order;
+// server_time is the "server" cause itself. Into x.stalls and x.iv.
+void collect_stalls(Scratch& x, const Bounds& b, std::span<Finding> findings) {
+    for (Finding& f : findings) {
+        if (f.intervals.empty() || !is_avoidable(f.kind)) continue;
+        Stall s{&f, x.iv.size(), x.iv.size(), b.E};
+        for (auto i : f.intervals) {
+            i.start_ns = b.clamp(i.start_ns);
+            i.end_ns = b.clamp(i.end_ns);
+            if (i.end_ns <= i.start_ns) continue;
+            x.iv.push_back(i);
+            s.first = std::min(s.first, i.start_ns);
+            x.points.push_back(i.start_ns);
+            x.points.push_back(i.end_ns);
+        }
+        s.iv_end = x.iv.size();
+        x.stalls.push_back(s);
+    }
+    small_stable_sort(x.stalls, [](const Stall& a, const Stall& b) {
+        int pa = precedence(a.f->kind), pb = precedence(b.f->kind);
+        return pa != pb ? pa < pb : a.first < b.first;
+    });
+}
+
+// Owners in x.owned: 0..stalls-1, then the four plain causes.
+struct Owners {
+    size_t req, srv, resp, net;
+    explicit Owners(size_t stalls) : req(stalls), srv(stalls + 1), resp(stalls + 2), net(stalls + 3) {}
+};
+
+// The sweep: every elementary piece between two points goes to one owner
+// (the covering stall with precedence, else the plain cause of where it
+// lies); where stalls overlap, x.overlap[root * n + other] grows. The pieces
+// and the stalls covering each are kept for the savings.
+void sweep(Scratch& x, const Bounds& b, const Owners& o) {
+    const size_t n = x.stalls.size();
+    x.owned.assign(n + 4, 0);
+    x.overlap.assign(n * n, 0);
+    x.pieces.clear();
+    x.covering.clear();
+    x.covering_end.clear();
+    auto in_net = [&](int64_t lo, int64_t hi) {
+        for (const Finding::Interval& i : x.net)
+            if (i.start_ns <= lo && hi <= i.end_ns) return true;
+        return false;
+    };
+    for (size_t k = 0; k + 1 < x.points.size(); ++k) {
+        int64_t lo = x.points[k], hi = x.points[k + 1];
+        const size_t cov_begin = x.covering.size();
+        for (size_t i = 0; i < n; ++i)
+            if (covers(x, x.stalls[i], lo, hi)) x.covering.push_back(i);
+        const size_t cov_end = x.covering.size();
+        const bool any = cov_end > cov_begin;
+        const size_t front = any ? x.covering[cov_begin] : 0;
+        size_t owner = any                                          ? front
+                       : hi <= b.b1                                 ? o.req
+                       : hi <= b.n1 || (lo >= b.n2 && hi <= b.answer) ? o.net
+                       : hi <= b.b2                                 ? (in_net(lo, hi) ? o.net : o.srv)
+                                                                    : o.resp;
+        x.owned[owner] += hi - lo;
+        for (size_t j = cov_begin + 1; j < cov_end; ++j) x.overlap[front * n + x.covering[j]] += hi - lo;
+        x.pieces.push_back({lo, hi});
+        x.covering_end.push_back(cov_end);
+    }
+}
+
+// The partition in microseconds that add up to the latency as reports print
+// it, into call.attribution; each stall's counted_ms, its cost clipped to the
+// call, server_time's time, and the findings with no intervals.
+void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Finding> findings) {
+    const size_t n = x.stalls.size();
+    to_us(x, x.owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    const std::vector<int64_t>& us = x.us;
+    call.attribution.reserve(3 + n);
+    auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
+        for (TimeShare& t : call.attribution)
+            if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
+        std::string name = reused_string();  // a cleared call's buffer: no allocation
+        name.assign(cause);
+        call.attribution.push_back({std::move(name), double(v) / 1000.0});
+    };
+    add_share(kRequestTransfer, us[o.req]);
+    add_share(kServer, us[o.srv]);
+    add_share(kResponseTransfer, us[o.resp]);
+    if (us[o.net] > 0) add_share(kNetwork, us[o.net]);
+    for (size_t i = 0; i < n; ++i) {
+        if (us[i] > 0) add_share(x.stalls[i].f->kind, us[i]);
+        x.stalls[i].f->counted_ms = double(us[i]) / 1000.0;
+        int64_t span = 0;
+        for (size_t k = x.stalls[i].iv_begin; k < x.stalls[i].iv_end; ++k)
+            span += x.iv[k].end_ns - x.iv[k].start_ns;  // disjoint per finding
+        x.stalls[i].f->cost_ms = std::min(x.stalls[i].f->cost_ms, double(span) / 1e6);
+    }
+    for (Finding& f : findings) {
+        if (f.kind == "server_time") f.cost_ms = f.counted_ms = double(us[o.srv]) / 1000.0;
+        else if (f.intervals.empty()) account_finding(f, f.calls.size());  // this call, complete
+    }
+}
+
+// Say in both findings where they overlap, and which one is the root.
+void note_overlaps(const Scratch& x) {
+    const size_t n = x.stalls.size();
+    for (size_t r = 0; r < n; ++r)
+        for (size_t c = 0; c < n; ++c) {
+            if (!x.overlap[r * n + c]) continue;
+            std::string m = ms_number(double(x.overlap[r * n + c]) / 1e6, 1);
+            Finding &root = *x.stalls[r].f, &other = *x.stalls[c].f;
+            root.details.push_back({"overlap", m + " ms of it is also the " + other.kind + " finding (" +
+                                                   side_name(other.side) + " side): one wait, counted here, "
+                                                   "where the chain started"});
+            other.details.push_back({"overlap", m + " ms of it is also the " + root.kind + " finding (" +
+                                                    side_name(root.side) + " side), which started the chain: "
+                                                    "counted there, not here"});
+        }
+}
+
+// What each fix (kind, side) removes: its own intervals and those of the
+// findings it is the root of (with the root gone, what it set off goes too).
+void add_savings(Scratch& x, Call& call) {
+    const size_t n = x.stalls.size();
+    auto& fixes = x.fixes;
+    fixes.clear();
+    for (auto& s : x.stalls)
+        if (std::find_if(fixes.begin(), fixes.end(), [&](auto& fx) {
+                return *fx.first == s.f->kind && fx.second == s.f->side;
+            }) == fixes.end())
+            fixes.push_back({&s.f->kind, s.f->side});
+    for (auto& [kind, side] : fixes) {
+        std::vector<char>& removed = x.removed;
+        removed.assign(n, 0);
+        for (size_t r = 0; r < n; ++r) {
+            if (x.stalls[r].f->kind != *kind || x.stalls[r].f->side != side) continue;
+            removed[r] = 1;
+            for (size_t c = 0; c < n; ++c)
+                if (x.overlap[r * n + c]) removed[c] = 1;
+        }
+        int64_t gone = 0;
+        for (size_t k = 0; k < x.pieces.size(); ++k)
+            for (size_t j = k ? x.covering_end[k - 1] : 0; j < x.covering_end[k]; ++j)
+                if (removed[x.covering[j]]) { gone += x.pieces[k].second - x.pieces[k].first; break; }
+        if (gone > 0) {
+            std::string name = reused_string();
+            name.assign(*kind);
+            call.savings.push_back({std::move(name), side, double(gone) / 1e6});
+        }
+    }
+}
+
+} // namespace
 
 void account_call(Call& call, const Connection& conn, std::span<Finding> findings) {
     call.attribution.clear();
@@ -108,169 +299,23 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
                         ? double(call.start_ns - conn.syn_ns) / 1e6
                         : -1;
     if (!call.complete || call.end_ns < call.start_ns) {
-        for (Finding& f : findings) account_finding(f);
+        for (Finding& f : findings) account_finding(f, 0);
         return;
     }
-    const int64_t S = call.start_ns, E = call.end_ns;
-    auto clamp = [&](int64_t t) { return std::clamp(t, S, E); };
-    const int64_t b1 = call.request.last_ns ? clamp(call.request.last_ns) : S;
-    const int64_t b2 = call.response.first_ns ? std::max(b1, clamp(call.response.first_ns)) : b1;
-    // Network inside b1..b2: [b1, n1) the request on its way to the server,
-    // [n2, answer) the answer on its way back; server processing in between.
-    // The server's first answer is a 100 Continue sent after the request, if any.
-    const int64_t answer = call.got_continue && call.continue_ns > b1 && call.continue_ns < b2 ? call.continue_ns : b2;
-    const int64_t to_server = std::min(path_to(where, Side::Server), answer - b1);
-    const int64_t n1 = b1 + to_server / 2, n2 = answer - (to_server - to_server / 2);
-
-    // The stalls, in precedence order; server_time is the "server" cause itself.
+    const Bounds b = bounds_of(call, where);
     thread_local Scratch x;
-    std::vector<Stall>& stalls = x.stalls;
-    std::vector<int64_t>& points = x.points;
-    stalls.clear();
+    x.stalls.clear();
     x.iv.clear();
-    points.assign({S, E, b1, b2, n1, n2, answer});
-    // A Nagle hold between request and response (the response behind a 100
-    // Continue) starts one round trip after its small segment A: A.send ->
-    // A.send + RTT is the data's way to the peer and the ACK's way back, the
-    // path's time, not the server's (only where the path is placed at all).
-    std::vector<Finding::Interval>& net = x.net;
-    net.clear();
-    if (to_server > 0 || path_to(where, Side::Client) > 0)
-        for (const Finding& f : findings) {
-            if (f.kind != "nagle_delayed_ack" || f.intervals.empty()) continue;
-            int64_t lo = std::max(f.start_ns, b1), hi = std::min(f.intervals.front().start_ns, b2);
-            if (hi <= lo) continue;
-            net.push_back({lo, hi});
-            points.push_back(lo);
-            points.push_back(hi);
-        }
-    for (Finding& f : findings) {
-        if (f.intervals.empty() || !is_avoidable(f.kind)) continue;
-        Stall s{&f, x.iv.size(), x.iv.size(), E};
-        for (auto i : f.intervals) {
-            i.start_ns = clamp(i.start_ns);
-            i.end_ns = clamp(i.end_ns);
-            if (i.end_ns <= i.start_ns) continue;
-            x.iv.push_back(i);
-            s.first = std::min(s.first, i.start_ns);
-            points.push_back(i.start_ns);
-            points.push_back(i.end_ns);
-        }
-        s.iv_end = x.iv.size();
-        stalls.push_back(s);
-    }
-    small_stable_sort(stalls, [](const Stall& a, const Stall& b) {
-        int pa = precedence(a.f->kind), pb = precedence(b.f->kind);
-        return pa != pb ? pa < pb : a.first < b.first;
-    });
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
-
-    // Owners: 0..stalls-1, then the four plain causes.
-    const size_t n = stalls.size();
-    const size_t kReq = n, kSrv = kReq + 1, kResp = kReq + 2, kNet = kReq + 3;
-    std::vector<int64_t>& owned = x.owned;
-    owned.assign(n + 4, 0);
-    std::vector<int64_t>& overlap = x.overlap;
-    overlap.assign(n * n, 0);
-    auto& pieces = x.pieces;  // elementary pieces, for the savings below
-    pieces.clear();
-    x.covering.clear();
-    x.covering_end.clear();
-    for (size_t k = 0; k + 1 < points.size(); ++k) {
-        int64_t lo = points[k], hi = points[k + 1];
-        const size_t cov_begin = x.covering.size();
-        for (size_t i = 0; i < n; ++i)
-            if (covers(x, stalls[i], lo, hi)) x.covering.push_back(i);
-        const size_t cov_end = x.covering.size();
-        const bool any = cov_end > cov_begin;
-        const size_t front = any ? x.covering[cov_begin] : 0;
-        auto in_net = [&] {
-            for (const Finding::Interval& i : net)
-                if (i.start_ns <= lo && hi <= i.end_ns) return true;
-            return false;
-        };
-        size_t owner = any                                      ? front
-                       : hi <= b1                               ? kReq
-                       : hi <= n1 || (lo >= n2 && hi <= answer) ? kNet
-                       : hi <= b2                               ? (in_net() ? kNet : kSrv)
-                                                                : kResp;
-        owned[owner] += hi - lo;
-        for (size_t j = cov_begin + 1; j < cov_end; ++j) overlap[front * n + x.covering[j]] += hi - lo;
-        pieces.push_back({lo, hi});
-        x.covering_end.push_back(cov_end);
-    }
-
-    // Microseconds that add up to the latency as reports print it.
-    to_us(x, owned, int64_t(std::llround(call.latency_ms * 1000.0)));
-    const std::vector<int64_t>& us = x.us;
-    call.attribution.reserve(3 + n);
-    auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
-        for (TimeShare& t : call.attribution)
-            if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
-        std::string name = reused_string();  // a cleared call's buffer: no allocation
-        name.assign(cause);
-        call.attribution.push_back({std::move(name), double(v) / 1000.0});
-    };
-    add_share(kRequestTransfer, us[kReq]);
-    add_share(kServer, us[kSrv]);
-    add_share(kResponseTransfer, us[kResp]);
-    if (us[kNet] > 0) add_share(kNetwork, us[kNet]);
-    for (size_t i = 0; i < n; ++i) {
-        if (us[i] > 0) add_share(stalls[i].f->kind, us[i]);
-        stalls[i].f->counted_ms = double(us[i]) / 1000.0;
-        int64_t span = 0;
-        for (size_t k = stalls[i].iv_begin; k < stalls[i].iv_end; ++k)
-            span += x.iv[k].end_ns - x.iv[k].start_ns;  // disjoint per finding
-        stalls[i].f->cost_ms = std::min(stalls[i].f->cost_ms, double(span) / 1e6);
-    }
-    for (Finding& f : findings) {
-        if (f.kind == "server_time") f.cost_ms = f.counted_ms = double(us[kSrv]) / 1000.0;
-        else if (f.intervals.empty()) account_finding(f);
-    }
-
-    // Say in both findings where they overlap, and which one is the root.
-    for (size_t r = 0; r < n; ++r)
-        for (size_t c = 0; c < n; ++c) {
-            if (!overlap[r * n + c]) continue;
-            std::string m = fmt_ms(double(overlap[r * n + c]) / 1e6);
-            Finding &root = *stalls[r].f, &other = *stalls[c].f;
-            root.details.push_back({"overlap", m + " ms of it is also the " + other.kind + " finding (" +
-                                                   side_name(other.side) + " side): one wait, counted here, "
-                                                   "where the chain started"});
-            other.details.push_back({"overlap", m + " ms of it is also the " + root.kind + " finding (" +
-                                                    side_name(root.side) + " side), which started the chain: "
-                                                    "counted there, not here"});
-        }
-
-    // What each fix (kind, side) removes: its own intervals and those of the
-    // findings it is the root of (with the root gone, what it set off goes too).
-    auto& fixes = x.fixes;
-    fixes.clear();
-    for (auto& s : stalls)
-        if (std::find_if(fixes.begin(), fixes.end(), [&](auto& fx) {
-                return *fx.first == s.f->kind && fx.second == s.f->side;
-            }) == fixes.end())
-            fixes.push_back({&s.f->kind, s.f->side});
-    for (auto& [kind, side] : fixes) {
-        std::vector<char>& removed = x.removed;
-        removed.assign(n, 0);
-        for (size_t r = 0; r < n; ++r) {
-            if (stalls[r].f->kind != *kind || stalls[r].f->side != side) continue;
-            removed[r] = 1;
-            for (size_t c = 0; c < n; ++c)
-                if (overlap[r * n + c]) removed[c] = 1;
-        }
-        int64_t gone = 0;
-        for (size_t k = 0; k < pieces.size(); ++k)
-            for (size_t j = k ? x.covering_end[k - 1] : 0; j < x.covering_end[k]; ++j)
-                if (removed[x.covering[j]]) { gone += pieces[k].second - pieces[k].first; break; }
-        if (gone > 0) {
-            std::string name = reused_string();
-            name.assign(*kind);
-            call.savings.push_back({std::move(name), side, double(gone) / 1e6});
-        }
-    }
+    x.points.assign({b.S, b.E, b.b1, b.b2, b.n1, b.n2, b.answer});
+    collect_network_holds(x, b, where, findings);
+    collect_stalls(x, b, findings);
+    std::sort(x.points.begin(), x.points.end());
+    x.points.erase(std::unique(x.points.begin(), x.points.end()), x.points.end());
+    const Owners owners(x.stalls.size());
+    sweep(x, b, owners);
+    write_attribution(x, owners, call, findings);
+    note_overlaps(x);
+    add_savings(x, call);
     // A hostile call (thousands of stall intervals) does not keep its buffers.
     if (x.points.capacity() > kKeepPoints) x = Scratch{};
 }
@@ -315,6 +360,31 @@ double stall_ms(const Call& c) {
 }
 
 double client_ms(const Call& c) { return c.latency_ms + std::max(0.0, c.setup_ms); }
+
+double predicted_ms(const Call& c) { return std::max(0.0, c.latency_ms - stall_ms(c)); }
+
+double counted_share_ms(const Finding& f, size_t complete_calls) {
+    return complete_calls ? f.counted_ms / double(complete_calls) : 0.0;
+}
+
+double setup_fix_saving_ms(const Finding& f, double call_setup_ms) {
+    return f.kind == "connection_setup" && call_setup_ms > 0 ? call_setup_ms : 0.0;
+}
+
+void KindTotals::add(const std::string& kind, Side side, double ms) {
+    by_kind_[kind] += ms;
+    by_side_[{kind, side}] += ms;
+}
+
+double KindTotals::ms(const std::string& kind) const {
+    auto it = by_kind_.find(kind);
+    return it == by_kind_.end() ? 0.0 : it->second;
+}
+
+double KindTotals::ms(const std::string& kind, Side side) const {
+    auto it = by_side_.find({kind, side});
+    return it == by_side_.end() ? 0.0 : it->second;
+}
 
 void LedgerTotals::add(const Call& c) {
     for (const TimeShare& t : c.attribution) us_[t.cause] += std::llround(t.ms * 1000.0);

@@ -41,8 +41,11 @@ inline constexpr const char* kNetwork = "network";
 void account_call(Call& call, const Connection& conn, std::span<Finding> findings);
 
 // A finding with no intervals (connection_setup, message_size, split_write):
-// counted_ms = cost_ms. Idempotent; run on every finding at the end.
-void account_finding(Finding& f);
+// counted_ms = cost_ms, in the share of its calls that are complete
+// (`complete_calls` of f.calls): an incomplete call has no latency to share
+// out, so a finding on one counts no time, as a stall on one never does.
+// Idempotent; run on every finding at the end, when completeness is known.
+void account_finding(Finding& f, size_t complete_calls);
 
 // True for kinds whose time lies before the first request byte, in the
 // connection's setup (connection_setup, tls_resumption_missing): charged to
@@ -57,6 +60,18 @@ bool is_stall_cause(const std::string& cause);
 // plus latency.
 double stall_ms(const Call& c);
 double client_ms(const Call& c);
+// A call's latency with every stall gone (the "all stalls" fix).
+double predicted_ms(const Call& c);
+
+// What each complete call of `f` carries of f.counted_ms: an equal share.
+// Summed over a kind's findings and their complete calls it is the kind's
+// total (KindTotals), per operation as overall.
+double counted_share_ms(const Finding& f, size_t complete_calls);
+
+// What fixing a connection_setup finding saves its call: the call's whole
+// setup (SYN -> first request byte, its client time before latency), not
+// only the handshake the finding costs. 0 for every other kind.
+double setup_fix_saving_ms(const Finding& f, double call_setup_ms);
 
 // The stretches of `f`'s time the ledger counts under it: its intervals
 // (start_ns..end_ns for a finding without any, e.g. connection_setup) minus
@@ -85,6 +100,23 @@ public:
 private:
     std::map<std::string, double> us_;  // integer microseconds per cause, exact
     double setup_ms_ = 0;
+};
+
+// Time counted per finding kind, and per kind and side: the findings'
+// counted_ms added in the order given (report order fixes how the sums
+// round). The one per-kind total: the summary's losses, the text report's
+// Findings groups, compare and the GUI's finding groups add through it, so
+// they can never disagree.
+class KindTotals {
+public:
+    void add(const Finding& f) { add(f.kind, f.side, f.counted_ms); }
+    void add(const std::string& kind, Side side, double ms);
+    double ms(const std::string& kind) const;
+    double ms(const std::string& kind, Side side) const;
+
+private:
+    std::map<std::string, double> by_kind_;
+    std::map<std::pair<std::string, Side>, double> by_side_;
 };
 
 } // namespace stallscope

@@ -84,8 +84,9 @@ void SummaryBuilder::add_call(const Call& c) {
     r.op = it->second;
     r.latency_ms = c.latency_ms;
     r.setup_ms = c.setup_ms;
-    for (const TimeShare& t : c.attribution)
-        if (is_stall_cause(t.cause)) r.avoidable_ms += t.ms;
+    r.avoidable_ms = stall_ms(c);  // every time here is the call ledger's
+    r.client_ms = client_ms(c);
+    r.predicted_ms = predicted_ms(c);
     for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
     if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
     totals_[0].add(c);
@@ -96,18 +97,18 @@ void SummaryBuilder::add_finding(const Finding& f) {
     // The time comes from the call ledger (counted_ms: each millisecond
     // once); here the findings are only counted.
     if (groups_.size() < ops_.size() + 1) groups_.resize(ops_.size() + 1);
+    if (totals_by_kind_.size() < ops_.size() + 1) totals_by_kind_.resize(ops_.size() + 1);
     uint32_t bit = kind_bit(f.kind);
+    const size_t complete = complete_calls(f);
     std::vector<size_t> counted;  // groups this finding was counted in: once per group
     for (uint64_t id : f.calls) {
-        if (id == 0 || id > calls_.size()) continue;
+        if (!is_complete(id)) continue;
         SummaryRecords::Rec& c = calls_.at(id);
-        if (!c.complete) continue;
-        double share = f.counted_ms / double(f.calls.size());  // a shared finding counts each its share
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
             KindLoss& k = groups_[g].losses[f.kind];
             k.kind = f.kind;
             k.avoidable = is_avoidable(f.kind);
-            k.lost_ms += share;
+            totals_by_kind_[g].add(f.kind, f.side, counted_share_ms(f, complete));
             if (std::find(counted.begin(), counted.end(), g) == counted.end()) ++k.findings;
             if (!(c.kinds & bit)) ++k.calls;
         }
@@ -115,13 +116,23 @@ void SummaryBuilder::add_finding(const Finding& f) {
         counted.push_back(size_t(c.op) + 1);
         c.kinds |= bit;
         // Keep-alive takes the setup off the client's time, not off latency_ms.
-        if (f.kind == "connection_setup" && c.setup_ms > 0) {
+        if (double saving = setup_fix_saving_ms(f, c.setup_ms); saving > 0) {
             uint32_t fix = fix_index(f.kind, f.side);
             bool have = false;
             calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { have = have || s.fix == fix; });
-            if (!have) calls_.add_saving(id, c, {fix, 0, c.setup_ms});
+            if (!have) calls_.add_saving(id, c, {fix, 0, saving});
         }
     }
+}
+
+bool SummaryBuilder::is_complete(uint64_t id) {
+    return id != 0 && id <= calls_.size() && calls_.at(id).complete;
+}
+
+size_t SummaryBuilder::complete_calls(const Finding& f) {
+    size_t n = 0;
+    for (uint64_t id : f.calls) n += is_complete(id);
+    return n;
 }
 
 LatencyStats SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
@@ -166,9 +177,7 @@ Summary SummaryBuilder::build() {
         SummaryGroup out;
         out.operation = op;
         out.latency = stats(g, kLatency, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; });
-        out.client_latency = stats(g, kClient, [](uint64_t, const SummaryRecords::Rec& c) {
-            return c.latency_ms + std::max(0.0, c.setup_ms);
-        });
+        out.client_latency = stats(g, kClient, [](uint64_t, const SummaryRecords::Rec& c) { return c.client_ms; });
         LedgerTotals none;
         const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
         out.attribution = t.by_cause();
@@ -178,14 +187,13 @@ Summary SummaryBuilder::build() {
         out.setup_ms = t.setup_ms();
         if (g < groups_.size())
             for (auto [kind, k] : groups_[g].losses) {
+                k.lost_ms = totals_by_kind_[g].ms(kind);
                 double base = kind == "connection_setup" ? out.client_latency.total_ms : out.latency.total_ms;
                 k.share = base > 0 ? k.lost_ms / base : 0;
                 out.losses.push_back(k);
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
-        LatencyStats fixed_all = stats(g, kFixedAll, [](uint64_t, const SummaryRecords::Rec& c) {
-            return std::max(0.0, c.latency_ms - c.avoidable_ms);
-        });
+        LatencyStats fixed_all = stats(g, kFixedAll, [](uint64_t, const SummaryRecords::Rec& c) { return c.predicted_ms; });
         out.predicted_median_ms = fixed_all.median_ms;
         out.predicted_total_ms = fixed_all.total_ms;
         // One entry per fix: each call's time with that fix's intervals gone.
@@ -193,7 +201,7 @@ Summary SummaryBuilder::build() {
             if (!changed[g][fix]) continue;
             bool setup = fixes_[fix].first == "connection_setup";
             LatencyStats p = stats(g, fix, [&](uint64_t id, const SummaryRecords::Rec& c) {
-                double base = setup ? c.latency_ms + std::max(0.0, c.setup_ms) : c.latency_ms, off = 0;
+                double base = setup ? c.client_ms : c.latency_ms, off = 0;
                 calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) {
                     if (s.fix == fix) off = s.ms;
                 });

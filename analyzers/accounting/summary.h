@@ -28,6 +28,10 @@ class SummaryBuilder {
 public:
     void add_call(const Call& c);
     void add_finding(const Finding& f);
+    // Whether call `id` was added complete; how many of f.calls were (what
+    // the ledger needs to count a finding's time, account_finding).
+    bool is_complete(uint64_t id);
+    size_t complete_calls(const Finding& f);
     // From now on the per-call records live in `file`: memory stops growing
     // with calls. Throws SpillError.
     void spill_to(std::unique_ptr<SpillFile> file) {
@@ -54,6 +58,7 @@ private:
     std::unordered_map<std::string, uint32_t> op_index_;
     std::vector<Group> groups_;    // 0 = overall, 1 + op index
     std::vector<LedgerTotals> totals_;  // the partition summed, same groups
+    std::vector<KindTotals> totals_by_kind_;  // the findings' counted time, same groups
     std::vector<std::string> kinds_;
     std::vector<std::pair<std::string, Side>> fixes_;
 };

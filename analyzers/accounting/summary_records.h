@@ -29,7 +29,9 @@ public:
         uint32_t kinds = 0;
         uint32_t pad2 = 0;
         double latency_ms = 0;
-        double avoidable_ms = 0;
+        double avoidable_ms = 0;   // the ledger's: stall_ms, client_ms, predicted_ms
+        double client_ms = 0;
+        double predicted_ms = 0;
         double setup_ms = -1;
         Saving savings[kInlineSavings];
     };

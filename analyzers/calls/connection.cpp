@@ -220,18 +220,7 @@ void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir,
     }
 }
 
-void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
-    if (info_.first_frame == 0) { info_.first_frame = f.number; info_.first_ns = f.ts_ns; }
-    info_.last_frame = f.number;
-    info_.last_ns = std::max(info_.last_ns, f.ts_ns);
-    ++info_.packets;
-    tracker_.begin_packet();
-    settle_orientation(p);
-    int dir = dir_of(p);
-    int64_t origin_before[2];
-    for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
-    on_handshake(f, p, dir);
-
+SegmentInfo ConnectionAnalyzer::segment_record(const Frame& f, const TcpPacket& p, int dir) {
     SegmentInfo s;
     s.frame = f.number;
     s.ts_ns = f.ts_ns;
@@ -247,54 +236,55 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     s.window = scaled ? uint32_t(p.window) << std::min<uint8_t>(*own_ws, 14) : p.window;
     s.probe = classify_probe(p, dir);
     if (has(p.flags, tcpflag::kAck) && !has(p.flags, tcpflag::kSyn | tcpflag::kRst)) zero_window_[dir] = p.window == 0;
-    uint64_t idx = segs_.push(s);
-    if (!segment_cap_frame_ && segs_.dropped()) segment_cap_frame_ = f.number;
+    return s;
+}
 
-    track_acks(f, p, dir, idx);
-
+void ConnectionAnalyzer::take_payload(const Frame& f, const TcpPacket& p, int dir, uint64_t idx, uint8_t probe_kind) {
     // A keep-alive's byte is an old one, sent again only to get an ACK: not data.
-    if (p.payload_len > 0 && !ended_[dir] && s.probe != probe::kKeepAlive) {
-        any_payload_ = true;
-        (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
-        // Data on a SYN or SYN-ACK (TCP Fast Open, RFC 7413) follows the SYN's
-        // own sequence number: its first byte is ISN+1, stream offset 0.
-        const uint32_t data_seq = p.seq + (has(p.flags, tcpflag::kSyn) ? 1 : 0);
-        int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(data_seq) : -1;
-        auto kind = reasm_[dir]->on_segment(data_seq, p.payload, p.payload_len, idx);
-        if (reasm_[dir]->has_origin())
-            next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(data_seq) + int64_t(p.payload_len));
-        if (s.probe == probe::kZeroWindowProbe) zwp_at_[dir] = at;
-        // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
-        bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
-        if (s.probe == probe::kNone) zwp_at_[dir] = -1;
-        SegmentInfo* rec = segs_.at(idx);
-        if ((kind == StreamReassembler::SegmentKind::Retransmission ||
-             kind == StreamReassembler::SegmentKind::PartialOverlap) && !after_probe && s.probe == probe::kNone) {
-            ++info_.retransmissions;
-            if (rec) rec->retransmission = true;
-        } else if (kind == StreamReassembler::SegmentKind::OutOfOrder && rec) {
-            rec->out_of_order = true;
-        }
-        if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
-            int64_t end = reasm_[dir]->offset_of(data_seq + p.payload_len);
-            if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
-        } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
-            unacked_cap_frame_ = f.number;
-            host_.warn({WarningCode::UnackedSegmentCap,
-                        "unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
-                            std::to_string(f.number) + ": ACK times of later segments are not tracked",
-                        f.number, 0, info_.id});
-        }
-        if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
-            reorder_cap_warned_[dir] = true;
-            host_.warn({WarningCode::OutOfOrderCap,
-                        "out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
-                            " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
-                            (dir == 0 ? "client" : "server") +
-                            " bytes held behind a hole were released, the hole becomes a gap",
-                        f.number, 0, info_.id});
-        }
+    if (p.payload_len == 0 || ended_[dir] || probe_kind == probe::kKeepAlive) return;
+    any_payload_ = true;
+    (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
+    // Data on a SYN or SYN-ACK (TCP Fast Open, RFC 7413) follows the SYN's
+    // own sequence number: its first byte is ISN+1, stream offset 0.
+    const uint32_t data_seq = p.seq + (has(p.flags, tcpflag::kSyn) ? 1 : 0);
+    int64_t at = reasm_[dir]->has_origin() ? reasm_[dir]->offset_of(data_seq) : -1;
+    auto kind = reasm_[dir]->on_segment(data_seq, p.payload, p.payload_len, idx);
+    if (reasm_[dir]->has_origin())
+        next_seq_[dir] = std::max(next_seq_[dir], reasm_[dir]->offset_of(data_seq) + int64_t(p.payload_len));
+    if (probe_kind == probe::kZeroWindowProbe) zwp_at_[dir] = at;
+    // The segment that follows a zero-window probe repeats the probe's byte: not a retransmission.
+    bool after_probe = kind == StreamReassembler::SegmentKind::PartialOverlap && at >= 0 && at == zwp_at_[dir];
+    if (probe_kind == probe::kNone) zwp_at_[dir] = -1;
+    SegmentInfo* rec = segs_.at(idx);
+    if ((kind == StreamReassembler::SegmentKind::Retransmission ||
+         kind == StreamReassembler::SegmentKind::PartialOverlap) && !after_probe && probe_kind == probe::kNone) {
+        ++info_.retransmissions;
+        if (rec) rec->retransmission = true;
+    } else if (kind == StreamReassembler::SegmentKind::OutOfOrder && rec) {
+        rec->out_of_order = true;
     }
+    if (kind != StreamReassembler::SegmentKind::Retransmission && unacked_[dir].size() < kUnackedCap) {
+        int64_t end = reasm_[dir]->offset_of(data_seq + p.payload_len);
+        if (end >= 0) unacked_[dir].push_back({idx, uint64_t(end)});
+    } else if (kind != StreamReassembler::SegmentKind::Retransmission && !unacked_cap_frame_) {
+        unacked_cap_frame_ = f.number;
+        host_.warn({WarningCode::UnackedSegmentCap,
+                    "unacknowledged-segment cap (" + std::to_string(kUnackedCap) + ") hit at frame " +
+                        std::to_string(f.number) + ": ACK times of later segments are not tracked",
+                    f.number, 0, info_.id});
+    }
+    if (!reorder_cap_warned_[dir] && reasm_[dir]->stats().cap_hit) {
+        reorder_cap_warned_[dir] = true;
+        host_.warn({WarningCode::OutOfOrderCap,
+                    "out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
+                        " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
+                        (dir == 0 ? "client" : "server") +
+                        " bytes held behind a hole were released, the hole becomes a gap",
+                    f.number, 0, info_.id});
+    }
+}
+
+void ConnectionAnalyzer::take_close_flags(const TcpPacket& p, int dir) {
     if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
         (dir == 0 ? info_.fin_client : info_.fin_server) = true;
         ended_[dir] = true;
@@ -310,6 +300,28 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
             end_of_stream(d);
         }
     }
+}
+
+void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
+    if (info_.first_frame == 0) { info_.first_frame = f.number; info_.first_ns = f.ts_ns; }
+    info_.last_frame = f.number;
+    info_.last_ns = std::max(info_.last_ns, f.ts_ns);
+    ++info_.packets;
+    tracker_.begin_packet();
+    settle_orientation(p);
+    int dir = dir_of(p);
+    int64_t origin_before[2];
+    for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
+    on_handshake(f, p, dir);
+
+    const SegmentInfo s = segment_record(f, p, dir);
+    uint64_t idx = segs_.push(s);
+    if (!segment_cap_frame_ && segs_.dropped()) segment_cap_frame_ = f.number;
+
+    track_acks(f, p, dir, idx);
+
+    take_payload(f, p, dir, idx, s.probe);
+    take_close_flags(p, dir);
     for (int d = 0; d < 2; ++d)
         if (origin_before[d] != INT64_MIN && reasm_[d]->origin() != origin_before[d])
             shift_offsets(d, origin_before[d] - reasm_[d]->origin());

@@ -63,6 +63,11 @@ private:
     bool is_handshake_ack(const TcpPacket& p) const;
     uint8_t classify_probe(const TcpPacket& p, int dir) const;
     void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
+    // on_packet's steps: the segment's record (and whether its window is 0); its payload into the
+    // reassembler (retransmission, out of order, unacked, caps); FIN and RST.
+    SegmentInfo segment_record(const Frame& f, const TcpPacket& p, int dir);
+    void take_payload(const Frame& f, const TcpPacket& p, int dir, uint64_t idx, uint8_t probe_kind);
+    void take_close_flags(const TcpPacket& p, int dir);
     void note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir);
     void hand_on(bool all);
     void hand_on_tls(bool all);

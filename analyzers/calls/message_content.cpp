@@ -1,5 +1,6 @@
 #include "analyzers/calls/message_content.h"
 
+#include "dissectors/http/ascii_case.h"
 #include "dissectors/http/content_decoder.h"
 #include "dissectors/soap/soap_decoder.h"
 
@@ -17,19 +18,9 @@ namespace {
 // Bodies smaller than this are never compressed (see measure_content).
 constexpr size_t kMinCompressedBody = 512;
 
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
-
-// `needle` is lower case. Compared in place: no lower-cased copy per message,
-// and ASCII case only (media types and codings are ASCII; no locale call per byte).
-bool icontains(const std::string& hay, std::string_view needle) {
-    auto same = [](char h, char n) { return ascii_lower(h) == n; };
-    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), same) != hay.end();
-}
-
 // SOAP 1.2 carries the action as a media-type parameter.
 std::string action_param(const std::string& content_type) {
-    std::string lower = content_type;
-    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string lower = ascii_lowered(content_type);
     auto p = lower.find("action=");
     if (p == std::string::npos) return {};
     std::string v = content_type.substr(p + 7);
@@ -47,8 +38,7 @@ std::string_view unquote(std::string_view v) {
 
 HeadFields::HeadFields(const HttpMessageHead& head) {
     auto first = [](const std::string*& slot, const HttpHeader& h, std::string_view name) {
-        auto same = [](char a, char b) { return ascii_lower(a) == ascii_lower(b); };
-        if (!slot && std::equal(h.name.begin(), h.name.end(), name.begin(), name.end(), same)) slot = &h.value;
+        if (!slot && ascii_iequals(h.name, name)) slot = &h.value;
     };
     for (const HttpHeader& h : head.headers) {
         switch (h.name.size()) {  // most fields are none of these: one length test each
@@ -122,7 +112,7 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
 void MessageBody::set_head(const HeadFields& f) {
     if (f.content_encoding) encoding_ = *f.content_encoding;
     const std::string* type = f.content_type;
-    xml_expected_ = f.soap_action || (type && (icontains(*type, "xml") || icontains(*type, "soap")));
+    xml_expected_ = f.soap_action || (type && (ascii_icontains(*type, "xml") || ascii_icontains(*type, "soap")));
 }
 
 void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
@@ -138,7 +128,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     if (bytes_.empty()) return;
     std::string decoded;
     std::string_view xml = bytes_;
-    if (!encoding_.empty() && !icontains(encoding_, "identity")) {
+    if (!encoding_.empty() && !ascii_icontains(encoding_, "identity")) {
         std::string err;
         if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
                             opt.max_decompressed_bytes, decoded, err)) {

@@ -51,12 +51,15 @@ CompareInput compare_input(const AnalysisResult& r) {
                      [](const CompareCall& a, const CompareCall& b) { return a.id < b.id; });
     in.complete.shrink_to_fit();
 
+    KindTotals totals;  // the ledger's part: an overlap once, under its root (as the report's Summary)
+    std::map<std::string, Side> side_of_name;
     for_each_finding(r, [&](const Finding& f) {
         if (std::find(in.kinds.begin(), in.kinds.end(), f.kind) == in.kinds.end()) in.kinds.push_back(f.kind);
+        totals.add(f);
+        side_of_name[side_name(f.side)] = f.side;
         for (const std::string& side : {std::string(), std::string(side_name(f.side))}) {
             FindingTally& t = in.tallies[{f.kind, side}];
             ++t.findings;
-            t.lost_ms += f.counted_ms;  // the ledger's part: an overlap once, under its root
             t.calls.insert(t.calls.end(), f.calls.begin(), f.calls.end());
             // Findings repeat calls (one per write, per stall): dedupe as
             // the list doubles, so it stays near the distinct calls.
@@ -69,6 +72,7 @@ CompareInput compare_input(const AnalysisResult& r) {
         return true;
     });
     for (auto& [key, t] : in.tallies) {
+        t.lost_ms = key.second.empty() ? totals.ms(key.first) : totals.ms(key.first, side_of_name[key.second]);
         std::sort(t.calls.begin(), t.calls.end());
         t.calls.erase(std::unique(t.calls.begin(), t.calls.end()), t.calls.end());
         t.calls.shrink_to_fit();

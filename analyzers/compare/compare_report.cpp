@@ -1,6 +1,7 @@
 #include "analyzers/compare/compare_report.h"
 
 #include "analyzers/result/finding_kinds.h"
+#include "analyzers/result/ms_text.h"
 #include "analyzers/report/report.h"
 
 #include <algorithm>
@@ -27,13 +28,7 @@ std::string printf_str(const char* f, ...) {
 }
 
 // Milliseconds with a precision that suits their size (0.120, 45.31, 1032).
-std::string ms(double v) {
-    double a = std::fabs(v);
-    if (a >= 100) return printf_str("%.0f", v);
-    if (a >= 10) return printf_str("%.1f", v);
-    if (a >= 1) return printf_str("%.2f", v);
-    return printf_str("%.3f", v);
-}
+std::string ms(double v) { return ms_number(v); }
 
 std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
 

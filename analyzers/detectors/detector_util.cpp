@@ -1,5 +1,7 @@
 #include "analyzers/detectors/detector_util.h"
 
+#include "analyzers/result/ms_text.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -61,11 +63,7 @@ static std::string join(const std::vector<T>& v, size_t max) {
 std::string join_sizes(const std::vector<uint32_t>& v, size_t max) { return join(v, max); }
 std::string join_frames(const std::vector<uint64_t>& v, size_t max) { return join(v, max); }
 
-std::string fmt_ms(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
-    return buf;
-}
+std::string fmt_ms(double v) { return ms_number(v, 1); }
 
 namespace {
 MessageInfo message_facts(const MessageInfo& m) {

@@ -4,6 +4,7 @@
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/toolkit_fixes.h"
+#include "dissectors/http/ascii_case.h"
 #include "analyzers/detectors/deflate_sampler.h"
 #include "analyzers/spill/spill_array.h"
 #include "analyzers/accounting/summary.h"
@@ -28,9 +29,7 @@ constexpr double kMinSavingBytes = 1024;
 constexpr double kMinSavingShare = 0.30;
 
 bool encoded(const std::string& enc) {
-    std::string e = enc;
-    for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return !e.empty() && e.find("identity") == std::string::npos;
+    return !enc.empty() && !ascii_icontains(enc, "identity");
 }
 
 std::string pct(double v) {

@@ -1,15 +1,14 @@
 #include "analyzers/detectors/toolkit_fixes.h"
 
-#include <cctype>
+#include "dissectors/http/ascii_case.h"
+
+#include <utility>
 
 namespace stallscope::detect {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
+std::string lower(std::string s) { return ascii_lowered(std::move(s)); }
 bool has(const std::string& hay, const char* needle) { return hay.find(needle) != std::string::npos; }
 
 // One row per toolkit: how it shows itself (lower-case substrings of

@@ -22,17 +22,6 @@ std::string tcp_flags_text(uint8_t f) {
     return s;
 }
 
-std::string format_ms(double ms) {
-    char buf[64];
-    double a = ms < 0 ? -ms : ms;
-    if (a >= 10000) std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
-    else if (a >= 1000) std::snprintf(buf, sizeof buf, "%.2f s", ms / 1000);
-    else if (a >= 10) std::snprintf(buf, sizeof buf, "%.1f ms", ms);
-    else if (a >= 1) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-    else std::snprintf(buf, sizeof buf, "%.3f ms", ms);
-    return buf;
-}
-
 std::string format_offset_ms(int64_t delta_ns) {
     char buf[64];
     double ms = double(delta_ns) / 1e6;

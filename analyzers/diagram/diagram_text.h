@@ -3,6 +3,7 @@
 // tcpdump does, durations, and human names for finding kinds and phases.
 #include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
+#include "analyzers/result/ms_text.h"  // format_ms: "41.3 ms", "0.212 ms", "1.25 s"
 
 #include <cstdint>
 #include <string>
@@ -10,7 +11,6 @@
 namespace stallscope {
 
 std::string tcp_flags_text(uint8_t flags);          // "[S.]", "[P.]", "[.]", "[FP.]", "[R]"
-std::string format_ms(double ms);                   // "41.3 ms", "0.212 ms", "1.25 s"
 std::string format_offset_ms(int64_t delta_ns);     // "+0.512 ms" (relative time label)
 const char* phase_title(PhaseKind k);               // "request headers", "100-continue wait", ...
 

@@ -58,7 +58,7 @@ std::string call_operation(const Call& c) {
     return c.method.empty() ? std::string() : c.method + " " + c.uri;
 }
 
-void latency_row(std::ostringstream& o, const std::string& name, const SummaryGroup& g) {
+void latency_row(std::ostream& o, const std::string& name, const SummaryGroup& g) {
     o << "<tr><td>" << html_escape(name) << "</td><td class=n>" << g.latency.calls << "</td><td class=n>"
       << ms(g.latency.median_ms) << "</td><td class=n>" << ms(g.latency.p90_ms) << "</td><td class=n>"
       << ms(g.latency.max_ms) << "</td><td class=n>" << ms(g.latency.total_ms) << "</td><td>";
@@ -110,18 +110,12 @@ std::vector<Finding> top_findings(const AnalysisResult& r, size_t k) {
 }
 } // namespace
 
-std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
-    std::ostringstream o;
-    const auto& cap = r.capture;
-    std::string name = cap.file.empty() ? std::string("capture") : cap.file;
-    o << "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
-      << "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>StallScope report: " << html_escape(name) << "</title>\n<style>" << kStyle << "</style></head><body>\n"
-      << "<h1>StallScope report</h1>\n<p class=muted>" << html_escape(name) << "</p>\n";
+namespace {
 
-    // Capture summary.
-    // Totals come from the call ledger (the summary): each millisecond once,
-    // server processing apart from the stalls.
+// Capture summary; totals from the call ledger (the summary): each
+// millisecond once, server processing apart from the stalls.
+void capture_section(std::ostream& o, const AnalysisResult& r, const HtmlReportOptions& opt) {
+    const auto& cap = r.capture;
     const SummaryGroup& all = r.summary.overall;
     o << "<h2>Capture</h2>\n<table class=kv>\n"
       << "<tr><td>File</td><td>" << html_escape(cap.file) << "</td></tr>\n"
@@ -154,16 +148,20 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
             o << "<li class=muted>\u2026 " << cap.warnings.size() - opt.max_warnings << " more</li>\n";
         o << "</ul></details>\n";
     }
+}
 
-    // Latency per operation.
+// Latency per operation.
+void latency_section(std::ostream& o, const AnalysisResult& r, const HtmlReportOptions& opt) {
     o << "<h2>Latency</h2>\n<table><tr><th>Operation</th><th>Calls</th><th>Median</th><th>p90</th><th>Max</th>"
          "<th>Total</th><th>Time lost by kind</th><th>Median without the findings</th></tr>\n";
     latency_row(o, "all calls", r.summary.overall);
     for (const auto& g : r.summary.per_operation) latency_row(o, g.operation.empty() ? "(no operation)" : g.operation, g);
     o << "</table>\n";
+}
 
-    // Timeline.
-    if (n_calls) {
+// The timeline, inline SVG.
+void timeline_section(std::ostream& o, const AnalysisResult& r, const HtmlReportOptions& opt) {
+    if (call_count(r)) {
         TimelineOptions to;
         to.max_rows = opt.max_timeline_rows;
         std::string svg, err;
@@ -175,8 +173,11 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
             o << "<p class=warn>timeline not drawn: " << html_escape(err) << "</p>\n";
         }
     }
+}
 
-    // Findings ranked by time lost.
+// Findings ranked by time lost.
+void findings_section(std::ostream& o, const AnalysisResult& r, const HtmlReportOptions& opt) {
+    const size_t n_findings = finding_count(r);
     const std::vector<Finding> ranked = top_findings(r, opt.max_findings);
     o << "<h2>Findings, by time lost</h2>\n";
     if (n_findings == 0) o << "<p>No latency pathologies found.</p>\n";
@@ -204,8 +205,11 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     }
     if (n_findings > ranked.size())
         o << "<p class=muted>\u2026 " << n_findings - ranked.size() << " smaller findings not listed.</p>\n";
+}
 
-    // Calls: the first max_calls (read from disk when the result spilled).
+// Calls: the first max_calls (read from disk when the result spilled).
+void calls_section(std::ostream& o, const AnalysisResult& r, const HtmlReportOptions& opt) {
+    const size_t n_calls = call_count(r);
     std::vector<Call> listed;
     for_each_call(r, [&](const Call& c) {
         if (listed.size() >= opt.max_calls) return false;
@@ -238,6 +242,24 @@ std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
     o << "</table>\n";
     if (n_calls > listed.size())
         o << "<p class=muted>\u2026 " << n_calls - listed.size() << " more calls not listed.</p>\n";
+}
+
+} // namespace
+
+std::string html_report(const AnalysisResult& r, const HtmlReportOptions& opt) {
+    std::ostringstream o;
+    const auto& cap = r.capture;
+    std::string name = cap.file.empty() ? std::string("capture") : cap.file;
+    o << "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
+      << "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>StallScope report: " << html_escape(name) << "</title>\n<style>" << kStyle << "</style></head><body>\n"
+      << "<h1>StallScope report</h1>\n<p class=muted>" << html_escape(name) << "</p>\n";
+
+    capture_section(o, r, opt);
+    latency_section(o, r, opt);
+    timeline_section(o, r, opt);
+    findings_section(o, r, opt);
+    calls_section(o, r, opt);
     o << "<p class=muted>Generated by StallScope.</p>\n</body></html>\n";
     return o.str();
 }

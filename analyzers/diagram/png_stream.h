@@ -1,6 +1,7 @@
 #pragma once
-// Writes a PNG row by row, so an image taller than cairo's 32767-pixel
-// surface limit (or too big to hold in memory) can be rendered in strips.
+// Writes a PNG row by row through libpng (png_write_row), so an image taller
+// than cairo's 32767-pixel surface limit (or too big to hold in memory) can
+// be rendered in strips.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -21,14 +22,13 @@ public:
     bool write_rows(const uint8_t* data, int stride, int rows, std::string& error);
     bool finish(std::string& error);   // all rows must have been written
 
-private:
-    bool write_chunk(const char* type, const uint8_t* data, size_t len);
-    bool deflate_bytes(const uint8_t* data, size_t len, int flush);
+    struct Lib;                         // libpng's write and info structs, and its last error
 
+private:
     std::FILE* file_ = nullptr;
-    void* zs_ = nullptr;                // z_stream
+    Lib* lib_ = nullptr;
     uint32_t width_ = 0, height_ = 0, rows_done_ = 0;
-    std::vector<uint8_t> row_, prev_, out_;
+    std::vector<uint8_t> row_;
     bool failed_ = false;
 };
 

@@ -129,28 +129,31 @@ TimeAxis build_compressed_axis(std::vector<std::pair<int64_t, int64_t>> iv, doub
     return ax;
 }
 
-TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& opt) {
-    TimelineLayout L;
-    L.width = std::max(480.0, opt.width);
-    L.plot_left = std::clamp(opt.label_width, 80.0, L.width / 2);
-    L.plot_right = L.width - 24;
-    L.rows_top = 132;
-    L.calls_total = call_count(r);
-    L.title = "Timeline: " + std::to_string(L.calls_total) + (L.calls_total == 1 ? " call" : " calls");
-    // The file's name, not its path: figures go into papers and slides.
-    if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
+namespace {
 
+// The calls a timeline shows: all of them, or the N slowest / those in the
+// window (pass 1: the ids, a heap of N; pass 2: those calls). Only the rows
+// are ever held; a spilled result is read from disk in id order.
+struct SelectedCalls {
     std::vector<Call> held;
     std::vector<const Call*> calls;
+    size_t in_window_total = 0;
+    int64_t w0 = 0, w1 = 0;   // the window, absolute
+};
+
+void select_calls(const AnalysisResult& r, const TimelineOptions& opt, SelectedCalls& out) {
+    out.w0 = r.capture.first_ns + std::min(opt.window_from_ns, opt.window_to_ns);
+    out.w1 = r.capture.first_ns + std::max(opt.window_from_ns, opt.window_to_ns);
+    std::vector<Call>& held = out.held;
+    std::vector<const Call*>& calls = out.calls;
     const bool selecting = opt.slowest > 0 || opt.window;
-    const int64_t w0 = r.capture.first_ns + std::min(opt.window_from_ns, opt.window_to_ns),
-                  w1 = r.capture.first_ns + std::max(opt.window_from_ns, opt.window_to_ns);
+    const int64_t w0 = out.w0, w1 = out.w1;
     auto in_window = [&](const Call& c) {
         if (!opt.window) return true;
         auto [a, b] = call_extent(c);
         return a <= w1 && b >= w0;
     };
-    size_t in_window_total = 0;
+    size_t& in_window_total = out.in_window_total;
     if (selecting) {
         // Pass 1: the ids of the calls shown (the N slowest in the window: a
         // heap of N), pass 2: those calls. Only the rows are ever held.
@@ -194,84 +197,50 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
     } else {
         for (const auto& c : r.calls) calls.push_back(&c);
     }
-    std::stable_sort(calls.begin(), calls.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
-    if (opt.max_rows && calls.size() > opt.max_rows) calls.resize(opt.max_rows);
+}
 
-    if (selecting) {
-        char span[96] = "";
-        if (opt.window)
-            std::snprintf(span, sizeof span, " in %.6g s \u2013 %.6g s", double(w0 - r.capture.first_ns) / 1e9,
-                          double(w1 - r.capture.first_ns) / 1e9);
-        const std::string of = opt.window ? count_text(in_window_total, "call", "calls") + span
-                                          : count_text(L.calls_total, "call", "calls");
-        L.selection = opt.slowest ? "the " + count_text(calls.size(), "slowest", "slowest") + " of " + of
-                                  : count_text(calls.size(), "call", "calls") + (calls.size() < in_window_total
-                                        ? " of " + of : std::string(span));
-        L.title = "Timeline: " + L.selection;
-        if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
-        const size_t hidden = L.calls_total - std::min(L.calls_total, calls.size());
-        if (hidden)
-            L.left_out = with_commas(hidden) + " of " + count_text(L.calls_total, "call", "calls") + " not shown (" +
-                         (opt.slowest ? (opt.window ? "faster, or outside the window" : "faster")
-                                      : opt.max_rows ? "outside the window, or past the rows" : "outside the window") + ")";
-    }
-
-    std::vector<std::pair<int64_t, int64_t>> iv;
-    for (const Call* c : calls) iv.push_back(call_extent(*c));
-
-    const double row_h = std::max(8.0, opt.row_height);
-    std::vector<std::pair<int64_t, int64_t>> gaps;
-    L.axis = build_compressed_axis(iv, L.plot_left, L.plot_right, opt.break_width, &gaps);
-    if (!iv.empty()) L.t0_ns = std::min_element(iv.begin(), iv.end())->first;
-
-    for (const auto& g : gaps) {
-        TimelineBreak b;
-        b.from_ns = g.first;
-        b.to_ns = g.second;
-        b.x0 = L.axis.px_of(g.first);
-        b.x1 = L.axis.px_of(g.second);
-        b.label = format_ms(double(g.second - g.first) / 1e6);
-        L.breaks.push_back(b);
-    }
-
-    // Ticks about every 110 px of drawn-to-scale time, never inside a break.
-    if (!L.axis.empty()) {
-        const auto& kn = L.axis.knots();
-        // A break ends where the next cluster starts: known by its end, since
-        // a zero-length cluster's knot ends 1 ns after its time (add_knot).
-        std::unordered_set<int64_t> break_to;
-        for (const auto& g : gaps) break_to.insert(g.second);
-        auto is_break = [&](size_t j) { return kn[j + 1].first > kn[j].first && break_to.count(kn[j + 1].first) > 0; };
-        double scale = 0;   // px per ns: the same everywhere outside the breaks
-        for (size_t j = 0; j + 1 < kn.size(); ++j)
-            if (kn[j + 1].first > kn[j].first && !is_break(j))
-                scale = std::max(scale, (kn[j + 1].second - kn[j].second) / double(kn[j + 1].first - kn[j].first));
-        if (scale > 0) {
-            int64_t step = nice_step(110 / scale);
-            double last_x = -1e9;
-            // First multiple of `step` at or after `rel` (rel >= 0: times are from t0).
-            auto step_at_or_after = [step](int64_t rel) { return rel / step * step + (rel % step ? step : 0); };
-            for (size_t j = 0; j + 1 < kn.size() && L.ticks.size() < 2000; ++j) {
-                if (is_break(j)) continue;
-                int64_t t = step_at_or_after(kn[j].first - L.t0_ns);
-                // Bounded by the pixels drawn, not the time spanned: a stretch
-                // drawn at a finer scale than `scale` (one call spanning days
-                // beside calls of microseconds) jumps to the next time that is
-                // 70 px on, instead of stepping through every `step` of it.
-                while (t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000) {
-                    double x = L.axis.px_of(L.t0_ns + t);
-                    if (x - last_x >= 70) {
-                        L.ticks.push_back({x, tick_label(t, step)});
-                        last_x = x;
-                    }
-                    const int64_t next = step_at_or_after(L.axis.t_of(last_x + 70) - 1 - L.t0_ns);  // -1: t_of rounds
-                    t = next > t ? next : t + step;
+// Ticks about every 110 px of drawn-to-scale time, never inside a break.
+void add_ticks(TimelineLayout& L, const std::vector<std::pair<int64_t, int64_t>>& gaps) {
+    if (L.axis.empty()) return;
+    const auto& kn = L.axis.knots();
+    // A break ends where the next cluster starts: known by its end, since
+    // a zero-length cluster's knot ends 1 ns after its time (add_knot).
+    std::unordered_set<int64_t> break_to;
+    for (const auto& g : gaps) break_to.insert(g.second);
+    auto is_break = [&](size_t j) { return kn[j + 1].first > kn[j].first && break_to.count(kn[j + 1].first) > 0; };
+    double scale = 0;   // px per ns: the same everywhere outside the breaks
+    for (size_t j = 0; j + 1 < kn.size(); ++j)
+        if (kn[j + 1].first > kn[j].first && !is_break(j))
+            scale = std::max(scale, (kn[j + 1].second - kn[j].second) / double(kn[j + 1].first - kn[j].first));
+    if (scale > 0) {
+        int64_t step = nice_step(110 / scale);
+        double last_x = -1e9;
+        // First multiple of `step` at or after `rel` (rel >= 0: times are from t0).
+        auto step_at_or_after = [step](int64_t rel) { return rel / step * step + (rel % step ? step : 0); };
+        for (size_t j = 0; j + 1 < kn.size() && L.ticks.size() < 2000; ++j) {
+            if (is_break(j)) continue;
+            int64_t t = step_at_or_after(kn[j].first - L.t0_ns);
+            // Bounded by the pixels drawn, not the time spanned: a stretch
+            // drawn at a finer scale than `scale` (one call spanning days
+            // beside calls of microseconds) jumps to the next time that is
+            // 70 px on, instead of stepping through every `step` of it.
+            while (t + L.t0_ns <= kn[j + 1].first && L.ticks.size() < 2000) {
+                double x = L.axis.px_of(L.t0_ns + t);
+                if (x - last_x >= 70) {
+                    L.ticks.push_back({x, tick_label(t, step)});
+                    last_x = x;
                 }
+                const int64_t next = step_at_or_after(L.axis.t_of(last_x + 70) - 1 - L.t0_ns);  // -1: t_of rounds
+                t = next > t ? next : t + step;
             }
         }
     }
+}
 
-    // Rows.
+// One row per call: its phases, and the stretches the ledger counts under
+// each of its stall findings. Returns the y below the last row.
+double add_rows(TimelineLayout& L, const AnalysisResult& r, const TimelineOptions& opt,
+                const std::vector<const Call*>& calls, double row_h) {
     std::unordered_map<uint64_t, std::vector<const Finding*>> by_call;
     std::deque<Finding> held_findings;  // spilled: those about the rows shown (a deque: pointers stay valid)
     std::unordered_set<uint64_t> shown;
@@ -335,6 +304,71 @@ TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& o
         L.rows.push_back(std::move(row));
         y += row_h;
     }
+    return y;
+}
+
+} // namespace
+
+TimelineLayout layout_timeline(const AnalysisResult& r, const TimelineOptions& opt) {
+    TimelineLayout L;
+    L.width = std::max(480.0, opt.width);
+    L.plot_left = std::clamp(opt.label_width, 80.0, L.width / 2);
+    L.plot_right = L.width - 24;
+    L.rows_top = 132;
+    L.calls_total = call_count(r);
+    L.title = "Timeline: " + std::to_string(L.calls_total) + (L.calls_total == 1 ? " call" : " calls");
+    // The file's name, not its path: figures go into papers and slides.
+    if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
+
+    SelectedCalls selected;
+    select_calls(r, opt, selected);
+    std::vector<const Call*>& calls = selected.calls;
+    const bool selecting = opt.slowest > 0 || opt.window;
+    const int64_t w0 = selected.w0, w1 = selected.w1;
+    const size_t in_window_total = selected.in_window_total;
+    std::stable_sort(calls.begin(), calls.end(), [](const Call* a, const Call* b) { return a->id < b->id; });
+    if (opt.max_rows && calls.size() > opt.max_rows) calls.resize(opt.max_rows);
+
+    if (selecting) {
+        char span[96] = "";
+        if (opt.window)
+            std::snprintf(span, sizeof span, " in %.6g s \u2013 %.6g s", double(w0 - r.capture.first_ns) / 1e9,
+                          double(w1 - r.capture.first_ns) / 1e9);
+        const std::string of = opt.window ? count_text(in_window_total, "call", "calls") + span
+                                          : count_text(L.calls_total, "call", "calls");
+        L.selection = opt.slowest ? "the " + count_text(calls.size(), "slowest", "slowest") + " of " + of
+                                  : count_text(calls.size(), "call", "calls") + (calls.size() < in_window_total
+                                        ? " of " + of : std::string(span));
+        L.title = "Timeline: " + L.selection;
+        if (!r.capture.file.empty()) L.title += " \u2014 " + r.capture.file.substr(r.capture.file.find_last_of('/') + 1);
+        const size_t hidden = L.calls_total - std::min(L.calls_total, calls.size());
+        if (hidden)
+            L.left_out = with_commas(hidden) + " of " + count_text(L.calls_total, "call", "calls") + " not shown (" +
+                         (opt.slowest ? (opt.window ? "faster, or outside the window" : "faster")
+                                      : opt.max_rows ? "outside the window, or past the rows" : "outside the window") + ")";
+    }
+
+    std::vector<std::pair<int64_t, int64_t>> iv;
+    for (const Call* c : calls) iv.push_back(call_extent(*c));
+
+    const double row_h = std::max(8.0, opt.row_height);
+    std::vector<std::pair<int64_t, int64_t>> gaps;
+    L.axis = build_compressed_axis(iv, L.plot_left, L.plot_right, opt.break_width, &gaps);
+    if (!iv.empty()) L.t0_ns = std::min_element(iv.begin(), iv.end())->first;
+
+    for (const auto& g : gaps) {
+        TimelineBreak b;
+        b.from_ns = g.first;
+        b.to_ns = g.second;
+        b.x0 = L.axis.px_of(g.first);
+        b.x1 = L.axis.px_of(g.second);
+        b.label = format_ms(double(g.second - g.first) / 1e6);
+        L.breaks.push_back(b);
+    }
+
+    add_ticks(L, gaps);
+
+    const double y = add_rows(L, r, opt, calls, row_h);
     L.height = y + (calls.size() < L.calls_total ? 48 : 28);
     return L;
 }

@@ -137,7 +137,7 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
     auto final_touch = [&](Finding& f) {
         for (auto& d : detectors_)
             if (f.kind == d->kind()) d->finalize(f);
-        account_finding(f);
+        account_finding(f, summary_.complete_calls(f));
         summary_.add_finding(f);
     };
     if (spill_) {

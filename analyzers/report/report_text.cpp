@@ -101,10 +101,8 @@ std::string capture_point_text(const AnalysisResult& r) {
     return out;
 }
 
-} // namespace
-
-std::string report_text(const AnalysisResult& r) {
-    std::string out;
+// The capture: file, format, counts, damage, where it was taken.
+void header_section(const AnalysisResult& r, std::string& out) {
     const CaptureInfo& cap = r.capture;
     std::string links;
     for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
@@ -115,7 +113,10 @@ std::string report_text(const AnalysisResult& r) {
                double(cap.last_ns - cap.first_ns) / 1e9, n_conns, plural(n_conns), n_calls, plural(n_calls));
     if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
     out += capture_point_text(r);
+}
 
+// Summary: latency, where the time went (the ledger), time per kind, what each fix buys.
+void summary_section(const AnalysisResult& r, std::string& out) {
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
     if (all.latency.calls)
@@ -166,7 +167,10 @@ std::string report_text(const AnalysisResult& r) {
                        now.p90_ms, w.client_time ? "  client time, from SYN" : "");
         }
     }
+}
 
+// Per operation: latency and the ledger's stall time per operation.
+void operations_section(const AnalysisResult& r, std::string& out) {
     if (!r.summary.per_operation.empty()) {
         out += "\nPer operation\n";
         out += fmt("  %-28s %6s %11s %11s %11s %11s %13s\n", "operation", "calls", "median_ms", "p90_ms", "max_ms",
@@ -181,7 +185,10 @@ std::string report_text(const AnalysisResult& r) {
                        lat(g.predicted_median_ms, 13).c_str());
         }
     }
+}
 
+// Findings grouped by kind and side, by time counted (KindTotals: the Summary's rule).
+void findings_section(const AnalysisResult& r, std::string& out) {
     if (finding_count(r)) {
         // Findings of one kind and side usually repeat call after call: show
         // each group once (total, typical cost, the calls) with its first
@@ -201,19 +208,23 @@ std::string report_text(const AnalysisResult& r) {
             ExternalSort<uint64_t> calls;
         };
         std::map<std::pair<std::string, int>, Group> groups;
+        KindTotals totals;  // each millisecond once (call ledger), as in the Summary
         for_each_finding(r, [&](const Finding& f) {
             std::pair<std::string, int> key{f.kind, int(f.side)};
             auto it = groups.find(key);
             if (it == groups.end()) it = groups.emplace(key, Group{{}, 0, 0, {kGroupRun, make_file}, {kGroupRun, make_file}}).first;
             Group& g = it->second;
             if (g.count++ == 0) g.example = f;
-            g.total += f.counted_ms;  // each millisecond once (call ledger)
+            totals.add(f);
             g.costs.add(f.cost_ms);
             for (uint64_t id : f.calls) g.calls.add(id);
             return true;
         });
         std::vector<Group*> order;
-        for (auto& [key, g] : groups) order.push_back(&g);
+        for (auto& [key, g] : groups) {
+            g.total = totals.ms(key.first, Side(key.second));
+            order.push_back(&g);
+        }
         std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
         out += "\nFindings (grouped by kind, by time counted; an overlap is counted once, under its root)\n";
         size_t n = 0;
@@ -249,7 +260,10 @@ std::string report_text(const AnalysisResult& r) {
             if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
         }
     }
+}
 
+// TLS connections, only when there are any.
+void tls_section(const AnalysisResult& r, std::string& out) {
     // TLS connections, only when there are any (plaintext reports keep their bytes).
     std::string tls_lines;
     size_t tls_conns = 0;
@@ -270,7 +284,10 @@ std::string report_text(const AnalysisResult& r) {
         out += fmt("\nTLS connections (%zu)\n", tls_conns) + tls_lines;
         if (tls_conns > 50) out += fmt("  ... %zu more (see --json)\n", tls_conns - 50);
     }
+}
 
+// Calls: one line each, the first 500.
+void calls_section(const AnalysisResult& r, std::string& out) {
     if (size_t total = call_count(r)) {
         CallFindings kinds(r);
         out += "\nCalls (ms)\n";
@@ -293,7 +310,11 @@ std::string report_text(const AnalysisResult& r) {
             return true;
         });
     }
+}
 
+// Warnings, each with its connection and frame.
+void warnings_section(const AnalysisResult& r, std::string& out) {
+    const CaptureInfo& cap = r.capture;
     if (!cap.warnings.empty()) {
         out += fmt("\nWarnings (%zu)\n", cap.warnings.size());
         for (auto& w : cap.warnings) {
@@ -303,6 +324,19 @@ std::string report_text(const AnalysisResult& r) {
             out += "\n";
         }
     }
+}
+
+} // namespace
+
+std::string report_text(const AnalysisResult& r) {
+    std::string out;
+    header_section(r, out);
+    summary_section(r, out);
+    operations_section(r, out);
+    findings_section(r, out);
+    tls_section(r, out);
+    calls_section(r, out);
+    warnings_section(r, out);
     return out;
 }
 

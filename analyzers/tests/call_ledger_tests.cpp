@@ -2,6 +2,8 @@
 // overlaps are counted once under their root, shares never pass 100 %, on
 // hand-made findings and on every bundled capture.
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/pipeline/back_stage.h"
+#include "analyzers/report/report.h"
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/result/result_spill.h"
 
@@ -276,4 +278,73 @@ TEST_CASE("ledger: curl Expect against SOAP::Lite: the held 100 Continue is coun
     for (auto& k : r.summary.overall.losses)
         if (k.kind != "connection_setup") shares += k.share;
     CHECK(shares <= 1.0 + 1e-9);
+}
+
+// One connection per call, both closed by the client: the complete call's
+// handshake is time the client lost; the incomplete call (no response) has
+// no latency to share out, so its connection_setup finding counts 0 ms. The
+// Summary and the Findings section read the one per-kind total (KindTotals)
+// and say the same.
+TEST_CASE("ledger: a connection_setup finding on an incomplete call counts the same in Summary and Findings",
+          "[ledger]") {
+    AnalysisOptions opt;
+    AnalysisBack back(opt);
+    auto one_shot = [&](bool complete, int64_t at_ms, int64_t handshake_ms) {
+        Connection conn;
+        conn.id = back.new_connection_id();
+        conn.saw_syn = true;
+        conn.syn_ns = at_ms * kMs;
+        conn.synack_ns = conn.syn_ns + handshake_ms * kMs / 2;
+        conn.ack_ns = conn.syn_ns + handshake_ms * kMs;
+        conn.syn_frame = uint64_t(at_ms);
+        conn.synack_frame = conn.syn_frame + 1;
+        conn.ack_frame = conn.syn_frame + 2;
+        conn.handshake_ms = double(handshake_ms);
+        conn.calls = 1;
+        conn.fin_client = true;
+        Call c = plain_call();
+        c.id = back.new_call_id();
+        c.connection_id = conn.id;
+        c.opened_connection = true;
+        c.request_close = c.connection_close = true;
+        c.method = "POST";
+        c.uri = "/svc";
+        c.start_ns = conn.ack_ns;
+        c.request.first_ns = c.start_ns;
+        c.request.last_ns = c.start_ns + 60 * kMs;
+        if (complete) {
+            c.end_ns = c.start_ns + 100 * kMs;
+            c.response.first_ns = c.start_ns + 90 * kMs;
+            c.response.last_ns = c.end_ns;
+        } else {
+            c.complete = false;
+            c.end_ns = c.request.last_ns;
+            c.latency_ms = 0;
+            c.response = {};
+        }
+        back.call_ready(std::move(c), conn);
+        back.connection_closed(std::move(conn));
+    };
+    one_shot(true, 1000, 30);
+    one_shot(false, 5000, 50);
+    AnalysisResult r = back.finish(CaptureInfo{}, SIZE_MAX, 0, SIZE_MAX, 0);
+
+    std::vector<const Finding*> setups;
+    for (const Finding& f : r.findings)
+        if (f.kind == "connection_setup") setups.push_back(&f);
+    REQUIRE(setups.size() == 2);
+    CHECK(setups[0]->counted_ms == Approx(30));
+    CHECK(setups[1]->cost_ms == Approx(50));  // what the handshake took: still told
+    CHECK(setups[1]->counted_ms == 0);        // but no latency to charge it to
+
+    const KindLoss* loss = nullptr;
+    for (const KindLoss& k : r.summary.overall.losses)
+        if (k.kind == "connection_setup") loss = &k;
+    REQUIRE(loss);
+    CHECK(loss->lost_ms == Approx(30));
+
+    const std::string text = report_text(r);
+    INFO(text);
+    CHECK(text.find("connection_setup       30.000 ms before the first request byte") != std::string::npos);
+    CHECK(text.find("connection_setup (client side): 2 findings, 30.000 ms in total") != std::string::npos);
 }

@@ -36,6 +36,7 @@ std::vector<fs::path> label_files() {
         if (n.size() > 11 && n.substr(n.size() - 11) == ".label.json") out.push_back(e.path());
     }
     std::sort(out.begin(), out.end());
+    REQUIRE(out.size() >= 10);  // the labelled captures are there
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>
+#include "analyzers/tests/skip_when_absent.h"
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -39,8 +40,7 @@ AnalysisResult analyse_from(const fs::path& path, uint64_t first) {
 TEST_CASE("mid-connection starts: a browsing capture cut anywhere pairs no request with a response its ACKs rule out") {
     const fs::path path = public_capture("http__bro.org.pcap");
     if (!fs::exists(path)) {
-        WARN(path.string() << " is absent (set STALLSCOPE_PUBLIC_CORPUS): not checked");
-        return;
+        STALLSCOPE_SKIP(path.string() << " is absent (set STALLSCOPE_PUBLIC_CORPUS)");
     }
     const AnalysisResult whole = analyse_from(path, 1);
     std::map<uint64_t, uint64_t> truth;  // request first frame -> the first frame of the response paired with it

@@ -669,6 +669,7 @@ TEST_CASE("model round-trip bench over every capture", "[.bench]") {
     for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR))
         if (e.path().extension() == ".pcap") files.push_back(e.path().filename().string());
     std::sort(files.begin(), files.end());
+    REQUIRE(!files.empty());
     for (const std::string& f : files)
         for (bool segs : {true, false}) round_trip_capture(f, segs);
 }

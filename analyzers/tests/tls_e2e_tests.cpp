@@ -25,7 +25,7 @@ fs::path tls_corpus() {
 
 bool have_corpus() {
     if (fs::exists(tls_corpus() / "tls13-rfc8446.pcap")) return true;
-    WARN("public TLS captures " << tls_corpus().string() << " are absent (set STALLSCOPE_PUBLIC_TLS): not tested");
+    WARN("SKIPPED: public TLS captures " << tls_corpus().string() << " are absent (set STALLSCOPE_PUBLIC_TLS)");
     return false;
 }
 

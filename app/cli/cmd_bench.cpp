@@ -129,48 +129,57 @@ void print_row(const std::string& name, const Measure& m, uint64_t file_bytes, c
                 bare.seconds > 0 ? m.seconds / bare.seconds : 0);
 }
 
-} // namespace
-
-int cmd_bench(Args& a) {
+// What `bench` was asked for.
+struct BenchOptions {
     uint64_t packets = 1'000'000;
-    std::string dir = std::filesystem::temp_directory_path().string(), existing;
+    std::string dir, existing;
     bool keep = false, tools = false;
-    unsigned threads = default_threads();
-    unsigned repeat = 3;
+    unsigned threads = 1, repeat = 3;
+};
+
+// -1: go on; else the exit code (help, usage error).
+int parse_bench_options(Args& a, BenchOptions& o) {
+    o.dir = std::filesystem::temp_directory_path().string();
+    o.threads = default_threads();
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
         else if (s == "--packets") {
             if (!a.value(s, v)) return kExitUsage;
-            if (!parse_u64(v, packets) || packets < 1000 || packets > 2'000'000'000ull)
+            if (!parse_u64(v, o.packets) || o.packets < 1000 || o.packets > 2'000'000'000ull)
                 return usage_error("bench", "--packets needs a number from 1000 to 2e9");
         }
-        else if (s == "--dir") { if (!a.value(s, dir)) return kExitUsage; }
-        else if (s == "--capture") { if (!a.value(s, existing)) return kExitUsage; }
-        else if (s == "--keep") keep = true;
-        else if (s == "--tools") tools = true;
+        else if (s == "--dir") { if (!a.value(s, o.dir)) return kExitUsage; }
+        else if (s == "--capture") { if (!a.value(s, o.existing)) return kExitUsage; }
+        else if (s == "--keep") o.keep = true;
+        else if (s == "--tools") o.tools = true;
         else if (s == "--threads") {
             uint64_t n = 0;
             if (!a.value(s, v)) return kExitUsage;
             if (!parse_u64(v, n) || n < 1 || n > kMaxThreads)
                 return usage_error("bench", "--threads needs a number from 1 to " + std::to_string(kMaxThreads));
-            threads = unsigned(n);
+            o.threads = unsigned(n);
         }
         else if (s == "--repeat") {
             uint64_t n = 0;
             if (!a.value(s, v)) return kExitUsage;
             if (!parse_u64(v, n) || n < 1 || n > 100) return usage_error("bench", "--repeat needs a number from 1 to 100");
-            repeat = unsigned(n);
+            o.repeat = unsigned(n);
         }
         else return usage_error("bench", "unknown option " + s);
     }
-    std::string path = existing;
+    return -1;
+}
+
+// The capture measured: --capture, or a synthetic one written now. -1: go on.
+int prepare_capture(const BenchOptions& o, std::string& path, uint64_t& file_bytes) {
+    path = o.existing;
     if (path.empty()) {
-        path = dir + "/stallscope-bench-" + std::to_string(getpid()) + ".pcap";
+        path = o.dir + "/stallscope-bench-" + std::to_string(getpid()) + ".pcap";
         SyntheticStats st;
         std::string err;
         auto t0 = std::chrono::steady_clock::now();
-        if (!write_synthetic_capture(path, packets, st, err)) {
+        if (!write_synthetic_capture(path, o.packets, st, err)) {
             std::fprintf(stderr, "stallscope-cli bench: error: %s\n", err.c_str());
             std::remove(path.c_str());
             return kExitInput;
@@ -181,12 +190,26 @@ int cmd_bench(Args& a) {
                     (unsigned long long)st.connections, (unsigned long long)st.calls, gen);
     }
     std::error_code ec;
-    uint64_t file_bytes = std::filesystem::file_size(path, ec);
+    file_bytes = std::filesystem::file_size(path, ec);
     if (ec) {
         std::fprintf(stderr, "stallscope-cli bench: error: %s: %s\n", path.c_str(), ec.message().c_str());
         return kExitInput;
     }
 
+    return -1;
+}
+
+// Every row measured and printed; false when a run failed or thread counts disagreed.
+struct BenchRows {
+    std::vector<std::pair<std::string, Measure>> rows;
+    std::vector<unsigned> counts;
+    bool ok = true;
+};
+
+BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t file_bytes) {
+    const unsigned repeat = o.repeat, threads = o.threads;
+    const bool tools = o.tools;
+    BenchRows out;
     Measure bare = best_of(repeat, [&] {
         return in_child([&](uint64_t& p, uint64_t&) {
             ReadLoopStats s = bare_pcap_read(path);
@@ -221,8 +244,8 @@ int cmd_bench(Args& a) {
         }); });
     };
     // One thread, then N (once when N is 1).
-    const std::vector<unsigned> counts = threads > 1 ? std::vector<unsigned>{1, threads} : std::vector<unsigned>{1};
-    std::vector<std::pair<std::string, Measure>> rows;
+    const std::vector<unsigned>& counts = out.counts = threads > 1 ? std::vector<unsigned>{1, threads} : std::vector<unsigned>{1};
+    auto& rows = out.rows;
     for (bool json : {false, true})
         for (unsigned n : counts)
             rows.push_back({std::string(json ? "analyze --json" : "analyze") + " --threads " + std::to_string(n),
@@ -231,7 +254,8 @@ int cmd_bench(Args& a) {
                 "peak RSS MB", "x read");
     print_row("libpcap read", bare, file_bytes, bare);
     print_row("read + decode (floor)", decoded, file_bytes, bare);
-    bool ok = bare.ok && decoded.ok;
+    bool& ok = out.ok;
+    ok = bare.ok && decoded.ok;
     for (auto& [name, m] : rows) {
         print_row(name, m, file_bytes, bare);
         ok = ok && m.ok && m.calls == rows.front().second.calls;  // every N finds the same calls
@@ -247,6 +271,23 @@ int cmd_bench(Args& a) {
             else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
         }
     }
+    return out;
+}
+
+} // namespace
+
+int cmd_bench(Args& a) {
+    BenchOptions o;
+    if (int rc = parse_bench_options(a, o); rc >= 0) return rc;
+    std::string path;
+    uint64_t file_bytes = 0;
+    if (int rc = prepare_capture(o, path, file_bytes); rc >= 0) return rc;
+    const BenchRows measured = measure_rows(o, path, file_bytes);
+    const auto& rows = measured.rows;
+    const auto& counts = measured.counts;
+    const unsigned threads = o.threads;
+    const bool keep = o.keep, ok = measured.ok;
+    const std::string& existing = o.existing;
     std::printf("\nthe analysis found %llu calls", (unsigned long long)rows.front().second.calls);
     if (counts.size() == 2)
         std::printf("; %u threads: %.2fx faster than 1 (text), %.2fx (--json)", threads,

@@ -3,9 +3,9 @@
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "app/cli/cli_args.h"
-#include "app/cli/live_port_census.h"
-#include "app/cli/live_scenario.h"
-#include "app/cli/live_status.h"
+#include "app/live/live_port_census.h"
+#include "app/live/live_scenario.h"
+#include "app/live/live_status.h"
 #include "app/cli/warning_lines.h"
 
 #include <atomic>

@@ -1,10 +1,7 @@
 // stallscope-cli export: event-trace diagrams, the timeline and reports to files.
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/diagram/diagram_export.h"
-#if __has_include("analyzers/diagram/html_report.h")
 #include "analyzers/diagram/html_report.h"
-#define STALLSCOPE_HAVE_HTML 1
-#endif
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/spill/spill_file.h"
@@ -195,12 +192,7 @@ int cmd_export(Args& a) {
             }
         }
         else {
-#ifdef STALLSCOPE_HAVE_HTML
             ok = write_output(out, html_report(o.result), err);
-#else
-            err = "HTML reports are not built in";
-            ok = false;
-#endif
         }
     } catch (const SpillError& e) {
         err = e.what();

@@ -1,27 +1,17 @@
 // Binds the GUI to the analysis core and its exporters. The only file of the
-// GUI that calls the core's free functions; parts of the core that are not in
-// this build stay unbound and the GUI says so instead of failing to link.
+// GUI that calls the core's free functions (the views see a GuiBackend, which
+// tests fill with fakes).
 #include "app/gui/gui_backend.h"
 
-#if defined(STALLSCOPE_GUI_HAVE_DIAGRAM)
 #include "analyzers/diagram/diagram_export.h"
-#endif
-#if defined(STALLSCOPE_GUI_HAVE_REPORT)
-#include "analyzers/report/report.h"
-#endif
-#if defined(STALLSCOPE_GUI_HAVE_HTML) && __has_include("analyzers/diagram/html_report.h")
 #include "analyzers/diagram/html_report.h"
-#define STALLSCOPE_GUI_BIND_HTML 1
-#endif
+#include "analyzers/report/report.h"
 
 namespace stallscope::gui {
 
 GuiBackend core_backend() {
     GuiBackend b;
-#if defined(STALLSCOPE_GUI_HAVE_ANALYSIS)
     b.analyze = [](const std::string& path, const AnalysisOptions& o, const ProgressFn& p) { return analyze_file(path, o, p); };
-#endif
-#if defined(STALLSCOPE_GUI_HAVE_DIAGRAM)
     b.call_trace = [](const AnalysisResult& r, uint64_t id, EventTraceLayout& out, std::string& err) {
         return call_event_trace(r, id, out, err);
     };
@@ -47,14 +37,9 @@ GuiBackend core_backend() {
     b.figure_scale = [](double w, const std::string& page, const std::string& fmt, double dpi) {
         return figure_scale(w, page, fmt, dpi);
     };
-#endif
-#if defined(STALLSCOPE_GUI_HAVE_REPORT)
     b.report_json = [](const AnalysisResult& r) { return report_json(r); };
     b.report_csv = [](const AnalysisResult& r) { return report_csv(r); };
-#endif
-#if defined(STALLSCOPE_GUI_BIND_HTML)
     b.report_html = [](const AnalysisResult& r) { return html_report(r); };
-#endif
     return b;
 }
 

@@ -1,6 +1,7 @@
 #include "app/gui/display_text.h"
 
 #include "analyzers/result/finding_kinds.h"
+#include "analyzers/result/ms_text.h"
 
 #include <QObject>
 #include <cmath>
@@ -31,16 +32,7 @@ QString kindTimeText(const std::string& kind, double ms) {
 
 QString sideLabel(Side s) { return s == Side::Client ? QStringLiteral("client") : QStringLiteral("server"); }
 
-QString formatMs(double ms) {
-    const double a = std::fabs(ms);
-    if (a == 0) return QStringLiteral("0 ms");
-    if (a >= 1000) return QString::number(ms / 1000, 'f', a >= 10000 ? 1 : 2) + QStringLiteral(" s");
-    if (a >= 100) return QString::number(ms, 'f', 0) + QStringLiteral(" ms");
-    if (a >= 10) return QString::number(ms, 'f', 1) + QStringLiteral(" ms");
-    if (a >= 1) return QString::number(ms, 'f', 2) + QStringLiteral(" ms");
-    if (a >= 0.001 || a == 0) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
-    return QString::number(ms * 1e6, 'f', 0) + QStringLiteral(" ns");
-}
+QString formatMs(double ms) { return QString::fromStdString(format_ms(ms)); }   // the reports' and figures' rule
 
 QString formatBytes(uint64_t b) {
     if (b < 1024) return QString::number(b) + QStringLiteral(" B");

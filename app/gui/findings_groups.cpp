@@ -1,5 +1,6 @@
 #include "app/gui/findings_groups.h"
 
+#include "analyzers/accounting/call_ledger.h"
 #include "analyzers/result/finding_kinds.h"
 
 #include <algorithm>
@@ -19,6 +20,7 @@ const char* severityName(Severity s) {
 std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
     std::map<std::pair<uint16_t, Side>, FindingGroup> by_key;
     std::map<std::pair<uint16_t, Side>, std::vector<bool>> calls_of;   // by call row
+    KindTotals totals;   // the ledger's time, an overlap once: the same total as the reports'
     for (size_t i = 0; i < r.findingCount(); ++i) {
         const FindingKey& f = r.findingKey(i);
         auto key = std::make_pair(f.kind, f.side);
@@ -26,7 +28,7 @@ std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
         g.kind = r.kinds()[f.kind];
         g.side = f.side;
         g.findings.push_back(i);
-        g.lost_ms += f.counted_ms;   // the ledger's: an overlap once
+        totals.add(g.kind, f.side, f.counted_ms);
         auto& seen = calls_of[key];
         if (seen.empty()) seen.resize(r.callCount());
         if (f.calls == 0) continue;
@@ -47,6 +49,7 @@ std::vector<FindingGroup> groupFindings(const LoadedResult& r) {
     std::vector<FindingGroup> out;
     out.reserve(by_key.size());
     for (auto& [key, g] : by_key) {
+        g.lost_ms = totals.ms(g.kind, g.side);
         g.every_call = r.callCount() > 0 && g.calls >= r.callCount();
         std::stable_sort(g.findings.begin(), g.findings.end(),
                          [&](size_t a, size_t b) { return r.findingKey(a).counted_ms > r.findingKey(b).counted_ms; });

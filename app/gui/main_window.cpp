@@ -6,18 +6,14 @@
 #include "app/gui/damage_banner.h"
 #include "app/gui/display_text.h"
 #include "app/gui/calls_page.h"
-#ifdef STALLSCOPE_GUI_HAVE_COMPARE
 #include "app/gui/compare/compare_window.h"
-#endif
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/memory_release.h"
 #include "app/gui/findings_panel.h"
 #include "app/gui/figure_dialog.h"
 #include "app/gui/help_links.h"
-#ifdef STALLSCOPE_GUI_HAVE_LIVE
 #include "app/gui/live/live_capture_menu.h"
-#endif
 #include "app/gui/over_time_view.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
@@ -133,9 +129,7 @@ void MainWindow::buildMenus() {
     QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
-#ifdef STALLSCOPE_GUI_HAVE_COMPARE
     file->addAction(tr("&Compare Captures…"), this, [this] { openCompareDialog(this, backend_); });
-#endif
     file->addSeparator();
     QMenu* exp = file->addMenu(tr("&Export"));
     QAction* e1 = exp->addAction(tr("&Event trace (SVG, PDF, PNG)…"), this, [this] { exportDialog(QStringLiteral("trace")); });
@@ -183,13 +177,11 @@ void MainWindow::buildMenus() {
         theme_group_->addAction(a);
     }
 
-#ifdef STALLSCOPE_GUI_HAVE_LIVE
     // Capture > Start... / Stop (app/gui/live): snapshots go to the views while
     // it runs; the final result is shown like an opened file (the pcapng).
     live::installCaptureMenu(this, menuBar(), nullptr,
                              {[this](const ResultPtr& r) { hub_->setResult(r); },
                               [this](const LoadOutcome& o) { onLoadFinished(o); }});
-#endif
 
     fillHelpMenu(menuBar()->addMenu(tr("&Help")), this);
 }

@@ -1,5 +1,7 @@
 #include "dissectors/http/content_decoder.h"
 
+#include "dissectors/http/ascii_case.h"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -9,14 +11,6 @@ namespace stallscope {
 
 namespace {
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    return true;
-}
 
 // Appends to `out` while keeping its capacity <= max_out. libstdc++ rounds a
 // reserve() up to twice the old capacity, so growth goes through a fresh
@@ -98,7 +92,7 @@ bool decode_content(std::string_view encoding, std::span<const uint8_t> in, size
                     std::string& error) {
     out.clear();
     error.clear();
-    if (encoding.empty() || iequals(encoding, "identity")) {
+    if (encoding.empty() || ascii_iequals(encoding, "identity")) {
         if (in.size() > max_out) {
             append_capped(out, reinterpret_cast<const char*>(in.data()), max_out, max_out);
             error = "content exceeds " + std::to_string(max_out) + " bytes";
@@ -107,8 +101,8 @@ bool decode_content(std::string_view encoding, std::span<const uint8_t> in, size
         append_capped(out, reinterpret_cast<const char*>(in.data()), in.size(), max_out);
         return true;
     }
-    bool gzip = iequals(encoding, "gzip") || iequals(encoding, "x-gzip");
-    bool deflate = iequals(encoding, "deflate");
+    bool gzip = ascii_iequals(encoding, "gzip") || ascii_iequals(encoding, "x-gzip");
+    bool deflate = ascii_iequals(encoding, "deflate");
     if (!gzip && !deflate) {
         error = "unsupported content encoding: " + std::string(encoding);
         return false;

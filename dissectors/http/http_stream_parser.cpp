@@ -1,5 +1,6 @@
 #include "dissectors/http/http_stream_parser.h"
 
+#include "dissectors/http/ascii_case.h"
 #include "dissectors/http/start_line.h"
 
 #include <algorithm>
@@ -44,14 +45,6 @@ private:
 
 bool is_tchar(uint8_t c) { return is_http_tchar(c); }
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    return true;
-}
 
 std::string_view trim_ows(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -479,12 +472,12 @@ struct HttpStreamParser::Impl {
         bool conn_close = false;
         bool conn_keep_alive = false;
         for (const auto& h : head.headers) {
-            if (iequals(h.name, "Transfer-Encoding")) {
+            if (ascii_iequals(h.name, "Transfer-Encoding")) {
                 te_present = true;
                 for_each_list_token(h.value, [&](std::string_view tok) {
                     last_coding = trim_ows(tok.substr(0, tok.find(';')));
                 });
-            } else if (iequals(h.name, "Content-Length")) {
+            } else if (ascii_iequals(h.name, "Content-Length")) {
                 // "5" or "5, 5" (RFC 9110 8.6): all values must be the same number.
                 bool any = false;
                 for_each_list_token(h.value, [&](std::string_view tok) {
@@ -502,17 +495,17 @@ struct HttpStreamParser::Impl {
                     cl = v;
                 });
                 if (!any) cl_invalid = true;
-            } else if (iequals(h.name, "Connection")) {
+            } else if (ascii_iequals(h.name, "Connection")) {
                 for_each_list_token(h.value, [&](std::string_view tok) {
-                    if (iequals(tok, "close")) conn_close = true;
-                    if (iequals(tok, "keep-alive")) conn_keep_alive = true;
+                    if (ascii_iequals(tok, "close")) conn_close = true;
+                    if (ascii_iequals(tok, "keep-alive")) conn_keep_alive = true;
                 });
-            } else if (iequals(h.name, "Expect")) {
-                if (iequals(trim_ows(h.value), "100-continue")) head.expect_continue = true;
+            } else if (ascii_iequals(h.name, "Expect")) {
+                if (ascii_iequals(trim_ows(h.value), "100-continue")) head.expect_continue = true;
             }
         }
         head.connection_close = conn_close || (head.version == "HTTP/1.0" && !conn_keep_alive);
-        head.chunked = te_present && iequals(last_coding, "chunked");
+        head.chunked = te_present && ascii_iequals(last_coding, "chunked");
 
         if (te_present) {
             if (!head.chunked && role == Role::Request) {

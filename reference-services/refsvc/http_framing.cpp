@@ -1,5 +1,7 @@
 #include "reference-services/refsvc/http_framing.h"
 
+#include "dissectors/http/ascii_case.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -7,14 +9,6 @@
 
 namespace stallscope::refsvc {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -52,17 +46,17 @@ std::string read_line(Conn& c, int64_t deadline_ns, std::string& line) {
 
 const std::string* HttpHead::header(std::string_view name) const {
     for (const auto& [k, v] : headers)
-        if (iequals(k, name)) return &v;
+        if (ascii_iequals(k, name)) return &v;
     return nullptr;
 }
 
 bool HttpHead::header_has_token(std::string_view name, std::string_view token) const {
     for (const auto& [k, v] : headers) {
-        if (!iequals(k, name)) continue;
+        if (!ascii_iequals(k, name)) continue;
         std::string_view rest = v;
         while (!rest.empty()) {
             size_t comma = rest.find(',');
-            if (iequals(trim(rest.substr(0, comma)), token)) return true;
+            if (ascii_iequals(trim(rest.substr(0, comma)), token)) return true;
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }

@@ -1,11 +1,16 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/event_trace_layout.h"
+#include "analyzers/diagram/png_stream.h"
 #include "diagram_fixtures.h"
 #include "export_check.h"
 
 #include <catch2/catch.hpp>
 
+#include <cairo.h>
+
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -126,4 +131,50 @@ TEST_CASE("Figure sizes: two-column PNG at 300 dpi, PDF in points, SVG scaled", 
     REQUIRE(export_event_trace(L, dir + "/s.svg", "svg", err, 0.5));
     svg = read_file(dir + "/s.svg");
     CHECK(svg.find("width=\"" + std::to_string(int(L.width / 2))) != std::string::npos);
+}
+
+// PngStream (libpng's png_write_row) writes exactly the pixels it is given,
+// strip by strip: decoded again, every pixel's RGB is the source's.
+TEST_CASE("PngStream: rows written in strips decode to the same pixels", "[export][png]") {
+    const std::string path = temp_dir() + "/strips.png";
+    const int w = 37, h = 100, stride = w * 4;
+    std::vector<uint32_t> px(size_t(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            px[size_t(y) * w + size_t(x)] = 0xff000000u | uint32_t((x * 7) & 0xff) << 16 | uint32_t((y * 3) & 0xff) << 8 |
+                                            uint32_t((x ^ y) & 0xff);
+    PngStream png;
+    std::string err;
+    REQUIRE(png.open(path, w, h, err));
+    for (int y0 = 0; y0 < h; y0 += 32)   // strips of 32 rows, the last one short
+        REQUIRE(png.write_rows(reinterpret_cast<const uint8_t*>(px.data() + size_t(y0) * w), stride, std::min(32, h - y0), err));
+    REQUIRE(png.finish(err));
+
+    cairo_surface_t* s = cairo_image_surface_create_from_png(path.c_str());
+    REQUIRE(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS);
+    REQUIRE(cairo_image_surface_get_width(s) == w);
+    REQUIRE(cairo_image_surface_get_height(s) == h);
+    const unsigned char* data = cairo_image_surface_get_data(s);
+    const int out_stride = cairo_image_surface_get_stride(s);
+    size_t differing = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const uint32_t got = reinterpret_cast<const uint32_t*>(data + size_t(y) * size_t(out_stride))[x];
+            differing += (got & 0xffffffu) != (px[size_t(y) * w + size_t(x)] & 0xffffffu);
+        }
+    cairo_surface_destroy(s);
+    CHECK(differing == 0);
+}
+
+TEST_CASE("PngStream: an unwritable path or a short image is an error, not a file", "[export][png]") {
+    std::string err;
+    PngStream bad;
+    CHECK_FALSE(bad.open("/nonexistent-dir/x.png", 10, 10, err));
+    CHECK(err.find("/nonexistent-dir/x.png") != std::string::npos);
+    PngStream short_one;
+    REQUIRE(short_one.open(temp_dir() + "/short.png", 4, 4, err));
+    const uint32_t row[4] = {0, 0, 0, 0};
+    REQUIRE(short_one.write_rows(reinterpret_cast<const uint8_t*>(row), 16, 1, err));
+    CHECK_FALSE(short_one.finish(err));
+    CHECK(err == "PNG incomplete");
 }

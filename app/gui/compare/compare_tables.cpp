@@ -1,5 +1,6 @@
 #include "app/gui/compare/compare_tables.h"
 
+#include "analyzers/result/ms_text.h"
 #include "app/gui/display_text.h"
 
 #include <QHeaderView>
@@ -10,10 +11,7 @@ namespace stallscope::gui {
 
 namespace {
 
-QString ms(double v) {
-    double a = std::abs(v);
-    return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
-}
+QString ms(double v) { return QString::fromStdString(ms_number(v)); }   // as the compare report
 
 QColor outcomeColor(bool good, bool dark) {
     return good ? (dark ? QColor(0x2e, 0x6b, 0x3a) : QColor(0xd4, 0xf0, 0xd4))

@@ -2,8 +2,8 @@
 
 #include "app/gui/analysis_runner.h"
 
-#include "app/cli/live_scenario.h"
-#include "app/cli/live_status.h"
+#include "app/live/live_scenario.h"
+#include "app/live/live_status.h"
 
 #include <QThread>
 

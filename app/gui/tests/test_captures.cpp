@@ -4,9 +4,7 @@
 // made the capture) say how many calls each one has.
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/accounting/call_ledger.h"
-#ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
 #include "analyzers/diagram/timeline_layout.h"
-#endif
 #include "analyzers/result/finding_kinds.h"
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
@@ -29,6 +27,7 @@
 #include "app/gui/timeline_widget.h"
 
 #include <catch2/catch.hpp>
+#include "analyzers/tests/skip_when_absent.h"
 
 #include <QImage>
 #include <QTreeView>
@@ -227,7 +226,6 @@ TEST_CASE("Where findings overlap the GUI counts them once, as the CLI does") {
     CHECK(brackets < r.findingCount());
 }
 
-#ifdef STALLSCOPE_GUI_HAVE_DIAGRAM
 TEST_CASE("The GUI's timeline draws the stall brackets the exported timeline draws") {
     AnalysisOptions gui_options;   // the GUI's side kept in memory, or spilled after the first call
     gui_options.spill_after_calls = GENERATE(SIZE_MAX, size_t(1));
@@ -253,7 +251,6 @@ TEST_CASE("The GUI's timeline draws the stall brackets the exported timeline dra
     }
     CHECK(brackets > 0);
 }
-#endif
 
 TEST_CASE("Every test capture opens and every view holds the result") {
     // Kept in memory (the default for small captures) and spilled after the
@@ -602,8 +599,7 @@ TEST_CASE("File > Open Key Log: the capture open is analysed again, its HTTPS de
                                                                            : QStringLiteral(STALLSCOPE_PUBLIC_TLS_DIR);
     const QString capture = dir + QStringLiteral("/tls13-rfc8446.pcap");
     if (!QFile::exists(capture)) {
-        WARN("public TLS captures absent (set STALLSCOPE_PUBLIC_TLS): not tested");
-        return;
+        STALLSCOPE_SKIP("public TLS captures absent (set STALLSCOPE_PUBLIC_TLS)");
     }
     MainWindow w(core_backend());
     REQUIRE(load(w, capture));

@@ -341,34 +341,23 @@ TEST_CASE("Calls table fits long ids and start times; Help reaches the docs") {
 }
 
 namespace {
-// Adds a what_if entry when the analysis core has them (summary.*.what_if);
-// false when this build's summary has none.
-template <class Group>
-bool addWhatIf(Group& g, const char* kind, const char* side, double median, double p90) {
-    if constexpr (requires { g.what_if; }) {
-        g.what_if.emplace_back();
-        g.what_if.back().kind = kind;
-        g.what_if.back().side = side;
-        g.what_if.back().predicted_median_ms = median;
-        g.what_if.back().predicted_p90_ms = p90;
-        g.what_if.back().calls = 1;
-        return true;
-    }
-    return false;
+void addWhatIf(SummaryGroup& g, const char* kind, const char* side, double median, double p90) {
+    g.what_if.emplace_back();
+    g.what_if.back().kind = kind;
+    g.what_if.back().side = side;
+    g.what_if.back().predicted_median_ms = median;
+    g.what_if.back().predicted_p90_ms = p90;
+    g.what_if.back().calls = 1;
 }
 } // namespace
 
 TEST_CASE("If fixed: the summary's per-fix prediction beside the fix, or a dash when there is none") {
     AnalysisResult r = test::makeResult();
-    const bool have = addWhatIf(r.summary.overall, "nagle_delayed_ack", "client", 4.5, 6);
+    addWhatIf(r.summary.overall, "nagle_delayed_ack", "client", 4.5, 6);
     const auto groups = groupFindings(LoadedResult(r));
     REQUIRE(groups.front().kind == "nagle_delayed_ack");
-    if (have) {
-        CHECK(fixPredictionText(r, groups.front()) == "median 4.00 ms → 4.50 ms");
-        CHECK(fixPredictionToolTip(r, groups.front()).contains("p90 45.0 ms → 6.00 ms"));
-    } else {
-        CHECK(fixPredictionText(r, groups.front()) == "—");
-    }
+    CHECK(fixPredictionText(r, groups.front()) == "median 4.00 ms → 4.50 ms");
+    CHECK(fixPredictionToolTip(r, groups.front()).contains("p90 45.0 ms → 6.00 ms"));
     // A fix the summary has no entry for says so.
     CHECK(fixPredictionText(r, groups.back()) == "—");
     CHECK(fixPredictionToolTip(r, groups.back()).contains("no prediction"));

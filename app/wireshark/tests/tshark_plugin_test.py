@@ -208,6 +208,8 @@ def survive(tshark, plugin_so, captures):
                 rows = sum(1 for l in p.stdout.splitlines() if "StallScope " in l)
                 print(f"{name}: exit {p.returncode}, {rows} StallScope expert rows")
         print(f"{checked} hostile captures, {len(failures)} failures")
+    if checked == 0:
+        fail("no hostile captures found: nothing was checked")
     return 1 if failures else 0
 
 

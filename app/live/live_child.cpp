@@ -1,4 +1,4 @@
-#include "app/cli/live_child.h"
+#include "app/live/live_child.h"
 
 #include <cerrno>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "app/cli/live_session.h"
+#include "app/live/live_session.h"
 
 #include "analyzers/pipeline/streaming_analysis.h"
 #include "capture/pcap/pcapng_writer.h"

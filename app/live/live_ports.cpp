@@ -1,4 +1,4 @@
-#include "app/cli/live_ports.h"
+#include "app/live/live_ports.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "app/cli/live_port_census.h"
+#include "app/live/live_port_census.h"
 
 #include "capture/packet_decoder.h"
 

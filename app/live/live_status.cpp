@@ -1,4 +1,4 @@
-#include "app/cli/live_status.h"
+#include "app/live/live_status.h"
 
 #include <cstdio>
 #include <map>

@@ -1,7 +1,7 @@
-#include "app/cli/live_scenario.h"
+#include "app/live/live_scenario.h"
 
-#include "app/cli/live_child.h"
-#include "app/cli/live_ports.h"
+#include "app/live/live_child.h"
+#include "app/live/live_ports.h"
 
 #include <cerrno>
 #include <chrono>

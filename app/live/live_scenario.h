@@ -5,7 +5,7 @@
 // interface goes away; then stop every process it started and finish the
 // analysis. The CLI (`capture`) and the GUI (Capture > Start...) both drive
 // this; they differ only in how they show the callbacks. No Qt.
-#include "app/cli/live_session.h"
+#include "app/live/live_session.h"
 
 #include <atomic>
 #include <functional>

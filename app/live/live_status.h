@@ -2,7 +2,7 @@
 // The one-line live summary of a running capture (stderr on a terminal, the
 // GUI's status bar): time, packets, drops, calls, latency, findings.
 #include "analyzers/result/model.h"
-#include "app/cli/live_session.h"
+#include "app/live/live_session.h"
 
 #include <string>
 
