@@ -4,6 +4,7 @@
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/report/report.h"
+#include "analyzers/tests/capture_files.h"
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/result/result_spill.h"
 
@@ -131,11 +132,7 @@ TEST_CASE("ledger: parts add up to the latency to the microsecond", "[ledger]") 
 }
 
 TEST_CASE("ledger: every bundled capture, every call partitioned, shares <= 100%", "[ledger][captures]") {
-    std::vector<std::string> files;
-    for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR))
-        if (e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    REQUIRE(files.size() >= 20);
+    const std::vector<std::string> files = test::bundled_captures(STALLSCOPE_TESTDATA_DIR);
     bool saw_curl_expect = false;
     for (const std::string& path : files) {
         INFO(path);

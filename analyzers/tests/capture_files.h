@@ -1,6 +1,8 @@
 #pragma once
 // The capture files (.pcap, .pcapng, .cap) in a folder, sorted; empty when
 // the folder is absent. Shared by the tests that run over whole corpora.
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -21,6 +23,14 @@ inline std::vector<std::string> captures_under(const std::filesystem::path& dir,
     if (recursive) for (auto& e : fs::recursive_directory_iterator(dir)) take(e);
     else for (auto& e : fs::directory_iterator(dir)) take(e);
     std::sort(v.begin(), v.end());
+    return v;
+}
+
+// The bundled captures (testdata/, not its subfolders), sorted. They are
+// always there: a loop over none would prove nothing, so none fails.
+inline std::vector<std::string> bundled_captures(const std::filesystem::path& testdata) {
+    std::vector<std::string> v = captures_under(testdata, false);
+    REQUIRE(v.size() >= 20);
     return v;
 }
 

@@ -7,6 +7,7 @@
 #include "analyzers/result/result_spill.h"
 #include "analyzers/spill/spill_file.h"
 #include "analyzers/spill/spill_scan.h"
+#include "analyzers/tests/capture_files.h"
 #include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>
@@ -23,16 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> bundled_captures() {
-    std::vector<std::string> v;
-    for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR)) {
-        auto ext = e.path().extension();
-        if (ext == ".pcap" || ext == ".pcapng") v.push_back(e.path().string());
-    }
-    std::sort(v.begin(), v.end());
-    REQUIRE(v.size() >= 20);  // the bundled captures are there: a loop over none proves nothing
-    return v;
-}
+std::vector<std::string> bundled_captures() { return test::bundled_captures(STALLSCOPE_TESTDATA_DIR); }
 
 std::unique_ptr<SpillFile> temp_spill() {
     std::string error;

@@ -7,6 +7,7 @@
 #include "analyzers/diagram/html_report.h"
 #include "analyzers/diagram/timeline_layout.h"
 #include "analyzers/result/result_spill.h"
+#include "analyzers/tests/capture_files.h"
 
 #include <catch2/catch.hpp>
 
@@ -43,16 +44,7 @@ std::string page(const AnalysisResult& r, const HtmlReportOptions& opt = {}) {
     return std::regex_replace(html_report(r, opt), surface, "surface");
 }
 
-std::vector<std::string> bundled_captures() {
-    std::vector<std::string> out;
-    for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR)) {
-        auto ext = e.path().extension();
-        if (ext == ".pcap" || ext == ".pcapng") out.push_back(e.path().string());
-    }
-    std::sort(out.begin(), out.end());
-    REQUIRE(out.size() >= 20);  // the bundled captures are there: a loop over none proves nothing
-    return out;
-}
+std::vector<std::string> bundled_captures() { return test::bundled_captures(STALLSCOPE_TESTDATA_DIR); }
 
 } // namespace
 
