@@ -266,7 +266,8 @@ int capture_main(const Options& o) {
         }
     }
     const AnalysisResult& result = o.ring.enabled() && out.status.packets > 0 ? kept_result : out.result;
-    if (!o.quiet || out.status.failed) print_warnings(o.out, result.capture.warnings);
+    const std::string& named = o.ring.enabled() && !out.files.empty() ? out.files.front() : o.out;   // a ring: its first kept file
+    if (!o.quiet || out.status.failed) print_warnings(named, result.capture.warnings);
     if (!o.quiet) {
         const std::string into = o.ring.enabled() && !out.files.empty() ? std::to_string(out.files.size()) + " file(s) kept, " + out.files.front() +
                                                         (out.files.size() > 1 ? " ... " + out.files.back() : "")
