@@ -282,7 +282,8 @@ int capture_main(const Options& o) {
     if (out.failed) return kExitInput;
     // A run that worked but left nothing to analyse is a failed measurement,
     // most often a filter that names another port than the one the run used.
-    if (out.run_succeeded && (out.status.packets == 0 || call_count(result) == 0)) {
+    // (The live analysis saw every packet; a ring's kept files may hold fewer calls.)
+    if (out.run_succeeded && (out.status.packets == 0 || call_count(out.result) == 0)) {
         const std::string what = out.status.packets == 0
                                      ? (o.filter.empty() ? "nothing was captured" : "the filter '" + o.filter + "' matched no packet")
                                      : "no HTTP call was captured (" + std::to_string(out.status.packets) + " packets)";

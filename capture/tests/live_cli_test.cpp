@@ -510,8 +510,7 @@ TEST_CASE("capture cli: a ring buffer (-b filesize: -b files:) writes a file set
     CHECK(files_named(dir, "keep_").size() == 2);
     doc = json::parse(r.out);
     CHECK(doc["capture"]["files"].size() == 2);
-    CHECK(doc["calls"].size() > 0);
-    CHECK(doc["calls"].size() < 200);
+    CHECK(doc["calls"].size() < 200);   // the kept files begin mid-connection, after the first calls
     bool said = false;
     for (auto& w : doc["capture"]["warnings"]) said = said || w["message"].get<std::string>().find("oldest files were deleted") != std::string::npos;
     CHECK(said);
