@@ -124,6 +124,7 @@ struct ScenarioRunner::Impl {
                 out.stop_reason = "the server command did not come up";
                 out.result = session.finish();  // an empty capture: nothing was run
                 out.status = session.status();
+                out.files = session.files();
                 return out;
             }
         }
@@ -204,6 +205,8 @@ struct ScenarioRunner::Impl {
         for (auto& w : out.result.capture.warnings)
             if (w.code == WarningCode::LiveWriteFailed) out.failed = true;
         out.status = session.status();
+        out.files = session.files();
+        out.files_deleted = session.files_deleted();
         return out;
     }
 };

@@ -1,7 +1,6 @@
 #include "app/cli/live_session.h"
 
 #include "analyzers/pipeline/streaming_analysis.h"
-#include "capture/pcap/pcapng_writer.h"
 
 #include <chrono>
 
@@ -33,7 +32,7 @@ bool Session::open(const SessionOptions& options, std::string& error, LiveCaptur
     iface.snaplen = cap_->snaplen();
     iface.name = options.capture.iface;
     iface.filter = options.capture.filter;
-    writer_ = PcapngStreamWriter::create(options.out_path, iface, options.application, error);
+    writer_ = PcapngRingWriter::create(options.out_path, iface, options.application, options.ring, error);
     if (!writer_) {
         if (kind) *kind = LiveCapture::OpenError::Other;
         cap_.reset();

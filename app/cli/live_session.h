@@ -11,6 +11,7 @@
 // Qt, no child processes (see live_child.h).
 #include "analyzers/pipeline/analyze_capture.h"
 #include "capture/pcap/live_capture.h"
+#include "capture/pcap/pcapng_ring_writer.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -24,7 +25,6 @@
 
 namespace stallscope {
 class Analyzer;
-class PcapngStreamWriter;
 }
 
 namespace stallscope::live {
@@ -32,6 +32,7 @@ namespace stallscope::live {
 struct SessionOptions {
     LiveCaptureOptions capture;
     std::string out_path;               // the pcapng written as packets come
+    RingOptions ring;                   // a ring of files named after out_path instead (pcapng_ring_writer.h)
     AnalysisOptions analysis;
     std::string application = "stallscope";  // written into the pcapng's SHB
 };
@@ -72,6 +73,10 @@ public:
     AnalysisResult finish();
 
     const SessionOptions& options() const { return opt_; }
+    // After finish(): the files written and still on disk, oldest first
+    // (out_path alone without a ring), and how many the ring deleted.
+    std::vector<std::string> files() const { return writer_ ? writer_->files() : std::vector<std::string>{}; }
+    uint64_t files_deleted() const { return writer_ ? writer_->files_deleted() : 0; }
 
 private:
     static constexpr size_t kMaxBacklogBytes = 512u << 20;
@@ -84,7 +89,7 @@ private:
 
     SessionOptions opt_;
     std::unique_ptr<LiveCapture> cap_;
-    std::unique_ptr<PcapngStreamWriter> writer_;  // capture thread only (until finish)
+    std::unique_ptr<PcapngRingWriter> writer_;  // capture thread only (until finish)
     std::unique_ptr<Analyzer> analyzer_;
     std::thread capture_thread_, analysis_thread_;
     mutable std::mutex mu_;             // guards analyzer_ (held while analysing a batch)

@@ -1,4 +1,5 @@
 #include "app/gui/calls_model.h"
+#include "app/gui/capture_point_text.h"
 
 #include "app/gui/display_text.h"
 
@@ -15,7 +16,15 @@ CallsModel::CallsModel(QObject* parent) : QAbstractTableModel(parent) {}
 void CallsModel::setResult(ResultPtr result) {
     beginResetModel();
     result_ = std::move(result);
+    latency_header_ = tr("Latency");
+    latency_tip_.clear();
+    if (result_) {
+        const CapturePointText t = capturePointText(summarize_capture_point(*result_));
+        if (!t.client_view) latency_header_ = tr("Latency (%1)").arg(t.view);
+        latency_tip_ = tr("Latencies are %1").arg(t.view_long);
+    }
     endResetModel();
+    emit headerDataChanged(Qt::Horizontal, Latency, Latency);
 }
 
 int CallsModel::rowCount(const QModelIndex& parent) const {
@@ -112,13 +121,14 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CallsModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Latency && !latency_tip_.isEmpty()) return latency_tip_;
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
     case Id: return tr("Call");
     case Connection: return tr("Conn");
     case Operation: return tr("Operation");
     case Status: return tr("Status");
-    case Latency: return tr("Latency");
+    case Latency: return latency_header_.isEmpty() ? tr("Latency") : latency_header_;
     case Start: return tr("Start");
     case RequestSize: return tr("Request");
     case ResponseSize: return tr("Response");

@@ -39,6 +39,9 @@ public:
 
 private:
     ResultPtr result_;
+    // Whose view the latencies are (capture_point_text.h): the Latency
+    // header names it when it is not the client's, its tooltip always.
+    QString latency_header_, latency_tip_;
 };
 
 } // namespace stallscope::gui

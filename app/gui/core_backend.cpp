@@ -3,6 +3,9 @@
 // this build stay unbound and the GUI says so instead of failing to link.
 #include "app/gui/gui_backend.h"
 
+#if defined(STALLSCOPE_GUI_HAVE_ANALYSIS)
+#include "capture/pcap/file_set_reader.h"
+#endif
 #if defined(STALLSCOPE_GUI_HAVE_DIAGRAM)
 #include "analyzers/diagram/diagram_export.h"
 #endif
@@ -19,7 +22,13 @@ namespace stallscope::gui {
 GuiBackend core_backend() {
     GuiBackend b;
 #if defined(STALLSCOPE_GUI_HAVE_ANALYSIS)
-    b.analyze = [](const std::string& path, const AnalysisOptions& o, const ProgressFn& p) { return analyze_file(path, o, p); };
+    b.analyze = [](const std::vector<std::string>& paths, const AnalysisOptions& o, const ProgressFn& p) {
+        return analyze_files(paths, o, p);
+    };
+    b.file_set_of = [](const std::string& path) {
+        std::vector<std::string> missing;
+        return expand_file_set(path, missing);
+    };
 #endif
 #if defined(STALLSCOPE_GUI_HAVE_DIAGRAM)
     b.call_trace = [](const AnalysisResult& r, uint64_t id, EventTraceLayout& out, std::string& err) {

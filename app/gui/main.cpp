@@ -34,7 +34,7 @@ struct Options {
         cli.addHelpOption();
         cli.addVersionOption();
         for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &cycles}) cli.addOption(*o);
-        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
+        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open; several files (or a ring's first file) open as one file set"), QStringLiteral("[capture...]"));
     }
 };
 
@@ -99,10 +99,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         const QString shot_prefix = cli.value(shots);
-        const QString file = cli.positionalArguments().first();
+        const QStringList files = cli.positionalArguments();   // several: one file set
         const int cycles_left = cli.isSet(cycles) ? std::max(0, cli.value(cycles).toInt()) : 0;
         auto step = std::make_shared<int>(0);   // loads and cancels done
-        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix, file, cycles_left, step](bool ok) {
+        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix, files, cycles_left, step](bool ok) {
             // The first screen with the data is painted before exiting.
             w.repaint();
             QApplication::processEvents();
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
                 fprintf(stderr, "stallscope: step %d (%s): RSS %.1f MB\n", n, ok ? "loaded" : cancelled ? "cancelled" : "failed",
                         double(residentBytes()) / 1048576.0);
                 if ((ok || cancelled) && n < 2 * cycles_left) {
-                    w.openFile(file);
+                    w.openFiles(files);
                     if (n % 2 == 0) QTimer::singleShot(1000, &w, [&w] { w.cancelLoad(); });
                     return;
                 }
@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
             QApplication::exit(ok ? 0 : 1);
         });
     }
-    if (!cli.positionalArguments().isEmpty()) w.openFile(cli.positionalArguments().first());
+    // Several files on the command line are one file set (docs/gui.md).
+    if (!cli.positionalArguments().isEmpty()) w.openFiles(cli.positionalArguments());
     return app.exec();
 }

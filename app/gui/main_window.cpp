@@ -5,6 +5,7 @@
 #include "app/gui/calls_model.h"
 #include "app/gui/damage_banner.h"
 #include "app/gui/display_text.h"
+#include "app/gui/dropped_files.h"
 #include "app/gui/calls_page.h"
 #ifdef STALLSCOPE_GUI_HAVE_COMPARE
 #include "app/gui/compare/compare_window.h"
@@ -130,7 +131,7 @@ void MainWindow::buildMenus() {
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("Open &Key Log…"), this, &MainWindow::openKeyLogDialog);
-    QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
+    QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_files_.isEmpty()) openFiles(current_files_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
 #ifdef STALLSCOPE_GUI_HAVE_COMPARE
@@ -221,8 +222,11 @@ void MainWindow::changeEvent(QEvent* e) {
 void MainWindow::updateTitle() {
     // "file.pcap — StallScope", Wireshark's order. Ending in the application
     // display name keeps the platform from appending it a second time.
-    setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope")
-                                           : QStringLiteral("%1 \u2014 StallScope").arg(QFileInfo(current_file_).fileName()));
+    // A file set is named by its first file and how many files it has.
+    const size_t set_files = hub_->result() ? hub_->result()->capture.files.size() : 0;
+    const QString name = set_files > 1 ? tr("%1 (file set of %2 files)").arg(QFileInfo(current_file_).fileName()).arg(set_files)
+                                       : QFileInfo(current_file_).fileName();
+    setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope") : QStringLiteral("%1 \u2014 StallScope").arg(name));
 }
 
 void MainWindow::updateActions() {
@@ -232,11 +236,12 @@ void MainWindow::updateActions() {
 void MainWindow::openDialog() {
     QSettings s;
     const QString dir = s.value(QStringLiteral("open/dir")).toString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir,
-                                                      tr("Captures (*.pcap *.pcapng *.cap *.dmp);;All files (*)"));
-    if (path.isEmpty()) return;
-    s.setValue(QStringLiteral("open/dir"), QFileInfo(path).absolutePath());
-    openFile(path);
+    // Several files chosen together are one file set (the first of a ring brings the rest).
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open capture or file set"), dir,
+                                                            tr("Captures (*.pcap *.pcapng *.cap *.dmp);;All files (*)"));
+    if (paths.isEmpty()) return;
+    s.setValue(QStringLiteral("open/dir"), QFileInfo(paths.front()).absolutePath());
+    openFiles(paths);
 }
 
 // TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS in this and
@@ -255,10 +260,14 @@ void MainWindow::openKeyLogDialog() {
 void MainWindow::setKeyLog(const QString& path) {
     runner_->setKeyLog(path);
     statusBar()->showMessage(tr("TLS key log: %1").arg(QFileInfo(path).fileName()));
-    if (!current_file_.isEmpty()) openFile(current_file_);
+    if (!current_files_.isEmpty()) openFiles(current_files_);
 }
 
-void MainWindow::openFile(const QString& path) {
+void MainWindow::openFile(const QString& path) { openFiles(QStringList{path}); }
+
+void MainWindow::openFiles(const QStringList& paths) {
+    if (paths.isEmpty()) return;
+    const QString path = paths.front();
     loading_file_ = path;
     last_error_.clear();
     if (!progress_) {
@@ -273,8 +282,9 @@ void MainWindow::openFile(const QString& path) {
     progress_->setLabelText(tr("Analysing %1…").arg(QFileInfo(path).fileName()));
     progress_->reset();
     progress_->setValue(0);
-    statusBar()->showMessage(tr("Analysing %1…").arg(path));
-    runner_->start(path);
+    statusBar()->showMessage(paths.size() > 1 ? tr("Analysing %1 and %n more file(s) as one capture…", nullptr, int(paths.size() - 1)).arg(path)
+                                              : tr("Analysing %1…").arg(path));
+    runner_->start(paths);
 }
 
 void MainWindow::onProgress(double fraction, quint64 packets) {
@@ -312,7 +322,8 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
         return;
     }
     current_file_ = out.path;
-    addRecentFile(out.path);
+    current_files_ = out.paths.isEmpty() ? QStringList{out.path} : out.paths;
+    addRecentFile(out.path);   // a ring's first file reopens its whole set
     if (QFileInfo::exists(out.path))   // File > Open starts where the last capture came from
         QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(out.path).absolutePath());
     warnings_->clear();
@@ -400,12 +411,30 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
+    QStringList files;
     for (const QUrl& u : e->mimeData()->urls())
-        if (u.isLocalFile()) {
-            e->acceptProposedAction();
-            openFile(u.toLocalFile());
-            return;
-        }
+        if (u.isLocalFile()) files << u.toLocalFile();
+    if (files.isEmpty()) return;
+    e->acceptProposedAction();
+    openDroppedFiles(files);
+}
+
+void MainWindow::openDroppedFiles(const QStringList& files) {
+    const DroppedFilesPlan plan = planDroppedFiles(files, backend_.file_set_of);
+#ifdef STALLSCOPE_GUI_HAVE_COMPARE
+    if (plan.action == DroppedFilesPlan::Action::Compare) {
+        auto* w = new CompareWindow(backend_);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->show();
+        w->load(plan.before, plan.after);
+        statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)")
+                                     .arg(QFileInfo(plan.before).fileName(), QFileInfo(plan.after).fileName()), 8000);
+        return;
+    }
+    if (plan.action == DroppedFilesPlan::Action::Open) openFiles(plan.files);
+#else
+    if (plan.action != DroppedFilesPlan::Action::Nothing) openFiles(files);   // no Compare in this build: one set
+#endif
 }
 
 void MainWindow::exportDialog(const QString& what) {

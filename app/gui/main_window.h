@@ -47,6 +47,11 @@ public:
     void setSpillAfterCalls(size_t n);
     // Starts loading a capture (asynchronously); loadFinished reports the outcome.
     void openFile(const QString& path);
+    // Several files analysed as one capture (a file set: a dumpcap ring, tcpdump -C files...).
+    void openFiles(const QStringList& paths);
+    // Files given at once (dropped, or chosen together): one file set opens as
+    // one capture, two unrelated captures open the Compare window (dropped_files.h).
+    void openDroppedFiles(const QStringList& paths);
     // Decrypt HTTPS with this NSS key log from now on (File > Open Key Log…); reloads the capture.
     void setKeyLog(const QString& path);
     // Exports; the format comes from the file suffix. False with *error set on failure.
@@ -113,6 +118,7 @@ private:
     QActionGroup* theme_group_ = nullptr;
     QList<QAction*> need_result_;
     QString current_file_, loading_file_, last_error_;
+    QStringList current_files_;   // what is open: one file, or a file set's files
 };
 
 } // namespace stallscope::gui

@@ -456,3 +456,119 @@ TEST_CASE("capture cli: the interface going away keeps what was captured", "[liv
     CHECK(a.exit_code == 0);
     CHECK(json::parse(a.out)["capture"]["packets"] == doc["capture"]["packets"]);
 }
+
+namespace {
+// The files in `dir` whose names start with `prefix`, by name.
+std::vector<std::string> files_named(const TempDir& dir, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path(), ec))
+        if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+} // namespace
+
+TEST_CASE("capture cli: a ring buffer (-b filesize: -b files:) writes a file set and reports the files it kept",
+          "[live][root][cli][ring]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("ring.pcapng"), jsonl = dir.file("client.jsonl");
+    // Every file kept: the report is the whole run's, read from its files.
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "xsoap"), "--run", client_cmd(port, "xsoap", 200, jsonl), "-w", pcap,
+                    "-b", "filesize:20", "--json"},
+                   dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<std::string> files = files_named(dir, "ring_");
+    REQUIRE(files.size() > 2);
+    CHECK_FALSE(std::filesystem::exists(pcap));
+    json doc = json::parse(r.out);
+    std::vector<std::string> reported;
+    for (auto& f : doc["capture"]["files"]) reported.push_back(f["file"].get<std::string>());
+    CHECK(reported == files);
+    CHECK(doc["calls"].size() == 200);
+    size_t complete = 0;
+    for (auto& c : doc["calls"]) complete += c["complete"].get<bool>();
+    CHECK(complete == 200);
+    // analyze of the first file reads the same set and finds the same calls.
+    Result a = run({STALLSCOPE_CLI, "analyze", files.front(), "--json", "--quiet"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    CHECK(json::parse(a.out)["calls"].size() == 200);
+
+    // Only the newest 2 kept: the report covers them and says the rest were deleted.
+    const int port2 = free_port();
+    const std::string pcap2 = dir.file("keep.pcapng");
+    r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port2),
+             "--server", server_cmd(port2, "xsoap"), "--run", client_cmd(port2, "xsoap", 200, jsonl), "-w", pcap2,
+             "-b", "filesize:20", "-b", "files:2", "--json"},
+            dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(files_named(dir, "keep_").size() == 2);
+    doc = json::parse(r.out);
+    CHECK(doc["capture"]["files"].size() == 2);
+    CHECK(doc["calls"].size() < 200);   // the kept files begin mid-connection, after the first calls
+    bool said = false;
+    for (auto& w : doc["capture"]["warnings"]) said = said || w["message"].get<std::string>().find("oldest files were deleted") != std::string::npos;
+    CHECK(said);
+
+    for (const char* bad : {"files:3", "filesize:0", "size:10", "filesize:x"}) {
+        r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "-w", dir.file("bad.pcapng"), "-b", bad}, dir);
+        CHECK(r.exit_code == 2);
+    }
+}
+
+TEST_CASE("capture cli: SIGKILL mid-capture leaves every kept file of a ring readable, none missing",
+          "[live][root][cli][ring]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("killedring.pcapng"), jsonl = dir.file("client.jsonl");
+    Proc p = spawn({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "gsoap", 20), "--run", client_cmd(port, "gsoap", 20000, jsonl),
+                    "-w", pcap, "-b", "filesize:50", "-b", "files:3"},
+                   dir, "killedring");
+    // Round the ring at least once (file 5 or a later one exists, so older
+    // ones were deleted), then kill: well before the server's 20 s are up.
+    for (int i = 0; i < 500; ++i) {
+        const auto f = files_named(dir, "killedring_");
+        const std::string newest = f.empty() ? std::string() : std::filesystem::path(f.back()).filename().string();
+        if (newest.size() > 16 && std::stoul(newest.substr(11, 5)) >= 5) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(p.pid, SIGKILL);
+    int status = 0;
+    waitpid(p.pid, &status, 0);
+    INFO("stderr of the capture:\n" << slurp(p.err_path));
+    CHECK(WIFSIGNALED(status));
+    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto left = processes_mentioning("--port " + std::to_string(port));
+    for (pid_t pid : left) kill(pid, SIGKILL);
+    CHECK(left.empty());
+
+    const std::vector<std::string> kept = files_named(dir, "killedring_");
+    REQUIRE(kept.size() >= 2);
+    CHECK(kept.size() <= 3);
+    CHECK(kept.front().find("killedring_00001_") == std::string::npos);   // the ring went round: the first was deleted
+    uint64_t frames = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+        std::string err;
+        auto reader = PcapFileReader::open(kept[i], err);
+        REQUIRE(reader);
+        Frame f;
+        PcapFileReader::Status st;
+        while ((st = reader->next(f)) == PcapFileReader::Status::Ok) ++frames;
+        if (i + 1 < kept.size()) CHECK(st == PcapFileReader::Status::End);   // closed and synced before the next
+        else if (st == PcapFileReader::Status::Error) CHECK(reader->error().find("truncated") != std::string::npos);
+    }
+    CHECK(frames > 100);
+    // The kept set is analysed as one capture.
+    Result a = run({STALLSCOPE_CLI, "analyze", kept.front(), "--json", "--quiet"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    CHECK(json::parse(a.out)["capture"]["files"].size() == kept.size());
+    CHECK(json::parse(a.out)["calls"].size() > 10);
+}

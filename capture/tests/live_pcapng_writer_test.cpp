@@ -3,6 +3,7 @@
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/pcap/pcapng_writer.h"
 #include "capture/tests/capture_writers.h"
+#include "capture/tests/pcapng_test_frames.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +16,9 @@
 using namespace stallscope;
 using stallscope::test::Bytes;
 using stallscope::test::TempDir;
+using stallscope::test::frame_of;
+using stallscope::test::lo_iface;
+using stallscope::test::payload;
 
 namespace {
 
@@ -44,16 +48,6 @@ ReadBack read_back(const std::string& path) {
     return out;
 }
 
-// Frame i carries (i % 97) + 1 bytes of value i & 0xff, so lengths hit every padding.
-Bytes payload(uint64_t i) { return Bytes(size_t(i % 97) + 1, uint8_t(i)); }
-
-Frame frame_of(const Bytes& b, int64_t ts_ns, uint32_t origlen = 0) {
-    Frame f;
-    f.ts_ns = ts_ns;
-    f.origlen = origlen ? origlen : uint32_t(b.size());
-    f.data = std::span<const uint8_t>(b.data(), b.size());
-    return f;
-}
 
 uint64_t file_size(const std::string& p) {
     std::error_code ec;
@@ -61,14 +55,6 @@ uint64_t file_size(const std::string& p) {
     return ec ? 0 : uint64_t(s);
 }
 
-PcapngInterface lo_iface() {
-    PcapngInterface i;
-    i.linktype = 1;
-    i.snaplen = 262144;
-    i.name = "lo";
-    i.filter = "tcp port 8080";
-    return i;
-}
 
 } // namespace
 

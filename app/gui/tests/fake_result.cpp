@@ -123,8 +123,9 @@ static EventTraceLayout layoutOf(const std::vector<SegmentInfo>& segs, const std
 
 GuiBackend fakeBackend() {
     GuiBackend b;
-    b.analyze = [](const std::string& path, const AnalysisOptions& o, const ProgressFn& progress) {
+    b.analyze = [](const std::vector<std::string>& paths, const AnalysisOptions& o, const ProgressFn& progress) {
         AnalyzeOutcome out;
+        const std::string path = paths.empty() ? std::string() : paths.front();
         if (path == "fake:ok") {
             out.ok = true;
             out.result = makeResult();
