@@ -76,7 +76,7 @@ void Session::start() {
     capture_thread_ = std::thread([this] { capture_main(); });
 }
 
-void Session::emit(Queued q) {
+void Session::write_and_queue(Queued q) {
     q.frame.data = std::span<const uint8_t>(q.bytes.data(), q.bytes.size());
     if (write_error_.empty()) {
         uint64_t off = 0;
@@ -125,7 +125,7 @@ void Session::release(bool all) {
     const int64_t cutoff = wall_ns() - int64_t(opt_.keylog_hold_ms) * 1'000'000;
     // A clock step could hold packets for ever: never more than kMaxHeld.
     while (!held_.empty() && (all || held_.front().frame.ts_ns <= cutoff || held_.size() > kMaxHeld)) {
-        emit(std::move(held_.front()));
+        write_and_queue(std::move(held_.front()));
         held_.pop_front();
     }
 }
@@ -138,7 +138,7 @@ void Session::capture_main() {
         q.bytes.assign(f.data.begin(), f.data.end());
         if (!hold) {
             if (keylog_.active()) release(true);  // secrets that came first go first
-            return emit(std::move(q));
+            return write_and_queue(std::move(q));
         }
         held_.push_back(std::move(q));
         release(false);

@@ -96,7 +96,7 @@ private:
     // Capture thread: new key log lines into the file and the key store,
     // then the held packets older than the hold (all when `all`) out.
     void release(bool all);
-    void emit(Queued q);
+    void write_and_queue(Queued q);
 
     SessionOptions opt_;
     std::unique_ptr<LiveCapture> cap_;
