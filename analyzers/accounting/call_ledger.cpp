@@ -2,6 +2,7 @@
 
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/result/capture_point.h"
+#include "analyzers/result/finding_kinds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -90,11 +91,14 @@ bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer && cause != kNetwork;
 }
 
-bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
+bool is_setup_kind(const std::string& kind) {
+    const FindingKindInfo* k = find_finding_kind(kind);
+    return k && k->time == KindTime::Setup;
+}
 
 void account_finding(Finding& f) {
     // Its time is part of the connection's setup, which connection_setup counts.
-    if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
+    if (is_setup_kind(f.kind) && f.kind != "connection_setup") { f.counted_ms = 0; return; }
     if (f.intervals.empty()) f.counted_ms = f.cost_ms;
 }
 

@@ -4,6 +4,7 @@
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/live_keylog.h"
 #include "app/cli/live_port_census.h"
 #include "app/cli/live_scenario.h"
 #include "app/cli/live_status.h"
@@ -23,6 +24,7 @@ const char* kHelp =
     "usage: stallscope-cli capture --iface IF -w OUT.pcapng [--filter EXPR] [--server CMD] [--run CMD]\n"
     "                              [--duration S] [--json] [--quiet] [--buffer-mb N] [--snaplen N]\n"
     "                              [--server-wait S] [--drain S] [-b filesize:KB [-b files:N]]\n"
+    "                              [--keylog FILE | --no-keylog]\n"
     "\n"
     "Captures packets with libpcap into OUT.pcapng (flushed as they come) and analyses\n"
     "them as they arrive. With --server, starts that command first and waits until it\n"
@@ -47,6 +49,11 @@ const char* kHelp =
     "                      files, switching to the next once one holds KB kilobytes\n"
     "  -b files:N          ... and keep only the newest N files (older ones are deleted);\n"
     "                      the final report is the analysis of the files kept\n"
+    "  --keylog FILE       the TLS key log the commands write: they get SSLKEYLOGFILE=FILE\n"
+    "                      (default with --server or --run: OUT without its extension + .keylog);\n"
+    "                      its secrets are also embedded in OUT (Decryption Secrets Blocks), so an\n"
+    "                      HTTPS capture decrypts by itself; removed again if nothing was logged\n"
+    "  --no-keylog         no key log: the commands keep the SSLKEYLOGFILE they had\n"
     "The live status line is shown when stderr is a terminal; the final report goes to\n"
     "stdout as with 'analyze'.\n"
     "exit status: 0 captured and analysed (also when the interface went away: a warning\n"
@@ -55,7 +62,8 @@ const char* kHelp =
     "captured (the TCP ports the run used are named), 2 usage error\n";
 
 struct Options {
-    std::string iface = "lo", filter, out, server_cmd, run_cmd;
+    std::string iface = "lo", filter, out, server_cmd, run_cmd, keylog;
+    bool no_keylog = false;
     double duration_s = 0, server_wait_s = 10, drain_s = 0.5;
     bool json = false, quiet = false;
     uint64_t buffer_mb = 64, snaplen = 262144;
@@ -163,6 +171,8 @@ bool parse_options(Args& a, Options& o, int& rc) {
                 return false;
             }
         }
+        else if (s == "--keylog") { if (!a.value(s, o.keylog)) return false; }
+        else if (s == "--no-keylog") o.no_keylog = true;
         else if (s == "--json") o.json = true;
         else if (s == "--quiet" || s == "-q") o.quiet = true;
         else { usage_error("capture", "unknown argument '" + s + "'"); return false; }
@@ -170,6 +180,10 @@ bool parse_options(Args& a, Options& o, int& rc) {
     if (o.out.empty()) { usage_error("capture", "-w OUT.pcapng is required"); return false; }
     if (o.iface.empty()) { usage_error("capture", "--iface needs an interface name"); return false; }
     if (o.ring.files && !o.ring.enabled()) { usage_error("capture", "-b files:N needs -b filesize:KB (when to switch files)"); return false; }
+    if (o.no_keylog && !o.keylog.empty()) { usage_error("capture", "--keylog and --no-keylog exclude each other"); return false; }
+    if (o.keylog.empty() && !o.no_keylog && (!o.server_cmd.empty() || !o.run_cmd.empty()))
+        o.keylog = live::keylog_path_beside(o.out);
+    if (!o.keylog.empty() && o.keylog == o.out) { usage_error("capture", "--keylog must not be the capture file"); return false; }
     return true;
 }
 
@@ -218,6 +232,7 @@ int capture_main(const Options& o) {
     so.session.out_path = o.out;
     so.session.ring = o.ring;
     so.session.application = "stallscope-cli 0.1.0 capture";
+    so.session.keylog_path = o.keylog;
     so.server_cmd = o.server_cmd;
     so.run_cmd = o.run_cmd;
     so.duration_s = o.duration_s;
@@ -232,6 +247,7 @@ int capture_main(const Options& o) {
         if (!o.quiet)
             con.message("capturing on " + o.iface + (o.filter.empty() ? "" : " (filter '" + o.filter + "')") +
                         " into " + (o.ring.enabled() ? ring_description(o.out, o.ring) : o.out) +
+                        (o.keylog.empty() ? "" : "; the commands' TLS key log (SSLKEYLOGFILE): " + o.keylog) +
                         (o.run_cmd.empty() && o.duration_s == 0 ? "; Ctrl-C (SIGINT/SIGTERM) stops" : ""));
     };
     if (con.tty())
@@ -276,6 +292,9 @@ int capture_main(const Options& o) {
                      (unsigned long long)out.status.packets, o.iface.c_str(), out.status.elapsed_s, into.c_str(),
                      live::human_bytes(result.capture.bytes).c_str(), out.stop_reason.c_str());
     }
+    if (!o.quiet && out.status.keylog_lines > 0)
+        std::fprintf(stderr, "stallscope-cli: %llu TLS key log lines kept in %s and embedded in %s\n",
+                     (unsigned long long)out.status.keylog_lines, o.keylog.c_str(), (o.ring.enabled() ? "the ring's files" : o.out.c_str()));
     const std::string text = o.json ? report_json(result) : report_text(result);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

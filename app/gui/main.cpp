@@ -25,6 +25,8 @@ struct Options {
                              QStringLiteral("DIR/PREFIX")};
     QCommandLineOption size{QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
                             QStringLiteral("WxH")};
+    QCommandLineOption keylog{QStringLiteral("keylog"), QStringLiteral("TLS key log (NSS format) to decrypt HTTPS with, as File > Open Key Log"),
+                              QStringLiteral("FILE")};
     QCommandLineOption cycles{QStringLiteral("load-cycles"),
                               QStringLiteral("with --quit-after-load: then N times open the file again and cancel, and open it again, "
                                              "printing the RSS after each step (reload memory check)"),
@@ -33,7 +35,7 @@ struct Options {
         cli.setApplicationDescription(QStringLiteral("Finds why SOAP/HTTP-1.x calls are slow from packet captures."));
         cli.addHelpOption();
         cli.addVersionOption();
-        for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &cycles}) cli.addOption(*o);
+        for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &keylog, &cycles}) cli.addOption(*o);
         cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open; several files (or a ring's first file) open as one file set"), QStringLiteral("[capture...]"));
     }
 };
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
         w.resize(1360, 860);
     }
     w.show();
+    if (cli.isSet(opts.keylog)) w.setKeyLog(cli.value(opts.keylog));  // before the capture: it is read with it
     if (cli.isSet(call)) {
         const quint64 id = cli.value(call).toULongLong();
         QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },

@@ -45,6 +45,13 @@ bool PcapngRingWriter::open_next() {
     return cur_ != nullptr;
 }
 
+bool PcapngRingWriter::write_secrets(uint32_t secrets_type, const void* data, size_t size) {
+    if (!cur_) return false;
+    if (cur_->write_secrets(secrets_type, data, size)) return true;
+    error_ = cur_->error();
+    return false;
+}
+
 bool PcapngRingWriter::write(const Frame& f, int64_t now_ns, uint64_t* offset) {
     if (!cur_) return false;
     if (ring_.enabled() && cur_->packets() > 0 && cur_->bytes_written() >= ring_.file_bytes) {

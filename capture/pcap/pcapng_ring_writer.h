@@ -39,6 +39,11 @@ public:
     bool write(const Frame& f, int64_t now_ns, uint64_t* offset = nullptr);
     bool tick(int64_t now_ns);
     bool flush();
+    // A Decryption Secrets Block into the current file, before the packets
+    // written after it. Not repeated in later files: a connection that
+    // crosses into the next file is decrypted when the set is read as one
+    // capture, and one whose handshake file was deleted has no handshake left.
+    bool write_secrets(uint32_t secrets_type, const void* data, size_t size);
     // The last file gets the interface statistics.
     bool close(const uint64_t* received = nullptr, const uint64_t* dropped = nullptr, int64_t start_ns = 0,
                int64_t end_ns = 0);

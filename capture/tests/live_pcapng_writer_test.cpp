@@ -92,6 +92,38 @@ TEST_CASE("pcapng writer: frames read back with nanosecond timestamps, lengths a
     CHECK(w->bytes_written() == file_size(path));
 }
 
+TEST_CASE("pcapng writer: a decryption secrets block is on disk at once and read before the packets after it",
+          "[live][writer]") {
+    TempDir dir;
+    const std::string path = dir.file("dsb.pcapng");
+    std::string err;
+    auto w = PcapngStreamWriter::create(path, lo_iface(), "", err);
+    REQUIRE(w);
+    const Bytes first = payload(1), second = payload(2);
+    REQUIRE(w->write(frame_of(first, 1000), 0));
+    const std::string keys = "CLIENT_RANDOM 00 11\n";  // 19 bytes: the block pads to 4
+    const uint64_t before = w->bytes_written();
+    REQUIRE(w->write_secrets(0x544c534b, keys.data(), keys.size()));
+    // Not closed, not ticked: the block (and the packet before it) is in the file already.
+    CHECK(file_size(path) == w->bytes_written());
+    CHECK(w->bytes_written() == before + 12 + 8 + 20);
+    REQUIRE(w->write(frame_of(second, 2000), 0));
+    REQUIRE(w->close());
+
+    auto r = PcapFileReader::open(path, err);
+    REQUIRE(r);
+    std::vector<std::string> order;  // what the reader hands over, in order
+    r->set_secrets_sink([&](uint32_t type, std::span<const uint8_t> data, uint64_t offset) {
+        CHECK(type == 0x544c534bu);
+        CHECK(offset == before);
+        order.push_back("secrets:" + std::string(data.begin(), data.end()));
+    });
+    Frame f;
+    for (int guard = 0; guard < 10 && r->next(f) == PcapFileReader::Status::Ok; ++guard)
+        order.push_back("frame " + std::to_string(f.number));
+    CHECK(order == std::vector<std::string>{"frame 1", "secrets:" + keys, "frame 2"});
+}
+
 TEST_CASE("pcapng writer: the file is a valid empty capture right after create", "[live][writer]") {
     TempDir dir;
     const std::string path = dir.file("empty.pcapng");
