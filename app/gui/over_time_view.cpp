@@ -1,5 +1,7 @@
 #include "app/gui/over_time_view.h"
 
+#include "app/gui/zoom_gestures.h"
+
 #include "app/gui/display_text.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/theme.h"
@@ -191,14 +193,24 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(kLeft, axis_y + 16, sr.width(), 16), Qt::AlignHCenter, tr("time since the capture began"));
 }
 
-void OverTimeView::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1.5); update(); }
-void OverTimeView::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / 1.5); update(); }
+void OverTimeView::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, zoom_gestures::kKeyStep); update(); }
+void OverTimeView::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / zoom_gestures::kKeyStep); update(); }
+
+void OverTimeView::keyPressEvent(QKeyEvent* e) {
+    switch (zoom_gestures::keyOf(e)) {
+    case zoom_gestures::Key::ZoomIn: zoomIn(); return;
+    case zoom_gestures::Key::ZoomOut: zoomOut(); return;
+    case zoom_gestures::Key::Fit: fitAll(); return;
+    case zoom_gestures::Key::PanLeft: axis_.panBy(axis_.width() / 10); update(); return;
+    case zoom_gestures::Key::PanRight: axis_.panBy(-axis_.width() / 10); update(); return;
+    case zoom_gestures::Key::None: QWidget::keyPressEvent(e);
+    }
+}
 void OverTimeView::fitAll() { axis_.fitAll(); update(); }
 
 void OverTimeView::wheelEvent(QWheelEvent* e) {
-    const double steps = e->angleDelta().y() / 120.0;
-    if (steps == 0) return;
-    axis_.zoomAt(e->position().x(), std::pow(1.25, steps));
+    if (e->angleDelta().y() == 0) return;
+    axis_.zoomAt(e->position().x(), zoom_gestures::wheelFactor(e));
     update();
     e->accept();
 }
@@ -226,13 +238,17 @@ void OverTimeView::mouseMoveEvent(QMouseEvent* e) {
 
 void OverTimeView::mouseReleaseEvent(QMouseEvent* e) {
     dragging_ = false;
-    if ((e->position() - press_pos_).manhattanLength() > 3) return;
+    if (!zoom_gestures::isClick(press_pos_, e->position())) return;
+    if (const auto id = callAt(e->position())) hub_->selectCall(*id);
+}
+
+void OverTimeView::mouseDoubleClickEvent(QMouseEvent* e) {
     if (const auto id = callAt(e->position())) {
         hub_->selectCall(*id);
         emit callActivated(*id);
+    } else {
+        fitAll();
     }
 }
-
-void OverTimeView::mouseDoubleClickEvent(QMouseEvent*) { fitAll(); }
 
 } // namespace stallscope::gui

@@ -368,7 +368,7 @@ void CompareWindow::exportDialog() {
 
 CompareWindow* openCompareDialog(QWidget* parent, const GuiBackend& backend) {
     QSettings settings;
-    const QString filter = QObject::tr("Captures (*.pcap *.pcapng *.cap);;All files (*)");
+    const QString filter = QObject::tr("Captures (*.pcap *.pcapng *.cap *.gz);;All files (*)");
     QString dir = settings.value(QStringLiteral("compare/dir"), settings.value(QStringLiteral("open/dir"))).toString();
     const QString before = QFileDialog::getOpenFileName(parent, QObject::tr("Compare: BEFORE capture (as it was)"), dir, filter);
     if (before.isEmpty()) return nullptr;

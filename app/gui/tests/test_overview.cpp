@@ -278,9 +278,13 @@ TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hove
     CHECK(v->scatterRect().contains(*p2));
     CHECK(v->callAt(*p2) == std::optional<uint64_t>(2));
     CHECK_FALSE(v->callAt(*p2 + QPointF(0, 40)).has_value());
-    // Clicking a dot opens the call.
+    // Clicking a dot selects the call; double-clicking opens it, as on the timeline (zoom_gestures.h).
     QSignalSpy opened(v, &OverTimeView::callActivated);
     QTest::mouseClick(v, Qt::LeftButton, {}, p1->toPoint());
+    CHECK(w.hub()->selectedCall() == 1);
+    CHECK(opened.count() == 0);
+    w.hub()->selectCall(2);
+    QTest::mouseDClick(v, Qt::LeftButton, {}, p1->toPoint());
     REQUIRE(opened.count() == 1);
     CHECK(w.hub()->selectedCall() == 1);
     // Zooming in narrows the span and the interval.
