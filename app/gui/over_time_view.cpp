@@ -39,8 +39,10 @@ OverTimeView::OverTimeView(SelectionHub* hub, QWidget* parent) : QWidget(parent)
 
 void OverTimeView::onResult(const ResultPtr& r) {
     series_ = r ? OverTimeSeries::build(*r) : OverTimeSeries{};
-    lo_decade_ = series_.points.empty() ? -1 : int(std::floor(std::log10(series_.min_ms)));
-    hi_decade_ = series_.points.empty() ? 3 : int(std::ceil(std::log10(series_.max_ms)));
+    // A margin of a twentieth of a decade: a call of exactly 1 or 100 ms is a
+    // dot inside the plot, not one cut by its border.
+    lo_decade_ = series_.points.empty() ? -1 : int(std::floor(std::log10(series_.min_ms) - 0.05));
+    hi_decade_ = series_.points.empty() ? 3 : int(std::ceil(std::log10(series_.max_ms) + 0.05));
     if (hi_decade_ <= lo_decade_) hi_decade_ = lo_decade_ + 1;
     axis_.setDataRange(series_.origin_ns, series_.end_ns);
     updateViewport();
@@ -111,7 +113,7 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     p.setFont(font());
     p.setPen(muted);
     p.drawText(QRectF(0, 4, width() - kRight, 18), Qt::AlignRight,
-               tr("wheel zooms · drag pans · double-click fits · click a dot opens the call"));
+               tr("wheel zooms · drag pans · click selects · double-click opens the call (elsewhere: fits)"));
 
     const QRectF sr = scatterRect();
     const double view0 = axis_.viewStartOffset(), view1 = view0 + axis_.viewSpan();

@@ -197,8 +197,13 @@ void TimelineWidget::paintLegend(QPainter& p, const QRect& area) const {
     s.setAlpha(160);
     item(s, tr("stall (finding)"), true);
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(x, area.top(), std::max(0, area.right() - x - 8), area.height()), Qt::AlignVCenter | Qt::AlignRight,
-               tr("wheel: zoom · drag: pan · Shift+wheel: scroll · 0: fit"));
+    // The longest hint that fits whole beside the legend; none rather than a clipped one.
+    const QRect room(x, area.top(), std::max(0, area.right() - x - 8), area.height());
+    for (const QString& hint : {tr("wheel: zoom · drag: pan · Shift+wheel: scroll · 0: fit"), tr("wheel: zoom · 0: fit")})
+        if (p.fontMetrics().horizontalAdvance(hint) + 12 <= room.width()) {
+            p.drawText(room, Qt::AlignVCenter | Qt::AlignRight, hint);
+            break;
+        }
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
