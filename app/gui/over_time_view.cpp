@@ -158,9 +158,12 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     };
     double y0 = sr.bottom() + kGap;
     for (const Band& band : bands) {
-        const QRectF br(sr.left(), y0, sr.width(), band_h);
+        // The band's title in a strip of its own above the bars, which rise to a round top (1-2-5).
+        constexpr double kTitle = 16;
+        const QRectF br(sr.left(), y0 + kTitle, sr.width(), std::max(8.0, band_h - kTitle));
         double peak = 0;
         for (const auto& b : buckets) peak = std::max(peak, band.value(b));
+        if (peak > 0) peak = TimeAxis::niceStep(peak);
         p.setPen(grid);
         p.drawLine(br.bottomLeft(), br.bottomRight());
         p.save();
@@ -169,16 +172,18 @@ void OverTimeView::paintEvent(QPaintEvent*) {
             const double v = band.value(b);
             if (v <= 0 || peak <= 0) continue;
             const double x0 = axis_.offsetToPixel(b.start_ns), x1 = axis_.offsetToPixel(b.start_ns + interval);
-            const double h = v / peak * (br.height() - 4);
+            const double h = v / peak * br.height();
             p.fillRect(QRectF(x0, br.bottom() - h, std::max(1.0, x1 - x0 - 1), h), band.colour);
         }
         p.restore();
         p.setPen(text);
         const QString peak_text = band.unit == QLatin1String("ms") ? formatMs(peak) : QString::number(peak, 'g', 4);
-        p.drawText(QRectF(0, br.top(), kLeft - 6, 16), Qt::AlignRight, peak_text);
-        p.drawText(QRectF(0, br.bottom() - 16, kLeft - 6, 16), Qt::AlignRight, QStringLiteral("0"));
+        p.drawText(QRectF(0, br.top() - 6, kLeft - 6, 16), Qt::AlignRight, peak_text);
+        p.drawText(QRectF(0, br.bottom() - 12, kLeft - 6, 16), Qt::AlignRight, QStringLiteral("0"));
+        p.setPen(grid);
+        p.drawLine(br.topLeft(), br.topRight());   // the round top the bars are scaled to
         p.setPen(muted);
-        p.drawText(QPointF(br.left() + 4, br.top() + 12), band.title);
+        p.drawText(QPointF(br.left() + 4, br.top() - 4), band.title);
         y0 += band_h + kGap;
     }
     // Time axis.
