@@ -1,5 +1,6 @@
 // stallscope: the desktop app. Thin: settings identity, theme, window, and
 // an optional capture path on the command line.
+#include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/memory_release.h"
 #include "app/gui/selection_hub.h"
@@ -21,8 +22,11 @@ struct Options {
     QCommandLineOption quit_after{QStringLiteral("quit-after-load"),
                                   QStringLiteral("load the capture, paint the first screen with it, exit (0 analysed, 1 not): for measuring")};
     QCommandLineOption shots{QStringLiteral("screenshots"),
-                             QStringLiteral("after loading, save a PNG of each page (and the findings pane) as DIR/PREFIX-<page>.png, then exit"),
+                             QStringLiteral("after loading, save a PNG of each page (and the findings pane) as DIR/PREFIX-<page>.png, "
+                                            "then exit; with no capture, the start page as DIR/PREFIX-start.png"),
                              QStringLiteral("DIR/PREFIX")};
+    QCommandLineOption whole{QStringLiteral("whole-connection"),
+                             QStringLiteral("show the event trace of the selected call's whole connection")};
     QCommandLineOption size{QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
                             QStringLiteral("WxH")};
     QCommandLineOption keylog{QStringLiteral("keylog"), QStringLiteral("TLS key log (NSS format) to decrypt HTTPS with, as File > Open Key Log"),
@@ -35,8 +39,8 @@ struct Options {
         cli.setApplicationDescription(QStringLiteral("Finds why SOAP/HTTP-1.x calls are slow from packet captures."));
         cli.addHelpOption();
         cli.addVersionOption();
-        for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &keylog, &cycles}) cli.addOption(*o);
-        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open; several files (or a ring's first file) open as one file set"), QStringLiteral("[capture...]"));
+        for (const QCommandLineOption* o : {&theme, &call, &whole, &quit_after, &shots, &size, &keylog, &cycles}) cli.addOption(*o);
+        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open; several files (or a ring's first file) open as one file set; gzip-compressed too"), QStringLiteral("[capture...]"));
     }
 };
 
@@ -95,6 +99,12 @@ int main(int argc, char** argv) {
         const quint64 id = cli.value(call).toULongLong();
         QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },
                          Qt::SingleShotConnection);
+    }
+    if (cli.isSet(opts.whole)) w.tracePanel()->setShowConnection(true);
+    if (cli.isSet(shots) && cli.positionalArguments().isEmpty() && !cli.isSet(quit_after)) {
+        w.repaint();
+        QApplication::processEvents();
+        return w.grab().save(cli.value(shots) + QStringLiteral("-start.png")) ? 0 : 1;
     }
     if (cli.isSet(quit_after) || cli.isSet(shots)) {
         if (cli.positionalArguments().isEmpty()) {

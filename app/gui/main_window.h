@@ -12,18 +12,20 @@ class QActionGroup;
 class QDockWidget;
 class QListWidget;
 class QMenu;
-class QProgressDialog;
+class QStackedWidget;
 class QTabWidget;
 
 namespace stallscope::gui {
 
 class AnalysisRunner;
 class CallsPage;
+class LoadBar;
 class EventTracePanel;
 class FindingsPanel;
 class OverTimeView;
 class OverviewPage;
 class SelectionHub;
+class StartPage;
 class TimelineWidget;
 
 // The figure options of File > Export > Event trace (as stallscope-cli export's).
@@ -72,6 +74,10 @@ public:
     FindingsPanel* findingsPanel() const { return findings_; }
     QListWidget* warningsList() const { return warnings_; }
     QTabWidget* pages() const { return pages_; }
+    StartPage* startPage() const { return start_; }
+    LoadBar* loadBar() const { return load_bar_; }
+    // The start page while no capture is open, else the pages.
+    QWidget* currentCentral() const;
     QString currentFile() const { return current_file_; }
     QString lastError() const { return last_error_; }
     QStringList recentFiles() const;
@@ -100,6 +106,10 @@ private:
     void updateTitle();
     void updateActions();
     void showError(const QString& title, const QString& text);
+    void showWarnings(const std::vector<Warning>& warnings);
+    void showSnapshot(const ResultPtr& r);
+    void hideCaptureLog();
+    void showDocks(bool on);
 
     GuiBackend backend_;
     SelectionHub* hub_;
@@ -112,8 +122,12 @@ private:
     EventTracePanel* trace_;
     FindingsPanel* findings_;
     QListWidget* warnings_;
+    StartPage* start_;
+    QStackedWidget* stack_ = nullptr;
+    bool docks_shown_ = true;
+    bool dock_was_visible_[2] = {true, true};
     QDockWidget *findings_dock_, *warnings_dock_;
-    QProgressDialog* progress_ = nullptr;
+    LoadBar* load_bar_;
     QMenu* recent_menu_ = nullptr;
     QActionGroup* theme_group_ = nullptr;
     QList<QAction*> need_result_;

@@ -206,11 +206,11 @@ void OverviewPage::onResult(const ResultPtr& r) {
     x->append(cats);
     x->setTitleText(tr("latency (ms, bin start, log bins)"));
     auto* y = new QValueAxis;
-    // Integer ticks: up to 4 intervals of a whole number of calls.
-    const uint64_t top = peak <= 4 ? std::max<uint64_t>(1, peak) : (peak + 3) / 4 * 4;
-    y->setRange(0, double(top));
+    // Round ticks at a 1-2-5 step of whole calls.
+    const CountAxis axis = countAxis(peak);
+    y->setRange(0, double(axis.top));
     y->setLabelFormat(QStringLiteral("%d"));
-    y->setTickCount(int(std::min<uint64_t>(top, 4)) + 1);
+    y->setTickCount(axis.ticks());
     y->setTitleText(tr("calls"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
