@@ -79,6 +79,8 @@ std::string finding_kind_title(std::string_view id) {
 }
 
 std::string finding_kind_doc_page(std::string_view id) {
+    // Reports from before the kind was renamed say connection_per_call: the same page.
+    if (id == "connection_per_call") id = "connection_setup";
     return find_finding_kind(id) ? "docs/detectors/" + std::string(id) + ".md" : std::string();
 }
 
