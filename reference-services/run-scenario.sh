@@ -10,7 +10,7 @@
 # --tls: HTTPS with a test CA made at run time (https/make-test-ca.sh; --tls-cert-names N pads the leaf
 # with N names to grow the certificate flight). The client writes the NSS key log to OUT.keys; the
 # capture with the secrets embedded (editcap --inject-secrets) is OUT.keyed.pcapng; OUT.pcap has none.
-#                   [--path-delay ONE_WAY_MS [--path-jitter MS]]
+#                   [--path-delay ONE_WAY_MS [--path-jitter MS] [--server-point-only]]
 #
 # --netns: server and client in two fresh network namespaces joined by a veth pair (MTU 1500,
 # 10.213.x.{1,2}/24 inside the namespaces only), captured on the server's veth; the namespaces are
@@ -19,7 +19,8 @@
 # --path-delay: client, a middle router and server in three namespaces joined by two user-space delay
 # links (delay-path.sh; ONE_WAY_MS/2 each, plus up to --path-jitter, default 0.4 ms, in all), and the
 # same run captured at once at the client, on the middle hop and at the server: OUT.client.pcap,
-# OUT.middle.pcap, OUT.server.pcap instead of OUT.pcap. Names start with $STALLSCOPE_NETNS_PREFIX
+# OUT.middle.pcap, OUT.server.pcap instead of OUT.pcap (--server-point-only: only the server's, as
+# OUT.pcap). Names start with $STALLSCOPE_NETNS_PREFIX
 # (default "stallscope"). No fallback: without namespaces it fails.
 set -euo pipefail
 
@@ -37,7 +38,7 @@ MADE_BY="$(printf '%q ' "${made_by_args[@]}")"; MADE_BY="${MADE_BY% }"
 
 profile="" op="" calls="" size=10 out="" server_args="" client_args="" netns=0
 tls="" tls_cert_names=0 description="" pathologies="{}" build="${STALLSCOPE_BUILD:-$REPO/build}" timeout_s=10 server_profile="" client_profile=""
-path_delay="" path_jitter=0.4
+path_delay="" path_jitter=0.4 server_point_only=0
 die() { echo "run-scenario: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
     --timeout-s) timeout_s="${2:?}"; shift 2 ;;
     --path-delay) path_delay="${2:?}"; shift 2 ;;
     --path-jitter) path_jitter="${2:?}"; shift 2 ;;
+    --server-point-only) server_point_only=1; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -134,6 +136,8 @@ if [ -n "$path_delay" ]; then
   srv_exec=(ip netns exec "$DP_NS_SRV") cli_exec=(ip netns exec "$DP_NS_CLI")
   host="$DP_SERVER_IP" bind="$DP_SERVER_IP"
   points=("client $DP_NS_CLI $DP_C_DEV" "middle $DP_NS_MID $DP_M_CDEV" "server $DP_NS_SRV $DP_S_DEV")
+  # --server-point-only: one capture, at the server, as OUT.pcap (the HTTPS captures' layout).
+  [ "$server_point_only" = 0 ] || points=("- $DP_NS_SRV $DP_S_DEV")
 elif [ "$netns" = 1 ]; then
   id=$$
   x=$(( id % 250 + 1 ))
@@ -220,7 +224,8 @@ for f in "$work"/tcpdump.*.err; do
   [ "${dropped:-0}" = 0 ] || echo "run-scenario: WARNING: tcpdump dropped $dropped packets ($f); the capture is incomplete" >&2
 done
 path_json="null"
-[ -n "$path_delay" ] && path_json="{\"one_way_ms\": $path_delay, \"jitter_ms\": $path_jitter, \"round_trip_ms\": $(python3 -c "print(2 * $path_delay)"), \"links\": \"two delay links of one_way_ms/2, client-middle and middle-server\", \"captures\": {\"client\": \"at the client (its TUN end), 0 ms from the client\", \"middle\": \"on the middle router, one_way_ms/2 from each end\", \"server\": \"at the server (its TUN end), 0 ms from the server\"}}"
+[ -n "$path_delay" ] && [ "$server_point_only" = 1 ] && path_json="{\"one_way_ms\": $path_delay, \"jitter_ms\": $path_jitter, \"round_trip_ms\": $(python3 -c "print(2 * $path_delay)"), \"links\": \"two delay links of one_way_ms/2, client-middle and middle-server\", \"captures\": {\"server\": \"at the server (its TUN end), 0 ms from the server: NAME.pcap\"}}"
+[ -n "$path_delay" ] && [ "$server_point_only" = 0 ] && path_json="{\"one_way_ms\": $path_delay, \"jitter_ms\": $path_jitter, \"round_trip_ms\": $(python3 -c "print(2 * $path_delay)"), \"links\": \"two delay links of one_way_ms/2, client-middle and middle-server\", \"captures\": {\"client\": \"at the client (its TUN end), 0 ms from the client\", \"middle\": \"on the middle router, one_way_ms/2 from each end\", \"server\": \"at the server (its TUN end), 0 ms from the server\"}}"
 
 if [ -n "$tls" ]; then
   editcap --inject-secrets "tls,$out.keys" "$pcap" "$out.keyed.pcapng" || die "editcap --inject-secrets failed"

@@ -43,6 +43,8 @@ def report(cli, args):
 def without_file_references(doc):
     for k in ("file", "bytes", "files", "frame_map"):
         doc["capture"].pop(k, None)
+    for f in doc.get("findings", []):
+        f.pop("frame_locations", None)  # evidence frames as file + frame
     return doc
 
 

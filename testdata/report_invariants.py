@@ -100,7 +100,7 @@ def check_report(doc):
             out.append(("cost_bounds", f"{what} cost_ms {cost!r}"))
             continue
         charged = [calls[c] for c in f.get("calls", []) if c in calls]
-        if f.get("kind") in ("connection_setup", "tls_resumption_missing"):  # setup kinds (call_ledger.h)
+        if f.get("kind") in ("connection_setup", "tls_resumption_missing", "tls_certificate_flight"):  # setup kinds (call_ledger.h)
             # The handshake lies before the call's first request byte: it is
             # charged to the call but bounded by the connection's handshake.
             conn = conns.get(f.get("connection_id"), {})

@@ -2,6 +2,7 @@
 
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/result/capture_point.h"
+#include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/ms_text.h"
 
 #include <algorithm>
@@ -85,11 +86,14 @@ bool is_stall_cause(const std::string& cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer && cause != kNetwork;
 }
 
-bool is_setup_kind(const std::string& kind) { return kind == "connection_setup" || kind == "tls_resumption_missing"; }
+bool is_setup_kind(const std::string& kind) {
+    const FindingKindInfo* k = find_finding_kind(kind);
+    return k && k->time == KindTime::Setup;
+}
 
 void account_finding(Finding& f, size_t complete_calls) {
     // Its time is part of the connection's setup, which connection_setup counts.
-    if (f.kind == "tls_resumption_missing") { f.counted_ms = 0; return; }
+    if (is_setup_kind(f.kind) && f.kind != "connection_setup") { f.counted_ms = 0; return; }
     if (!f.intervals.empty()) return;  // the sweep of its call counted it (0 on an incomplete call)
     const size_t calls = f.calls.empty() ? 1 : f.calls.size();
     f.counted_ms = complete_calls >= calls ? f.cost_ms : f.cost_ms * double(complete_calls) / double(calls);

@@ -67,4 +67,19 @@ CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
     return s;
 }
 
+const char* capture_place_text(CapturePlace p) {
+    switch (p) {
+    case CapturePlace::Client: return "near the client";
+    case CapturePlace::Server: return "near the server";
+    case CapturePlace::Path: return "in the path";
+    case CapturePlace::Both: return "at both ends";
+    case CapturePlace::Unknown: break;
+    }
+    return "at an unknown point";
+}
+
+bool capture_point_reported(const CapturePointSummary& s) {
+    return s.place != CapturePlace::Both && !(s.place == CapturePlace::Unknown && s.by_place[0] == 0);
+}
+
 } // namespace stallscope

@@ -23,4 +23,11 @@ struct CapturePointSummary {
 
 CapturePointSummary summarize_capture_point(const AnalysisResult& r);
 
+// "near the client", "near the server", "in the path", "at both ends", "at an unknown point".
+const char* capture_place_text(CapturePlace p);
+// Whether the report says where the capture was taken: not when the round
+// trip is under 1 ms (loopback: both ends see the same), nor when no
+// connection was even looked at.
+bool capture_point_reported(const CapturePointSummary& s);
+
 } // namespace stallscope

@@ -1,6 +1,7 @@
 #include "analyzers/calls/tls_keyless_calls.h"
 
 #include "analyzers/calls/tls_record_sizes.h"
+#include "analyzers/result/tls_carries.h"
 #include "dissectors/tls/tls_handshake.h"
 #include "dissectors/tls/tls_record.h"
 
@@ -60,8 +61,29 @@ bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {
     return o.exact && r.length == 2 + o.bytes;  // an alert (close_notify): 2 bytes of plaintext
 }
 
+// The handshake messages a record completed, as carries::kTls* bits (on its last segment).
+static uint16_t tls_messages(const TlsRecordEvent& r) {
+    if (r.type == tls::kChangeCipherSpec) return carries::kTlsChangeCipherSpec;
+    if (r.type == tls::kAlert) return 0;
+    const uint32_t t = r.handshake_types;
+    uint16_t m = 0;
+    if (t & bit(tls::kClientHello)) m |= carries::kTlsClientHello;
+    if (t & bit(tls::kServerHello)) m |= carries::kTlsServerHello;
+    if (t & bit(tls::kCertificate)) m |= carries::kTlsCertificate;
+    if (t & (bit(tls::kServerKeyExchange) | bit(tls::kClientKeyExchange) | bit(tls::kServerHelloDone) |
+             bit(tls::kCertificateRequest) | bit(tls::kCertificateVerify)))
+        m |= carries::kTlsKeyExchange;
+    if (t & bit(tls::kFinished)) m |= carries::kTlsFinished;
+    if (t & bit(tls::kNewSessionTicket)) m |= carries::kTlsSessionTicket;
+    // Nothing readable: TLS 1.3's encrypted flight, or TLS 1.2's Finished after ChangeCipherSpec.
+    if (!m && (r.type == tls::kApplicationData || r.encrypted)) m = carries::kTlsEncryptedHandshake;
+    return m;
+}
+
 void TlsKeylessCalls::on_handshake_record(int dir, const TlsRecordEvent& r) {
     mark(dir, r, carries::kTlsHandshake);
+    if (SegmentInfo* s = segs_.at(r.last_seg); s && s->len > 0 && s->from == (dir == kClient ? Side::Client : Side::Server))
+        s->carries |= tls_messages(r);
     if (r.type == tls::kAlert || any_request_) return;  // the handshake ends before the first request
     const SegmentInfo* first = segs_.at(r.first_seg);
     const SegmentInfo* last = segs_.at(r.last_seg);

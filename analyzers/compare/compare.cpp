@@ -56,6 +56,7 @@ std::string fmt(const char* f, double a) {
 CaptureSideInfo side_info(const CompareInput& r) {
     CaptureSideInfo s;
     s.file = r.file;
+    s.files = r.files;
     s.calls = r.calls;
     s.complete_calls = r.complete.size();
     s.connections = r.connections;

@@ -132,6 +132,7 @@ struct PredictionCheck {
 
 struct CaptureSideInfo {
     std::string file;
+    std::vector<std::string> files;   // a file set's files (empty: one file)
     uint64_t calls = 0, complete_calls = 0, connections = 0, findings = 0;
     double duration_ms = 0;
 };

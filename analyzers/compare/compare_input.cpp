@@ -24,6 +24,7 @@ uint8_t size_bucket_index(const Call& c) {
 CompareInput compare_input(const AnalysisResult& r) {
     CompareInput in;
     in.file = r.capture.file;
+    for (const CaptureFile& f : r.capture.files) in.files.push_back(f.path);
     in.calls = call_count(r);
     in.connections = connection_count(r);
     in.findings = finding_count(r);

@@ -35,6 +35,7 @@ struct FindingTally {
 
 struct CompareInput {
     std::string file;
+    std::vector<std::string> files;               // a file set's files (empty: one file)
     uint64_t calls = 0, connections = 0, findings = 0;
     double duration_ms = 0;
     std::vector<std::string> operations;          // operation_key of the calls, by first appearance

@@ -50,9 +50,14 @@ std::string kind_side_text(const KindSide& s) {
                       (unsigned long long)s.calls_affected, (unsigned long long)s.calls_total, ms(s.lost_ms).c_str());
 }
 
+// A file set is named by its first file and how many there are.
+std::string side_name(const CaptureSideInfo& s) {
+    return s.files.size() > 1 ? s.file + " (file set of " + std::to_string(s.files.size()) + " files)" : s.file;
+}
+
 std::string side_line(const char* name, const CaptureSideInfo& s) {
     return printf_str("%s %s: %llu calls (%llu complete) on %llu connection%s, %llu finding%s\n", name,
-                      s.file.c_str(), (unsigned long long)s.calls, (unsigned long long)s.complete_calls,
+                      side_name(s).c_str(), (unsigned long long)s.calls, (unsigned long long)s.complete_calls,
                       (unsigned long long)s.connections, s.connections == 1 ? "" : "s",
                       (unsigned long long)s.findings, s.findings == 1 ? "" : "s");
 }
@@ -254,8 +259,10 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
 namespace {
 
 json side_json(const CaptureSideInfo& s) {
-    return {{"file", s.file},         {"calls", s.calls},       {"complete_calls", s.complete_calls},
-            {"connections", s.connections}, {"findings", s.findings}, {"duration_ms", round_ms(s.duration_ms)}};
+    json j = {{"file", s.file},         {"calls", s.calls},       {"complete_calls", s.complete_calls},
+              {"connections", s.connections}, {"findings", s.findings}, {"duration_ms", round_ms(s.duration_ms)}};
+    if (!s.files.empty()) j["files"] = s.files;  // a file set: `file` is its first
+    return j;
 }
 
 json latency_json(const SideLatency& s) {

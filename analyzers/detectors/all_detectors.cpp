@@ -19,6 +19,7 @@ std::vector<std::unique_ptr<Detector>> make_detectors(uint64_t deflate_sample_fi
     v.push_back(make_tls_split_write_detector());
     v.push_back(make_tls_ticket_stall_detector());
     v.push_back(make_tls_resumption_missing_detector());
+    v.push_back(make_tls_certificate_flight_detector());
     return v;
 }
 

@@ -18,5 +18,6 @@ std::unique_ptr<Detector> make_tls_nagle_delayed_ack_detector();
 std::unique_ptr<Detector> make_tls_split_write_detector();
 std::unique_ptr<Detector> make_tls_ticket_stall_detector();
 std::unique_ptr<Detector> make_tls_resumption_missing_detector();
+std::unique_ptr<Detector> make_tls_certificate_flight_detector();
 
 } // namespace stallscope

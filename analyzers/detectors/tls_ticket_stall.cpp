@@ -8,6 +8,7 @@
 // leaving right after that ACK. See docs/detectors/tls_ticket_stall.md.
 #include "analyzers/detectors/builtin.h"
 #include "analyzers/result/capture_point.h"
+#include "analyzers/result/tls_carries.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/detectors/nagle_stalls.h"
 #include "capture/packet_decoder.h"
@@ -37,7 +38,8 @@ public:
             while (ai > 0 && !(segs[ai - 1].from == Side::Server && is_data(segs[ai - 1]))) --ai;
             if (ai == 0) return;
             const SegmentInfo& a = segs[--ai];
-            if (a.carries != carries::kTlsHandshake || a.retransmission) return;  // only tickets in it
+            // only tickets in it (the high byte names the TLS messages)
+            if ((a.carries & ~carries::kTlsMessages) != carries::kTlsHandshake || a.retransmission) return;
             if (a.acked_ns < 0 || !a.acked_by_pure_ack || a.acked_frame >= b.frame) return;
             // Timing as in the Nagle search (nagle_stalls.cpp): the ACK is late
             // beyond the way to the client and back; the response passes the

@@ -3,12 +3,16 @@
 #include "analyzers/diagram/diagram_style.h"
 #include "analyzers/diagram/diagram_text.h"
 #include "analyzers/diagram/png_stream.h"
+#include "analyzers/diagram/svg_text.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 
 namespace stallscope::detail {
 namespace {
@@ -62,10 +66,15 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
     return CAIRO_STATUS_SUCCESS;
 }
 
-bool write_svg(const PagedDrawing& d, cairo_surface_t* s, const std::string& what, std::string& error) {
+// The SVG as a string: cairo draws the graphics, the texts become <text>
+// elements (svg_text.h).
+bool write_svg(const PagedDrawing& d, std::string& out, const std::string& what, std::string& error) {
+    out.clear();
+    cairo_surface_t* s = cairo_svg_surface_create_for_stream(append_to_string, &out, d.width * d.scale, d.height * d.scale);
     if (!check(s, what, error)) { cairo_surface_destroy(s); return false; }
     cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
     cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);   // 1.16 defaults to pt (a third larger)
+    SvgTextCollector texts;
     cairo_t* cr = cairo_create(s);
     paint_white(cr);
     cairo_scale(cr, d.scale, d.scale);
@@ -74,6 +83,7 @@ bool write_svg(const PagedDrawing& d, cairo_surface_t* s, const std::string& wha
     cairo_surface_finish(s);
     bool ok = check(s, what, error);
     cairo_surface_destroy(s);
+    if (ok) texts.insert_into(out);
     return ok;
 }
 
@@ -98,13 +108,23 @@ std::vector<PageRange> paginate(const PagedDrawing& d, double max_body) {
 }
 
 bool write_svg_file(const PagedDrawing& d, const std::string& path, std::string& error) {
-    return write_svg(d, cairo_svg_surface_create(path.c_str(), d.width * d.scale, d.height * d.scale), path, error);
+    std::string svg;
+    if (!write_svg(d, svg, path, error)) return false;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) {
+        error = path + ": " + std::strerror(errno);
+        return false;
+    }
+    const bool written = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
+    if (std::fclose(f) != 0 || !written) {
+        error = path + ": write error";
+        return false;
+    }
+    return true;
 }
 
 bool write_svg_string(const PagedDrawing& d, std::string& out, std::string& error) {
-    out.clear();
-    return write_svg(d, cairo_svg_surface_create_for_stream(append_to_string, &out, d.width * d.scale, d.height * d.scale),
-                     "SVG", error);
+    return write_svg(d, out, "SVG", error);
 }
 
 bool write_pdf_file(const PagedDrawing& d, const std::string& path, double page_height, std::string& error) {
@@ -234,6 +254,10 @@ double draw_text(cairo_t* cr, const std::string& s, double x, double y, Align a)
     double w = text_width(cr, s);
     double x0 = a == Align::Left ? x : a == Align::Centre ? x - w / 2 : x - w;
     if (g_drawn && !s.empty()) record_text(cr, s, x0, y);
+    if (svg_text_active()) {   // an SVG export: a <text> element, not glyph outlines
+        svg_text_add(cr, clean_text(s), x0, y);
+        return w;
+    }
     cairo_move_to(cr, x0, y);
     cairo_show_text(cr, clean_text(s).c_str());
     cairo_new_path(cr);

@@ -31,6 +31,10 @@ constexpr size_t kOutBatches = 2;
 // A worker hands its events on after this many, whatever the batch: one
 // segment can finish dozens of pipelined calls.
 constexpr size_t kOutEvents = 256;
+// ... or once its calls hold this many bytes: a call answered behind
+// thousands of pipelined responses carries thousands of segment records
+// (70,000 pipelined HEADs: 224 KB a call, 57 MB for 256 of them).
+constexpr size_t kOutBytes = 2 << 20;
 // Finished calls the merge hands back emptied (their strings and vectors
 // keep their memory), so a worker fills old records as one thread does
 // instead of allocating a dozen buffers per call.
@@ -154,6 +158,10 @@ struct Worker : FlowSink {
     Worker(unsigned i, unsigned n, const AnalysisOptions& opt, BoundedQueue<OutBatch>* o)
         : index(i), out(o), table(opt, *this, n) {}
 
+    // Heap bytes of the calls in `events` (segments and write lists), to hand
+    // them on by size as well as by count.
+    size_t event_bytes = 0;
+
     Event& add(EventKind kind) {
         Event& e = events.emplace_back();
         e.key = key;
@@ -180,6 +188,10 @@ struct Worker : FlowSink {
         if (spare_calls.try_pop(e.call)) std::swap(e.call->call, call);  // `call` gets an emptied one's memory
         else e.call = std::make_unique<CallBox>(CallBox{std::move(call), {}});
         e.call->connection = conn;
+        const Call& c = e.call->call;
+        event_bytes += c.segments.size() * sizeof(SegmentInfo) +
+                       (c.request.write_sizes.size() + c.response.write_sizes.size()) * sizeof(uint32_t) +
+                       (c.request.frames.size() + c.response.frames.size()) * sizeof(uint64_t);
     }
     void closing(uint64_t id, int64_t order_ns) override {
         key.ctx_ns = order_ns;
@@ -199,6 +211,7 @@ struct Worker : FlowSink {
                 } catch (...) {
                     error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
                     events.clear();
+                    event_bytes = 0;
                 }
             }
             hand_on(b.last ? kDone : b.upto);
@@ -216,6 +229,7 @@ struct Worker : FlowSink {
     void hand_on(uint64_t watermark) {
         out->push(OutBatch{index, std::move(events), watermark});
         events.clear();
+        event_bytes = 0;
         if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
     }
     void process(InBatch& b) {
@@ -231,7 +245,8 @@ struct Worker : FlowSink {
                 it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
-            if (events.size() >= kOutEvents) hand_on(seq);  // everything up to this segment is made
+            if (events.size() >= kOutEvents || event_bytes >= kOutBytes)
+                hand_on(seq);  // everything up to this segment is made
         }
         if (b.last) {
             key = Key{b.upto, 1, 0, 0, key.counter};
@@ -242,7 +257,11 @@ struct Worker : FlowSink {
 
 struct ShardedAnalysis::Impl {
     AnalysisOptions opt;
-    BoundedQueue<OutBatch> out;
+    // One queue per source (each worker, then the reading thread's own
+    // events), so a source that runs ahead waits for room in its own queue
+    // instead of piling its calls up in the merge (issue 22: 70,000 pipelined
+    // calls took 99-129 MB with one shared queue and a lagging thread).
+    std::vector<std::unique_ptr<BoundedQueue<OutBatch>>> outs;
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<InBatch> batches;
     TimeWindow window;  // of the segments routed since the last flush
@@ -263,9 +282,10 @@ struct ShardedAnalysis::Impl {
     // so both maps hold the open calls, not every call of a long connection.
     std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), out(kOutBatches * (n + 1)), back(opt) {
+    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt) {
         window.first_seq = 1;
-        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, &out));
+        for (unsigned i = 0; i <= n; ++i) outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kOutBatches));
+        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, outs[i].get()));
         batches.resize(n);
         for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });
         merger = std::thread([this] { merge(); });
@@ -292,7 +312,7 @@ struct ShardedAnalysis::Impl {
             workers[i]->in.push(std::move(b));
             workers[i]->spare_in.try_pop(batches[i]);
         }
-        out.push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : seq});
+        outs.back()->push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : seq});
         front_events.clear();
         batched = batched_bytes = 0;
         if (last) finished = true;
@@ -377,7 +397,15 @@ struct ShardedAnalysis::Impl {
         };
         size_t done = 0;
         OutBatch b;
-        while (done < sources && out.pop(b)) {
+        // Always wait on the source the merge has seen least of: the events it
+        // owes come next in order, and it can always make them. A source that
+        // is blocked (its queue, or the reading thread feeding it) is behind a
+        // source it waits for, so that one is never the one with the lowest
+        // watermark; the others wait for room in their own bounded queues.
+        auto lagging = [&] {
+            return size_t(std::min_element(watermark.begin(), watermark.end()) - watermark.begin());
+        };
+        while (done < sources && outs[lagging()]->pop(b)) {
             const size_t src = b.source;
             watermark[src] = b.watermark;
             if (b.watermark == kDone) ++done;
@@ -406,6 +434,12 @@ struct ShardedAnalysis::Impl {
         merge_end_s = wall_s();
     }
 
+    double waited(uint64_t (BoundedQueue<OutBatch>::*wait_ns)()) const {
+        uint64_t ns = 0;
+        for (const auto& q : outs) ns += ((*q).*wait_ns)();
+        return double(ns) / 1e9;
+    }
+
     void print_stats(double read_end_s, double front_cpu_s) {
         std::fprintf(stderr, "threads: reading done at %.2f s, %.2f s CPU\n", read_end_s - start_s, front_cpu_s);
         for (const auto& w : workers)
@@ -417,8 +451,8 @@ struct ShardedAnalysis::Impl {
         std::fprintf(stderr,
                      "threads: merge done at %.2f s, %.2f s CPU; it waited %.2f s for events, the others %.2f s "
                      "for room in its queue\n",
-                     merge_end_s - start_s, merge_cpu_s, double(out.empty_wait_ns()) / 1e9,
-                     double(out.full_wait_ns()) / 1e9);
+                     merge_end_s - start_s, merge_cpu_s, waited(&BoundedQueue<OutBatch>::empty_wait_ns),
+                     waited(&BoundedQueue<OutBatch>::full_wait_ns));
     }
 };
 

@@ -303,10 +303,33 @@ void details_json(Json& w, const std::vector<std::pair<std::string, std::string>
     w.end_object();
 }
 
-void finding_json(Json& w, const Finding& f, const Rel& rel) {
+// A file set's evidence frames as file + frame, for tools that open the
+// file itself (Wireshark numbers frames per file). Only for file sets, so
+// one file's report is unchanged.
+void frame_locations_json(Json& w, const CaptureInfo& c, const std::vector<uint64_t>& frames) {
+    if (c.files.empty()) return;
+    w.key("frame_locations").begin_array();
+    for (uint64_t n : frames) {
+        uint32_t file = 0;
+        uint64_t file_frame = 0;
+        w.begin_object().member("frame", n);
+        if (locate_frame(c, n, file, file_frame) && file < c.files.size()) {
+            w.member("file_index", uint64_t(file)).member("file", c.files[file].path).member("file_frame", file_frame);
+        } else {
+            w.key("file_index").value(nullptr);
+            w.key("file").value(nullptr);
+            w.key("file_frame").value(nullptr);
+        }
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& c) {
     w.begin_object();
     w.member("kind", f.kind).member("side", side_name(f.side)).member("connection_id", f.connection_id);
     w.member("calls", f.calls).member("frames", f.frames);
+    frame_locations_json(w, c, f.frames);
     w.member("cost_ms", round_ms(f.cost_ms)).member("cost_method", f.cost_method);
     w.member("start_ms", rel(f.start_ns)).member("end_ms", rel(f.end_ns));
     w.member("explanation", f.explanation).member("fix", f.fix);
@@ -340,7 +363,7 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
     for_each_call(r, [&](const Call& k) { call_json(w, k, rel); return true; });
     w.end_array();
     w.key("findings").begin_array();
-    for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel); return true; });
+    for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel, r.capture); return true; });
     w.end_array();
     w.key("summary").begin_object();
     w.key("overall");

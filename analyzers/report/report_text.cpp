@@ -65,23 +65,12 @@ bool counted_under_root(const AnalysisResult& r, const std::string& kind) {
     return found;
 }
 
-const char* place_text(CapturePlace p) {
-    switch (p) {
-    case CapturePlace::Client: return "near the client";
-    case CapturePlace::Server: return "near the server";
-    case CapturePlace::Path: return "in the path";
-    case CapturePlace::Both: return "at both ends";
-    case CapturePlace::Unknown: break;
-    }
-    return "at an unknown point";
-}
-
 // Where the capture was taken and whose view the latencies are; nothing when
 // the round trip is under 1 ms (loopback: both ends see the same).
 std::string capture_point_text(const AnalysisResult& r) {
     CapturePointSummary cp = summarize_capture_point(r);
-    if (cp.place == CapturePlace::Both || (cp.place == CapturePlace::Unknown && cp.by_place[0] == 0)) return "";
-    std::string out = std::string("  Captured ") + place_text(cp.place) + " (from " + cp.evidence + ")";
+    if (!capture_point_reported(cp)) return "";
+    std::string out = std::string("  Captured ") + capture_place_text(cp.place) + " (from " + cp.evidence + ")";
     if (cp.connections)
         out += fmt(": round trip %.3f ms, %.3f ms of it on the client's side, %.3f ms on the server's",
                    cp.client_side_ms + cp.server_side_ms, cp.client_side_ms, cp.server_side_ms);

@@ -9,7 +9,7 @@ namespace {
 
 constexpr int kNoPrecedence = 3;
 
-constexpr std::array<FindingKindInfo, 11> kKinds{{
+constexpr std::array<FindingKindInfo, 12> kKinds{{
     {"nagle_delayed_ack", "Nagle / delayed ACK", 1, KindTime::Latency, "StallScope: Nagle/delayed-ACK stall",
      "the client {when} holds its request for the server's delayed ACK: set TCP_NODELAY on the client (or send "
      "each message in one write)",
@@ -53,6 +53,10 @@ constexpr std::array<FindingKindInfo, 11> kKinds{{
      "StallScope: full TLS handshake where a resumption was possible",
      "the client {when} makes a full TLS handshake per connection: reuse TLS sessions in the client",
      "the server {when} refuses TLS session resumption: enable session tickets or a session cache"},
+    {"tls_certificate_flight", "TLS certificate flight over the initial window", kNoPrecedence, KindTime::Setup,
+     "StallScope: TLS certificate flight larger than the initial congestion window",
+     "the server's certificate flight {when} costs a round trip: a shorter chain or an ECDSA certificate; keep-alive",
+     "the server's certificate flight {when} costs a round trip: a shorter chain or an ECDSA certificate; keep-alive"},
 }};
 
 }  // namespace
@@ -75,6 +79,8 @@ std::string finding_kind_title(std::string_view id) {
 }
 
 std::string finding_kind_doc_page(std::string_view id) {
+    // Reports from before the kind was renamed say connection_per_call: the same page.
+    if (id == "connection_per_call") id = "connection_setup";
     return find_finding_kind(id) ? "docs/detectors/" + std::string(id) + ".md" : std::string();
 }
 

@@ -1,5 +1,7 @@
 #include "analyzers/result/model.h"
 
+#include "analyzers/result/tls_carries.h"
+
 namespace stallscope {
 
 const char* side_name(Side s) { return s == Side::Client ? "client" : "server"; }
@@ -34,7 +36,21 @@ std::string carries_label(uint16_t bits) {
     if (bits == 0) return "ACK";
     std::string out;
     auto add = [&](const char* s) { if (!out.empty()) out += "+"; out += s; };
-    if (bits & carries::kTlsHandshake) add("TLS handshake");
+    if (bits & carries::kTlsMessages) {  // the handshake messages by name
+        std::string m;
+        auto msg = [&](uint16_t bit, const char* s) { if (bits & bit) m += (m.empty() ? "" : "+") + std::string(s); };
+        msg(carries::kTlsClientHello, "ClientHello");
+        msg(carries::kTlsServerHello, "ServerHello");
+        msg(carries::kTlsCertificate, "Certificate");
+        msg(carries::kTlsKeyExchange, "KeyExchange");
+        msg(carries::kTlsChangeCipherSpec, "ChangeCipherSpec");
+        msg(carries::kTlsFinished, "Finished");
+        msg(carries::kTlsSessionTicket, "SessionTicket");
+        msg(carries::kTlsEncryptedHandshake, "encrypted");  // TLS 1.2: the Finished; 1.3: the hidden flight
+        add(("TLS " + m).c_str());
+    } else if (bits & carries::kTlsHandshake) {
+        add("TLS handshake");
+    }
     if (bits & carries::kEncrypted) {  // TLS records read without keys: which part of the message is unknown
         if (bits & carries::kRequestBody) add("encrypted request");
         if (bits & carries::kResponseBody) add("encrypted response");

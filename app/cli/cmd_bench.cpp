@@ -41,7 +41,10 @@ const char* kHelp =
     "  --capture FILE measures an existing file. --tools also times `tcptrace -l -n` and\n"
     "  `tshark -q -z http,tree` over the same file, where they are installed.\n"
     "  --repeat K runs every row K times (default 3) and prints its fastest run and\n"
-    "  its highest peak RSS: a shared machine only ever makes a run slower.\n";
+    "  its highest peak RSS: a shared machine only ever makes a run slower.\n"
+    "  The HTTPS rows: the same connections and calls over TLS 1.3 (AES-128-GCM, each\n"
+    "  write one record) in a second capture with its key log, analysed with the key\n"
+    "  log (every record decrypted), against that file's own read loop. Not with --capture.\n";
 
 struct Measure {
     double seconds = 0;
@@ -171,9 +174,19 @@ int parse_bench_options(Args& a, BenchOptions& o) {
     return -1;
 }
 
-// The capture measured: --capture, or a synthetic one written now. -1: go on.
-int prepare_capture(const BenchOptions& o, std::string& path, uint64_t& file_bytes) {
+// The files measured: --capture, or a synthetic capture and its HTTPS twin
+// (with the twin's key log) written now.
+struct BenchFiles {
+    std::string path;
+    uint64_t file_bytes = 0;
+    std::string tls_path, tls_keys;  // empty with --capture
+};
+
+// -1: go on; else the exit code.
+int prepare_capture(const BenchOptions& o, BenchFiles& files) {
+    std::string& path = files.path;
     path = o.existing;
+    uint64_t plain_connections = 0;
     if (path.empty()) {
         path = o.dir + "/stallscope-bench-" + std::to_string(getpid()) + ".pcap";
         SyntheticStats st;
@@ -185,12 +198,31 @@ int prepare_capture(const BenchOptions& o, std::string& path, uint64_t& file_byt
             return kExitInput;
         }
         double gen = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        plain_connections = st.connections;
         std::printf("synthetic capture: %s\n  %llu packets, %.1f MB, %llu connections, %llu calls (written in %.1f s)\n",
                     path.c_str(), (unsigned long long)st.packets, double(st.bytes) / 1e6,
                     (unsigned long long)st.connections, (unsigned long long)st.calls, gen);
     }
+    // The HTTPS twin: the same traffic over TLS, and its key log.
+    std::string &tls_path = files.tls_path, &tls_keys = files.tls_keys;
+    if (o.existing.empty()) {
+        tls_path = o.dir + "/stallscope-bench-" + std::to_string(getpid()) + "-https.pcap";
+        tls_keys = o.dir + "/stallscope-bench-" + std::to_string(getpid()) + "-https.keys";
+        SyntheticStats st;
+        std::string err;
+        if (!write_synthetic_capture(tls_path, o.packets, st, err, tls_keys, plain_connections)) {
+            std::fprintf(stderr, "stallscope-cli bench: error: %s\n", err.c_str());
+            std::remove(tls_path.c_str());
+            std::remove(tls_keys.c_str());
+            std::remove(path.c_str());
+            return kExitInput;
+        }
+        std::printf("HTTPS twin: %s\n  %llu packets, %.1f MB, %llu connections, %llu calls, key log %s\n",
+                    tls_path.c_str(), (unsigned long long)st.packets, double(st.bytes) / 1e6,
+                    (unsigned long long)st.connections, (unsigned long long)st.calls, tls_keys.c_str());
+    }
     std::error_code ec;
-    file_bytes = std::filesystem::file_size(path, ec);
+    files.file_bytes = std::filesystem::file_size(path, ec);
     if (ec) {
         std::fprintf(stderr, "stallscope-cli bench: error: %s: %s\n", path.c_str(), ec.message().c_str());
         return kExitInput;
@@ -203,14 +235,20 @@ int prepare_capture(const BenchOptions& o, std::string& path, uint64_t& file_byt
 struct BenchRows {
     std::vector<std::pair<std::string, Measure>> rows;
     std::vector<unsigned> counts;
+    Measure bare;                                            // the plaintext read loop
+    Measure tls_bare;                                        // the HTTPS twin's read loop
+    std::vector<std::pair<std::string, Measure>> tls_rows;   // empty with --capture
     bool ok = true;
 };
 
-BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t file_bytes) {
+BenchRows measure_rows(const BenchOptions& o, const BenchFiles& files) {
     const unsigned repeat = o.repeat, threads = o.threads;
     const bool tools = o.tools;
+    const std::string &path = files.path, &tls_path = files.tls_path;
+    const uint64_t file_bytes = files.file_bytes;
     BenchRows out;
-    Measure bare = best_of(repeat, [&] {
+    Measure& bare = out.bare;
+    bare = best_of(repeat, [&] {
         return in_child([&](uint64_t& p, uint64_t&) {
             ReadLoopStats s = bare_pcap_read(path);
             p = s.packets;
@@ -228,15 +266,20 @@ BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t 
     });
     // What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
     // do: the analysis with its spill file, then the whole report written.
-    auto analysis = [&](bool json, unsigned n) {
+    auto analysis = [&](bool json, unsigned n, const std::string& file = {}, const std::string& keylog = {}) {
+        const std::string& target = file.empty() ? path : file;
         return best_of(repeat, [&, json, n] { return in_child([&, json, n](uint64_t& p, uint64_t& calls) {
             AnalysisOptions opt;
             opt.spill_after_calls = kDefaultSpillAfterCalls;
             opt.threads = n;
-            AnalyzeOutcome o = analyze_file(path, opt);
+            opt.keylog_path = keylog;
+            AnalyzeOutcome o = analyze_file(target, opt);
             p = o.result.capture.packets;
             calls = call_count(o.result);
             if (!o.ok) return false;
+            // With a key log every connection must decrypt: a keyless fallback would time something else.
+            for (const Warning& w : o.result.capture.warnings)
+                if (w.code == WarningCode::TlsUndecrypted) return false;
             std::ofstream sink("/dev/null");
             if (json) write_report_json(o.result, sink);
             else write_report_text(o.result, sink);
@@ -250,6 +293,24 @@ BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t 
         for (unsigned n : counts)
             rows.push_back({std::string(json ? "analyze --json" : "analyze") + " --threads " + std::to_string(n),
                             analysis(json, n)});
+    // HTTPS: its own read loop (a larger file), then the keyed analysis.
+    Measure& tls_bare = out.tls_bare;
+    auto& tls_rows = out.tls_rows;
+    uint64_t tls_bytes = 0;
+    if (!tls_path.empty()) {
+        std::error_code ec;
+        tls_bytes = std::filesystem::file_size(tls_path, ec);
+        tls_bare = best_of(repeat, [&] {
+            return in_child([&](uint64_t& p, uint64_t&) {
+                ReadLoopStats s = bare_pcap_read(tls_path);
+                p = s.packets;
+                return s.ok;
+            });
+        });
+        for (unsigned n : counts)
+            tls_rows.push_back(
+                {"HTTPS analyze --keylog --threads " + std::to_string(n), analysis(false, n, tls_path, files.tls_keys)});
+    }
     std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
                 "peak RSS MB", "x read");
     print_row("libpcap read", bare, file_bytes, bare);
@@ -259,6 +320,14 @@ BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t 
     for (auto& [name, m] : rows) {
         print_row(name, m, file_bytes, bare);
         ok = ok && m.ok && m.calls == rows.front().second.calls;  // every N finds the same calls
+    }
+    if (!tls_path.empty()) {
+        print_row("HTTPS libpcap read", tls_bare, tls_bytes, tls_bare);
+        ok = ok && tls_bare.ok;
+        for (auto& [name, m] : tls_rows) {
+            print_row(name, m, tls_bytes, tls_bare);
+            ok = ok && m.ok && m.calls == rows.front().second.calls;  // the same calls as in plaintext, all decrypted
+        }
     }
     if (tools) {
         struct Tool { const char* name; std::vector<std::string> argv; };
@@ -279,11 +348,13 @@ BenchRows measure_rows(const BenchOptions& o, const std::string& path, uint64_t 
 int cmd_bench(Args& a) {
     BenchOptions o;
     if (int rc = parse_bench_options(a, o); rc >= 0) return rc;
-    std::string path;
-    uint64_t file_bytes = 0;
-    if (int rc = prepare_capture(o, path, file_bytes); rc >= 0) return rc;
-    const BenchRows measured = measure_rows(o, path, file_bytes);
+    BenchFiles files;
+    if (int rc = prepare_capture(o, files); rc >= 0) return rc;
+    const BenchRows measured = measure_rows(o, files);
     const auto& rows = measured.rows;
+    const auto& tls_rows = measured.tls_rows;
+    const Measure &bare = measured.bare, &tls_bare = measured.tls_bare;
+    const std::string &path = files.path, &tls_path = files.tls_path, &tls_keys = files.tls_keys;
     const auto& counts = measured.counts;
     const unsigned threads = o.threads;
     const bool keep = o.keep, ok = measured.ok;
@@ -294,8 +365,18 @@ int cmd_bench(Args& a) {
                     rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
                     rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
     std::printf("\n");
-    if (!keep && existing.empty()) std::remove(path.c_str());
-    else if (existing.empty()) std::printf("kept %s\n", path.c_str());
+    if (!tls_rows.empty() && rows.front().second.seconds > 0 && bare.seconds > 0 && tls_bare.seconds > 0)
+        std::printf("HTTPS (keyed, --threads 1): %.1fx its read loop, against %.1fx for plaintext; %.2fx the plaintext "
+                    "analysis's time\n",
+                    tls_rows.front().second.seconds / tls_bare.seconds, rows.front().second.seconds / bare.seconds,
+                    tls_rows.front().second.seconds / rows.front().second.seconds);
+    if (!keep && existing.empty()) {
+        std::remove(path.c_str());
+        std::remove(tls_path.c_str());
+        std::remove(tls_keys.c_str());
+    } else if (existing.empty()) {
+        std::printf("kept %s, %s, %s\n", path.c_str(), tls_path.c_str(), tls_keys.c_str());
+    }
     return ok ? kExitOk : kExitInput;
 }
 

@@ -1,8 +1,10 @@
 // stallscope-cli capture: live capture of a running scenario with a running
 // report. Behaviour and exit codes: docs/live-capture.md.
+#include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "app/cli/cli_args.h"
+#include "app/live/live_keylog.h"
 #include "app/live/live_port_census.h"
 #include "app/live/live_scenario.h"
 #include "app/live/live_status.h"
@@ -11,6 +13,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 namespace stallscope::cli {
@@ -20,7 +23,8 @@ namespace {
 const char* kHelp =
     "usage: stallscope-cli capture --iface IF -w OUT.pcapng [--filter EXPR] [--server CMD] [--run CMD]\n"
     "                              [--duration S] [--json] [--quiet] [--buffer-mb N] [--snaplen N]\n"
-    "                              [--server-wait S] [--drain S]\n"
+    "                              [--server-wait S] [--drain S] [-b filesize:KB [-b files:N]]\n"
+    "                              [--keylog FILE | --no-keylog]\n"
     "\n"
     "Captures packets with libpcap into OUT.pcapng (flushed as they come) and analyses\n"
     "them as they arrive. With --server, starts that command first and waits until it\n"
@@ -41,6 +45,15 @@ const char* kHelp =
     "  --snaplen N         bytes kept per packet (default 262144)\n"
     "  --server-wait S     longest wait for the server to listen (default 10)\n"
     "  --drain S           capture this long after --run ends (default 0.5)\n"
+    "  -b filesize:KB      a ring buffer, as dumpcap's: write OUT_NNNNN_YYYYmmddHHMMSS.pcapng\n"
+    "                      files, switching to the next once one holds KB kilobytes\n"
+    "  -b files:N          ... and keep only the newest N files (older ones are deleted);\n"
+    "                      the final report is the analysis of the files kept\n"
+    "  --keylog FILE       the TLS key log the commands write: they get SSLKEYLOGFILE=FILE\n"
+    "                      (default with --server or --run: OUT without its extension + .keylog);\n"
+    "                      its secrets are also embedded in OUT (Decryption Secrets Blocks), so an\n"
+    "                      HTTPS capture decrypts by itself; removed again if nothing was logged\n"
+    "  --no-keylog         no key log: the commands keep the SSLKEYLOGFILE they had\n"
     "The live status line is shown when stderr is a terminal; the final report goes to\n"
     "stdout as with 'analyze'.\n"
     "exit status: 0 captured and analysed (also when the interface went away: a warning\n"
@@ -49,11 +62,25 @@ const char* kHelp =
     "captured (the TCP ports the run used are named), 2 usage error\n";
 
 struct Options {
-    std::string iface = "lo", filter, out, server_cmd, run_cmd;
+    std::string iface = "lo", filter, out, server_cmd, run_cmd, keylog;
+    bool no_keylog = false;
     double duration_s = 0, server_wait_s = 10, drain_s = 0.5;
     bool json = false, quiet = false;
     uint64_t buffer_mb = 64, snaplen = 262144;
+    RingOptions ring;
 };
+
+// dumpcap's ring-buffer switches: filesize:KB, files:N.
+bool parse_ring(const std::string& v, RingOptions& ring) {
+    const auto colon = v.find(':');
+    uint64_t n = 0;
+    if (colon == std::string::npos || !parse_u64(v.substr(colon + 1), n) || n == 0) return false;
+    const std::string key = v.substr(0, colon);
+    if (key == "filesize" && n <= (uint64_t(1) << 32)) ring.file_bytes = n * 1000;   // dumpcap's kB are 1000 bytes
+    else if (key == "files" && n <= 100000) ring.files = uint32_t(n);
+    else return false;
+    return true;
+}
 
 // Forwards children's output and draws the live status line on stderr.
 class Console {
@@ -136,12 +163,57 @@ bool parse_options(Args& a, Options& o, int& rc) {
         else if (s == "--drain") { if (!num(s, o.drain_s, false)) return false; }
         else if (s == "--buffer-mb") { if (!u64(s, o.buffer_mb, 1, 2047)) return false; }
         else if (s == "--snaplen") { if (!u64(s, o.snaplen, 64, 262144)) return false; }
+        else if (s == "-b" || s == "--ring-buffer") {
+            std::string v;
+            if (!a.value(s, v)) return false;
+            if (!parse_ring(v, o.ring)) {
+                usage_error("capture", s + " takes filesize:KB or files:N (positive numbers), not '" + v + "'");
+                return false;
+            }
+        }
+        else if (s == "--keylog") { if (!a.value(s, o.keylog)) return false; }
+        else if (s == "--no-keylog") o.no_keylog = true;
         else if (s == "--json") o.json = true;
         else if (s == "--quiet" || s == "-q") o.quiet = true;
         else { usage_error("capture", "unknown argument '" + s + "'"); return false; }
     }
     if (o.out.empty()) { usage_error("capture", "-w OUT.pcapng is required"); return false; }
     if (o.iface.empty()) { usage_error("capture", "--iface needs an interface name"); return false; }
+    if (o.ring.files && !o.ring.enabled()) { usage_error("capture", "-b files:N needs -b filesize:KB (when to switch files)"); return false; }
+    if (o.no_keylog && !o.keylog.empty()) { usage_error("capture", "--keylog and --no-keylog exclude each other"); return false; }
+    if (o.keylog.empty() && !o.no_keylog && (!o.server_cmd.empty() || !o.run_cmd.empty()))
+        o.keylog = live::keylog_path_beside(o.out);
+    if (!o.keylog.empty() && o.keylog == o.out) { usage_error("capture", "--keylog must not be the capture file"); return false; }
+    return true;
+}
+
+// "a ring of files run_NNNNN_YYYYmmddHHMMSS.pcapng of 1000 kB (the newest 5 kept)"
+std::string ring_description(const std::string& out, const RingOptions& ring) {
+    std::string name = PcapngRingWriter::ring_file_name(out, 1, 0);
+    const std::string ext = std::filesystem::path(out).extension().string();
+    name = name.substr(0, name.size() - ext.size() - 21) + "_NNNNN_YYYYmmddHHMMSS" + ext;
+    return "a ring of files " + name + " of " + std::to_string(ring.file_bytes / 1000) + " kB" +
+           (ring.files ? " (the newest " + std::to_string(ring.files) + " kept)" : "");
+}
+
+// A ring's report is the analysis of the files it kept (what is on disk),
+// with the live run's own warnings (drops, write errors, commands).
+bool analyse_kept_files(const live::ScenarioOutcome& out, AnalysisResult& result, std::string& error) {
+    AnalysisOptions opt;
+    opt.threads = default_analysis_threads();
+    AnalyzeOutcome kept = analyze_files(out.files, opt);
+    if (!kept.ok) {
+        error = kept.error;
+        return false;
+    }
+    result = std::move(kept.result);
+    if (out.files_deleted)
+        result.capture.warnings.push_back({WarningCode::LiveRun, "ring buffer: the " + std::to_string(out.files_deleted) +
+                                               " oldest files were deleted (-b files:N); this report covers the " +
+                                               std::to_string(out.files.size()) + " files kept",
+                                           0, 0, 0});
+    for (const Warning& w : out.result.capture.warnings)
+        if (w.code == WarningCode::LiveRun || w.code == WarningCode::LiveWriteFailed) result.capture.warnings.push_back(w);
     return true;
 }
 
@@ -158,7 +230,9 @@ int capture_main(const Options& o) {
     so.session.capture.buffer_bytes = int(o.buffer_mb << 20);
     so.session.capture.snaplen = int(o.snaplen);
     so.session.out_path = o.out;
+    so.session.ring = o.ring;
     so.session.application = "stallscope-cli 0.1.0 capture";
+    so.session.keylog_path = o.keylog;
     so.server_cmd = o.server_cmd;
     so.run_cmd = o.run_cmd;
     so.duration_s = o.duration_s;
@@ -172,7 +246,8 @@ int capture_main(const Options& o) {
     runner.on_capturing = [&] {
         if (!o.quiet)
             con.message("capturing on " + o.iface + (o.filter.empty() ? "" : " (filter '" + o.filter + "')") +
-                        " into " + o.out +
+                        " into " + (o.ring.enabled() ? ring_description(o.out, o.ring) : o.out) +
+                        (o.keylog.empty() ? "" : "; the commands' TLS key log (SSLKEYLOGFILE): " + o.keylog) +
                         (o.run_cmd.empty() && o.duration_s == 0 ? "; Ctrl-C (SIGINT/SIGTERM) stops" : ""));
     };
     if (con.tty())
@@ -198,19 +273,36 @@ int capture_main(const Options& o) {
         return kExitInput;
     }
     if (!out.captured) return kExitInput;  // the server never came up (said so already)
-    const AnalysisResult& result = out.result;
-    if (!o.quiet || out.status.failed) print_warnings(o.out, result.capture.warnings);
-    if (!o.quiet)
+    AnalysisResult kept_result;
+    if (o.ring.enabled() && out.status.packets > 0) {
+        std::string err;
+        if (!analyse_kept_files(out, kept_result, err)) {
+            std::fprintf(stderr, "stallscope-cli: error: the ring's files could not be analysed: %s\n", err.c_str());
+            return kExitInput;
+        }
+    }
+    const AnalysisResult& result = o.ring.enabled() && out.status.packets > 0 ? kept_result : out.result;
+    const std::string& named = o.ring.enabled() && !out.files.empty() ? out.files.front() : o.out;   // a ring: its first kept file
+    if (!o.quiet || out.status.failed) print_warnings(named, result.capture.warnings);
+    if (!o.quiet) {
+        const std::string into = o.ring.enabled() && !out.files.empty() ? std::to_string(out.files.size()) + " file(s) kept, " + out.files.front() +
+                                                        (out.files.size() > 1 ? " ... " + out.files.back() : "")
+                                                  : o.out;
         std::fprintf(stderr, "stallscope-cli: captured %llu packets on %s in %.1f s into %s (%s); %s\n",
-                     (unsigned long long)out.status.packets, o.iface.c_str(), out.status.elapsed_s, o.out.c_str(),
+                     (unsigned long long)out.status.packets, o.iface.c_str(), out.status.elapsed_s, into.c_str(),
                      live::human_bytes(result.capture.bytes).c_str(), out.stop_reason.c_str());
+    }
+    if (!o.quiet && out.status.keylog_lines > 0)
+        std::fprintf(stderr, "stallscope-cli: %llu TLS key log lines kept in %s and embedded in %s\n",
+                     (unsigned long long)out.status.keylog_lines, o.keylog.c_str(), (o.ring.enabled() ? "the ring's files" : o.out.c_str()));
     const std::string text = o.json ? report_json(result) : report_text(result);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     if (out.failed) return kExitInput;
     // A run that worked but left nothing to analyse is a failed measurement,
     // most often a filter that names another port than the one the run used.
-    if (out.run_succeeded && (out.status.packets == 0 || call_count(result) == 0)) {
+    // (The live analysis saw every packet; a ring's kept files may hold fewer calls.)
+    if (out.run_succeeded && (out.status.packets == 0 || call_count(out.result) == 0)) {
         const std::string what = out.status.packets == 0
                                      ? (o.filter.empty() ? "nothing was captured" : "the filter '" + o.filter + "' matched no packet")
                                      : "no HTTP call was captured (" + std::to_string(out.status.packets) + " packets)";

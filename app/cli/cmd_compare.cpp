@@ -6,6 +6,7 @@
 #include "analyzers/compare/compare_report.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
+#include "app/cli/capture_arguments.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/progress_printer.h"
@@ -20,12 +21,17 @@ namespace stallscope::cli {
 namespace {
 const char* kHelp =
     "usage: stallscope-cli compare BEFORE AFTER [--json] [-o FILE]\n"
+    "       stallscope-cli compare --before FILE... --after FILE... [options]\n"
     "                              [--expect-fixed KIND]... [--expect-no-regression]\n"
     "\n"
     "Compares two captures of the same workload, before and after a fix: latency per\n"
     "operation (median, p90, Hodges-Lehmann shift with its 95% confidence interval,\n"
     "Mann-Whitney U test) and findings per kind with a verdict: fixed, reduced,\n"
     "still present, new, or absent in both. Rules and JSON fields: docs/compare.md.\n"
+    "Each side may be a file set analysed as one capture: BEFORE or AFTER as a quoted pattern\n"
+    "('before_*.pcapng') or the first file of a dumpcap ring / tcpdump -C files, or the\n"
+    "side's files one by one with --before and --after (repeated, or patterns).\n"
+    "  --before FILE, --after FILE  a file (or quoted pattern) of that side; repeat for more\n"
     "  --json                   JSON instead of text (same as --format json)\n"
     "  --format F               text (default), json, or markdown (a pull-request comment:\n"
     "                           verdict line, compact tables, predictions)\n"
@@ -49,6 +55,29 @@ const char* kHelp =
     "exit status: 0 compared (and every expectation met), 1 a capture could not be\n"
     "analysed or an expectation failed (reasons on stderr), 2 usage error\n";
 
+// One side of the comparison: its files (one, or a file set) and how the
+// user named it, for messages.
+struct Side {
+    std::vector<std::string> files;
+    std::string named;
+};
+
+bool add_to_side(Side& side, const std::string& arg) {
+    if (!add_capture_argument(arg, side.files)) return false;
+    side.named += (side.named.empty() ? "" : " ") + (arg.find_first_of("*?[ ") == std::string::npos ? arg : "'" + arg + "'");
+    return true;
+}
+
+// The same files on both sides (a set given twice included).
+bool same_files(const Side& a, const Side& b) {
+    if (a.files.size() != b.files.size()) return false;
+    for (size_t i = 0; i < a.files.size(); ++i) {
+        std::error_code ec;
+        if (!std::filesystem::equivalent(a.files[i], b.files[i], ec)) return false;
+    }
+    return true;
+}
+
 bool known_kind(const std::string& k) {
     const auto& v = known_finding_kinds();
     return std::find(v.begin(), v.end(), k) != v.end();
@@ -56,7 +85,8 @@ bool known_kind(const std::string& k) {
 } // namespace
 
 int cmd_compare(Args& a) {
-    std::vector<std::string> files, expect_fixed_kinds;
+    std::vector<std::string> positional, expect_fixed_kinds;
+    Side sides[2];
     std::string out_path;
     bool json = false, markdown = false, no_regression = false, quiet = false;
     size_t spill_after = kDefaultSpillAfterCalls;
@@ -84,6 +114,10 @@ int cmd_compare(Args& a) {
             spill_after = size_t(n);
         }
         else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
+        else if (s == "--before" || s == "--after") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (!add_to_side(sides[s == "--after"], v)) return usage_error("compare", "no file matches " + v);
+        }
         else if (s == "--expect-fixed") {
             if (!a.value(s, v)) return kExitUsage;
             if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
@@ -102,18 +136,31 @@ int cmd_compare(Args& a) {
             if (!parse_double(v, pct) || pct < 0) return usage_error("compare", "--min-change-pct must be a number >= 0");
             opt.min_change_ratio = pct / 100;
         } else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("compare", "unknown option " + s);
-        else files.push_back(s);
+        else positional.push_back(s);
     }
-    if (files.size() != 2)
-        return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " +
-                                          std::to_string(files.size()) + ")");
+    const bool by_option = !sides[0].files.empty() || !sides[1].files.empty();
+    if (by_option) {
+        if (!positional.empty())
+            return usage_error("compare", "give the sides either as BEFORE AFTER or with --before and --after, not both (got also " +
+                                              positional.front() + ")");
+        if (sides[0].files.empty() || sides[1].files.empty())
+            return usage_error("compare", std::string("--before and --after go together: no ") +
+                                              (sides[0].files.empty() ? "--before" : "--after") + " file given");
+    } else {
+        if (positional.size() != 2)
+            return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " + std::to_string(positional.size()) +
+                                              "); a side of several files is a quoted pattern, the first file of a ring, "
+                                              "or --before/--after repeated");
+        for (int i = 0; i < 2; ++i)
+            if (!add_to_side(sides[i], positional[size_t(i)]))
+                return usage_error("compare", "no file matches " + positional[size_t(i)]);
+    }
 
     // The same capture twice compares nothing: say so (the report still
     // follows, every kind "still present", so scripts see a normal run).
-    std::error_code same_ec;
-    if (std::filesystem::equivalent(files[0], files[1], same_ec))
+    if (same_files(sides[0], sides[1]))
         std::fprintf(stderr, "stallscope-cli compare: warning: BEFORE and AFTER are the same file (%s): "
-                             "nothing can have changed\n", files[0].c_str());
+                             "nothing can have changed\n", sides[0].named.c_str());
 
     // One side at a time: analysed (spilled to disk past spill_after calls
     // like `analyze`), reduced to what the comparison needs, and dropped,
@@ -126,24 +173,26 @@ int cmd_compare(Args& a) {
         opt.threads = default_analysis_threads();
         opt.spill_after_calls = spill_after;
         opt.keylog_path = keylog;
-        AnalyzeOutcome o = analyze_file(files[size_t(i)], opt, std::ref(progress));
+        const Side& side = sides[i];
+        const std::string& first = side.files.front();
+        AnalyzeOutcome o = analyze_files(side.files, opt, std::ref(progress));
         progress.done();
         if (!o.ok) {
             std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
-                         files[size_t(i)].c_str(), o.error.c_str());
+                         side.named.c_str(), o.error.c_str());
             return kExitInput;
         }
         // A damaged file is compared up to the damage: the line analyze prints for it.
         if (const Warning* w = damage_warning(o.result.capture); w && !quiet)
-            std::fprintf(stderr, "%s (%s)\n", warning_line(files[size_t(i)], *w).c_str(), names[i]);
+            std::fprintf(stderr, "%s (%s)\n", warning_line(first, *w).c_str(), names[i]);
         if (!quiet && !o.result.capture.warnings.empty())
             std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
-                         files[size_t(i)].c_str(), o.result.capture.warnings.size(), files[size_t(i)].c_str());
+                         side.named.c_str(), o.result.capture.warnings.size(), side.named.c_str());
         try {
             inputs[i] = compare_input(o.result);
         } catch (const SpillError& e) {
             std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
-                         files[size_t(i)].c_str(), e.what());
+                         side.named.c_str(), e.what());
             return kExitInput;
         }
     }

@@ -6,6 +6,7 @@
 #include "analyzers/result/result_spill.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
+#include "app/cli/capture_arguments.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
 #include "app/cli/warning_lines.h"
@@ -13,12 +14,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 namespace stallscope::cli {
 
 namespace {
 const char* kHelp =
-    "usage: stallscope-cli export CAPTURE WHAT --format FORMAT -o FILE\n"
+    "usage: stallscope-cli export CAPTURE... WHAT --format FORMAT -o FILE\n"
+    "  CAPTURE... is one file, or a file set analysed as one capture: several files, a quoted\n"
+    "  pattern ('run_*.pcapng'), or the first file of a dumpcap ring / tcpdump -C files.\n"
     "  WHAT is one of:\n"
     "    --call N          event-trace diagram of call N          (svg, pdf, png)\n"
     "    --connection N    event-trace diagram of connection N    (svg, pdf, png)\n"
@@ -54,7 +58,8 @@ std::string extension_of(const std::string& path) {
 }
 
 int cmd_export(Args& a) {
-    std::string capture, out, format, what, keylog;
+    std::string out, format, what, keylog;
+    std::vector<std::string> captures;
     std::optional<uint64_t> call, conn;
     EventTraceOptions trace_opt;
     TimelineOptions timeline_opt;
@@ -123,10 +128,10 @@ int cmd_export(Args& a) {
         else if (s == "-o" || s == "--output") { if (!a.value(s, out)) return kExitUsage; }
         else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
         else if (!s.empty() && s[0] == '-') return usage_error("export", "unknown option " + s);
-        else if (capture.empty()) capture = s;
-        else return usage_error("export", "only one capture file, got also " + s);
+        else if (!add_capture_argument(s, captures)) return usage_error("export", "no file matches " + s);
     }
-    if (capture.empty()) return usage_error("export", "no capture file given");
+    if (captures.empty()) return usage_error("export", "no capture file given");
+    const std::string& capture = captures.front();
     if (what.empty()) return usage_error("export", "say what to export: --call N, --connection N, --timeline or --report");
     if (call && conn) return usage_error("export", "--call and --connection exclude each other");
     if (out.empty()) return usage_error("export", "-o FILE is required");
@@ -154,7 +159,7 @@ int cmd_export(Args& a) {
     // Calls go to disk as with `analyze`, so memory stays flat in calls;
     // the timeline reads back only the rows it draws (--all-calls: all).
     opt.spill_after_calls = kDefaultSpillAfterCalls;
-    AnalyzeOutcome o = analyze_file(capture, opt);
+    AnalyzeOutcome o = analyze_files(captures, opt);
     if (!o.ok) {  // the same line, and the same rule, as analyze
         std::fprintf(stderr, "stallscope-cli: error: %s\n", o.error.c_str());
         return kExitInput;

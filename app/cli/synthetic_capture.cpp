@@ -1,8 +1,11 @@
 #include "app/cli/synthetic_capture.h"
 
+#include "app/cli/synthetic_tls.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -18,17 +21,23 @@ struct Pkt {
     uint8_t flags;
     uint32_t len;
     int64_t delay;   // after the previous packet of this connection
-    uint8_t kind;    // 0 none, 1 request headers, 2 request body, 3 request whole, 4 response
+    uint8_t kind;    // 0 none, 1 request headers, 2 request body, 3 request whole, 4 response,
+                     // TLS: 5 ClientHello, 6 server flight, 7 client Finished
 };
 
 constexpr uint8_t kF = 0x01, kS = 0x02, kP = 0x08, kA = 0x10;
 
 // The packet script of one connection.
-std::vector<Pkt> script(bool keepalive, int calls) {
+std::vector<Pkt> script(bool keepalive, int calls, bool tls) {
     std::vector<Pkt> v;
     v.push_back({true, kS, 0, 0, 0});
     v.push_back({false, kS | kA, 0, 30 * kUs, 0});
     v.push_back({true, kA, 0, 20 * kUs, 0});
+    if (tls) {  // the first request then rides on the client's Finished's heels, as in TLS 1.3
+        v.push_back({true, kP | kA, 0, 20 * kUs, 5});
+        v.push_back({false, kP | kA, 0, 200 * kUs, 6});
+        v.push_back({true, kP | kA, 0, 100 * kUs, 7});
+    }
     for (int c = 0; c < calls; ++c) {
         if (keepalive) {
             v.push_back({true, kP | kA, 0, 200 * kUs, 3});
@@ -77,6 +86,7 @@ struct Conn {
     uint32_t cseq = 1000, sseq = 500000;
     bool keepalive;
     uint64_t order;
+    std::unique_ptr<SyntheticTls> tls;
 };
 
 struct Later {
@@ -88,9 +98,18 @@ void put32(std::vector<uint8_t>& b, uint32_t v) { put16(b, uint16_t(v >> 16)); p
 
 } // namespace
 
-bool write_synthetic_capture(const std::string& path, uint64_t target, SyntheticStats& st, std::string& error) {
+bool write_synthetic_capture(const std::string& path, uint64_t target, SyntheticStats& st, std::string& error,
+                             const std::string& tls_keylog, uint64_t connections) {
+    const bool tls = !tls_keylog.empty();
+    FILE* keys = nullptr;
+    if (tls && !(keys = std::fopen(tls_keylog.c_str(), "w"))) { error = tls_keylog + ": " + std::strerror(errno); return false; }
     FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) { error = path + ": " + std::strerror(errno); return false; }
+    if (!f) {
+        error = path + ": " + std::strerror(errno);
+        if (keys) std::fclose(keys);
+        return false;
+    }
+    bool sealed_ok = true;
     std::vector<char> buf(1 << 20);
     std::setvbuf(f, buf.data(), _IOFBF, buf.size());
     // Classic pcap, nanosecond magic, Ethernet.
@@ -103,7 +122,12 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
     int64_t now = 1'700'000'000LL * 1'000'000'000LL;
     auto start = [&](Conn& c, int64_t t) {
         c.keepalive = started % 3 != 2;  // two keep-alive connections for each HTTP/1.0 one
-        c.pkts = script(c.keepalive, c.keepalive ? 10 : 1);
+        c.pkts = script(c.keepalive, c.keepalive ? 10 : 1, tls);
+        if (tls) {
+            if (c.tls) sealed_ok = sealed_ok && c.tls->ok();  // the previous connection on this slot
+            c.tls = std::make_unique<SyntheticTls>(started);
+            std::fputs(c.tls->keylog_lines().c_str(), keys);
+        }
         c.next = 0;
         c.t = t;
         c.client_ip = 0xC0000200u | uint32_t(1 + started % 200);  // 192.0.2.x (documentation range)
@@ -116,7 +140,8 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         st.calls += c.keepalive ? 10 : 1;
         q.push(&c);
     };
-    for (int i = 0; i < kConcurrent; ++i) start(pool[size_t(i)], now + i * 37 * kUs);
+    for (int i = 0; i < kConcurrent && (!connections || started < connections); ++i)
+        start(pool[size_t(i)], now + i * 37 * kUs);
 
     const std::string hk = req_headers(true), h0 = req_headers(false), rk = response(true), r0 = response(false);
     std::vector<uint8_t> pkt;
@@ -131,7 +156,15 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         case 2: payload = &kBody; break;
         case 3: whole = hk + kBody; payload = &whole; break;
         case 4: payload = c->keepalive ? &rk : &r0; break;
+        case 5: whole = c->tls->client_hello(); payload = &whole; break;
+        case 6: whole = c->tls->server_flight(); payload = &whole; break;
+        case 7: whole = c->tls->client_finished(); payload = &whole; break;
         }
+        if (tls && p.kind >= 1 && p.kind <= 4) {  // one SSL_write per write: one record
+            whole = c->tls->seal(p.from_client, *payload);
+            payload = &whole;
+        }
+        const uint16_t server_port = tls ? 443 : 80;
         uint32_t len = payload ? uint32_t(payload->size()) : 0;
         pkt.clear();
         // Ethernet
@@ -146,8 +179,8 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         put32(pkt, p.from_client ? c->client_ip : c->server_ip);
         put32(pkt, p.from_client ? c->server_ip : c->client_ip);
         // TCP
-        put16(pkt, p.from_client ? c->cport : 80);
-        put16(pkt, p.from_client ? 80 : c->cport);
+        put16(pkt, p.from_client ? c->cport : server_port);
+        put16(pkt, p.from_client ? server_port : c->cport);
         put32(pkt, p.from_client ? c->cseq : c->sseq);
         put32(pkt, (p.flags & kA) ? (p.from_client ? c->sseq : c->cseq) : 0);
         put16(pkt, uint16_t(0x5000 | p.flags));
@@ -167,12 +200,17 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         if (++c->next < c->pkts.size()) {
             c->t += c->pkts[c->next].delay;
             q.push(c);
-        } else if (st.packets < target) {
+        } else if (connections ? started < connections : st.packets < target) {
             start(*c, c->t + 50 * kUs);
         }
     }
     bool ok = std::fclose(f) == 0;
     if (!ok) error = path + ": " + std::strerror(errno);
+    if (keys) {
+        for (Conn& c : pool) sealed_ok = sealed_ok && (!c.tls || c.tls->ok());
+        if (std::fclose(keys) != 0 && ok) { ok = false; error = tls_keylog + ": " + std::strerror(errno); }
+        if (!sealed_ok && ok) { ok = false; error = "libcrypto could not seal the synthetic TLS records"; }
+    }
     return ok;
 }
 

@@ -13,7 +13,12 @@ struct SyntheticStats {
     uint64_t packets = 0, bytes = 0, connections = 0, calls = 0;
 };
 
+// tls_keylog non-empty: the same connections and calls over TLS 1.3
+// (synthetic_tls.h; port 443, three handshake packets more per connection,
+// each payload one record), their secrets written to that NSS key log.
+// connections non-zero: exactly that many connections (the same ones, in
+// the same order, as a plaintext file that had them), whatever the packets.
 bool write_synthetic_capture(const std::string& path, uint64_t target_packets, SyntheticStats& stats,
-                             std::string& error);
+                             std::string& error, const std::string& tls_keylog = {}, uint64_t connections = 0);
 
 } // namespace stallscope::cli

@@ -29,20 +29,26 @@ void AnalysisRunner::cancel() {
     if (cancel_) cancel_->store(true);
 }
 
-void AnalysisRunner::start(const QString& path) {
+void AnalysisRunner::start(const QString& path) { start(QStringList{path}); }
+
+void AnalysisRunner::start(const QStringList& paths) {
+    if (paths.isEmpty()) return;
+    const QString path = paths.front();
     stopAndWait();
     const quint64 gen = ++generation_;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     auto cancel = cancel_;
     auto analyze = analyze_;
     QPointer<AnalysisRunner> self(this);
-    const std::string file = QFileInfo(path).filePath().toStdString();
+    std::vector<std::string> files;
+    for (const QString& p : paths) files.push_back(QFileInfo(p).filePath().toStdString());
     const size_t spill_after = spill_after_calls_;
     const std::string keylog = keylog_.toStdString();
 
     thread_ = QThread::create([=]() {
         LoadOutcome out;
         out.path = path;
+        out.paths = paths;
         // Progress reaches the UI thread queued; at most one update per call of the callback.
         ProgressFn on_progress = [=](const Progress& p) {
             const double fraction = p.bytes_total ? double(p.bytes_read) / double(p.bytes_total) : -1.0;
@@ -59,7 +65,7 @@ void AnalysisRunner::start(const QString& path) {
             options.spill_after_calls = spill_after;   // big captures stay on disk
             options.threads = default_analysis_threads();  // as `analyze`: the same result for any N
             options.keylog_path = keylog;       // HTTPS decrypted with it (docs/https.md)
-            AnalyzeOutcome r = analyze(file, options, on_progress);
+            AnalyzeOutcome r = analyze(files, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();
             out.error = QString::fromStdString(r.error);

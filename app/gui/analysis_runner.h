@@ -38,6 +38,8 @@ public:
 public slots:
     // Starts analysing path; a running analysis is cancelled and its result dropped.
     void start(const QString& path);
+    // The same for several files analysed as one capture (a file set).
+    void start(const QStringList& paths);
     void cancel();
 
 signals:

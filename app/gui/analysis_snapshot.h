@@ -5,6 +5,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 namespace stallscope::gui {
@@ -12,7 +13,8 @@ namespace stallscope::gui {
 using ResultPtr = std::shared_ptr<const LoadedResult>;
 
 struct LoadOutcome {
-    QString path;
+    QString path;        // the first of paths
+    QStringList paths;   // what was opened: one file, or a file set's files
     bool ok = false;
     bool cancelled = false;
     QString error;

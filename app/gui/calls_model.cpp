@@ -1,4 +1,5 @@
 #include "app/gui/calls_model.h"
+#include "app/gui/capture_point_text.h"
 
 #include "app/gui/display_text.h"
 
@@ -15,7 +16,16 @@ CallsModel::CallsModel(QObject* parent) : QAbstractTableModel(parent) {}
 void CallsModel::setResult(ResultPtr result) {
     beginResetModel();
     result_ = std::move(result);
+    latency_header_ = tr("Latency");
+    latency_tip_.clear();
+    if (result_) {
+        const CapturePointText t = capturePointText(summarize_capture_point(*result_));
+        if (!t.client_view) latency_header_ = tr("Latency (%1)").arg(t.view);
+        latency_tip_ = tr("Latencies are %1").arg(t.view_long);
+    }
+    tls_cache_.clear();
     endResetModel();
+    emit headerDataChanged(Qt::Horizontal, Latency, Latency);
 }
 
 int CallsModel::rowCount(const QModelIndex& parent) const {
@@ -40,6 +50,7 @@ bool CallsModel::lessThan(int a, int b, int column) const {
     case ResponseSize: return x.response_bytes < y.response_bytes;
     case Findings: return std::popcount(x.kinds) < std::popcount(y.kinds);
     case TimeLost: return x.lost_ms < y.lost_ms;
+    case Tls: return tlsText(x.connection_id) < tlsText(y.connection_id);
     }
     return x.id < y.id;
 }
@@ -67,6 +78,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
         case ResponseSize: return QVariant::fromValue<quint64>(k.response_bytes);
         case Findings: return std::popcount(k.kinds);
         case TimeLost: return k.lost_ms;
+        case Tls: return tlsText(k.connection_id);
         }
     }
     if (role == Qt::DisplayRole) {
@@ -82,6 +94,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
         case ResponseSize: return formatBytes(k.response_bytes);
         case Findings: return kindsText(findingKinds(row));
         case TimeLost: return k.lost_ms > 0 ? formatMs(k.lost_ms) : QString();
+        case Tls: return tlsText(k.connection_id);
         }
     }
     if (role == Qt::TextAlignmentRole) {
@@ -97,6 +110,9 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
         // server processing or a loopback handshake is no warning.
         if (index.column() == Findings && k.stalled()) return QBrush(QColor(0xe0, 0x6c, 0x00));
     }
+    if (role == Qt::ForegroundRole && index.column() == Tls && tlsUndecrypted(k.connection_id))
+        return QBrush(QColor(0x8a, 0x5a, 0x00));
+    if (role == Qt::ToolTipRole && index.column() == Tls) return tlsToolTip(k.connection_id);
     if (role == Qt::ToolTipRole && (index.column() == Operation || index.column() == Status)) {
         const auto call_ptr = call(row);
         const Call& c = *call_ptr;
@@ -112,20 +128,50 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CallsModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Latency && !latency_tip_.isEmpty()) return latency_tip_;
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
     case Id: return tr("Call");
     case Connection: return tr("Conn");
     case Operation: return tr("Operation");
     case Status: return tr("Status");
-    case Latency: return tr("Latency");
+    case Latency: return latency_header_.isEmpty() ? tr("Latency") : latency_header_;
     case Start: return tr("Start");
     case RequestSize: return tr("Request");
     case ResponseSize: return tr("Response");
     case Findings: return tr("Findings");
     case TimeLost: return tr("Time lost");
+    case Tls: return tr("TLS");
     }
     return {};
+}
+
+std::shared_ptr<const ConnectionTls> CallsModel::tlsOf(uint64_t connection_id) const {
+    if (!result_) return nullptr;
+    auto it = tls_cache_.find(connection_id);
+    if (it != tls_cache_.end()) return it->second;
+    std::shared_ptr<const ConnectionTls> t;
+    if (auto conn = result_->connection(connection_id); conn && conn->tls)
+        t = std::make_shared<const ConnectionTls>(*conn->tls);
+    if (tls_cache_.size() > 4096) tls_cache_.clear();  // bounded: rows on screen come back quickly
+    tls_cache_.emplace(connection_id, t);
+    return t;
+}
+
+bool CallsModel::tlsUndecrypted(uint64_t connection_id) const {
+    auto t = tlsOf(connection_id);
+    return t && !t->decrypted;
+}
+
+QString CallsModel::tlsText(uint64_t connection_id) const {
+    auto t = tlsOf(connection_id);
+    return t ? tlsSummary(*t) : QString();
+}
+
+QString CallsModel::tlsToolTip(uint64_t connection_id) const {
+    auto t = tlsOf(connection_id);
+    if (!t) return tr("plain TCP (no TLS record on this connection)");
+    return tlsDetails(*t);
 }
 
 QStringList CallsModel::allFindingKinds() const {

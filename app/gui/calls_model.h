@@ -7,6 +7,8 @@
 
 #include <QAbstractTableModel>
 #include <QStringList>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace stallscope::gui {
@@ -14,7 +16,8 @@ namespace stallscope::gui {
 class CallsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, Connection, Operation, Status, Latency, Start, RequestSize, ResponseSize, TimeLost, Findings, ColumnCount };
+    // Tls last: the column order of saved header states stays valid.
+    enum Column { Id, Connection, Operation, Status, Latency, Start, RequestSize, ResponseSize, TimeLost, Findings, Tls, ColumnCount };
     enum Role { SortRole = Qt::UserRole + 1, CallIdRole };
 
     explicit CallsModel(QObject* parent = nullptr);
@@ -38,7 +41,17 @@ public:
     bool lessThan(int row_a, int row_b, int column) const;
 
 private:
+    // The call's connection's TLS state (null: not TLS), cached per connection.
+    std::shared_ptr<const ConnectionTls> tlsOf(uint64_t connection_id) const;
+    QString tlsText(uint64_t connection_id) const;
+    QString tlsToolTip(uint64_t connection_id) const;
+    bool tlsUndecrypted(uint64_t connection_id) const;
+
     ResultPtr result_;
+    // Whose view the latencies are (capture_point_text.h): the Latency
+    // header names it when it is not the client's, its tooltip always.
+    QString latency_header_, latency_tip_;
+    mutable std::unordered_map<uint64_t, std::shared_ptr<const ConnectionTls>> tls_cache_;
 };
 
 } // namespace stallscope::gui

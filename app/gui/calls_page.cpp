@@ -45,8 +45,7 @@ CallsPage::CallsPage(SelectionHub* hub, QWidget* parent)
         auto c = idx.isValid() ? hub_->call(idx.data(CallsModel::CallIdRole).toULongLong()) : nullptr;
         if (!c || !hub_->result()) return;
         QMenu menu;
-        addWiresharkActions(&menu, QString::fromStdString(hub_->result()->capture.file), c->request_first_frame,
-                            callDisplayFilter(c->id));
+        addWiresharkActions(&menu, hub_->result()->capture, c->request_first_frame, callDisplayFilter(c->id));
         menu.exec(table_->viewport()->mapToGlobal(pos));
     });
 

@@ -6,12 +6,19 @@
 #include "analyzers/diagram/diagram_export.h"
 #include "analyzers/diagram/html_report.h"
 #include "analyzers/report/report.h"
+#include "capture/pcap/file_set_reader.h"
 
 namespace stallscope::gui {
 
 GuiBackend core_backend() {
     GuiBackend b;
-    b.analyze = [](const std::string& path, const AnalysisOptions& o, const ProgressFn& p) { return analyze_file(path, o, p); };
+    b.analyze = [](const std::vector<std::string>& paths, const AnalysisOptions& o, const ProgressFn& p) {
+        return analyze_files(paths, o, p);
+    };
+    b.file_set_of = [](const std::string& path) {
+        std::vector<std::string> missing;
+        return expand_file_set(path, missing);
+    };
     b.call_trace = [](const AnalysisResult& r, uint64_t id, EventTraceLayout& out, std::string& err) {
         return call_event_trace(r, id, out, err);
     };

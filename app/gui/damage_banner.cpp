@@ -22,7 +22,11 @@ QString DamageBanner::textFor(const CaptureInfo& cap) {
     const Warning* stop = nullptr;
     for (const Warning& w : cap.warnings)
         if (w.offset > 0) stop = &w;
-    QString where = stop ? tr("from byte %L1 of the file on").arg(stop->offset) : tr("from the damage on");
+    // A .gz's offsets count the decompressed capture's bytes (capture/pcap/gzip_file_reader.h).
+    const bool gzip = QString::fromStdString(cap.format).endsWith(QStringLiteral("(gzip)"));
+    QString where = !stop ? tr("from the damage on")
+                    : gzip ? tr("from byte %L1 of the decompressed capture on").arg(stop->offset)
+                           : tr("from byte %L1 of the file on").arg(stop->offset);
     QString text = tr("<b>This capture is damaged:</b> everything %1 is lost, and every number here covers only the "
                       "%L2 packets before it.")
                        .arg(where)

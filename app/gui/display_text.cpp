@@ -4,6 +4,7 @@
 #include "analyzers/result/ms_text.h"
 
 #include <QObject>
+#include <QStringList>
 #include <cmath>
 
 namespace stallscope::gui {
@@ -111,6 +112,57 @@ QString evidenceFrameText(uint64_t frame, const std::vector<const SegmentInfo*>&
     if (s->len > 0 && s->acked_frame && s->acked_ns >= s->ts_ns)
         text += QStringLiteral(", ACKed %1 later by #%2").arg(formatMs(double(s->acked_ns - s->ts_ns) / 1e6)).arg(s->acked_frame);
     return text;
+}
+
+QString tlsNotDecryptedWhy(const ConnectionTls& t) {
+    if (t.decrypted) return {};
+    const std::string& r = t.reason;
+    auto starts = [&](const char* token) { return r.rfind(token, 0) == 0; };
+    QString why;
+    // Longer tokens first: no_key_log before no_key.
+    if (starts("no_key_log")) why = QObject::tr("no key log (File > Open Key Log…)");
+    else if (starts("no_key")) why = QObject::tr("its client random is not in the key log");
+    else if (starts("rsa_no_key")) why = QObject::tr("RSA key exchange and no key-log line (RSA private keys are not supported)");
+    else if (starts("handshake_missing")) why = QObject::tr("the handshake was not captured");
+    else if (starts("unsupported_cipher_suite")) why = QObject::tr("a cipher suite StallScope does not decrypt");
+    else if (starts("auth_failed")) why = QObject::tr("a record failed authentication (wrong key?)");
+    else if (starts("gap")) why = QObject::tr("a gap in the TLS stream");
+    else if (starts("http2")) why = QObject::tr("HTTP/2 (ALPN h2) is not analysed");
+    else why = QString::fromStdString(r.substr(0, r.find(':')));
+    // "... from frame N: ..." says where it stopped.
+    const size_t at = r.find(" from frame ");
+    if (at != std::string::npos) why += QObject::tr(" from frame %1").arg(QString::fromStdString(r.substr(at + 12, r.find(':', at) - at - 12)));
+    return why;
+}
+
+QString tlsSummary(const ConnectionTls& t) {
+    QStringList parts;
+    parts << (t.version.empty() ? QStringLiteral("TLS") : QString::fromStdString(t.version));
+    if (t.resumed) parts << QObject::tr("resumed");
+    parts << (t.decrypted ? QObject::tr("decrypted") : QObject::tr("encrypted, not decrypted: %1").arg(tlsNotDecryptedWhy(t)));
+    return parts.join(QStringLiteral(" · "));
+}
+
+QString tlsDetails(const ConnectionTls& t) {
+    QStringList l;
+    l << QObject::tr("%1 %2").arg(t.version.empty() ? QObject::tr("TLS (no ServerHello captured)") : QString::fromStdString(t.version),
+                                  QString::fromStdString(t.cipher_suite));
+    if (!t.sni.empty()) l << QObject::tr("SNI: %1").arg(QString::fromStdString(t.sni));
+    if (!t.alpn.empty()) l << QObject::tr("ALPN: %1").arg(QString::fromStdString(t.alpn));
+    l << (t.resumed ? QObject::tr("resumed handshake")
+                    : t.resumption_offered ? QObject::tr("full handshake (the client offered a session)")
+                                           : QObject::tr("full handshake"));
+    if (t.handshake_end_ns > t.handshake_start_ns)
+        l << QObject::tr("handshake %1 (frames %2 → %3)")
+                 .arg(formatMs(double(t.handshake_end_ns - t.handshake_start_ns) / 1e6))
+                 .arg(t.handshake_first_frame)
+                 .arg(t.handshake_last_frame);
+    if (t.server_flight_bytes)
+        l << QObject::tr("server's first flight: %1 in %2 segments").arg(formatBytes(t.server_flight_bytes)).arg(t.server_flight_segments);
+    l << (t.decrypted ? QObject::tr("decrypted: the HTTP inside is analysed")
+                      : QObject::tr("encrypted, not decrypted: %1; calls from the TLS records and their timing "
+                                    "(operation and status unknown)").arg(tlsNotDecryptedWhy(t)));
+    return l.join(QLatin1Char('\n'));
 }
 
 } // namespace stallscope::gui

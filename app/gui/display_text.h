@@ -22,6 +22,13 @@ QString countNoun(uint64_t n, const QString& one, const QString& many);   // "1 
 QString callOperation(const Call& c);           // SOAP operation, else "POST /path"
 QString statusText(const Call& c);              // "200", "500 fault", "—"
 QString endpointText(const Endpoint& e);
+// A TLS connection's state for a table cell: "TLS 1.3 · decrypted",
+// "TLS 1.2 · resumed · decrypted", "TLS 1.3 · encrypted, not decrypted: no key log".
+QString tlsSummary(const ConnectionTls& t);
+// Why a TLS connection was not decrypted, in words ("" when it was).
+QString tlsNotDecryptedWhy(const ConnectionTls& t);
+// A tooltip: version, suite, SNI, ALPN, handshake, and the state with its reason.
+QString tlsDetails(const ConnectionTls& t);
 // A finding's detail as words: ("held_segment", "312 B body") -> ("Held segment", "312 B body");
 // ("ack_delay_ms", "40.1") -> ("ACK delay", "40.1 ms").
 std::pair<QString, QString> detailText(const std::string& key, const std::string& value);

@@ -1,8 +1,10 @@
 #include "app/gui/event_trace_view.h"
 
+#include "app/gui/display_text.h"
 #include "app/gui/event_trace_painter.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/theme.h"
+#include "app/gui/zoom_gestures.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -11,6 +13,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -23,8 +26,9 @@ EventTraceCanvas::EventTraceCanvas(QWidget* parent) : QWidget(parent) {
     updateSize();
 }
 
-void EventTraceCanvas::setTrace(EventTraceLayout layout) {
+void EventTraceCanvas::setTrace(EventTraceLayout layout, std::vector<CallMark> marks) {
     layout_ = std::move(layout);
+    marks_ = std::move(marks);
     updateSize();
     update();
 }
@@ -36,7 +40,7 @@ void EventTraceCanvas::setHighlightedFrame(uint64_t frame) {
 }
 
 void EventTraceCanvas::setZoom(double z) {
-    zoom_ = std::clamp(z, 0.25, 4.0);
+    zoom_ = std::clamp(z, 0.1, 4.0);
     updateSize();
     update();
 }
@@ -71,6 +75,22 @@ void EventTraceCanvas::paintEvent(QPaintEvent*) {
     }
     p.scale(zoom_, zoom_);
     paintEventTrace(p, layout_, {dark, highlighted_});
+    if (marks_.empty()) return;
+    // Unscaled, so the call's name stays readable at any zoom.
+    p.resetTransform();
+    QColor line = palette().color(QPalette::Text);
+    line.setAlpha(110);
+    QFont f = font();
+    f.setBold(true);
+    p.setFont(f);
+    const QFontMetricsF fm(f);
+    for (const CallMark& m : marks_) {
+        const double y = m.y * zoom_;
+        p.setPen(QPen(line, 1, Qt::DashLine));
+        p.drawLine(QPointF(4, y), QPointF(layout_.width * zoom_ - 4, y));
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QPointF(6, y - fm.descent() - 1), m.label);
+    }
 }
 
 void EventTraceCanvas::mousePressEvent(QMouseEvent* e) {
@@ -106,6 +126,7 @@ bool EventTraceCanvas::event(QEvent* e) {
 }
 
 EventTraceView::EventTraceView(QWidget* parent) : QScrollArea(parent), canvas_(new EventTraceCanvas) {
+    setFocusPolicy(Qt::StrongFocus);
     setWidget(canvas_);
     setWidgetResizable(false);
     setAlignment(Qt::AlignHCenter | Qt::AlignTop);
@@ -114,7 +135,49 @@ EventTraceView::EventTraceView(QWidget* parent) : QScrollArea(parent), canvas_(n
 
 void EventTraceView::setFitWidth(bool on) {
     fit_width_ = on;
-    if (on) fitWidth();
+    if (on) {
+        fit_window_ = false;
+        fitWidth();
+    }
+}
+
+void EventTraceView::setFitWindow(bool on) {
+    fit_window_ = on;
+    if (on) fit_width_ = false;
+    refit();
+    emit zoomChanged(canvas_->zoom(), fit_window_);
+}
+
+void EventTraceView::refit() {
+    const EventTraceLayout& l = canvas_->trace();
+    if (fit_width_) fitWidth();
+    if (!fit_window_ || l.width <= 0 || l.height <= 0) return;
+    const double w = (viewport()->width() - 2) / l.width, h = (viewport()->height() - 2) / l.height;
+    canvas_->setZoom(std::clamp(std::min(w, h), kFitMinZoom, 1.0));
+}
+
+void EventTraceView::zoomAround(double z, QPointF anchor) {
+    const double old = canvas_->zoom();
+    const QPointF content(horizontalScrollBar()->value() + anchor.x(), verticalScrollBar()->value() + anchor.y());
+    fit_window_ = fit_width_ = false;
+    canvas_->setZoom(z);
+    const double k = canvas_->zoom() / old;
+    horizontalScrollBar()->setValue(int(content.x() * k - anchor.x()));
+    verticalScrollBar()->setValue(int(content.y() * k - anchor.y()));
+    emit zoomChanged(canvas_->zoom(), false);
+}
+
+void EventTraceView::zoomTo(double z) { zoomAround(z, QPointF(viewport()->width() / 2.0, 0)); }
+void EventTraceView::zoomIn() { zoomTo(canvas_->zoom() * zoom_gestures::kKeyStep); }
+void EventTraceView::zoomOut() { zoomTo(canvas_->zoom() / zoom_gestures::kKeyStep); }
+
+void EventTraceView::keyPressEvent(QKeyEvent* e) {
+    switch (zoom_gestures::keyOf(e)) {
+    case zoom_gestures::Key::ZoomIn: zoomIn(); return;
+    case zoom_gestures::Key::ZoomOut: zoomOut(); return;
+    case zoom_gestures::Key::Fit: setFitWindow(true); return;
+    default: QScrollArea::keyPressEvent(e);   // arrows scroll
+    }
 }
 
 void EventTraceView::fitWidth() {
@@ -124,7 +187,7 @@ void EventTraceView::fitWidth() {
 
 void EventTraceView::resizeEvent(QResizeEvent* e) {
     QScrollArea::resizeEvent(e);
-    if (fit_width_) fitWidth();
+    refit();
 }
 
 bool EventTraceView::highlightFrame(uint64_t frame) {
@@ -138,22 +201,65 @@ bool EventTraceView::highlightFrame(uint64_t frame) {
 
 void EventTraceView::wheelEvent(QWheelEvent* e) {
     if (e->modifiers() & Qt::ControlModifier) {
-        const double factor = e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15;
-        canvas_->setZoom(canvas_->zoom() * factor);
+        if (e->angleDelta().y() != 0) zoomAround(canvas_->zoom() * zoom_gestures::wheelFactor(e), e->position());
         e->accept();
         return;
     }
     QScrollArea::wheelEvent(e);
 }
 
+// In a whole connection, a mark above each call's first request segment,
+// halfway to the segment before it.
+static std::vector<CallMark> callMarks(const AnalysisResult& slice, const EventTraceLayout& layout) {
+    std::vector<CallMark> marks;
+    if (slice.calls.size() < 2) return marks;   // one call: nothing to tell apart
+    for (const Call& c : slice.calls) {
+        for (size_t i = 0; i < layout.arrows.size(); ++i) {
+            if (layout.arrows[i].frame != c.request_first_frame) continue;
+            const double y = layout.arrows[i].y_from;
+            const double above = i > 0 ? std::min(layout.arrows[i - 1].y_from, layout.arrows[i - 1].y_to) : layout.lanes_top;
+            marks.push_back({std::max(layout.lanes_top, (above + y) / 2), QObject::tr("Call %1 \u00b7 %2").arg(c.id).arg(callOperation(c))});
+            break;
+        }
+    }
+    std::sort(marks.begin(), marks.end(), [](const CallMark& a, const CallMark& b) { return a.y < b.y; });
+    return marks;
+}
+
 EventTracePanel::EventTracePanel(SelectionHub* hub, const GuiBackend* backend, QWidget* parent)
-    : QWidget(parent), hub_(hub), backend_(backend), header_(new QLabel), whole_connection_(new QCheckBox(tr("Whole connection"))),
-      view_(new EventTraceView) {
+    : QWidget(parent), hub_(hub), backend_(backend), header_(new QLabel), zoom_label_(new QLabel),
+      whole_connection_(new QCheckBox(tr("Whole connection"))), view_(new EventTraceView) {
     auto* top = new QHBoxLayout;
     top->setContentsMargins(6, 4, 6, 0);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(header_, 1);
+    // Zoom: the same keys and steps as the timeline (zoom_gestures.h).
+    auto tool = [this, top](const QString& text, const QString& name, const QString& tip, auto slot) {
+        auto* b = new QToolButton;
+        b->setText(text);
+        b->setObjectName(name);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        connect(b, &QToolButton::clicked, view_, slot);
+        top->addWidget(b);
+        return b;
+    };
+    tool(QStringLiteral("\u2212"), QStringLiteral("traceZoomOut"), tr("Zoom out (-, Ctrl+wheel)"), &EventTraceView::zoomOut);
+    zoom_label_->setObjectName(QStringLiteral("traceZoomLabel"));
+    zoom_label_->setMinimumWidth(zoom_label_->fontMetrics().horizontalAdvance(QStringLiteral("100 % (fit)")));
+    zoom_label_->setAlignment(Qt::AlignCenter);
+    top->addWidget(zoom_label_);
+    tool(QStringLiteral("+"), QStringLiteral("traceZoomIn"), tr("Zoom in (+, Ctrl+wheel)"), &EventTraceView::zoomIn);
+    tool(tr("Fit"), QStringLiteral("traceFit"), tr("Fit to window (0): as much as fits at 75–100 %"),
+         [this] { view_->setFitWindow(true); });
+    tool(QStringLiteral("1:1"), QStringLiteral("traceActualSize"), tr("Actual size (100 %)"), [this] { view_->zoomTo(1.0); });
+    top->addSpacing(8);
     top->addWidget(whole_connection_);
+    auto show_zoom = [this](double z, bool fit) {
+        zoom_label_->setText(fit ? tr("%1 % (fit)").arg(qRound(z * 100)) : tr("%1 %").arg(qRound(z * 100)));
+    };
+    connect(view_, &EventTraceView::zoomChanged, this, show_zoom);
+    show_zoom(view_->canvas()->zoom(), view_->fitsWindow());
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(2);
@@ -176,6 +282,7 @@ void EventTracePanel::rebuild() {
     const ResultPtr& r = hub_->result();
     const uint64_t call = hub_->selectedCall(), conn = hub_->selectedConnection();
     EventTraceLayout layout;
+    std::vector<CallMark> marks;
     std::string error;
     bool ok = false;
     if (!r || (!call && !conn)) {
@@ -188,6 +295,7 @@ void EventTracePanel::rebuild() {
         // Only the connection is read (a spilled result has the rest on disk).
         const AnalysisResult slice = r->slice(conn, whole ? 0 : call);
         ok = whole ? backend_->connection_trace(slice, conn, layout, error) : backend_->call_trace(slice, call, layout, error);
+        if (ok && whole) marks = callMarks(slice, layout);
         if (ok) {
             header_->setText(whole ? tr("Connection %1 — %2 segments").arg(conn).arg(layout.arrows.size())
                                    : tr("Call %1 — %2 segments").arg(call).arg(layout.arrows.size()));
@@ -197,7 +305,9 @@ void EventTracePanel::rebuild() {
             layout.title = error;
         }
     }
-    view_->canvas()->setTrace(std::move(layout));
+    view_->canvas()->setTrace(std::move(layout), std::move(marks));
+    view_->refit();
+    emit view_->zoomChanged(view_->canvas()->zoom(), view_->fitsWindow());
     if (hub_->highlightedFrame()) view_->highlightFrame(hub_->highlightedFrame());
 }
 

@@ -8,6 +8,7 @@
 #include <QScrollArea>
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 class QCheckBox;
 class QLabel;
@@ -16,11 +17,19 @@ namespace stallscope::gui {
 
 class SelectionHub;
 
+// Where a call begins in a whole-connection trace: a line across the lanes
+// just above its first request segment, labelled with the call.
+struct CallMark {
+    double y = 0;   // layout pixels
+    QString label;
+};
+
 class EventTraceCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit EventTraceCanvas(QWidget* parent = nullptr);
-    void setTrace(EventTraceLayout layout);
+    void setTrace(EventTraceLayout layout, std::vector<CallMark> marks = {});
+    const std::vector<CallMark>& callMarks() const { return marks_; }
     const EventTraceLayout& trace() const { return layout_; }
     void setHighlightedFrame(uint64_t frame);
     uint64_t highlightedFrame() const { return highlighted_; }
@@ -41,6 +50,7 @@ protected:
 private:
     void updateSize();
     EventTraceLayout layout_;
+    std::vector<CallMark> marks_;
     uint64_t highlighted_ = 0;
     double zoom_ = 1.0;
 };
@@ -56,14 +66,31 @@ public:
     // narrow places like the Compare window's two traces.
     void setFitWidth(bool on);
     void fitWidth();
+    // Fit to window (the default, kept after resizes and new traces): as
+    // much of the trace as the window holds at a zoom of 75 % to 100 %, so
+    // labels stay readable; the rest scrolls. Zooming by hand leaves it.
+    static constexpr double kFitMinZoom = 0.75;
+    void setFitWindow(bool on);
+    bool fitsWindow() const { return fit_window_; }
+    void zoomIn();
+    void zoomOut();
+    void zoomTo(double z);   // leaves fit-to-window
+
+signals:
+    void zoomChanged(double zoom, bool fit);
 
 protected:
-    void wheelEvent(QWheelEvent*) override;   // Ctrl+wheel zooms
+    void wheelEvent(QWheelEvent*) override;   // Ctrl+wheel zooms at the mouse; the wheel scrolls
     void resizeEvent(QResizeEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;  // + - 0, as the other zoomable views
 
 private:
+    friend class EventTracePanel;
+    void refit();                             // after a new trace or a resize
+    void zoomAround(double z, QPointF anchor); // keeps the point under anchor (viewport px) in place
     EventTraceCanvas* canvas_;
     bool fit_width_ = false;
+    bool fit_window_ = true;
 };
 
 // Dock content: header (what is shown) + "whole connection" toggle + view.
@@ -83,6 +110,7 @@ private:
     SelectionHub* hub_;
     const GuiBackend* backend_;
     QLabel* header_;
+    QLabel* zoom_label_;
     QCheckBox* whole_connection_;
     EventTraceView* view_;
 };

@@ -46,7 +46,9 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
         if (!item || !hub_->result()) return;
         const quint64 frame = item->data(Qt::UserRole).toULongLong();
         QMenu menu;
-        addWiresharkActions(&menu, QString::fromStdString(hub_->result()->capture.file), frame, frameDisplayFilter(frame));
+        // A file set's frame opens in the file that holds it, filtered by its number there.
+        const CaptureInfo& capture = hub_->result()->capture;
+        addWiresharkActions(&menu, capture, frame, frameDisplayFilter(wiresharkTarget(capture, frame).frame));
         menu.exec(evidence_->viewport()->mapToGlobal(pos));
     });
     connect(details_, &QTextBrowser::anchorClicked, this, [](const QUrl& u) { QDesktopServices::openUrl(u); });
@@ -189,7 +191,10 @@ void FindingsPanel::fillFinding(int index) {
             held.push_back(std::move(c));
         }
     for (uint64_t frame : f.frames) {
-        auto* item = new QListWidgetItem(evidenceFrameText(frame, segs), evidence_);
+        QString text = evidenceFrameText(frame, segs);
+        const QString where = hub_->result() ? frameLocationText(hub_->result()->capture, frame) : QString();
+        if (!where.isEmpty()) text += QStringLiteral(" (%1)").arg(where);
+        auto* item = new QListWidgetItem(text, evidence_);
         item->setData(Qt::UserRole, QVariant::fromValue<quint64>(frame));
     }
 }

@@ -7,11 +7,17 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace stallscope::gui {
 
 struct GuiBackend {
-    std::function<AnalyzeOutcome(const std::string& path, const AnalysisOptions&, const ProgressFn&)> analyze;
+    // One capture file, or several analysed as one (a file set, issue 24); one
+    // path that is the first file of a dumpcap ring / tcpdump -C files brings the set.
+    std::function<AnalyzeOutcome(const std::vector<std::string>& paths, const AnalysisOptions&, const ProgressFn&)> analyze;
+    // The files of the file set `path` belongs to, found by name (just `path`
+    // when it is in none). Unbound: every file is a set of its own.
+    std::function<std::vector<std::string>(const std::string& path)> file_set_of;
     // The event-trace layout of one call / one connection, exactly as the
     // exporters (and the CLI) draw it. False with error set when there is none.
     std::function<bool(const AnalysisResult&, uint64_t call_id, EventTraceLayout&, std::string& error)> call_trace;

@@ -44,6 +44,8 @@ QString shortcutsHtml() {
         {"Ctrl+O", "Open a capture"}, {"F5", "Reload"}, {"Ctrl+1 … Ctrl+5", "Overview, Calls, Timeline, Over time, Event trace"},
         {"Ctrl+F", "Filter calls"}, {"Ctrl+Shift+F", "Show or hide the Findings pane"},
         {"Ctrl+Shift+C", "Event trace of the whole connection"}, {"Ctrl++ / Ctrl+- / Ctrl+0", "Zoom in, out, fit"},
+        {"+ / - / 0, Ctrl+wheel", "Zoom the event trace (the timeline and over time: + / - / 0, wheel)"},
+        {"Esc (while loading)", "Cancel the load"},
         {"Ctrl+E", "Export the event trace (figure)"}, {"Ctrl+Shift+E", "Export the report"},
         {"Esc / Ctrl+W", "Close the Compare window"}, {"F1", "Documentation"}, {"Ctrl+Q", "Quit"},
     };

@@ -31,6 +31,13 @@ std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values, in
     return bins;
 }
 
+CountAxis countAxis(uint64_t peak) {
+    CountAxis a;
+    a.step = std::max<uint64_t>(1, uint64_t(TimeAxis::niceStep(double(std::max<uint64_t>(peak, 1)) / 4)));
+    a.top = std::max<uint64_t>(1, (peak + a.step - 1) / a.step) * a.step;
+    return a;
+}
+
 std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values, int per_decade) {
     std::vector<HistogramBin> bins;
     if (values.empty()) return bins;

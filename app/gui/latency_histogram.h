@@ -20,4 +20,12 @@ std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values_ms,
 // <= 0 count in the first bin. Empty input -> no bins.
 std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values_ms, int per_decade = 4);
 
+// The count axis of a histogram: 0 to a round top at a 1-2-5 step, about
+// four intervals, every tick a whole number (never 7055 / 14110).
+struct CountAxis {
+    uint64_t top = 1, step = 1;
+    int ticks() const { return int(top / step) + 1; }
+};
+CountAxis countAxis(uint64_t peak);
+
 } // namespace stallscope::gui

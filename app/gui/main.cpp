@@ -1,5 +1,6 @@
 // stallscope: the desktop app. Thin: settings identity, theme, window, and
 // an optional capture path on the command line.
+#include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/memory_release.h"
 #include "app/gui/selection_hub.h"
@@ -21,10 +22,15 @@ struct Options {
     QCommandLineOption quit_after{QStringLiteral("quit-after-load"),
                                   QStringLiteral("load the capture, paint the first screen with it, exit (0 analysed, 1 not): for measuring")};
     QCommandLineOption shots{QStringLiteral("screenshots"),
-                             QStringLiteral("after loading, save a PNG of each page (and the findings pane) as DIR/PREFIX-<page>.png, then exit"),
+                             QStringLiteral("after loading, save a PNG of each page (and the findings pane) as DIR/PREFIX-<page>.png, "
+                                            "then exit; with no capture, the start page as DIR/PREFIX-start.png"),
                              QStringLiteral("DIR/PREFIX")};
+    QCommandLineOption whole{QStringLiteral("whole-connection"),
+                             QStringLiteral("show the event trace of the selected call's whole connection")};
     QCommandLineOption size{QStringLiteral("size"), QStringLiteral("window size, WxH (default 1360x860 for screenshots)"),
                             QStringLiteral("WxH")};
+    QCommandLineOption keylog{QStringLiteral("keylog"), QStringLiteral("TLS key log (NSS format) to decrypt HTTPS with, as File > Open Key Log"),
+                              QStringLiteral("FILE")};
     QCommandLineOption cycles{QStringLiteral("load-cycles"),
                               QStringLiteral("with --quit-after-load: then N times open the file again and cancel, and open it again, "
                                              "printing the RSS after each step (reload memory check)"),
@@ -33,8 +39,8 @@ struct Options {
         cli.setApplicationDescription(QStringLiteral("Finds why SOAP/HTTP-1.x calls are slow from packet captures."));
         cli.addHelpOption();
         cli.addVersionOption();
-        for (const QCommandLineOption* o : {&theme, &call, &quit_after, &shots, &size, &cycles}) cli.addOption(*o);
-        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open"));
+        for (const QCommandLineOption* o : {&theme, &call, &whole, &quit_after, &shots, &size, &keylog, &cycles}) cli.addOption(*o);
+        cli.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("pcap or pcapng file to open; several files (or a ring's first file) open as one file set; gzip-compressed too"), QStringLiteral("[capture...]"));
     }
 };
 
@@ -88,10 +94,17 @@ int main(int argc, char** argv) {
         w.resize(1360, 860);
     }
     w.show();
+    if (cli.isSet(opts.keylog)) w.setKeyLog(cli.value(opts.keylog));  // before the capture: it is read with it
     if (cli.isSet(call)) {
         const quint64 id = cli.value(call).toULongLong();
         QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, id](bool ok) { if (ok) w.hub()->selectCall(id); },
                          Qt::SingleShotConnection);
+    }
+    if (cli.isSet(opts.whole)) w.tracePanel()->setShowConnection(true);
+    if (cli.isSet(shots) && cli.positionalArguments().isEmpty() && !cli.isSet(quit_after)) {
+        w.repaint();
+        QApplication::processEvents();
+        return w.grab().save(cli.value(shots) + QStringLiteral("-start.png")) ? 0 : 1;
     }
     if (cli.isSet(quit_after) || cli.isSet(shots)) {
         if (cli.positionalArguments().isEmpty()) {
@@ -99,10 +112,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         const QString shot_prefix = cli.value(shots);
-        const QString file = cli.positionalArguments().first();
+        const QStringList files = cli.positionalArguments();   // several: one file set
         const int cycles_left = cli.isSet(cycles) ? std::max(0, cli.value(cycles).toInt()) : 0;
         auto step = std::make_shared<int>(0);   // loads and cancels done
-        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix, file, cycles_left, step](bool ok) {
+        QObject::connect(&w, &MainWindow::loadFinished, &w, [&w, shot_prefix, files, cycles_left, step](bool ok) {
             // The first screen with the data is painted before exiting.
             w.repaint();
             QApplication::processEvents();
@@ -112,7 +125,7 @@ int main(int argc, char** argv) {
                 fprintf(stderr, "stallscope: step %d (%s): RSS %.1f MB\n", n, ok ? "loaded" : cancelled ? "cancelled" : "failed",
                         double(residentBytes()) / 1048576.0);
                 if ((ok || cancelled) && n < 2 * cycles_left) {
-                    w.openFile(file);
+                    w.openFiles(files);
                     if (n % 2 == 0) QTimer::singleShot(1000, &w, [&w] { w.cancelLoad(); });
                     return;
                 }
@@ -122,6 +135,7 @@ int main(int argc, char** argv) {
             QApplication::exit(ok ? 0 : 1);
         });
     }
-    if (!cli.positionalArguments().isEmpty()) w.openFile(cli.positionalArguments().first());
+    // Several files on the command line are one file set (docs/gui.md).
+    if (!cli.positionalArguments().isEmpty()) w.openFiles(cli.positionalArguments());
     return app.exec();
 }

@@ -5,6 +5,7 @@
 #include "app/gui/calls_model.h"
 #include "app/gui/damage_banner.h"
 #include "app/gui/display_text.h"
+#include "app/gui/dropped_files.h"
 #include "app/gui/calls_page.h"
 #include "app/gui/compare/compare_window.h"
 #include "app/gui/event_trace_painter.h"
@@ -13,10 +14,12 @@
 #include "app/gui/findings_panel.h"
 #include "app/gui/figure_dialog.h"
 #include "app/gui/help_links.h"
+#include "app/gui/load_bar.h"
 #include "app/gui/live/live_capture_menu.h"
 #include "app/gui/over_time_view.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
+#include "app/gui/start_page.h"
 #include "app/gui/timeline_widget.h"
 
 #include <QAction>
@@ -37,9 +40,10 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QProgressDialog>
+#include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
@@ -57,7 +61,8 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     : QMainWindow(parent), backend_(std::move(backend)), hub_(new SelectionHub(this)),
       runner_(new AnalysisRunner(backend_.analyze, this)), pages_(new QTabWidget),
       overview_(new OverviewPage(hub_)), calls_(new CallsPage(hub_)), timeline_(new TimelineWidget(hub_)), over_time_(new OverTimeView(hub_)),
-      trace_(new EventTracePanel(hub_, &backend_)), findings_(new FindingsPanel(hub_)), warnings_(new QListWidget) {
+      trace_(new EventTracePanel(hub_, &backend_)), findings_(new FindingsPanel(hub_)), warnings_(new QListWidget),
+      start_(new StartPage), load_bar_(new LoadBar) {
     setObjectName(QStringLiteral("StallScopeMainWindow"));
     setAcceptDrops(true);
     pages_->setDocumentMode(true);
@@ -68,13 +73,23 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     // The event trace needs the full width (the layout is ~960 px wide), so it
     // is a page, not a dock; evidence clicks and double-clicks bring it up.
     pages_->addTab(trace_, tr("&Event trace"));
-    auto* central = new QWidget;   // a damaged capture's banner over the pages
-    auto* central_layout = new QVBoxLayout(central);
+    auto* analysis = new QWidget;   // a damaged capture's banner over the pages
+    auto* central_layout = new QVBoxLayout(analysis);
     central_layout->setContentsMargins(0, 0, 0, 0);
     central_layout->setSpacing(0);
     central_layout->addWidget(new DamageBanner(hub_));
     central_layout->addWidget(pages_, 1);
-    setCentralWidget(central);
+    // The start page until a capture is open (and again if none is).
+    stack_ = new QStackedWidget;
+    stack_->addWidget(start_);
+    stack_->addWidget(analysis);
+    setCentralWidget(stack_);
+    connect(hub_, &SelectionHub::resultChanged, this, [this, analysis](const ResultPtr& r) {
+        stack_->setCurrentWidget(r ? analysis : static_cast<QWidget*>(start_));
+        showDocks(r != nullptr);
+    });
+    connect(start_, &StartPage::openRequested, this, &MainWindow::openFile);
+    connect(start_, &StartPage::openDialogRequested, this, &MainWindow::openDialog);
 
     auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
         d = new QDockWidget(title, this);
@@ -105,6 +120,13 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
 
     buildMenus();
     statusBar()->showMessage(tr("Open a capture with Ctrl+O, or drop one on the window."));
+    statusBar()->addPermanentWidget(load_bar_);
+    connect(load_bar_, &LoadBar::cancelRequested, runner_, &AnalysisRunner::cancel);
+    auto* esc = new QAction(this);   // Esc cancels a load, as the modal box's Cancel did
+    esc->setShortcut(Qt::Key_Escape);
+    esc->setShortcutContext(Qt::WindowShortcut);
+    connect(esc, &QAction::triggered, this, [this] { if (runner_->busy()) runner_->cancel(); });
+    addAction(esc);
 
     QSettings s;
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
@@ -113,11 +135,14 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
         resizeDocks({findings_dock_}, {height() * 2 / 5}, Qt::Vertical);   // room for the fix
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    showDocks(false);   // the start page needs no empty panes
     updateTitle();
     updateActions();
 }
 
 MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::currentCentral() const { return stack_->currentWidget(); }
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -126,10 +151,12 @@ void MainWindow::buildMenus() {
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("Open &Key Log…"), this, &MainWindow::openKeyLogDialog);
-    QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_file_.isEmpty()) openFile(current_file_); });
+    QAction* reload = file->addAction(tr("Re&load"), this, [this] { if (!current_files_.isEmpty()) openFiles(current_files_); });
     reload->setShortcut(QKeySequence::Refresh);
     need_result_ << reload;
     file->addAction(tr("&Compare Captures…"), this, [this] { openCompareDialog(this, backend_); });
+    start_->setCompareAvailable(true);
+    connect(start_, &StartPage::compareRequested, this, [this] { openCompareDialog(this, backend_); });
     file->addSeparator();
     QMenu* exp = file->addMenu(tr("&Export"));
     QAction* e1 = exp->addAction(tr("&Event trace (SVG, PDF, PNG)…"), this, [this] { exportDialog(QStringLiteral("trace")); });
@@ -158,11 +185,22 @@ void MainWindow::buildMenus() {
     whole->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     findings_dock_->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     view->addSeparator();
-    QAction* zin = view->addAction(tr("Zoom &In"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->zoomIn(); else { pages_->setCurrentWidget(timeline_); timeline_->zoomIn(); } });
+    // Zoom acts on the page shown if it zooms (timeline, over time, event trace), else on the timeline.
+    enum class Zoom { In, Out, Fit };
+    auto zoom = [this](Zoom z) {
+        QWidget* page = pages_->currentWidget();
+        if (page == over_time_) z == Zoom::In ? over_time_->zoomIn() : z == Zoom::Out ? over_time_->zoomOut() : over_time_->fitAll();
+        else if (page == trace_) z == Zoom::In ? trace_->view()->zoomIn() : z == Zoom::Out ? trace_->view()->zoomOut() : trace_->view()->setFitWindow(true);
+        else {
+            pages_->setCurrentWidget(timeline_);
+            z == Zoom::In ? timeline_->zoomIn() : z == Zoom::Out ? timeline_->zoomOut() : timeline_->fitAll();
+        }
+    };
+    QAction* zin = view->addAction(tr("Zoom &In"), this, [zoom] { zoom(Zoom::In); });
     zin->setShortcut(QKeySequence::ZoomIn);
-    QAction* zout = view->addAction(tr("Zoom O&ut"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->zoomOut(); else { pages_->setCurrentWidget(timeline_); timeline_->zoomOut(); } });
+    QAction* zout = view->addAction(tr("Zoom O&ut"), this, [zoom] { zoom(Zoom::Out); });
     zout->setShortcut(QKeySequence::ZoomOut);
-    QAction* zfit = view->addAction(tr("&Fit Timeline"), this, [this] { if (pages_->currentWidget() == over_time_) over_time_->fitAll(); else { pages_->setCurrentWidget(timeline_); timeline_->fitAll(); } });
+    QAction* zfit = view->addAction(tr("&Fit to Window"), this, [zoom] { zoom(Zoom::Fit); });
     zfit->setShortcut(QKeySequence(tr("Ctrl+0")));
     view->addSeparator();
     QMenu* theme = view->addMenu(tr("T&heme"));
@@ -179,9 +217,13 @@ void MainWindow::buildMenus() {
 
     // Capture > Start... / Stop (app/gui/live): snapshots go to the views while
     // it runs; the final result is shown like an opened file (the pcapng).
-    live::installCaptureMenu(this, menuBar(), nullptr,
-                             {[this](const ResultPtr& r) { hub_->setResult(r); },
-                              [this](const LoadOutcome& o) { onLoadFinished(o); }});
+    QMenu* capture = live::installCaptureMenu(this, menuBar(), nullptr,
+                                              {[this](const ResultPtr& r) { showSnapshot(r); },
+                                               [this](const LoadOutcome& o) { onLoadFinished(o); }});
+    if (auto* start = capture->findChild<QAction*>(QStringLiteral("captureStartAction"))) {
+        start_->setLiveAvailable(true);
+        connect(start_, &StartPage::liveRequested, start, &QAction::trigger);
+    }
 
     fillHelpMenu(menuBar()->addMenu(tr("&Help")), this);
 }
@@ -213,8 +255,11 @@ void MainWindow::changeEvent(QEvent* e) {
 void MainWindow::updateTitle() {
     // "file.pcap — StallScope", Wireshark's order. Ending in the application
     // display name keeps the platform from appending it a second time.
-    setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope")
-                                           : QStringLiteral("%1 \u2014 StallScope").arg(QFileInfo(current_file_).fileName()));
+    // A file set is named by its first file and how many files it has.
+    const size_t set_files = hub_->result() ? hub_->result()->capture.files.size() : 0;
+    const QString name = set_files > 1 ? tr("%1 (file set of %2 files)").arg(QFileInfo(current_file_).fileName()).arg(set_files)
+                                       : QFileInfo(current_file_).fileName();
+    setWindowTitle(current_file_.isEmpty() ? QStringLiteral("StallScope") : QStringLiteral("%1 \u2014 StallScope").arg(name));
 }
 
 void MainWindow::updateActions() {
@@ -224,11 +269,12 @@ void MainWindow::updateActions() {
 void MainWindow::openDialog() {
     QSettings s;
     const QString dir = s.value(QStringLiteral("open/dir")).toString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir,
-                                                      tr("Captures (*.pcap *.pcapng *.cap *.dmp);;All files (*)"));
-    if (path.isEmpty()) return;
-    s.setValue(QStringLiteral("open/dir"), QFileInfo(path).absolutePath());
-    openFile(path);
+    // Several files chosen together are one file set (the first of a ring brings the rest).
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open capture or file set"), dir,
+                                                            tr("Captures (*.pcap *.pcapng *.cap *.dmp *.gz);;All files (*)"));
+    if (paths.isEmpty()) return;
+    s.setValue(QStringLiteral("open/dir"), QFileInfo(paths.front()).absolutePath());
+    openFiles(paths);
 }
 
 // TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS in this and
@@ -247,34 +293,23 @@ void MainWindow::openKeyLogDialog() {
 void MainWindow::setKeyLog(const QString& path) {
     runner_->setKeyLog(path);
     statusBar()->showMessage(tr("TLS key log: %1").arg(QFileInfo(path).fileName()));
-    if (!current_file_.isEmpty()) openFile(current_file_);
+    if (!current_files_.isEmpty()) openFiles(current_files_);
 }
 
-void MainWindow::openFile(const QString& path) {
+void MainWindow::openFile(const QString& path) { openFiles(QStringList{path}); }
+
+void MainWindow::openFiles(const QStringList& paths) {
+    if (paths.isEmpty()) return;
+    const QString path = paths.front();
     loading_file_ = path;
     last_error_.clear();
-    if (!progress_) {
-        progress_ = new QProgressDialog(this);
-        progress_->setWindowTitle(tr("StallScope"));
-        progress_->setMinimumDuration(400);   // quick loads never flash a dialog
-        progress_->setRange(0, 1000);
-        progress_->setAutoClose(false);
-        progress_->setAutoReset(false);
-        connect(progress_, &QProgressDialog::canceled, runner_, &AnalysisRunner::cancel);
-    }
-    progress_->setLabelText(tr("Analysing %1…").arg(QFileInfo(path).fileName()));
-    progress_->reset();
-    progress_->setValue(0);
-    statusBar()->showMessage(tr("Analysing %1…").arg(path));
-    runner_->start(path);
+    load_bar_->start(paths.size() > 1 ? tr("%1 and %n more file(s)", nullptr, int(paths.size() - 1)).arg(QFileInfo(path).fileName())
+                                      : QFileInfo(path).fileName());
+    statusBar()->clearMessage();   // the load bar says it
+    runner_->start(paths);
 }
 
-void MainWindow::onProgress(double fraction, quint64 packets) {
-    if (!progress_) return;
-    if (fraction < 0) progress_->setRange(0, 0);
-    else progress_->setValue(int(fraction * 1000));
-    progress_->setLabelText(tr("Analysing %1…\n%2 packets").arg(QFileInfo(loading_file_).fileName()).arg(packets));
-}
+void MainWindow::onProgress(double fraction, quint64 packets) { load_bar_->setProgress(fraction, packets); }
 
 void MainWindow::showError(const QString& title, const QString& text) {
     last_error_ = text;
@@ -286,10 +321,7 @@ void MainWindow::showError(const QString& title, const QString& text) {
 }
 
 void MainWindow::onLoadFinished(const LoadOutcome& out) {
-    if (progress_) {
-        progress_->reset();
-        progress_->hide();
-    }
+    load_bar_->finish();
     if (out.cancelled) {
         statusBar()->showMessage(tr("Cancelled loading %1").arg(out.path), 8000);
         releaseFreedMemory();
@@ -304,18 +336,13 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
         return;
     }
     current_file_ = out.path;
-    addRecentFile(out.path);
+    current_files_ = out.paths.isEmpty() ? QStringList{out.path} : out.paths;
+    addRecentFile(out.path);   // a ring's first file reopens its whole set
     if (QFileInfo::exists(out.path))   // File > Open starts where the last capture came from
         QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(out.path).absolutePath());
-    warnings_->clear();
-    for (const Warning& w : out.result->capture.warnings) {
-        QString text = QString::fromStdString(w.message);
-        if (w.frame && !warning_text_names_frame(w.code)) text = tr("frame %1: %2").arg(w.frame).arg(text);
-        auto* item = new QListWidgetItem(text, warnings_);
-        item->setData(Qt::UserRole, QVariant::fromValue<quint64>(w.frame));
-    }
-    warnings_dock_->setWindowTitle(out.result->capture.warnings.empty() ? tr("Warnings")
-                                                                        : tr("Warnings (%1)").arg(out.result->capture.warnings.size()));
+    // Opened by the user (not a live capture's final file): the capture log was another file's.
+    if (out.path == loading_file_) hideCaptureLog();
+    showWarnings(out.result->capture.warnings);
     hub_->setResult(out.result);
     updateTitle();
     updateActions();
@@ -341,6 +368,48 @@ void MainWindow::onLoadFinished(const LoadOutcome& out) {
     }
     releaseFreedMemory();   // the result this one replaced
     emit loadFinished(true);
+}
+
+// The panes hide behind the start page and come back as they were.
+void MainWindow::showDocks(bool on) {
+    if (on == docks_shown_) return;
+    QDockWidget* docks[] = {findings_dock_, warnings_dock_};
+    for (size_t i = 0; i < 2; ++i) {
+        if (!on) dock_was_visible_[i] = !docks[i]->isHidden();   // a tab behind another is not hidden
+        docks[i]->setVisible(on && dock_was_visible_[i]);
+    }
+    if (on) findings_dock_->raise();
+    docks_shown_ = on;
+}
+
+void MainWindow::showWarnings(const std::vector<Warning>& warnings) {
+    warnings_->clear();
+    for (const Warning& w : warnings) {
+        QString text = QString::fromStdString(w.message);
+        if (w.frame && !warning_text_names_frame(w.code)) text = tr("frame %1: %2").arg(w.frame).arg(text);
+        auto* item = new QListWidgetItem(text, warnings_);
+        item->setData(Qt::UserRole, QVariant::fromValue<quint64>(w.frame));
+    }
+    warnings_dock_->setWindowTitle(warnings.empty() ? tr("Warnings") : tr("Warnings (%1)").arg(warnings.size()));
+}
+
+// A live capture's snapshot replaces whatever file was open: nothing of it
+// (title, warnings) may stay beside the capture's numbers.
+void MainWindow::showSnapshot(const ResultPtr& r) {
+    if (!current_file_.isEmpty()) {
+        current_file_.clear();
+        updateTitle();
+    }
+    showWarnings(r ? r->capture.warnings : std::vector<Warning>{});
+    hub_->setResult(r);
+    updateActions();
+}
+
+void MainWindow::hideCaptureLog() {
+    auto* dock = findChild<QDockWidget*>(QStringLiteral("captureLogDock"));
+    if (!dock || dock->isHidden()) return;
+    if (auto* log = qobject_cast<QPlainTextEdit*>(dock->widget())) log->clear();
+    dock->hide();
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
@@ -372,12 +441,14 @@ void MainWindow::rebuildRecentMenu() {
         });
     }
     recent_menu_->setEnabled(!l.isEmpty());
+    start_->setRecentFiles(l);
 }
 
 void MainWindow::cancelLoad() { runner_->cancel(); }
 void MainWindow::setSpillAfterCalls(size_t n) { runner_->setSpillAfterCalls(n); }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    showDocks(true);   // the saved layout is the panes' own, not the start page's
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
@@ -392,12 +463,26 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
+    QStringList files;
     for (const QUrl& u : e->mimeData()->urls())
-        if (u.isLocalFile()) {
-            e->acceptProposedAction();
-            openFile(u.toLocalFile());
-            return;
-        }
+        if (u.isLocalFile()) files << u.toLocalFile();
+    if (files.isEmpty()) return;
+    e->acceptProposedAction();
+    openDroppedFiles(files);
+}
+
+void MainWindow::openDroppedFiles(const QStringList& files) {
+    const DroppedFilesPlan plan = planDroppedFiles(files, backend_.file_set_of);
+    if (plan.action == DroppedFilesPlan::Action::Compare) {
+        auto* w = new CompareWindow(backend_);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->show();
+        w->load(plan.before, plan.after);
+        statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)")
+                                     .arg(QFileInfo(plan.before).fileName(), QFileInfo(plan.after).fileName()), 8000);
+        return;
+    }
+    if (plan.action == DroppedFilesPlan::Action::Open) openFiles(plan.files);
 }
 
 void MainWindow::exportDialog(const QString& what) {

@@ -12,18 +12,20 @@ class QActionGroup;
 class QDockWidget;
 class QListWidget;
 class QMenu;
-class QProgressDialog;
+class QStackedWidget;
 class QTabWidget;
 
 namespace stallscope::gui {
 
 class AnalysisRunner;
 class CallsPage;
+class LoadBar;
 class EventTracePanel;
 class FindingsPanel;
 class OverTimeView;
 class OverviewPage;
 class SelectionHub;
+class StartPage;
 class TimelineWidget;
 
 // The figure options of File > Export > Event trace (as stallscope-cli export's).
@@ -47,6 +49,11 @@ public:
     void setSpillAfterCalls(size_t n);
     // Starts loading a capture (asynchronously); loadFinished reports the outcome.
     void openFile(const QString& path);
+    // Several files analysed as one capture (a file set: a dumpcap ring, tcpdump -C files...).
+    void openFiles(const QStringList& paths);
+    // Files given at once (dropped, or chosen together): one file set opens as
+    // one capture, two unrelated captures open the Compare window (dropped_files.h).
+    void openDroppedFiles(const QStringList& paths);
     // Decrypt HTTPS with this NSS key log from now on (File > Open Key Log…); reloads the capture.
     void setKeyLog(const QString& path);
     // Exports; the format comes from the file suffix. False with *error set on failure.
@@ -67,6 +74,10 @@ public:
     FindingsPanel* findingsPanel() const { return findings_; }
     QListWidget* warningsList() const { return warnings_; }
     QTabWidget* pages() const { return pages_; }
+    StartPage* startPage() const { return start_; }
+    LoadBar* loadBar() const { return load_bar_; }
+    // The start page while no capture is open, else the pages.
+    QWidget* currentCentral() const;
     QString currentFile() const { return current_file_; }
     QString lastError() const { return last_error_; }
     QStringList recentFiles() const;
@@ -95,6 +106,10 @@ private:
     void updateTitle();
     void updateActions();
     void showError(const QString& title, const QString& text);
+    void showWarnings(const std::vector<Warning>& warnings);
+    void showSnapshot(const ResultPtr& r);
+    void hideCaptureLog();
+    void showDocks(bool on);
 
     GuiBackend backend_;
     SelectionHub* hub_;
@@ -107,12 +122,17 @@ private:
     EventTracePanel* trace_;
     FindingsPanel* findings_;
     QListWidget* warnings_;
+    StartPage* start_;
+    QStackedWidget* stack_ = nullptr;
+    bool docks_shown_ = true;
+    bool dock_was_visible_[2] = {true, true};
     QDockWidget *findings_dock_, *warnings_dock_;
-    QProgressDialog* progress_ = nullptr;
+    LoadBar* load_bar_;
     QMenu* recent_menu_ = nullptr;
     QActionGroup* theme_group_ = nullptr;
     QList<QAction*> need_result_;
     QString current_file_, loading_file_, last_error_;
+    QStringList current_files_;   // what is open: one file, or a file set's files
 };
 
 } // namespace stallscope::gui

@@ -1,5 +1,7 @@
 #include "app/gui/over_time_view.h"
 
+#include "app/gui/zoom_gestures.h"
+
 #include "app/gui/display_text.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/theme.h"
@@ -37,8 +39,10 @@ OverTimeView::OverTimeView(SelectionHub* hub, QWidget* parent) : QWidget(parent)
 
 void OverTimeView::onResult(const ResultPtr& r) {
     series_ = r ? OverTimeSeries::build(*r) : OverTimeSeries{};
-    lo_decade_ = series_.points.empty() ? -1 : int(std::floor(std::log10(series_.min_ms)));
-    hi_decade_ = series_.points.empty() ? 3 : int(std::ceil(std::log10(series_.max_ms)));
+    // A margin of a twentieth of a decade: a call of exactly 1 or 100 ms is a
+    // dot inside the plot, not one cut by its border.
+    lo_decade_ = series_.points.empty() ? -1 : int(std::floor(std::log10(series_.min_ms) - 0.05));
+    hi_decade_ = series_.points.empty() ? 3 : int(std::ceil(std::log10(series_.max_ms) + 0.05));
     if (hi_decade_ <= lo_decade_) hi_decade_ = lo_decade_ + 1;
     axis_.setDataRange(series_.origin_ns, series_.end_ns);
     updateViewport();
@@ -109,7 +113,7 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     p.setFont(font());
     p.setPen(muted);
     p.drawText(QRectF(0, 4, width() - kRight, 18), Qt::AlignRight,
-               tr("wheel zooms · drag pans · double-click fits · click a dot opens the call"));
+               tr("wheel zooms · drag pans · click selects · double-click opens the call (elsewhere: fits)"));
 
     const QRectF sr = scatterRect();
     const double view0 = axis_.viewStartOffset(), view1 = view0 + axis_.viewSpan();
@@ -154,9 +158,12 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     };
     double y0 = sr.bottom() + kGap;
     for (const Band& band : bands) {
-        const QRectF br(sr.left(), y0, sr.width(), band_h);
+        // The band's title in a strip of its own above the bars, which rise to a round top (1-2-5).
+        constexpr double kTitle = 16;
+        const QRectF br(sr.left(), y0 + kTitle, sr.width(), std::max(8.0, band_h - kTitle));
         double peak = 0;
         for (const auto& b : buckets) peak = std::max(peak, band.value(b));
+        if (peak > 0) peak = TimeAxis::niceStep(peak);
         p.setPen(grid);
         p.drawLine(br.bottomLeft(), br.bottomRight());
         p.save();
@@ -165,16 +172,18 @@ void OverTimeView::paintEvent(QPaintEvent*) {
             const double v = band.value(b);
             if (v <= 0 || peak <= 0) continue;
             const double x0 = axis_.offsetToPixel(b.start_ns), x1 = axis_.offsetToPixel(b.start_ns + interval);
-            const double h = v / peak * (br.height() - 4);
+            const double h = v / peak * br.height();
             p.fillRect(QRectF(x0, br.bottom() - h, std::max(1.0, x1 - x0 - 1), h), band.colour);
         }
         p.restore();
         p.setPen(text);
         const QString peak_text = band.unit == QLatin1String("ms") ? formatMs(peak) : QString::number(peak, 'g', 4);
-        p.drawText(QRectF(0, br.top(), kLeft - 6, 16), Qt::AlignRight, peak_text);
-        p.drawText(QRectF(0, br.bottom() - 16, kLeft - 6, 16), Qt::AlignRight, QStringLiteral("0"));
+        p.drawText(QRectF(0, br.top() - 6, kLeft - 6, 16), Qt::AlignRight, peak_text);
+        p.drawText(QRectF(0, br.bottom() - 12, kLeft - 6, 16), Qt::AlignRight, QStringLiteral("0"));
+        p.setPen(grid);
+        p.drawLine(br.topLeft(), br.topRight());   // the round top the bars are scaled to
         p.setPen(muted);
-        p.drawText(QPointF(br.left() + 4, br.top() + 12), band.title);
+        p.drawText(QPointF(br.left() + 4, br.top() - 4), band.title);
         y0 += band_h + kGap;
     }
     // Time axis.
@@ -191,14 +200,24 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(kLeft, axis_y + 16, sr.width(), 16), Qt::AlignHCenter, tr("time since the capture began"));
 }
 
-void OverTimeView::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1.5); update(); }
-void OverTimeView::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / 1.5); update(); }
+void OverTimeView::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, zoom_gestures::kKeyStep); update(); }
+void OverTimeView::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / zoom_gestures::kKeyStep); update(); }
+
+void OverTimeView::keyPressEvent(QKeyEvent* e) {
+    switch (zoom_gestures::keyOf(e)) {
+    case zoom_gestures::Key::ZoomIn: zoomIn(); return;
+    case zoom_gestures::Key::ZoomOut: zoomOut(); return;
+    case zoom_gestures::Key::Fit: fitAll(); return;
+    case zoom_gestures::Key::PanLeft: axis_.panBy(axis_.width() / 10); update(); return;
+    case zoom_gestures::Key::PanRight: axis_.panBy(-axis_.width() / 10); update(); return;
+    case zoom_gestures::Key::None: QWidget::keyPressEvent(e);
+    }
+}
 void OverTimeView::fitAll() { axis_.fitAll(); update(); }
 
 void OverTimeView::wheelEvent(QWheelEvent* e) {
-    const double steps = e->angleDelta().y() / 120.0;
-    if (steps == 0) return;
-    axis_.zoomAt(e->position().x(), std::pow(1.25, steps));
+    if (e->angleDelta().y() == 0) return;
+    axis_.zoomAt(e->position().x(), zoom_gestures::wheelFactor(e));
     update();
     e->accept();
 }
@@ -226,13 +245,17 @@ void OverTimeView::mouseMoveEvent(QMouseEvent* e) {
 
 void OverTimeView::mouseReleaseEvent(QMouseEvent* e) {
     dragging_ = false;
-    if ((e->position() - press_pos_).manhattanLength() > 3) return;
+    if (!zoom_gestures::isClick(press_pos_, e->position())) return;
+    if (const auto id = callAt(e->position())) hub_->selectCall(*id);
+}
+
+void OverTimeView::mouseDoubleClickEvent(QMouseEvent* e) {
     if (const auto id = callAt(e->position())) {
         hub_->selectCall(*id);
         emit callActivated(*id);
+    } else {
+        fitAll();
     }
 }
-
-void OverTimeView::mouseDoubleClickEvent(QMouseEvent*) { fitAll(); }
 
 } // namespace stallscope::gui

@@ -2,7 +2,8 @@
 // "Over time", like Wireshark's I/O graph: every call's latency against
 // capture time on a log scale, and per interval the stalls that began, the
 // time they cost and the calls per second. Wheel zooms at the mouse, drag
-// pans, double-click fits, hovering names the call, clicking opens it.
+// pans, hovering names the call, clicking selects it, double-clicking opens
+// it (double-click elsewhere fits): zoom_gestures.h, as the timeline.
 #include "app/gui/analysis_snapshot.h"
 #include "app/gui/over_time_series.h"
 #include "app/gui/time_axis.h"
@@ -45,6 +46,7 @@ protected:
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
     void mouseDoubleClickEvent(QMouseEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
 
 private:
     void onResult(const ResultPtr& r);

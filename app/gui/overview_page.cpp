@@ -1,6 +1,7 @@
 #include "app/gui/overview_page.h"
 
 #include "analyzers/result/finding_kinds.h"
+#include "app/gui/capture_point_text.h"
 #include "app/gui/display_text.h"
 #include "app/gui/findings_tree_model.h"
 #include "app/gui/latency_histogram.h"
@@ -35,7 +36,7 @@ QString binLabel(double ms) { return QString::number(ms, 'g', ms >= 100 ? 3 : 2)
 
 static const char* const kStatKeys[][2] = {
     {"file", "File"},       {"packets", "Packets"},   {"calls", "Calls"},
-    {"connections", "Connections"}, {"median", "Latency median"}, {"p90", "Latency p90"},
+    {"connections", "Connections"}, {"captured", "Captured"}, {"view", "Latencies"}, {"median", "Latency median"}, {"p90", "Latency p90"},
     {"max", "Latency max"}, {"lost", "Time lost to stalls"}, {"setup", "Lost to connection setup"},
     {"rest", "The rest of the time"}, {"predicted", "Median without stalls"}, {"warnings", "Warnings"},
 };
@@ -85,8 +86,8 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     auto* top = new QHBoxLayout;
     loss_box->setMinimumWidth(360);
     // The top row stays compact so the ranked findings get the room.
-    for (QWidget* w : {static_cast<QWidget*>(stats_box), static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)})
-        w->setMaximumHeight(250);
+    // (The Capture rows take the height they need: their text is never clipped.)
+    for (QWidget* w : {static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)}) w->setMaximumHeight(250);
     top->addWidget(stats_box, 0);
     top->addWidget(loss_box, 3);
     top->addWidget(chart_view_, 3);
@@ -130,10 +131,19 @@ void OverviewPage::onResult(const ResultPtr& r) {
     }
     const SummaryGroup& all = r->summary.overall;
     setStat("file", QFileInfo(QString::fromStdString(r->capture.file)).fileName() + QStringLiteral(" (") +
-                        QString::fromStdString(r->capture.format) + QLatin1Char(')'));
+                        QString::fromStdString(r->capture.format) +
+                        (r->capture.files.size() > 1 ? tr(", file set of %1 files").arg(r->capture.files.size()) : QString()) +
+                        QLatin1Char(')'));
     setStat("packets", QString::number(r->capture.packets));
     setStat("calls", QString::number(r->callCount()));
     setStat("connections", QString::number(r->connectionCount()));
+    {   // where the capture was taken and whose view the latencies are, as the report says
+        const CapturePointText cp = capturePointText(summarize_capture_point(*r));
+        setStat("captured", cp.where);
+        setStat("view", cp.view);
+        if (QLabel* l = stats_.value(QStringLiteral("captured"))) l->setToolTip(cp.evidence);
+        if (QLabel* l = stats_.value(QStringLiteral("view"))) l->setToolTip(tr("Latencies are %1").arg(cp.view_long));
+    }
     setStat("median", formatMs(all.latency.median_ms));
     setStat("p90", formatMs(all.latency.p90_ms));
     setStat("max", formatMs(all.latency.max_ms));
@@ -196,11 +206,11 @@ void OverviewPage::onResult(const ResultPtr& r) {
     x->append(cats);
     x->setTitleText(tr("latency (ms, bin start, log bins)"));
     auto* y = new QValueAxis;
-    // Integer ticks: up to 4 intervals of a whole number of calls.
-    const uint64_t top = peak <= 4 ? std::max<uint64_t>(1, peak) : (peak + 3) / 4 * 4;
-    y->setRange(0, double(top));
+    // Round ticks at a 1-2-5 step of whole calls.
+    const CountAxis axis = countAxis(peak);
+    y->setRange(0, double(axis.top));
     y->setLabelFormat(QStringLiteral("%d"));
-    y->setTickCount(int(std::min<uint64_t>(top, 4)) + 1);
+    y->setTickCount(axis.ticks());
     y->setTitleText(tr("calls"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);

@@ -1,5 +1,7 @@
 #include "app/gui/timeline_widget.h"
 
+#include "app/gui/zoom_gestures.h"
+
 #include "app/gui/display_text.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/theme.h"
@@ -78,8 +80,8 @@ void TimelineWidget::onCallSelected(quint64 id) {
     viewport()->update();
 }
 
-void TimelineWidget::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1.5); viewport()->update(); }
-void TimelineWidget::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / 1.5); viewport()->update(); }
+void TimelineWidget::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, zoom_gestures::kKeyStep); viewport()->update(); }
+void TimelineWidget::zoomOut() { axis_.zoomAt(axis_.left() + axis_.width() / 2, 1 / zoom_gestures::kKeyStep); viewport()->update(); }
 void TimelineWidget::fitAll() { axis_.fitAll(); viewport()->update(); }
 
 static QString tickLabel(double offset_ns, double step_ns) {
@@ -195,8 +197,13 @@ void TimelineWidget::paintLegend(QPainter& p, const QRect& area) const {
     s.setAlpha(160);
     item(s, tr("stall (finding)"), true);
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(x, area.top(), std::max(0, area.right() - x - 8), area.height()), Qt::AlignVCenter | Qt::AlignRight,
-               tr("wheel: zoom · drag: pan · Shift+wheel: scroll · 0: fit"));
+    // The longest hint that fits whole beside the legend; none rather than a clipped one.
+    const QRect room(x, area.top(), std::max(0, area.right() - x - 8), area.height());
+    for (const QString& hint : {tr("wheel: zoom · drag: pan · Shift+wheel: scroll · 0: fit"), tr("wheel: zoom · 0: fit")})
+        if (p.fontMetrics().horizontalAdvance(hint) + 12 <= room.width()) {
+            p.drawText(room, Qt::AlignVCenter | Qt::AlignRight, hint);
+            break;
+        }
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
@@ -224,8 +231,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* e) {
     if (e->modifiers() & Qt::ShiftModifier) {
         verticalScrollBar()->setValue(verticalScrollBar()->value() - e->angleDelta().y() / 120 * 3 * kRowHeight);
     } else {
-        const double steps = e->angleDelta().y() / 120.0;
-        axis_.zoomAt(e->position().x(), std::pow(1.25, steps));
+        axis_.zoomAt(e->position().x(), zoom_gestures::wheelFactor(e));
         viewport()->update();
     }
     e->accept();
@@ -254,7 +260,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     dragging_ = false;
     viewport()->unsetCursor();
     const QPoint pos = e->position().toPoint();
-    if ((pos - press_pos_).manhattanLength() < 4) {   // a click, not a drag
+    if (zoom_gestures::isClick(press_pos_, pos)) {
         if (auto row = rowAtY(pos.y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size())) {
             const TimelineRow& r = rows_.rows[*row];
             if (auto s = stallAt(r, axis_.pixelToTime(pos.x()), int64_t(axis_.nsPerPixel() * 2)); s && pos.x() >= kLabelWidth)
@@ -269,16 +275,21 @@ void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* e) {
     if (auto row = rowAtY(e->position().y() + verticalScrollBar()->value(), kHeaderHeight, kRowHeight, rows_.rows.size())) {
         hub_->selectCall(rows_.rows[*row].call_id);
         emit callActivated(rows_.rows[*row].call_id);
+    } else {
+        fitAll();
     }
 }
 
 void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+    switch (zoom_gestures::keyOf(e)) {
+    case zoom_gestures::Key::ZoomIn: zoomIn(); return;
+    case zoom_gestures::Key::ZoomOut: zoomOut(); return;
+    case zoom_gestures::Key::Fit: fitAll(); return;
+    case zoom_gestures::Key::PanLeft: axis_.panBy(axis_.width() / 10); viewport()->update(); return;
+    case zoom_gestures::Key::PanRight: axis_.panBy(-axis_.width() / 10); viewport()->update(); return;
+    case zoom_gestures::Key::None: break;
+    }
     switch (e->key()) {
-    case Qt::Key_Plus: case Qt::Key_Equal: zoomIn(); return;
-    case Qt::Key_Minus: zoomOut(); return;
-    case Qt::Key_0: fitAll(); return;
-    case Qt::Key_Left: axis_.panBy(axis_.width() / 10); viewport()->update(); return;
-    case Qt::Key_Right: axis_.panBy(-axis_.width() / 10); viewport()->update(); return;
     case Qt::Key_Up: case Qt::Key_Down: {
         if (rows_.rows.empty()) return;
         auto cur = rows_.rowOfCall(hub_->selectedCall());

@@ -52,7 +52,7 @@ bool group_has_live_members(pid_t pgid) {
 
 ChildProcess::~ChildProcess() { terminate(); }
 
-bool ChildProcess::start(const std::string& command, std::string& error) {
+bool ChildProcess::start(const std::string& command, std::string& error, const std::vector<std::string>& env) {
     if (pid_ > 0) {
         error = label_ + ": already started";
         return false;
@@ -71,6 +71,19 @@ bool ChildProcess::start(const std::string& command, std::string& error) {
     // "sh -c CMD" would die alone and leave CMD's processes running.
     const std::string script = "trap 'trap - TERM HUP; kill -TERM 0' TERM HUP\n{\n" + command + "\n} &\nwait $!\n";
     const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+    // The environment is built here: after fork only async-signal-safe calls.
+    std::vector<const char*> envp;
+    auto overridden = [&](const char* var) {
+        for (const std::string& e : env) {
+            const size_t eq = e.find('=');
+            if (eq != std::string::npos && std::strncmp(var, e.c_str(), eq + 1) == 0) return true;
+        }
+        return false;
+    };
+    for (char** v = environ; v && *v; ++v)
+        if (!overridden(*v)) envp.push_back(*v);
+    for (const std::string& e : env) envp.push_back(e.c_str());
+    envp.push_back(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
         error = label_ + ": fork: " + std::strerror(errno);
@@ -94,7 +107,7 @@ bool ChildProcess::start(const std::string& command, std::string& error) {
         ::dup2(pipefd[1], 1);
         ::dup2(pipefd[1], 2);
         ::syscall(SYS_close_range, 3u, ~0u, 0u);  // no capture socket, no files of ours
-        ::execv("/bin/sh", const_cast<char* const*>(argv));
+        ::execve("/bin/sh", const_cast<char* const*>(argv), const_cast<char* const*>(envp.data()));
         ::_exit(127);
     }
     ::setpgid(pid, pid);  // also here: no race with our first kill(-pid)

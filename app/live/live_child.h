@@ -22,7 +22,9 @@ public:
     // Starts command with /bin/sh (as an asynchronous list the shell waits
     // for, so SIGINT is ignored in it: stop it with SIGTERM). False with error set when it cannot be
     // started at all (a command that does not exist shows up as exit 127).
-    bool start(const std::string& command, std::string& error);
+    // env: "NAME=value" entries set for the command on top of ours (an
+    // entry replaces a variable of the same name), e.g. SSLKEYLOGFILE.
+    bool start(const std::string& command, std::string& error, const std::vector<std::string>& env = {});
     bool started() const { return pid_ > 0; }
     pid_t pid() const { return pid_; }
     const std::string& label() const { return label_; }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <poll.h>
 #include <unistd.h>
 
@@ -107,14 +108,26 @@ struct ScenarioRunner::Impl {
         return false;
     }
 
+    // What the commands get on top of our environment: the key log to write.
+    std::vector<std::string> child_env() const {
+        if (o.session.keylog_path.empty()) return {};
+        return {"SSLKEYLOGFILE=" + o.session.keylog_path};
+    }
+
     ScenarioOutcome run() {
         ScenarioOutcome out;
+        if (!o.session.keylog_path.empty()) {
+            // Absolute: a command may change its directory before it opens it.
+            std::error_code ec;
+            const auto abs = std::filesystem::absolute(o.session.keylog_path, ec);
+            if (!ec) o.session.keylog_path = abs.string();
+        }
         if (!session.open(o.session, out.error, &out.open_error)) return out;
         out.opened = true;
         std::vector<std::string> notes;  // go into the report's warnings
         std::string err;
         if (!o.server_cmd.empty()) {
-            bool server_ok = server.start(o.server_cmd, err);
+            bool server_ok = server.start(o.server_cmd, err, child_env());
             if (!server_ok) message("error: cannot start the server command: " + err);
             else server_ok = wait_for_server();
             if (!server_ok) {
@@ -124,6 +137,7 @@ struct ScenarioRunner::Impl {
                 out.stop_reason = "the server command did not come up";
                 out.result = session.finish();  // an empty capture: nothing was run
                 out.status = session.status();
+                out.files = session.files();
                 return out;
             }
         }
@@ -132,7 +146,7 @@ struct ScenarioRunner::Impl {
         if (owner.on_capturing) owner.on_capturing();
         const int64_t t0 = mono_ms();
         if (!o.run_cmd.empty() && !stop) {
-            if (!client.start(o.run_cmd, err)) {
+            if (!client.start(o.run_cmd, err, child_env())) {
                 message("error: cannot start the run command: " + err);
                 out.failed = true;
             }
@@ -204,6 +218,8 @@ struct ScenarioRunner::Impl {
         for (auto& w : out.result.capture.warnings)
             if (w.code == WarningCode::LiveWriteFailed) out.failed = true;
         out.status = session.status();
+        out.files = session.files();
+        out.files_deleted = session.files_deleted();
         return out;
     }
 };

@@ -33,6 +33,8 @@ struct ScenarioOutcome {
     std::string stop_reason;           // "the run command exited with status 0", "stopped by SIGINT"...
     SessionStatus status;              // final counters
     AnalysisResult result;             // the final analysis (also when failed)
+    std::vector<std::string> files;    // the files written and kept, oldest first
+    uint64_t files_deleted = 0;        // by the ring (SessionOptions::ring)
 };
 
 class ScenarioRunner {

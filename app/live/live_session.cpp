@@ -1,7 +1,6 @@
 #include "app/live/live_session.h"
 
 #include "analyzers/pipeline/streaming_analysis.h"
-#include "capture/pcap/pcapng_writer.h"
 
 #include <chrono>
 
@@ -16,6 +15,19 @@ int64_t mono_ns() {
 int64_t wall_ns() {
     using namespace std::chrono;
     return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// The key store counts the lines of what it was given ("PATH: line 2 is
+// not ..."); the key log is read in pieces, so line 2 of this piece is line
+// first_line + 1 of the file.
+std::string renumbered(const std::string& warning, const std::string& path, uint64_t first_line) {
+    const std::string tag = path + ": line ";
+    if (warning.compare(0, tag.size(), tag) != 0) return warning;
+    size_t end = tag.size();
+    uint64_t n = 0;
+    while (end < warning.size() && warning[end] >= '0' && warning[end] <= '9') n = n * 10 + uint64_t(warning[end++] - '0');
+    if (end == tag.size()) return warning;
+    return tag + std::to_string(n + first_line - 1) + warning.substr(end);
 }
 
 } // namespace
@@ -33,13 +45,23 @@ bool Session::open(const SessionOptions& options, std::string& error, LiveCaptur
     iface.snaplen = cap_->snaplen();
     iface.name = options.capture.iface;
     iface.filter = options.capture.filter;
-    writer_ = PcapngStreamWriter::create(options.out_path, iface, options.application, error);
+    writer_ = PcapngRingWriter::create(options.out_path, iface, options.application, options.ring, error);
     if (!writer_) {
         if (kind) *kind = LiveCapture::OpenError::Other;
         cap_.reset();
         return false;
     }
-    analyzer_ = std::make_unique<Analyzer>(options.analysis, options.out_path);
+    if (!options.keylog_path.empty()) {
+        if (!keylog_.create(options.keylog_path, error)) {
+            if (kind) *kind = LiveCapture::OpenError::Other;
+            writer_.reset();
+            cap_.reset();
+            return false;
+        }
+        // The analysis looks secrets up here; the capture thread adds them.
+        if (!opt_.analysis.tls_keys) opt_.analysis.tls_keys = std::make_shared<TlsKeyStore>();
+    }
+    analyzer_ = std::make_unique<Analyzer>(opt_.analysis, options.out_path);
     analyzer_->capture().format = "pcapng";
     return true;
 }
@@ -53,35 +75,75 @@ void Session::start() {
     capture_thread_ = std::thread([this] { capture_main(); });
 }
 
-void Session::capture_main() {
-    auto on_frame = [this](const Frame& f) {
-        const int64_t now = mono_ns();
-        Queued q;
-        q.frame = f;
-        q.bytes.assign(f.data.begin(), f.data.end());
-        if (write_error_.empty()) {
-            uint64_t off = 0;
-            if (writer_->write(f, now, &off)) {
-                q.frame.file_offset = off;
-            } else {
+void Session::write_and_queue(Queued q) {
+    q.frame.data = std::span<const uint8_t>(q.bytes.data(), q.bytes.size());
+    if (write_error_.empty()) {
+        uint64_t off = 0;
+        if (writer_->write(q.frame, mono_ns(), &off)) {
+            q.frame.file_offset = off;
+        } else {
+            std::lock_guard<std::mutex> lock(smu_);
+            write_error_ = writer_->error();
+        }
+    }
+    {
+        std::lock_guard<std::mutex> lock(smu_);
+        ++packets_;
+        file_bytes_ = writer_->bytes_written();
+    }
+    std::unique_lock<std::mutex> ql(qmu_);
+    // Far behind: wait for the analysis (the kernel ring takes the slack).
+    qcv_.wait(ql, [&] { return queued_bytes_ < kMaxBacklogBytes; });
+    queued_bytes_ += q.bytes.size() + sizeof(Queued);
+    queue_.push_back(std::move(q));
+    ql.unlock();
+    qcv_.notify_all();
+}
+
+void Session::release(bool all) {
+    if (keylog_.active()) {
+        uint64_t first_line = 0;
+        std::string lines = keylog_.poll(first_line);
+        if (!lines.empty()) {
+            // Into the file first (before any packet released below), then the store.
+            if (write_error_.empty() && !writer_->write_secrets(0x544c534b, lines.data(), lines.size())) {
                 std::lock_guard<std::mutex> lock(smu_);
                 write_error_ = writer_->error();
             }
-        }
-        {
+            std::vector<std::string> warnings;
+            opt_.analysis.tls_keys->add_key_log(lines, keylog_.path(), [&](const std::string& w) {
+                warnings.push_back(renumbered(w, keylog_.path(), first_line));
+            });
+            std::fill(lines.begin(), lines.end(), '\0');
             std::lock_guard<std::mutex> lock(smu_);
-            ++packets_;
+            keylog_lines_ = keylog_.lines();
             file_bytes_ = writer_->bytes_written();
+            for (auto& w : warnings) key_warnings_.push_back(std::move(w));
         }
-        std::unique_lock<std::mutex> ql(qmu_);
-        // Far behind: wait for the analysis (the kernel ring takes the slack).
-        qcv_.wait(ql, [&] { return queued_bytes_ < kMaxBacklogBytes; });
-        queued_bytes_ += q.bytes.size() + sizeof(Queued);
-        queue_.push_back(std::move(q));
-        ql.unlock();
-        qcv_.notify_all();
+    }
+    const int64_t cutoff = wall_ns() - int64_t(opt_.keylog_hold_ms) * 1'000'000;
+    // A clock step could hold packets for ever: never more than kMaxHeld.
+    while (!held_.empty() && (all || held_.front().frame.ts_ns <= cutoff || held_.size() > kMaxHeld)) {
+        write_and_queue(std::move(held_.front()));
+        held_.pop_front();
+    }
+}
+
+void Session::capture_main() {
+    const bool hold = keylog_.active() && opt_.keylog_hold_ms > 0;
+    auto on_frame = [this, hold](const Frame& f) {
+        Queued q;
+        q.frame = f;
+        q.bytes.assign(f.data.begin(), f.data.end());
+        if (!hold) {
+            if (keylog_.active()) release(true);  // secrets that came first go first
+            return write_and_queue(std::move(q));
+        }
+        held_.push_back(std::move(q));
+        release(false);
     };
-    auto on_tick = [this] {
+    auto on_tick = [this, hold] {
+        if (hold || keylog_.active()) release(!hold);
         LiveStats s = cap_->stats();  // pcap_stats on the thread that reads the handle
         const bool ok = write_error_.empty() && writer_->tick(mono_ns());
         std::lock_guard<std::mutex> lock(smu_);
@@ -89,6 +151,7 @@ void Session::capture_main() {
         if (!ok && write_error_.empty()) write_error_ = writer_->error();
     };
     LiveCapture::RunEnd end = cap_->run(on_frame, on_tick, 100);
+    release(true);  // the last secrets, then every packet still held
     LiveStats s = cap_->stats();
     const bool flushed = write_error_.empty() && writer_->flush();
     {
@@ -148,6 +211,7 @@ SessionStatus Session::status() const {
     std::lock_guard<std::mutex> lock(smu_);
     st.packets = packets_;
     st.file_bytes = file_bytes_;
+    st.keylog_lines = keylog_lines_;
     st.kernel = kernel_;
     st.capturing = capturing_.load();
     st.failed = failed_;
@@ -179,6 +243,8 @@ AnalysisResult Session::finish() {
         analyzer_->add_warning({WarningCode::LiveRun, "interface '" + iface + "' dropped " + std::to_string(kernel_.if_dropped) +
                                     " packets (pcap_stats ps_ifdrop); the capture is incomplete",
                                 0, 0, 0});
+    for (const std::string& w : key_warnings_) analyzer_->add_warning({WarningCode::KeyLogLine, w, 0, 0, 0});
+    keylog_.close();
     if (failed_) {
         analyzer_->add_warning({WarningCode::LiveRun, "capture stopped early: " + run_error_ + "; kept and analysed the " +
                                     std::to_string(packets_) + " packets captured before it",

@@ -15,6 +15,8 @@
 #include <wireshark.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/prefs-int.h>
 #include <epan/proto.h>
 #include <wiretap/wtap.h>
 
@@ -78,7 +80,23 @@ dissector_handle_t stallscope_handle;
 // loaded until exit, and a static destructor could run after epan is gone.
 PluginSession* session;
 
-void init_routine() { session->reset(); }
+// The key log Wireshark's own TLS dissector uses (Preferences > Protocols >
+// TLS > (Pre)-Master-Secret log filename, or -o tls.keylog_file:FILE), read
+// at the start of each file: "" when unset. Secrets embedded in a pcapng
+// (Decryption Secrets Blocks) go to Wireshark's TLS dissector only (one
+// consumer per secrets type), so the plugin cannot see them.
+const char* wireshark_tls_keylog() {
+    module_t* tls = prefs_find_module("tls");
+    pref_t* pref = tls ? prefs_find_preference(tls, "keylog_file") : nullptr;
+    const char* path = pref ? prefs_get_string_value(pref, pref_current) : nullptr;
+    return path ? path : "";
+}
+
+void init_routine() {
+    session->reset(wireshark_tls_keylog());
+    if (!session->keylog_error().empty())
+        ws_warning("StallScope: %s; TLS connections are analysed without keys", session->keylog_error().c_str());
+}
 void cleanup_routine() { session->reset(); }
 
 void feed_first_pass(tvbuff_t* tvb, packet_info* pinfo) {

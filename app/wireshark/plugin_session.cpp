@@ -13,14 +13,24 @@ AnalysisOptions plugin_analysis_options() {
 PluginSession::PluginSession() { reset(); }
 PluginSession::~PluginSession() = default;
 
-void PluginSession::reset() noexcept {
+void PluginSession::reset(const std::string& keylog) noexcept {
     marks_.reset();
     analyzer_.reset();
     finished_ = false;
     last_frame_ = frames_fed_ = frames_late_ = 0;
     error_.clear();
+    keylog_error_.clear();
     try {
-        analyzer_ = std::make_unique<Analyzer>(plugin_analysis_options(), "(wireshark)");
+        AnalysisOptions opt = plugin_analysis_options();
+        std::vector<std::string> warnings;
+        if (!keylog.empty()) {
+            auto keys = std::make_shared<TlsKeyStore>();
+            // Malformed lines are warned by number only; a file that cannot be read leaves the analysis keyless.
+            if (keys->load_file(keylog, [&](const std::string& w) { warnings.push_back(w); }, keylog_error_))
+                opt.tls_keys = std::move(keys);
+        }
+        analyzer_ = std::make_unique<Analyzer>(opt, "(wireshark)");
+        for (const std::string& w : warnings) analyzer_->add_warning({WarningCode::KeyLogLine, w, 0, 0, 0});
     } catch (const std::exception& e) {
         error_ = e.what();
     }

@@ -19,7 +19,12 @@ public:
     ~PluginSession();
 
     // A new capture file (or a redissection from scratch): forget everything.
-    void reset() noexcept;
+    // keylog: the TLS key log Wireshark is configured with (tls.keylog_file,
+    // "" = none), read now; its connections are decrypted as with
+    // `stallscope-cli analyze --keylog`. One that cannot be read is
+    // keylog_error() and the analysis goes on keyless.
+    void reset(const std::string& keylog = {}) noexcept;
+    const std::string& keylog_error() const { return keylog_error_; }
     // First pass: each frame once, in capture order. Frames after the
     // analysis finished (a live capture still running) are counted, not used.
     void on_first_pass_frame(const Frame& f) noexcept;
@@ -42,7 +47,7 @@ private:
     std::unique_ptr<FrameMarks> marks_;
     bool finished_ = false;
     uint64_t last_frame_ = 0, frames_fed_ = 0, frames_late_ = 0;
-    std::string error_;
+    std::string error_, keylog_error_;
 };
 
 // Options the plugin analyses with: the CLI's defaults plus every call's

@@ -4,6 +4,8 @@
 
 #include "capture/byte_reader.h"
 #include "capture/packet_decoder.h"
+#include "capture/pcap/gzip_file_reader.h"
+#include "capture/pcap/gzip_stream.h"
 #include "capture/pcap/pcapng_reader.h"
 #include "capture/pcap/reader_support.h"
 
@@ -39,9 +41,12 @@ int dlt_to_linktype(int dlt) {
     return dlt;
 }
 
+constexpr uint64_t kUnknownSize = UINT64_MAX;  // a decompressed stream's size is known only at its end
+
 // Turns libpcap's read error text into our reason wording.
 std::string classify_read_error(const std::string& msg, uint64_t bytes_left) {
-    const std::string left = ", " + std::to_string(bytes_left) + " bytes left in the file";
+    const std::string left =
+        bytes_left == kUnknownSize ? std::string() : ", " + std::to_string(bytes_left) + " bytes left in the file";
     if (msg.find("header bytes") != std::string::npos)
         return "truncated record header" + left + " [libpcap: " + msg + "]";
     if (msg.find("captured bytes") != std::string::npos)
@@ -73,7 +78,7 @@ public:
         else pos_ = current_offset();
         if (rc == PCAP_ERROR_BREAK) return state_ = Status::End;  // clean end of file
         if (rc != 1) {
-            const uint64_t left = size_ > record_offset ? size_ - record_offset : 0;
+            const uint64_t left = size_ == kUnknownSize ? kUnknownSize : size_ > record_offset ? size_ - record_offset : 0;
             error_offset_ = record_offset;
             error_ = file_error(path_, classify_read_error(pcap_geterr(p_), left), record_offset);
             return state_ = Status::Error;
@@ -117,6 +122,68 @@ private:
     uint64_t error_offset_ = 0;
 };
 
+// Opens the stream `f` (at offset 0, owned from here) whose first bytes are
+// `magic`. `size` is kUnknownSize for a decompressed stream.
+std::unique_ptr<PcapFileReader> open_stream(std::FILE* f, const std::string& path, uint64_t size, uint32_t magic,
+                                            std::string& error) {
+    if (magic == kPcapngShb) return PcapngReader::open(f, path, size, error);
+
+    std::string format;
+    uint32_t record_header = 16;  // ts_sec, ts_usec, caplen, len
+    if (magic == kPcapModified || swap32(magic) == kPcapModified) record_header = 0;  // 24 or more: let the file say
+    if (magic == kPcapUs || swap32(magic) == kPcapUs || magic == kPcapModified || swap32(magic) == kPcapModified)
+        format = "pcap";
+    else if (magic == kPcapNs || swap32(magic) == kPcapNs)
+        format = "pcap-ns";
+    else {
+        std::fclose(f);
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "%s (unknown magic 0x%08x)",
+                      size == kUnknownSize ? "gzip-compressed, but not a capture file inside" : "not a capture file",
+                      magic);
+        error = file_error(path, buf, 0);
+        return nullptr;
+    }
+
+    char errbuf[PCAP_ERRBUF_SIZE] = {};
+    // On failure libpcap does not close f; on success pcap_close() will.
+    pcap_t* p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!p) {
+        std::fclose(f);
+        std::string msg = errbuf;
+        std::string reason = msg.find("truncated") != std::string::npos
+                                 ? "truncated pcap file header [libpcap: " + msg + "]"
+                                 : "unusable pcap file header [libpcap: " + msg + "]";
+        error = file_error(path, reason, 0);
+        return nullptr;
+    }
+    return std::make_unique<LibpcapFileReader>(p, path, size, format, record_header);
+}
+
+// The first four bytes of `f`, which is left at offset 0; false if shorter.
+bool read_magic(std::FILE* f, std::array<uint8_t, 4>& magic, size_t& got) {
+    got = std::fread(magic.data(), 1, magic.size(), f);
+    return got == magic.size() && std::fseek(f, 0, SEEK_SET) == 0;
+}
+
+// A .gz capture: the plain reader of the decompressed stream, wrapped.
+std::unique_ptr<PcapFileReader> open_gzip(const std::string& path, uint64_t size, std::string& error) {
+    auto gz = capture_detail::open_gzip_stream(path, size, error);
+    if (!gz.file) return nullptr;
+    std::array<uint8_t, 4> magic_bytes{};
+    size_t got = 0;
+    if (!read_magic(gz.file, magic_bytes, got)) {
+        std::fclose(gz.file);
+        const std::string why = gz.state->problem.empty() ? "" : ": " + gz.state->problem;
+        error = file_error(path, "gzip-compressed, but decompresses to " + std::to_string(got) +
+                                     " bytes, too short to be a capture" + why, 0);
+        return nullptr;
+    }
+    auto inner = open_stream(gz.file, path, kUnknownSize, *ByteReader(magic_bytes).be32(), error);
+    if (!inner) return nullptr;
+    return std::make_unique<capture_detail::GzipFileReader>(std::move(inner), gz.state, path);
+}
+
 } // namespace
 
 std::unique_ptr<PcapFileReader> PcapFileReader::open(const std::string& path, std::string& error) {
@@ -144,48 +211,17 @@ std::unique_ptr<PcapFileReader> PcapFileReader::open(const std::string& path, st
         return nullptr;
     }
     std::array<uint8_t, 4> magic_bytes{};
-    const size_t got = std::fread(magic_bytes.data(), 1, magic_bytes.size(), f);
-    if (got < magic_bytes.size()) {
+    size_t got = 0;
+    if (!read_magic(f, magic_bytes, got)) {
         std::fclose(f);
         error = file_error(path, "file too short to be a capture (" + std::to_string(got) + " bytes)", 0);
         return nullptr;
     }
-    std::rewind(f);
-    const uint32_t magic = *ByteReader(magic_bytes).be32();
-
-    if (magic == kPcapngShb) {
-        auto r = PcapngReader::open(f, path, size, error);  // owns f from here
-        return r;
-    }
-
-    std::string format;
-    uint32_t record_header = 16;  // ts_sec, ts_usec, caplen, len
-    if (magic == kPcapModified || swap32(magic) == kPcapModified) record_header = 0;  // 24 or more: let the file say
-    if (magic == kPcapUs || swap32(magic) == kPcapUs || magic == kPcapModified || swap32(magic) == kPcapModified)
-        format = "pcap";
-    else if (magic == kPcapNs || swap32(magic) == kPcapNs)
-        format = "pcap-ns";
-    else {
+    if (capture_detail::is_gzip_magic(magic_bytes.data())) {
         std::fclose(f);
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "not a capture file (unknown magic 0x%08x)", magic);
-        error = file_error(path, buf, 0);
-        return nullptr;
+        return open_gzip(path, size, error);
     }
-
-    char errbuf[PCAP_ERRBUF_SIZE] = {};
-    // On failure libpcap does not close f; on success pcap_close() will.
-    pcap_t* p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (!p) {
-        std::fclose(f);
-        std::string msg = errbuf;
-        std::string reason = msg.find("truncated") != std::string::npos
-                                 ? "truncated pcap file header [libpcap: " + msg + "]"
-                                 : "unusable pcap file header [libpcap: " + msg + "]";
-        error = file_error(path, reason, 0);
-        return nullptr;
-    }
-    return std::make_unique<LibpcapFileReader>(p, path, size, format, record_header);
+    return open_stream(f, path, size, *ByteReader(magic_bytes).be32(), error);
 }
 
 } // namespace stallscope

@@ -1,6 +1,6 @@
 #pragma once
-// Reads pcap and pcapng files frame by frame (streaming, one frame in
-// memory). The only file-reading code that includes <pcap.h>.
+// Reads pcap and pcapng files, plain or gzip-compressed, frame by frame
+// (streaming, one frame in memory). The only file-reading code that includes <pcap.h>.
 #include "capture/frame.h"
 
 #include <cstdint>
@@ -39,7 +39,7 @@ public:
     // over when the block is read, so before the packets after it. Never
     // called for classic pcap.
     using SecretsSink = std::function<void(uint32_t type, std::span<const uint8_t> data, uint64_t offset)>;
-    void set_secrets_sink(SecretsSink sink) { secrets_sink_ = std::move(sink); }
+    virtual void set_secrets_sink(SecretsSink sink) { secrets_sink_ = std::move(sink); }
 
 protected:
     SecretsSink secrets_sink_;

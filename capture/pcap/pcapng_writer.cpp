@@ -14,6 +14,7 @@ constexpr uint32_t kShb = 0x0A0D0D0A;
 constexpr uint32_t kIdb = 1;
 constexpr uint32_t kIsb = 5;
 constexpr uint32_t kEpb = 6;
+constexpr uint32_t kDsb = 10;
 constexpr uint16_t kOptEnd = 0;
 constexpr uint16_t kShbUserAppl = 4;
 constexpr uint16_t kIfName = 2;
@@ -156,6 +157,22 @@ bool PcapngStreamWriter::write(const Frame& f, int64_t now_ns, uint64_t* offset)
         last_flush_ns_ = now_ns;
     }
     return tick(now_ns);
+}
+
+bool PcapngStreamWriter::write_secrets(uint32_t secrets_type, const void* data, size_t size) {
+    if (fd_ < 0 || !error_.empty()) return false;
+    if (size > (64u << 20)) {  // a block length must fit in 32 bits; no key log is this big
+        errno = EFBIG;
+        return fail("decryption secrets too large");
+    }
+    std::vector<uint8_t> body;
+    put32(body, secrets_type);
+    put32(body, uint32_t(size));
+    const auto* p = static_cast<const uint8_t*>(data);
+    body.insert(body.end(), p, p + size);
+    pad4(body);
+    block(buf_, kDsb, body);
+    return flush();
 }
 
 bool PcapngStreamWriter::tick(int64_t now_ns) {

@@ -47,6 +47,10 @@ public:
     // reader will find it). Flushes when the policy says so; now_ns is a
     // monotonic clock. False after a write error (see error()).
     bool write(const Frame& f, int64_t now_ns, uint64_t* offset = nullptr);
+    // Appends a Decryption Secrets Block (e.g. type 0x544c534b "TLSK": NSS
+    // key log lines) and hands it to the kernel at once, so a reader finds
+    // the secrets before the packets written after them, even if we die.
+    bool write_secrets(uint32_t secrets_type, const void* data, size_t size);
     // Call regularly (e.g. on each capture tick): flushes/syncs when due.
     bool tick(int64_t now_ns);
     bool flush();   // write() everything buffered

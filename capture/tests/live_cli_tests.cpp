@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <sstream>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -150,6 +151,30 @@ bool live_port_listening(int port) {
     return false;
 }
 
+// SIGKILLs the capture once its file passed 200 KB (packets are flowing).
+void kill_when_grown(const Proc& p, const std::string& pcap) {
+    std::error_code ec;
+    for (int i = 0; i < 1000; ++i) {
+        auto sz = std::filesystem::file_size(pcap, ec);
+        if (!ec && sz > (200u << 10)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(p.pid, SIGKILL);
+    int status = 0;
+    waitpid(p.pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+}
+
+// After a kill of the capture: its commands die with it (parent-death
+// signal) within 5 s. Kills what is left anyway, and says whether anything was.
+bool nothing_left(int port) {
+    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto left = processes_mentioning("--port " + std::to_string(port));
+    for (pid_t pid : left) kill(pid, SIGKILL);
+    return left.empty();
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
@@ -274,22 +299,9 @@ TEST_CASE("capture cli: SIGKILL mid-capture leaves a readable pcapng", "[live][r
                     "--server", server_cmd(port, "gsoap", 20), "--run", client_cmd(port, "gsoap", 20000, jsonl),
                     "-w", pcap},
                    dir, "killed");
-    std::error_code ec;
-    for (int i = 0; i < 1000; ++i) {
-        auto sz = std::filesystem::file_size(pcap, ec);
-        if (!ec && sz > (200u << 10)) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    kill(p.pid, SIGKILL);
-    int status = 0;
-    waitpid(p.pid, &status, 0);
-    CHECK(WIFSIGNALED(status));
+    kill_when_grown(p, pcap);
     // The CLI's children die with it (parent-death signal); be sure anyway.
-    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto left = processes_mentioning("--port " + std::to_string(port));
-    for (pid_t pid : left) kill(pid, SIGKILL);
-    CHECK(left.empty());
+    CHECK(nothing_left(port));
 
     // Our reader reads it up to the last whole block.
     std::string err;
@@ -455,4 +467,264 @@ TEST_CASE("capture cli: the interface going away keeps what was captured", "[liv
     Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 30);
     CHECK(a.exit_code == 0);
     CHECK(json::parse(a.out)["capture"]["packets"] == doc["capture"]["packets"]);
+}
+
+namespace {
+// The files in `dir` whose names start with `prefix`, by name.
+std::vector<std::string> files_named(const TempDir& dir, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path(), ec))
+        if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+} // namespace
+
+TEST_CASE("capture cli: a ring buffer (-b filesize: -b files:) writes a file set and reports the files it kept",
+          "[live][root][cli][ring]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("ring.pcapng"), jsonl = dir.file("client.jsonl");
+    // Every file kept: the report is the whole run's, read from its files.
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "xsoap"), "--run", client_cmd(port, "xsoap", 200, jsonl), "-w", pcap,
+                    "-b", "filesize:20", "--json"},
+                   dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<std::string> files = files_named(dir, "ring_");
+    REQUIRE(files.size() > 2);
+    CHECK_FALSE(std::filesystem::exists(pcap));
+    json doc = json::parse(r.out);
+    std::vector<std::string> reported;
+    for (auto& f : doc["capture"]["files"]) reported.push_back(f["file"].get<std::string>());
+    CHECK(reported == files);
+    CHECK(doc["calls"].size() == 200);
+    size_t complete = 0;
+    for (auto& c : doc["calls"]) complete += c["complete"].get<bool>();
+    CHECK(complete == 200);
+    // analyze of the first file reads the same set and finds the same calls.
+    Result a = run({STALLSCOPE_CLI, "analyze", files.front(), "--json", "--quiet"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    CHECK(json::parse(a.out)["calls"].size() == 200);
+
+    // Only the newest 2 kept: the report covers them and says the rest were deleted.
+    const int port2 = free_port();
+    const std::string pcap2 = dir.file("keep.pcapng");
+    r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port2),
+             "--server", server_cmd(port2, "xsoap"), "--run", client_cmd(port2, "xsoap", 200, jsonl), "-w", pcap2,
+             "-b", "filesize:20", "-b", "files:2", "--json"},
+            dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(files_named(dir, "keep_").size() == 2);
+    doc = json::parse(r.out);
+    CHECK(doc["capture"]["files"].size() == 2);
+    CHECK(doc["calls"].size() < 200);   // the kept files begin mid-connection, after the first calls
+    bool said = false;
+    for (auto& w : doc["capture"]["warnings"]) said = said || w["message"].get<std::string>().find("oldest files were deleted") != std::string::npos;
+    CHECK(said);
+
+    for (const char* bad : {"files:3", "filesize:0", "size:10", "filesize:x"}) {
+        r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "-w", dir.file("bad.pcapng"), "-b", bad}, dir);
+        CHECK(r.exit_code == 2);
+    }
+}
+
+TEST_CASE("capture cli: SIGKILL mid-capture leaves every kept file of a ring readable, none missing",
+          "[live][root][cli][ring]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    const int port = free_port();
+    const std::string pcap = dir.file("killedring.pcapng"), jsonl = dir.file("client.jsonl");
+    Proc p = spawn({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", server_cmd(port, "gsoap", 20), "--run", client_cmd(port, "gsoap", 20000, jsonl),
+                    "-w", pcap, "-b", "filesize:50", "-b", "files:3"},
+                   dir, "killedring");
+    // Round the ring at least once (file 5 or a later one exists, so older
+    // ones were deleted), then kill: well before the server's 20 s are up.
+    for (int i = 0; i < 500; ++i) {
+        const auto f = files_named(dir, "killedring_");
+        const std::string newest = f.empty() ? std::string() : std::filesystem::path(f.back()).filename().string();
+        if (newest.size() > 16 && std::stoul(newest.substr(11, 5)) >= 5) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(p.pid, SIGKILL);
+    int status = 0;
+    waitpid(p.pid, &status, 0);
+    INFO("stderr of the capture:\n" << slurp(p.err_path));
+    CHECK(WIFSIGNALED(status));
+    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto left = processes_mentioning("--port " + std::to_string(port));
+    for (pid_t pid : left) kill(pid, SIGKILL);
+    CHECK(left.empty());
+
+    const std::vector<std::string> kept = files_named(dir, "killedring_");
+    REQUIRE(kept.size() >= 2);
+    CHECK(kept.size() <= 3);
+    CHECK(kept.front().find("killedring_00001_") == std::string::npos);   // the ring went round: the first was deleted
+    uint64_t frames = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+        std::string err;
+        auto reader = PcapFileReader::open(kept[i], err);
+        REQUIRE(reader);
+        Frame f;
+        PcapFileReader::Status st;
+        while ((st = reader->next(f)) == PcapFileReader::Status::Ok) ++frames;
+        if (i + 1 < kept.size()) CHECK(st == PcapFileReader::Status::End);   // closed and synced before the next
+        else if (st == PcapFileReader::Status::Error) CHECK(reader->error().find("truncated") != std::string::npos);
+    }
+    CHECK(frames > 100);
+    // The kept set is analysed as one capture.
+    Result a = run({STALLSCOPE_CLI, "analyze", kept.front(), "--json", "--quiet"}, dir, 60);
+    REQUIRE(a.exit_code == 0);
+    CHECK(json::parse(a.out)["capture"]["files"].size() == kept.size());
+    CHECK(json::parse(a.out)["calls"].size() > 10);
+}
+
+namespace {
+// A throw-away test CA and server certificate in dir (make-test-ca.sh).
+bool make_test_ca(const TempDir& dir) {
+    const std::string cmd = std::string(STALLSCOPE_MAKE_TEST_CA) + " " + dir.file("ca") + " >/dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0;
+}
+
+std::string tls_server_cmd(const TempDir& dir, int port, const std::string& version, int max_seconds = 60) {
+    return server_cmd(port, "xsoap", max_seconds) + " --tls " + version + " --cert " + dir.file("ca/server.pem") +
+           " --key " + dir.file("ca/server.key");
+}
+
+std::string tls_client_cmd(const TempDir& dir, int port, const std::string& version, int calls,
+                           const std::string& jsonl) {
+    return std::string(STALLSCOPE_REFCLIENT) + " --profile xsoap --url https://127.0.0.1:" + std::to_string(port) +
+           "/soap --op echoStrings --size 10 --calls " + std::to_string(calls) + " --timeout-s 10 --tls " + version +
+           " --cacert " + dir.file("ca/ca.pem") + " > " + jsonl;
+}
+
+// The secrets (third field) of a key log's lines.
+std::vector<std::string> secrets_of(const std::string& keylog) {
+    std::vector<std::string> out;
+    std::istringstream in(keylog);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream f(line);
+        std::string label, random, secret;
+        if (f >> label >> random >> secret) out.push_back(secret);
+    }
+    return out;
+}
+
+int decrypted_calls(const json& doc) {
+    int n = 0;
+    for (auto& c : doc["calls"])
+        if (c["method"] == "POST" && c["status"] == 200 && !c.value("encrypted", false)) ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("capture cli: an HTTPS run keeps its key log beside the capture and the capture decrypts by itself",
+          "[live][root][cli][tls]") {
+    test::skip_unless_can_capture();
+    const std::string version = GENERATE(std::string("1.3"), std::string("1.2"));
+    TempDir dir;
+    REQUIRE(make_test_ca(dir));
+    const int port = free_port();
+    const std::string pcap = dir.file("https.pcapng"), jsonl = dir.file("client.jsonl");
+    const std::string keylog = dir.file("https.keylog");  // beside the capture, by default
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", tls_server_cmd(dir, port, version), "--run", tls_client_cmd(dir, port, version, 4, jsonl),
+                    "-w", pcap, "--json"},
+                   dir, 120);
+    INFO("TLS " << version << " stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    REQUIRE(r.exit_code == 0);
+
+    // The commands wrote their secrets where SSLKEYLOGFILE said; only we may read them.
+    const std::string keys = slurp(keylog);
+    const auto secrets = secrets_of(keys);
+    REQUIRE(secrets.size() >= (version == "1.3" ? 4u : 1u));
+    struct stat st {};
+    REQUIRE(::stat(keylog.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    CHECK(r.err.find("TLS key log lines kept in " + keylog) != std::string::npos);
+    // Key material appears in no output.
+    for (const std::string& s : secrets) {
+        CHECK(r.out.find(s) == std::string::npos);
+        CHECK(r.err.find(s) == std::string::npos);
+    }
+
+    // The live analysis decrypted every call.
+    json doc = json::parse(r.out);
+    CHECK(decrypted_calls(doc) == 4);
+    for (auto& c : doc["connections"]) {
+        REQUIRE(c.contains("tls"));
+        CHECK(c["tls"]["decrypted"] == true);
+        CHECK(c["tls"]["version"] == "TLS " + version);
+    }
+
+    // The file alone, without the key log, decrypts the same calls: the
+    // secrets are embedded before the packets they unlock.
+    std::filesystem::rename(keylog, dir.file("moved.keylog"));
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 60);
+    INFO("analyze stderr:\n" << a.err);
+    REQUIRE(a.exit_code == 0);
+    json again = json::parse(a.out);
+    CHECK(decrypted_calls(again) == 4);
+    REQUIRE(again["calls"].size() == doc["calls"].size());
+    for (size_t i = 0; i < again["calls"].size(); ++i)
+        CHECK(again["calls"][i]["latency_ms"] == doc["calls"][i]["latency_ms"]);
+    for (auto& w : again["capture"]["warnings"]) CHECK(w["code"] != "tls_undecrypted");
+    for (const std::string& s : secrets) CHECK(a.out.find(s) == std::string::npos);
+    CHECK(processes_mentioning("--port " + std::to_string(port)).empty());
+}
+
+TEST_CASE("capture cli: an HTTPS run killed mid-capture keeps its key log and a capture that decrypts",
+          "[live][root][cli][tls]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    REQUIRE(make_test_ca(dir));
+    const int port = free_port();
+    const std::string pcap = dir.file("killed.pcapng"), jsonl = dir.file("client.jsonl");
+    Proc p = spawn({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", tls_server_cmd(dir, port, "1.3", 20), "--run",
+                    tls_client_cmd(dir, port, "1.3", 20000, jsonl), "-w", pcap},
+                   dir, "killed-tls");
+    kill_when_grown(p, pcap);
+    CHECK(nothing_left(port));
+
+    // The key log is on disk, whole lines.
+    const std::string keys = slurp(dir.file("killed.keylog"));
+    CHECK(secrets_of(keys).size() >= 4);
+    // The capture up to the kill decrypts by itself (its secrets blocks)...
+    Result a = run({STALLSCOPE_CLI, "analyze", pcap, "--json"}, dir, 60);
+    INFO("analyze stderr:\n" << a.err);
+    REQUIRE(a.exit_code == 0);
+    json doc = json::parse(a.out);
+    CHECK(decrypted_calls(doc) > 10);
+    // ... and with the key log too (what a packet after the last block would need).
+    Result b = run({STALLSCOPE_CLI, "analyze", pcap, "--keylog", dir.file("killed.keylog"), "--json"}, dir, 60);
+    REQUIRE(b.exit_code == 0);
+    CHECK(decrypted_calls(json::parse(b.out)) >= decrypted_calls(doc));
+}
+
+TEST_CASE("capture cli: --no-keylog leaves no key log and the capture keyless", "[live][root][cli][tls]") {
+    test::skip_unless_can_capture();
+    TempDir dir;
+    REQUIRE(make_test_ca(dir));
+    const int port = free_port();
+    const std::string pcap = dir.file("nokeys.pcapng"), jsonl = dir.file("client.jsonl");
+    Result r = run({STALLSCOPE_CLI, "capture", "--iface", "lo", "--filter", "tcp port " + std::to_string(port),
+                    "--server", tls_server_cmd(dir, port, "1.3"), "--run", tls_client_cmd(dir, port, "1.3", 2, jsonl),
+                    "-w", pcap, "--json", "--no-keylog"},
+                   dir, 120);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_FALSE(std::filesystem::exists(dir.file("nokeys.keylog")));
+    json doc = json::parse(r.out);
+    CHECK(decrypted_calls(doc) == 0);
+    REQUIRE(doc["calls"].size() == 2);  // keyless calls from the TLS records
+    for (auto& c : doc["calls"]) CHECK(c["encrypted"] == true);
 }

@@ -3,6 +3,7 @@
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/pcap/pcapng_writer.h"
 #include "capture/tests/capture_writers.h"
+#include "capture/tests/pcapng_test_frames.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +16,9 @@
 using namespace stallscope;
 using stallscope::test::Bytes;
 using stallscope::test::TempDir;
+using stallscope::test::frame_of;
+using stallscope::test::lo_iface;
+using stallscope::test::payload;
 
 namespace {
 
@@ -44,16 +48,6 @@ ReadBack read_back(const std::string& path) {
     return out;
 }
 
-// Frame i carries (i % 97) + 1 bytes of value i & 0xff, so lengths hit every padding.
-Bytes payload(uint64_t i) { return Bytes(size_t(i % 97) + 1, uint8_t(i)); }
-
-Frame frame_of(const Bytes& b, int64_t ts_ns, uint32_t origlen = 0) {
-    Frame f;
-    f.ts_ns = ts_ns;
-    f.origlen = origlen ? origlen : uint32_t(b.size());
-    f.data = std::span<const uint8_t>(b.data(), b.size());
-    return f;
-}
 
 uint64_t file_size(const std::string& p) {
     std::error_code ec;
@@ -61,14 +55,6 @@ uint64_t file_size(const std::string& p) {
     return ec ? 0 : uint64_t(s);
 }
 
-PcapngInterface lo_iface() {
-    PcapngInterface i;
-    i.linktype = 1;
-    i.snaplen = 262144;
-    i.name = "lo";
-    i.filter = "tcp port 8080";
-    return i;
-}
 
 } // namespace
 
@@ -104,6 +90,38 @@ TEST_CASE("pcapng writer: frames read back with nanosecond timestamps, lengths a
         CHECK(rb.data[i] == sent[i]);
     }
     CHECK(w->bytes_written() == file_size(path));
+}
+
+TEST_CASE("pcapng writer: a decryption secrets block is on disk at once and read before the packets after it",
+          "[live][writer]") {
+    TempDir dir;
+    const std::string path = dir.file("dsb.pcapng");
+    std::string err;
+    auto w = PcapngStreamWriter::create(path, lo_iface(), "", err);
+    REQUIRE(w);
+    const Bytes first = payload(1), second = payload(2);
+    REQUIRE(w->write(frame_of(first, 1000), 0));
+    const std::string keys = "CLIENT_RANDOM 00 11\n";  // 19 bytes: the block pads to 4
+    const uint64_t before = w->bytes_written();
+    REQUIRE(w->write_secrets(0x544c534b, keys.data(), keys.size()));
+    // Not closed, not ticked: the block (and the packet before it) is in the file already.
+    CHECK(file_size(path) == w->bytes_written());
+    CHECK(w->bytes_written() == before + 12 + 8 + 20);
+    REQUIRE(w->write(frame_of(second, 2000), 0));
+    REQUIRE(w->close());
+
+    auto r = PcapFileReader::open(path, err);
+    REQUIRE(r);
+    std::vector<std::string> order;  // what the reader hands over, in order
+    r->set_secrets_sink([&](uint32_t type, std::span<const uint8_t> data, uint64_t offset) {
+        CHECK(type == 0x544c534bu);
+        CHECK(offset == before);
+        order.push_back("secrets:" + std::string(data.begin(), data.end()));
+    });
+    Frame f;
+    for (int guard = 0; guard < 10 && r->next(f) == PcapFileReader::Status::Ok; ++guard)
+        order.push_back("frame " + std::to_string(f.number));
+    CHECK(order == std::vector<std::string>{"frame 1", "secrets:" + keys, "frame 2"});
 }
 
 TEST_CASE("pcapng writer: the file is a valid empty capture right after create", "[live][writer]") {

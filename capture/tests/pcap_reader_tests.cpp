@@ -2,6 +2,7 @@
 #include "capture/packet_decoder.h"
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/tests/capture_writers.h"
+#include "capture/tests/read_all.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,24 +27,6 @@ std::vector<Record> three_records() {
     };
 }
 
-struct ReadAll {
-    std::vector<Frame> frames;
-    std::vector<Bytes> data;
-    PcapFileReader::Status last = PcapFileReader::Status::Ok;
-};
-
-ReadAll read_all(PcapFileReader& r) {
-    ReadAll out;
-    Frame f;
-    for (int guard = 0; guard < 100000; ++guard) {
-        out.last = r.next(f);
-        if (out.last != PcapFileReader::Status::Ok) break;
-        out.frames.push_back(f);
-        out.data.emplace_back(f.data.begin(), f.data.end());
-        out.frames.back().data = {};
-    }
-    return out;
-}
 
 std::unique_ptr<PcapFileReader> open_bytes(const TempDir& dir, const std::string& name, const Bytes& b,
                                            std::string& error) {

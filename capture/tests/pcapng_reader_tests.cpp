@@ -2,6 +2,7 @@
 #include "capture/packet_decoder.h"
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/tests/capture_writers.h"
+#include "capture/tests/read_all.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,24 +19,6 @@ Bytes v4_tcp(uint8_t tag) {
     return ipv4_packet(Ipv4Spec{}, tcp_segment(t));
 }
 
-struct Got {
-    std::vector<Frame> frames;
-    std::vector<Bytes> data;
-    PcapFileReader::Status last = PcapFileReader::Status::Ok;
-};
-
-Got read_all(PcapFileReader& r) {
-    Got out;
-    Frame f;
-    for (int guard = 0; guard < 100000; ++guard) {
-        out.last = r.next(f);
-        if (out.last != PcapFileReader::Status::Ok) break;
-        out.frames.push_back(f);
-        out.data.emplace_back(f.data.begin(), f.data.end());
-        out.frames.back().data = {};
-    }
-    return out;
-}
 
 std::unique_ptr<PcapFileReader> open_bytes(const TempDir& dir, const Bytes& b, std::string& err,
                                            const std::string& name = "t.pcapng") {

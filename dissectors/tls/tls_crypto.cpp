@@ -130,6 +130,27 @@ bool aead_open(TlsCipherKind kind, const char* cipher, View key, View nonce, Vie
     return true;
 }
 
+bool aead_seal(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View plain, Bytes& out) {
+    if (kind == TlsCipherKind::Ccm || kind == TlsCipherKind::Ccm8 || kind == TlsCipherKind::Cbc) return false;
+    const size_t tag_len = aead_tag_size(kind);
+    const EVP_CIPHER* c = cipher_by_name(cipher);
+    std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());
+    if (!c || !ctx) return false;
+    int len = 0;
+    if (EVP_EncryptInit_ex(ctx.get(), c, nullptr, nullptr, nullptr) != 1) return false;
+    if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, int(nonce.size()), nullptr) != 1) return false;
+    if (EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, key.data(), nonce.data()) != 1) return false;
+    if (!aad.empty() && EVP_EncryptUpdate(ctx.get(), nullptr, &len, aad.data(), int(aad.size())) != 1) return false;
+    out.resize(plain.size() + 16 + tag_len);
+    int got = 0, fin = 0;
+    if (EVP_EncryptUpdate(ctx.get(), out.data(), &got, plain.data(), int(plain.size())) != 1) return false;
+    if (EVP_EncryptFinal_ex(ctx.get(), out.data() + got, &fin) != 1) return false;
+    got += fin;
+    if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, int(tag_len), out.data() + got) != 1) return false;
+    out.resize(size_t(got) + tag_len);
+    return true;
+}
+
 bool cbc_decrypt(const char* cipher, View key, View iv, View ciphertext, Bytes& out) {
     const EVP_CIPHER* c = cipher_by_name(cipher);
     std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());

@@ -24,6 +24,9 @@ size_t digest_size(const char* digest);
 // AEAD decryption of `sealed` (ciphertext then tag); false when the tag does not verify.
 bool aead_open(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View sealed, Bytes& out);
 size_t aead_tag_size(TlsCipherKind kind);
+// AEAD encryption (GCM, ChaCha20-Poly1305; not CCM): `out` = ciphertext then
+// tag. For generating test and benchmark traffic, never on captured data.
+bool aead_seal(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View plain, Bytes& out);
 // CBC decryption without padding removal; false when the length is not whole blocks.
 bool cbc_decrypt(const char* cipher, View key, View iv, View ciphertext, Bytes& out);
 // HMAC(key, a || b).

@@ -5,7 +5,9 @@ For testdata/https-*.pcap (no key log given), from the label's wire_check (tshar
   - the calls: as many, each starting at the frame of its first request record and ending at the frame
     of its last response record, latency within 0.01 ms of the wire's;
   - the Nagle/delayed-ACK stalls per side (tls_nagle_delayed_ack + tls_ticket_stall findings);
-  - full and resumed handshakes (connections[].tls.resumed).
+  - full and resumed handshakes (connections[].tls.resumed);
+  - tls_certificate_flight findings: as many as connections whose flight waited for the client's ACK
+    (pathologies.flight_waits_for_ack; 0 for labels without it).
 Exit 1 on any disagreement.   check-keyless.py STALLSCOPE_CLI TESTDATA_DIR
 """
 import glob
@@ -49,6 +51,10 @@ def main():
         for side in ("client", "server"):
             if stalls[side] != p[f"nagle_stalls_{side}"]:
                 problems.append(f"{side} stalls: stallscope {stalls[side]}, label {p[f'nagle_stalls_' + side]}")
+        # The certificate flight that waited for the client's ACK (labels made before the count: none expected).
+        flights = sum(1 for f in rep["findings"] if f["kind"] == "tls_certificate_flight")
+        if flights != p.get("flight_waits_for_ack", 0):
+            problems.append(f"tls_certificate_flight: stallscope {flights}, label {p.get('flight_waits_for_ack', 0)}")
         tls = [k["tls"] for k in rep["connections"] if "tls" in k]
         full = sum(1 for t in tls if not t["resumed"] and t["handshake_first_frame"])
         resumed = sum(1 for t in tls if t["resumed"])
@@ -63,7 +69,8 @@ def main():
         else:
             lat = ", ".join(f"{c['latency_ms']:.3f}" for c in calls)
             print(f"ok   {label['name']}: {len(calls)} calls ({lat} ms), stalls client {stalls['client']} "
-                  f"server {stalls['server']}, handshakes {full} full {resumed} resumed")
+                  f"server {stalls['server']}, handshakes {full} full {resumed} resumed"
+                  + (f", certificate flight waits {flights}" if flights else ""))
     print(f"{len(labels) - failures} agree, {failures} disagree")
     return 1 if failures else 0
 

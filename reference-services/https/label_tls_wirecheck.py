@@ -24,6 +24,9 @@ def main():
         "full_handshakes": sum(1 for c in conns if c["full_handshake"]),
         "resumed_handshakes": sum(1 for c in conns if not c["full_handshake"]),
         "flight_over_initial_window": sum(1 for c in conns if c["server_flight_bytes"] > c["initial_window_bytes"]),
+        # ... and the server waited for the client's ACK inside it: at least 1 ms and half a round trip.
+        "flight_waits_for_ack": sum(1 for c in conns if c["server_flight_bytes"] > c["initial_window_bytes"]
+                                    and c["flight_ack_wait_ms"] >= max(1.0, 0.5 * c["rtt_ms"])),
     }
     label["regenerate"] = regen
     label["wire_check"] = {

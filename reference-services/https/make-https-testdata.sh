@@ -74,6 +74,22 @@ scenario https-netns-bigcert-tls12 "$(e 0 0 3 0 3)" \
   "Two namespaces joined by a veth pair (MTU 1500): a connection and a full TLS 1.2 handshake per call (no resumption) with a ~26 KB certificate (padded with 400 names): the server's first flight (20 segments) is larger than the 10-segment initial congestion window. On a veth the client's ACKs return within microseconds, so here the sender barely waits; on a real path the flight would cost one more round trip." \
   --profile gsoap --op doNothing --calls 3 --tls 1.2 --tls-cert-names 400 --netns --client-args "--http 1.0 --tls-resume off"
 
+# Over a path with a real round trip (delay-path.sh: client, router, server namespaces; 10 ms one
+# way): the server's capture only (NAME.pcap), the client's and the router's are dropped.
+path_scenario() {  # NAME "EXPECT JSON" "DESCRIPTION" run-scenario args...
+  local name="$1"
+  if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then return 0; fi
+  local pre=$((${#failed[@]}))
+  scenario "$@" --path-delay 10 --path-jitter 0.4 --server-point-only
+  [ ${#failed[@]} -eq "$pre" ] || return 0
+}
+# The certificate flight: the same ~26 KB certificate as https-netns-bigcert-tls12, now over a 20 ms
+# round trip: the server sends 10 segments, waits one round trip for the client's ACK, then the rest.
+path_scenario https-path-bigcert-tls12 \
+  '{"nagle_stalls_client":0,"nagle_stalls_server":0,"nagle_stalls_in_setup":2,"full_handshakes":2,"resumed_handshakes":0,"flight_over_initial_window":2,"flight_waits_for_ack":2}' \
+  "A path with a 20 ms round trip (client, router and server namespaces joined by two delay links, 10 ms one way), captured at the server: a connection and a full TLS 1.2 handshake per call (no resumption) with a ~26 KB certificate (padded with 400 names). The server's first flight (about 20 segments) is larger than the 10-segment initial congestion window: after 10 segments the server waits one round trip for the client's ACK before the rest of its certificate, in every handshake. The wire check's Nagle signature (a segment, the peer's ACK, the next segment) sees the same two waits in the setup (nagle_stalls_in_setup 2): they are these congestion-window waits, not Nagle." \
+  --profile gsoap --op doNothing --calls 2 --tls 1.2 --tls-cert-names 400 --client-args "--http 1.0 --tls-resume off"
+
 toolkit() {  # NAME CLIENT TLS "DESCRIPTION"
   local name="$1" client="$2" tls="$3" desc="$4"
   if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then return 0; fi

@@ -40,6 +40,33 @@ def tls_frames(path, keylog):
     return rows
 
 
+def flight_ack_wait(ss, client, flight):
+    """The longest gap (ms) between two of the flight's server segments with a client ACK (no data)
+    between them: the server waiting for its congestion window to open."""
+    if not flight:
+        return 0.0
+    inside = [s for s in ss if flight[0]["t"] <= s["t"] <= flight[-1]["t"]]
+    best, prev, acked = 0.0, None, False
+    for s in inside:
+        if s["src"] == client:
+            acked = acked or (prev is not None and s["len"] == 0)
+            continue
+        if s["len"] == 0:
+            continue
+        if prev is not None and acked:
+            best = max(best, (s["t"] - prev["t"]) * 1000)
+        prev, acked = s, False
+    return round(best, 3)
+
+
+def handshake_rtt(ss, client):
+    """SYN -> the client's ACK of the SYN-ACK (ms), as seen at the capture point; 0 when not captured."""
+    syn = next((s for s in ss if s["syn"] and s["ack"] == 0), None)
+    synack = next((s for s in ss if s["syn"] and s["src"] != client), None)
+    ack = next((s for s in ss if synack and s["src"] == client and not s["syn"] and s["t"] >= synack["t"]), None)
+    return round((ack["t"] - syn["t"]) * 1000, 3) if syn and ack else 0.0
+
+
 def check(path, keylog):
     segs = wirecheck.load(path)
     frames = tls_frames(path, keylog)
@@ -63,7 +90,8 @@ def check(path, keylog):
         mss = (syn["mss"] if syn and syn["mss"] else 65495) - 12
         conns.append({"stream": sid, "full_handshake": full, "sni": next((r["sni"] for r in rows if r["sni"]), ""),
                       "server_flight_bytes": sum(s["len"] for s in flight), "server_flight_segments": len(flight),
-                      "initial_window_bytes": INITIAL_WINDOW_SEGMENTS * mss, "ticket_frames": tickets})
+                      "initial_window_bytes": INITIAL_WINDOW_SEGMENTS * mss, "ticket_frames": tickets,
+                      "flight_ack_wait_ms": flight_ack_wait(ss, client, flight), "rtt_ms": handshake_rtt(ss, client)})
         # Calls: a POST (decrypted) ends the request; the first client application-data record after the
         # previous final response starts it; the final response's frame ends the call.
         start = None

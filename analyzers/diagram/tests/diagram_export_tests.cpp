@@ -54,6 +54,35 @@ TEST_CASE("Event trace exports as SVG with every arrow", "[export]") {
     CHECK(count(bsvg, "stroke:rgb(5%,52%,38%)") == server_data + 1);
 }
 
+TEST_CASE("SVG exports carry real text: <text> elements with the labels and the font named", "[export]") {
+    std::string dir = temp_dir(), err;
+    auto L = fig2_layout();
+    L.title += " <&> \"q\"";   // must come out escaped
+    REQUIRE(export_event_trace(L, dir + "/t.svg", "svg", err));
+    const std::string svg = read_file(dir + "/t.svg");
+    // cairo's glyph outlines are gone: no <symbol> glyphs, no <use> of them.
+    CHECK(svg.find("<symbol") == std::string::npos);
+    CHECK(svg.find("glyph") == std::string::npos);
+    CHECK(count(svg, "<text ") >= L.arrows.size());
+    CHECK(svg.find("font-family:'DejaVu Sans',sans-serif") != std::string::npos);
+    CHECK(svg.find(">Call 1: POST /soap doNothing \xE2\x80\x94 41.4 ms &lt;&amp;&gt; \"q\"</text>") != std::string::npos);
+    CHECK(svg.find(">10.0.0.1:40000</text>") != std::string::npos);
+    size_t labels = 0, found = 0;
+    for (const auto& a : L.arrows)
+        if (!a.label.empty()) {
+            ++labels;
+            found += svg.find(">" + a.label + "</text>") != std::string::npos;
+        }
+    CHECK(labels > 0);
+    CHECK(found == labels);
+    // Scaled exports put the texts where the scaled drawing is: font sizes scale too.
+    REQUIRE(export_event_trace(L, dir + "/s.svg", "svg", err, 2));
+    const std::string scaled = read_file(dir + "/s.svg");
+    CHECK(count(scaled, "<text ") == count(svg, "<text "));
+    if (have_tool("rsvg-convert"))
+        CHECK(run("rsvg-convert -o '" + dir + "/s-check.png' '" + dir + "/s.svg' 2>/dev/null") == 0);
+}
+
 TEST_CASE("Event trace exports as PDF, over several pages when long", "[export]") {
     std::string dir = temp_dir();
     std::string err;

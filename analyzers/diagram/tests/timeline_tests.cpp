@@ -105,7 +105,11 @@ TEST_CASE("Timeline exports as SVG and PNG", "[timeline][export]") {
     auto r = sample_result(40, 3);
     r.calls[2].soap.operation = "<script>alert(1)</script>\xff";
     REQUIRE(export_timeline(r, dir + "/t.svg", "svg", err));
-    CHECK(read_file(dir + "/t.svg").rfind("<?xml", 0) == 0);
+    const std::string svg = read_file(dir + "/t.svg");
+    CHECK(svg.rfind("<?xml", 0) == 0);
+    CHECK(svg.find("<text ") != std::string::npos);   // real text, not glyph outlines
+    CHECK(svg.find("<symbol") == std::string::npos);
+    CHECK(svg.find("<script>") == std::string::npos);
     if (have_tool("rsvg-convert")) CHECK(run("rsvg-convert -o '" + dir + "/c.png' '" + dir + "/t.svg' 2>/dev/null") == 0);
     REQUIRE(export_timeline(r, dir + "/t.png", "png", err));
     uint32_t w = 0, h = 0;

@@ -87,6 +87,25 @@ void fillOperationsTable(QTableWidget* t, const Comparison& c, bool dark) {
     t->horizontalHeader()->setStretchLastSection(true);
 }
 
+void fillPredictionsTable(QTableWidget* t, const Comparison& c) {
+    prepare(t, {QObject::tr("Fix"), QObject::tr("Verdict"), QObject::tr("Before"), QObject::tr("Predicted"),
+                QObject::tr("Measured"), QObject::tr("Error")},
+            int(c.predictions.size()));
+    int i = 0;
+    for (const PredictionCheck& p : c.predictions) {
+        QString what = p.kind == "all_stalls" ? QObject::tr("All stalls")
+                                              : findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side));
+        if (p.client_time) what += QObject::tr(" — client time from SYN");
+        setRow(t, i, {what, QString::fromStdString(p.verdict), formatMs(p.before_median_ms), formatMs(p.predicted_median_ms),
+                      formatMs(p.measured_median_ms),
+                      (p.error_ms >= 0 ? QStringLiteral("+") : QString()) + formatMs(p.error_ms)});
+        for (int col = 2; col < 6; ++col) t->item(i, col)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        ++i;
+    }
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+}
+
 void fillKindsTable(QTableWidget* t, const Comparison& c, bool dark) {
     // A kind found on both sides gets a row per side below its own.
     int rows = 0;
@@ -164,16 +183,6 @@ QString verdictSummary(const Comparison& c) {
     QString text = (parts + QStringList{part(QObject::tr("New"), added),
                        part(QObject::tr("Faster"), faster), part(QObject::tr("Slower"), slower)})
         .join(QStringLiteral(" &nbsp;·&nbsp; "));
-    // Each fix made, as predicted from before's findings and as measured after.
-    QStringList checks;
-    for (const PredictionCheck& p : c.predictions) {
-        QString what = p.kind == "all_stalls" ? QObject::tr("All stalls")
-                                              : findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side));
-        checks << QObject::tr("%1 %2: predicted median %3, measured %4%5")
-                      .arg(what, QString::fromStdString(p.verdict), formatMs(p.predicted_median_ms),
-                           formatMs(p.measured_median_ms), p.client_time ? QObject::tr(" (client time from SYN)") : QString())
-                      .toHtmlEscaped();
-    }
     // After a partial fix: which side still stalls, and what it must change.
     QStringList left;
     for (const VerdictEntry& e : still_to_fix(c))
@@ -182,8 +191,6 @@ QString verdictSummary(const Comparison& c) {
                     .toHtmlEscaped();
     if (!left.isEmpty())
         text += QStringLiteral("<br><b>%1</b> ").arg(QObject::tr("Still to fix:")) + left.join(QStringLiteral(" &nbsp;·&nbsp; "));
-    if (!checks.isEmpty())
-        text += QStringLiteral("<br><b>%1</b> ").arg(QObject::tr("Predicted vs measured:")) + checks.join(QStringLiteral(" &nbsp;·&nbsp; "));
     return text;
 }
 

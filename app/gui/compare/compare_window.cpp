@@ -53,7 +53,7 @@ QLabel* titleLabel() {
 CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     : QWidget(parent), backend_(std::move(backend)), runner_(new AnalysisRunner(backend_.analyze, this)),
       header_(new QLabel), verdict_(new QLabel), tabs_(new QTabWidget), operations_(new QTableWidget),
-      kinds_(new QTableWidget), distribution_(new QChartView), histogram_(new QChartView), pairs_(new QComboBox) {
+      kinds_(new QTableWidget), predictions_(new QTableWidget), distribution_(new QChartView), histogram_(new QChartView), pairs_(new QComboBox) {
     setWindowTitle(tr("Compare"));   // Qt adds " — StallScope" (the application display name)
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
@@ -76,8 +76,12 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     auto* kinds_box = new QGroupBox(tr("Findings per kind"));
     (new QVBoxLayout(kinds_box))->addWidget(kinds_);
     auto* left = new QSplitter(Qt::Vertical);
+    auto* predictions_box = new QGroupBox(tr("Each fix made: predicted from before's findings, measured after (medians)"));
+    predictions_box->setObjectName(QStringLiteral("comparePredictions"));
+    (new QVBoxLayout(predictions_box))->addWidget(predictions_);
     left->addWidget(ops_box);
     left->addWidget(kinds_box);
+    left->addWidget(predictions_box);
     for (QChartView* v : {distribution_, histogram_}) {
         v->setRenderHint(QPainter::Antialiasing);
         v->setMinimumHeight(200);
@@ -215,6 +219,8 @@ void CompareWindow::setResults(ResultPtr before, ResultPtr after) {
     verdict_->setText(verdictSummary(comparison_));
     fillOperationsTable(operations_, comparison_, dark);
     fillKindsTable(kinds_, comparison_, dark);
+    fillPredictionsTable(predictions_, comparison_);
+    predictions_->parentWidget()->setVisible(!comparison_.predictions.empty());
     for (int s = 0; s < 2; ++s) {
         timelines_[s]->setMinimumSpan(0);
         hubs_[s]->setResult(results_[s]);
@@ -368,7 +374,7 @@ void CompareWindow::exportDialog() {
 
 CompareWindow* openCompareDialog(QWidget* parent, const GuiBackend& backend) {
     QSettings settings;
-    const QString filter = QObject::tr("Captures (*.pcap *.pcapng *.cap);;All files (*)");
+    const QString filter = QObject::tr("Captures (*.pcap *.pcapng *.cap *.gz);;All files (*)");
     QString dir = settings.value(QStringLiteral("compare/dir"), settings.value(QStringLiteral("open/dir"))).toString();
     const QString before = QFileDialog::getOpenFileName(parent, QObject::tr("Compare: BEFORE capture (as it was)"), dir, filter);
     if (before.isEmpty()) return nullptr;

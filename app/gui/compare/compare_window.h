@@ -50,6 +50,7 @@ public:
     QTabWidget* tabs() const { return tabs_; }
     QTableWidget* operationsTable() const { return operations_; }
     QTableWidget* kindsTable() const { return kinds_; }
+    QTableWidget* predictionsTable() const { return predictions_; }
     TimelineWidget* timeline(int side) const { return timelines_[side]; }
     EventTraceView* trace(int side) const { return traces_[side]; }
 
@@ -78,6 +79,7 @@ private:
     QTabWidget* tabs_;
     QTableWidget* operations_;
     QTableWidget* kinds_;
+    QTableWidget* predictions_;
     QChartView* distribution_;
     QChartView* histogram_;
     SelectionHub* hubs_[2];

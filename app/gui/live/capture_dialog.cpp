@@ -1,8 +1,10 @@
 #include "app/gui/live/capture_dialog.h"
 
 #include "app/gui/live/scenario_command.h"
+#include "app/live/live_keylog.h"
 #include "capture/pcap/live_capture.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -94,6 +96,10 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     auto* outLabel = new QLabel(tr("&Write to:"));
     outLabel->setBuddy(out_);
     where->addRow(outLabel, outRow);
+    keylog_ = new QCheckBox(tr("TLS &key log beside the capture (the commands get SSLKEYLOGFILE; its secrets "
+                               "are embedded, so an HTTPS capture decrypts by itself)"));
+    keylog_->setChecked(true);
+    where->addRow(QString(), keylog_);
     duration_ = new QDoubleSpinBox;
     duration_->setRange(0, 24 * 3600);
     duration_->setDecimals(1);
@@ -175,6 +181,7 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     for (QLineEdit* e : {bin_dir_, custom_server_, custom_client_, out_})
         connect(e, &QLineEdit::textChanged, this, refresh);
     connect(duration_, &QDoubleSpinBox::valueChanged, this, refresh);
+    connect(keylog_, &QCheckBox::toggled, this, refresh);
     connect(toolkit_dir_, &QLineEdit::textChanged, this, [this] {
         toolkit_->clear();
         for (auto& p : toolkit_scripts(s(toolkit_dir_->text())))
@@ -295,6 +302,8 @@ LiveCaptureConfig CaptureDialog::config() const {
     }
     c.serverCommand = q(cmd.server);
     c.runCommand = q(cmd.client);
+    if (keylog_->isChecked() && !c.outPath.isEmpty() && !(c.serverCommand.isEmpty() && c.runCommand.isEmpty()))
+        c.keylogPath = q(stallscope::live::keylog_path_beside(s(c.outPath)));
     return c;
 }
 
@@ -304,6 +313,7 @@ void CaptureDialog::updatePreview() {
     if (!c.serverCommand.isEmpty()) t += tr("server: %1\n").arg(c.serverCommand);
     if (!c.runCommand.isEmpty()) t += tr("client: %1\n").arg(c.runCommand);
     if (c.serverCommand.isEmpty() && c.runCommand.isEmpty()) t += tr("(no commands: capture until Stop)\n");
+    if (!c.keylogPath.isEmpty()) t += tr("TLS key log (SSLKEYLOGFILE): %1\n").arg(c.keylogPath);
     preview_->setPlainText(t.trimmed());
 }
 

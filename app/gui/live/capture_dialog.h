@@ -8,6 +8,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -30,6 +31,7 @@ public:
     QTabWidget* modeTabs() const { return modes_; }
     QSpinBox* portBox() const { return port_; }
     QLineEdit* filterEdit() const { return filter_; }
+    QCheckBox* keylogBox() const { return keylog_; }
     QComboBox* profileBox() const { return profile_; }
     QComboBox* toolkitBox() const { return toolkit_; }
     QComboBox* variantBox() const { return variant_; }
@@ -58,6 +60,7 @@ private:
     bool filter_edited_ = false;
     QLineEdit* out_;
     QDoubleSpinBox* duration_;
+    QCheckBox* keylog_;       // give the commands SSLKEYLOGFILE beside the capture
     QSpinBox* port_;
     QTabWidget* modes_;
     // reference service

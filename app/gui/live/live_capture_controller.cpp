@@ -38,6 +38,7 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
     o.session.capture.iface = c.iface.toStdString();
     o.session.capture.filter = c.filter.toStdString();
     o.session.out_path = c.outPath.toStdString();
+    o.session.keylog_path = c.keylogPath.toStdString();
     o.session.application = "stallscope 0.1.0 (GUI live capture)";
     o.session.analysis.keep_segments = true;  // the event-trace view needs them
     // Bounded however long it runs: past kGuiSpillAfterCalls finished calls go
@@ -79,6 +80,10 @@ bool LiveCaptureController::start(const LiveCaptureConfig& c, QString* error) {
                           .arg(out.status.elapsed_s, 0, 'f', 1)
                           .arg(c.outPath)
                           .arg(QString::fromStdString(out.stop_reason));
+            if (out.status.keylog_lines > 0)
+                summary += tr("; %1 TLS key log lines kept in %2 and embedded in the capture")
+                               .arg(out.status.keylog_lines)
+                               .arg(c.keylogPath);
         }
         ResultPtr result = out.opened ? std::make_shared<const LoadedResult>(std::move(out.result)) : nullptr;
         emit finished(result, ok, summary);

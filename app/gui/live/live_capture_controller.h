@@ -24,6 +24,7 @@ struct LiveCaptureConfig {
     QString outPath;          // the pcapng written as packets come
     QString serverCommand;    // /bin/sh -c lines; empty = none
     QString runCommand;
+    QString keylogPath;       // the commands' SSLKEYLOGFILE, embedded in the capture ("" = none)
     double durationS = 0;     // 0 = until Stop or the run command's end
     int snapshotMs = 300;     // how often the views are refreshed
 };

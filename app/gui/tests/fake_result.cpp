@@ -37,6 +37,7 @@ AnalysisResult makeResult() {
         c.soap.is_soap = true;
         c.soap.operation = ops[id - 1];
         c.start_ns = kT0 + int64_t(id - 1) * 100 * kMs;
+        c.request_first_frame = 10 * id + 1;
         const int64_t latency = id == 2 ? 45 * kMs : int64_t(id) * kMs;
         c.end_ns = c.start_ns + latency;
         c.complete = id != 3;
@@ -123,8 +124,9 @@ static EventTraceLayout layoutOf(const std::vector<SegmentInfo>& segs, const std
 
 GuiBackend fakeBackend() {
     GuiBackend b;
-    b.analyze = [](const std::string& path, const AnalysisOptions& o, const ProgressFn& progress) {
+    b.analyze = [](const std::vector<std::string>& paths, const AnalysisOptions& o, const ProgressFn& progress) {
         AnalyzeOutcome out;
+        const std::string path = paths.empty() ? std::string() : paths.front();
         if (path == "fake:ok") {
             out.ok = true;
             out.result = makeResult();

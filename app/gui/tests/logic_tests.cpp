@@ -154,3 +154,20 @@ TEST_CASE("Latency histogram counts every value once in readable bins") {
     for (const auto& b : one) n += b.count;
     CHECK(n == 3);
 }
+
+TEST_CASE("Histogram count axis: round ticks at a 1-2-5 step, the peak inside") {
+    for (uint64_t peak : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 13ull, 99ull, 28220ull, 40991ull, 202502ull}) {
+        INFO("peak " << peak);
+        const CountAxis a = countAxis(peak);
+        CHECK(a.top >= peak);
+        CHECK(a.top % a.step == 0);
+        CHECK(a.ticks() >= 2);
+        CHECK(a.ticks() <= 6);
+        const double mag = std::pow(10.0, std::floor(std::log10(double(a.step))));
+        const double m = double(a.step) / mag;
+        CHECK((m == 1 || m == 2 || m == 5));
+    }
+    CHECK(countAxis(28220).step == 10000);   // the 768 MB capture's peak: 0, 10000, 20000, 30000
+    CHECK(countAxis(28220).top == 30000);
+    CHECK(countAxis(2).top == 2);
+}

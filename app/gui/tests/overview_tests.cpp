@@ -276,11 +276,18 @@ TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hove
     REQUIRE(p1);
     CHECK(p2->y() < p1->y());   // 45 ms is higher than 1 ms on the log axis
     CHECK(v->scatterRect().contains(*p2));
+    // Call 1 takes exactly 1 ms, a decade line: its dot is inside the plot, not on its border.
+    CHECK(p1->y() < v->scatterRect().bottom() - 3);
+    CHECK(p2->y() > v->scatterRect().top() + 3);
     CHECK(v->callAt(*p2) == std::optional<uint64_t>(2));
     CHECK_FALSE(v->callAt(*p2 + QPointF(0, 40)).has_value());
-    // Clicking a dot opens the call.
+    // Clicking a dot selects the call; double-clicking opens it, as on the timeline (zoom_gestures.h).
     QSignalSpy opened(v, &OverTimeView::callActivated);
     QTest::mouseClick(v, Qt::LeftButton, {}, p1->toPoint());
+    CHECK(w.hub()->selectedCall() == 1);
+    CHECK(opened.count() == 0);
+    w.hub()->selectCall(2);
+    QTest::mouseDClick(v, Qt::LeftButton, {}, p1->toPoint());
     REQUIRE(opened.count() == 1);
     CHECK(w.hub()->selectedCall() == 1);
     // Zooming in narrows the span and the interval.

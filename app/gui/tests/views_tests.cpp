@@ -6,15 +6,23 @@
 #include "app/gui/event_trace_view.h"
 #include "app/gui/findings_model.h"
 #include "app/gui/findings_panel.h"
+#include "app/gui/load_bar.h"
 #include "app/gui/main_window.h"
 #include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 #include "app/gui/tests/fake_result.h"
 #include "app/gui/timeline_widget.h"
+#include "app/gui/zoom_gestures.h"
 
 #include <catch2/catch.hpp>
 
 #include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QTest>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <algorithm>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
@@ -255,6 +263,101 @@ TEST_CASE("Main window shows a loaded result in every view") {
 
     // Recent files remember the capture.
     CHECK(w.recentFiles().size() >= 1);
+}
+
+TEST_CASE("Event trace: fit to window, zoom by keys, buttons and Ctrl+wheel; a mark at each call of a connection") {
+    MainWindow w(test::fakeBackend());
+    w.resize(1360, 860);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openFile("fake:ok");
+    REQUIRE(loaded.wait(10000));
+    w.pages()->setCurrentWidget(w.tracePanel());
+    QApplication::processEvents();
+    EventTraceView* v = w.tracePanel()->view();
+    EventTraceCanvas* c = v->canvas();
+    // Fit to window by default: a 6-segment call is shown whole, at no more than 100 %.
+    CHECK(v->fitsWindow());
+    CHECK(c->zoom() <= 1.0);
+    CHECK(c->zoom() >= EventTraceView::kFitMinZoom);
+    CHECK(c->height() <= v->viewport()->height());
+    auto* label = w.tracePanel()->findChild<QLabel*>("traceZoomLabel");
+    REQUIRE(label);
+    CHECK(label->text().endsWith("(fit)"));
+    // + zooms in by the step the timeline uses, and leaves fit; 0 fits again.
+    const double fit = c->zoom();
+    v->setFocus();
+    QTest::keyClick(v, Qt::Key_Plus);
+    CHECK(c->zoom() == Approx(std::min(4.0, fit * zoom_gestures::kKeyStep)));
+    CHECK_FALSE(v->fitsWindow());
+    CHECK_FALSE(label->text().contains("fit"));
+    QTest::keyClick(v, Qt::Key_Minus);
+    QTest::keyClick(v, Qt::Key_Minus);
+    CHECK(c->zoom() == Approx(fit / zoom_gestures::kKeyStep));
+    QTest::keyClick(v, Qt::Key_0);
+    CHECK(v->fitsWindow());
+    CHECK(c->zoom() == Approx(fit));
+    // The buttons and View > Zoom In do the same.
+    w.tracePanel()->findChild<QToolButton*>("traceZoomIn")->click();
+    CHECK(c->zoom() > fit);
+    w.tracePanel()->findChild<QToolButton*>("traceActualSize")->click();
+    CHECK(c->zoom() == Approx(1.0));
+    w.tracePanel()->findChild<QToolButton*>("traceFit")->click();
+    CHECK(v->fitsWindow());
+    // Ctrl+wheel zooms (one notch: the timeline's wheel step); the wheel alone scrolls.
+    const QPointF at(v->viewport()->width() / 2.0, 20);
+    QWheelEvent ctrl(at, v->viewport()->mapToGlobal(at), {}, {0, 120}, Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(v->viewport(), &ctrl);
+    CHECK(c->zoom() == Approx(fit * zoom_gestures::kWheelStep));
+    const double zoomed = c->zoom();
+    QWheelEvent plain(at, v->viewport()->mapToGlobal(at), {}, {0, -120}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(v->viewport(), &plain);
+    CHECK(c->zoom() == zoomed);
+
+    // A call's own trace has no marks; its whole connection (calls 1 and 2) has one per call, in order.
+    CHECK(c->callMarks().empty());
+    w.hub()->selectCall(1);
+    w.tracePanel()->setShowConnection(true);
+    REQUIRE(c->callMarks().size() == 2);
+    CHECK(c->callMarks()[0].label.startsWith("Call 1"));
+    CHECK(c->callMarks()[1].label.startsWith("Call 2"));
+    CHECK(c->callMarks()[1].label.contains("GetQuote"));
+    // Each mark lies just above its call's first request segment, below the segment before it.
+    const auto& arrows = w.tracePanel()->currentLayout().arrows;
+    for (const CallMark& m : c->callMarks()) {
+        const uint64_t id = m.label.section(' ', 1, 1).toULongLong();
+        const auto first = std::find_if(arrows.begin(), arrows.end(), [&](const TraceArrow& a) { return a.frame == 10 * id + 1; });
+        REQUIRE(first != arrows.end());
+        CHECK(m.y < first->y_from);
+        if (first != arrows.begin()) CHECK(m.y > std::prev(first)->y_from);
+    }
+    QImage img(c->size(), QImage::Format_ARGB32);
+    c->render(&img);   // paints with the marks
+}
+
+TEST_CASE("A load shows its progress in the status bar, not a modal box; Cancel stops it") {
+    CHECK(timeLeftText(0.5, 0.5).isEmpty());    // too early to tell
+    CHECK(timeLeftText(10, 0.01).isEmpty());
+    CHECK(timeLeftText(4, 0.5) == "about 4 s left");
+    CHECK(timeLeftText(60, 0.25) == "about 3 min left");
+    MainWindow w(test::fakeBackend());
+    w.resize(1360, 860);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openFile("fake:slow");
+    LoadBar* bar = w.loadBar();
+    QElapsedTimer t;
+    t.start();
+    while (!bar->isVisible() && t.elapsed() < 5000) QTest::qWait(20);
+    REQUIRE(bar->isVisible());
+    CHECK(QApplication::activeModalWidget() == nullptr);   // the window stays usable
+    while (!bar->text().contains("packets") && t.elapsed() < 5000) QTest::qWait(20);
+    CHECK(bar->text().contains("packets"));
+    CHECK(bar->text().contains(" %"));
+    bar->cancelButton()->click();
+    REQUIRE(loaded.wait(10000));
+    CHECK_FALSE(loaded.takeFirst().at(0).toBool());
+    CHECK_FALSE(bar->isVisible());
 }
 
 TEST_CASE("Main window reports a file it cannot analyse") {

@@ -19,7 +19,7 @@ namespace {
 std::vector<std::string> test_captures() {
     std::vector<std::string> v;
     for (auto& e : std::filesystem::directory_iterator(STALLSCOPE_TESTDATA))
-        // Embedded TLS secrets: the plugin does not decrypt yet (docs/wireshark.md).
+        // Embedded TLS secrets reach Wireshark's TLS dissector, not the plugin (docs/wireshark.md).
         if ((e.path().extension() == ".pcap" || e.path().extension() == ".pcapng") &&
             e.path().string().find(".keyed.") == std::string::npos)
             v.push_back(e.path().string());
@@ -88,6 +88,39 @@ TEST_CASE("the plugin session finds what analyze_file finds, on every test captu
             }
         }
     }
+}
+
+TEST_CASE("the plugin session decrypts with Wireshark's key log as analyze_file with --keylog") {
+    const std::string pcap = STALLSCOPE_TESTDATA "/https-xsoap-tls13.pcap";
+    const std::string keys = STALLSCOPE_TESTDATA "/https-xsoap-tls13.keys";
+    PluginSession s;
+    s.reset(keys);
+    CHECK(s.keylog_error().empty());
+    feed_file(s, pcap);
+    s.mark(1);
+    REQUIRE(s.marks());
+    const AnalysisResult& got = s.marks()->result();
+    AnalysisOptions opt;
+    opt.keylog_path = keys;
+    AnalyzeOutcome want = analyze_file(pcap, opt);
+    REQUIRE(want.ok);
+    REQUIRE(got.calls.size() == want.result.calls.size());
+    REQUIRE(got.calls.size() == 4);
+    for (size_t i = 0; i < got.calls.size(); ++i) {
+        CHECK_FALSE(got.calls[i].encrypted);
+        CHECK(got.calls[i].soap.operation == want.result.calls[i].soap.operation);
+        CHECK(got.calls[i].status == 200);
+    }
+    REQUIRE(got.findings.size() == want.result.findings.size());
+    for (size_t i = 0; i < got.findings.size(); ++i) CHECK(got.findings[i].kind == want.result.findings[i].kind);
+
+    // A key log that cannot be read: said, and the analysis is the keyless one.
+    s.reset(STALLSCOPE_TESTDATA "/no-such.keys");
+    CHECK(s.keylog_error().find("no-such.keys") != std::string::npos);
+    feed_file(s, pcap);
+    s.mark(1);
+    REQUIRE(s.marks());
+    for (const Call& c : s.marks()->result().calls) CHECK(c.encrypted);
 }
 
 TEST_CASE("frames that arrive after the analysis finished are counted, not analysed") {

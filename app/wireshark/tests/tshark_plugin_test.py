@@ -2,8 +2,14 @@
 """tshark loads stallscope.so and marks the same findings as stallscope-cli.
 
 usage: tshark_plugin_test.py TSHARK PLUGIN_SO STALLSCOPE_CLI CAPTURE_OR_DIR...
+       tshark_plugin_test.py --keyed TSHARK PLUGIN_SO STALLSCOPE_CLI DIR...
        tshark_plugin_test.py --survive TSHARK PLUGIN_SO CAPTURE_OR_DIR...
 (a directory stands for its *.pcap and *.pcapng files)
+
+--keyed: the captures NAME.pcap of DIR with a key log NAME.keys beside them;
+tshark runs with -o tls.keylog_file:NAME.keys and the reference is
+`stallscope-cli analyze --keylog NAME.keys`: the plugin decrypts with the key log
+Wireshark is configured with, so the calls carry their SOAP operations.
 
 --survive: damaged and hostile captures; tshark -2 with the plugin must not
 die from a signal (tshark's own exit status for damaged files is accepted).
@@ -74,14 +80,19 @@ def split(v):
     return [x for x in v.split(AGG)] if v else []
 
 
-def check_capture(ts, cli, capture):
+def check_capture(ts, cli, capture, keylog=None):
     name = os.path.basename(capture)
-    ref = json.loads(subprocess.run([cli, "analyze", "--json", "--quiet", capture], capture_output=True,
+    key_args = ["--keylog", keylog] if keylog else []
+    ref = json.loads(subprocess.run([cli, "analyze", "--json", "--quiet", capture] + key_args, capture_output=True,
                                     text=True, timeout=TIMEOUT, check=True).stdout)
+    if keylog and any(c.get("encrypted") for c in ref["calls"]):
+        fail(f"{name}: the CLI did not decrypt every call with {os.path.basename(keylog)}")
     fields = ["frame.number", "stallscope.call", "stallscope.operation", "stallscope.finding_id",
               "stallscope.finding", "_ws.expert.message", "stallscope.cost_ms", "stallscope.counted_ms"]
     args = ["-r", capture, "-2", "-Y", "stallscope", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
             "-E", "aggregator=" + AGG]
+    if keylog:
+        args = ["-o", "tls.keylog_file:" + keylog] + args
     for f in fields:
         args += ["-e", f]
     out = ts.run(args)
@@ -157,7 +168,8 @@ def check_capture(ts, cli, capture):
             fail(f"{name}: frame {c['request_first_frame']}: tshark call/operation {got}, cli {want}")
 
     # One pass: the analysis is not finished when frames are shown.
-    one_pass = ts.run(["-r", capture, "-Y", "stallscope", "-T", "fields", "-e", "frame.number"])
+    one_pass = ts.run((["-o", "tls.keylog_file:" + keylog] if keylog else []) +
+                      ["-r", capture, "-Y", "stallscope", "-T", "fields", "-e", "frame.number"])
     if one_pass.strip():
         fail(f"{name}: one-pass tshark showed StallScope data on frames {one_pass.split()[:5]}...")
 
@@ -175,8 +187,9 @@ def expand(paths):
     captures = []
     for a in paths:
         if os.path.isdir(a):
-            # Captures with embedded TLS secrets: the plugin does not decrypt
-            # yet (docs/wireshark.md), so it sees them as the keyless CLI does.
+            # Captures with embedded TLS secrets: those reach Wireshark's TLS
+            # dissector only, not the plugin (docs/wireshark.md); --keyed checks
+            # decryption through tls.keylog_file instead.
             captures += sorted(p for p in glob.glob(os.path.join(a, "*.pcap")) + glob.glob(os.path.join(a, "*.pcapng"))
                                if not p.endswith(".keyed.pcapng"))
         else:
@@ -216,11 +229,15 @@ def survive(tshark, plugin_so, captures):
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "--survive":
         return survive(sys.argv[2], sys.argv[3], expand(sys.argv[4:]))
-    if len(sys.argv) < 5:
+    keyed = len(sys.argv) >= 2 and sys.argv[1] == "--keyed"
+    args = sys.argv[2:] if keyed else sys.argv[1:]
+    if len(args) < 4:
         print(__doc__)
         return 2
-    tshark, plugin_so, cli = sys.argv[1], sys.argv[2], sys.argv[3]
-    captures = expand(sys.argv[4:])
+    tshark, plugin_so, cli = args[0], args[1], args[2]
+    captures = expand(args[3:])
+    if keyed:
+        captures = [c for c in captures if c.endswith(".pcap") and os.path.exists(c[:-5] + ".keys")]
     if not captures:
         print("no captures given")
         return 1
@@ -242,8 +259,13 @@ def main():
             local = os.path.join(ts.home, os.path.basename(cap))
             shutil.copy(cap, local)
             os.chmod(local, 0o644)
+            keylog = None
+            if keyed:
+                keylog = local[:-5] + ".keys"
+                shutil.copy(cap[:-5] + ".keys", keylog)
+                os.chmod(keylog, 0o644)
             try:
-                total += check_capture(ts, cli, local)
+                total += check_capture(ts, cli, local, keylog)
             except (RuntimeError, subprocess.SubprocessError) as e:
                 fail(f"{os.path.basename(cap)}: {e}")
     print(f"{len(captures)} captures, {total} findings compared, {len(failures)} failures")

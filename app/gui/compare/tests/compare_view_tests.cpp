@@ -5,6 +5,7 @@
 #include "app/gui/compare/compare_charts.h"
 #include "app/gui/compare/compare_tables.h"
 #include "app/gui/compare/compare_window.h"
+#include "app/gui/display_text.h"
 #include "app/gui/event_trace_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/theme.h"
@@ -18,6 +19,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QTemporaryDir>
+#include <QTableWidget>
 #include <QTest>
 #include <QtCharts/QChart>
 #include <QtCharts/QScatterSeries>
@@ -92,6 +94,20 @@ TEST_CASE("the Compare view shows a Nagle fix: tables, charts, timelines, matche
         if (w.kindsTable()->item(r, 0)->text() == QStringLiteral("Nagle / delayed ACK"))   // the name used elsewhere
             nagle_fixed = w.kindsTable()->item(r, 3)->text() == QStringLiteral("fixed");
     CHECK(nagle_fixed);
+    // Each fix made, in columns: predicted, measured and their error, as the CLI's prediction lines.
+    REQUIRE_FALSE(c.predictions.empty());
+    QTableWidget* preds = w.predictionsTable();
+    REQUIRE(preds->rowCount() == int(c.predictions.size()));
+    REQUIRE(preds->columnCount() == 6);
+    CHECK(preds->horizontalHeaderItem(3)->text() == QStringLiteral("Predicted"));
+    CHECK(preds->horizontalHeaderItem(4)->text() == QStringLiteral("Measured"));
+    CHECK(preds->horizontalHeaderItem(5)->text() == QStringLiteral("Error"));
+    for (int r = 0; r < preds->rowCount(); ++r) {
+        const PredictionCheck& p = c.predictions[size_t(r)];
+        CHECK(preds->item(r, 3)->text() == formatMs(p.predicted_median_ms));
+        CHECK(preds->item(r, 4)->text() == formatMs(p.measured_median_ms));
+        CHECK(preds->item(r, 5)->text().endsWith(formatMs(std::abs(p.error_ms))));
+    }
 
     // The selected group's matched pair is in both traces, and both timelines hold their capture.
     auto [b, a] = w.shownPair();

@@ -10,6 +10,7 @@
 #include "capture/pcap/live_capture.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -51,6 +52,22 @@ bool spin_until(Pred pred, int max_ms) {
         loop.exec();
     }
     return pred();
+}
+
+// What the controller's finished() said, recorded on the GUI thread.
+struct Finished {
+    bool done = false, ok = false;
+    gui::ResultPtr result;
+    QString summary;
+};
+
+void record_finished(LiveCaptureController& ctl, Finished& f) {
+    QObject::connect(&ctl, &LiveCaptureController::finished, &ctl, [&f](const gui::ResultPtr& r, bool k, const QString& s) {
+        f.done = true;
+        f.ok = k;
+        f.result = r;
+        f.summary = s;
+    });
 }
 
 } // namespace
@@ -114,6 +131,12 @@ TEST_CASE("capture dialog: loopback by default, the filter follows the port unti
     CHECK(c.serverCommand.startsWith("/bins/stallscope-refserver --profile xsoap --port " + QString::number(port)));
     CHECK(c.runCommand.contains("--url http://127.0.0.1:" + QString::number(port) + "/soap"));
     CHECK(c.outPath.endsWith(".pcapng"));
+    // The commands get a key log beside the capture unless it is unticked.
+    CHECK(d.keylogBox()->isChecked());
+    CHECK(c.keylogPath == c.outPath.chopped(7) + ".keylog");
+    d.keylogBox()->setChecked(false);
+    CHECK(d.config().keylogPath.isEmpty());
+    d.keylogBox()->setChecked(true);
 
     d.portBox()->setValue(24680);
     CHECK(d.config().filter == "tcp port 24680");
@@ -219,6 +242,48 @@ TEST_CASE("live controller: a reference scenario is analysed while it runs and a
     CHECK(most_calls_live >= 1);  // the views saw calls before the end
     CHECK(std::filesystem::file_size(cfg.outPath.toStdString()) > 1000);
     CHECK(out_lines.join("\n").contains("server: listening"));
+}
+
+TEST_CASE("live controller: an HTTPS scenario decrypts live and its capture carries its secrets", "[gui][live][root]") {
+    skip_unless_can_capture();
+    QTemporaryDir tmp;
+    REQUIRE(tmp.isValid());
+    const std::string ca = tmp.filePath("ca").toStdString();
+    REQUIRE(std::system((STALLSCOPE_SOURCE_DIR "/reference-services/https/make-test-ca.sh " + ca + " >/dev/null 2>&1").c_str()) == 0);
+    const int port = CaptureDialog::pickFreePort();
+    RefScenario r;
+    r.bin_dir = STALLSCOPE_REFSVC_DIR;
+    r.calls = 3;
+    r.port = port;
+    ScenarioCommands cmd = reference_commands(r);
+    LiveCaptureConfig cfg;
+    cfg.iface = "lo";
+    cfg.filter = QString::fromStdString(port_filter(port));
+    cfg.outPath = tmp.filePath("gui-tls.pcapng");
+    cfg.keylogPath = tmp.filePath("gui-tls.keylog");
+    cfg.serverCommand = QString::fromStdString(cmd.server + " --tls 1.3 --cert " + ca + "/server.pem --key " + ca + "/server.key");
+    QString client = QString::fromStdString(cmd.client);
+    client.replace("http://", "https://");
+    cfg.runCommand = client + QString::fromStdString(" --tls 1.3 --cacert " + ca + "/ca.pem");
+    cfg.snapshotMs = 100;
+
+    LiveCaptureController ctl;
+    Finished fin;
+    record_finished(ctl, fin);
+    QStringList out_lines;
+    QObject::connect(&ctl, &LiveCaptureController::output, &ctl, [&](const QString& l, const QString& line) { out_lines << l + ": " + line; });
+    REQUIRE(ctl.start(cfg));
+    REQUIRE(spin_until([&] { return fin.done; }, 90000));
+    INFO(out_lines.join("\n").toStdString() << "\n" << fin.summary.toStdString());
+    CHECK(fin.ok);
+    REQUIRE(fin.result);
+    REQUIRE(fin.result->calls.size() == 3);
+    for (auto& c : fin.result->calls) {
+        CHECK(c.complete);
+        CHECK_FALSE(c.encrypted);  // decrypted: the HTTP inside was analysed
+    }
+    CHECK(fin.summary.contains("TLS key log lines kept in " + cfg.keylogPath));
+    CHECK(std::filesystem::file_size(cfg.keylogPath.toStdString()) > 100);
 }
 
 TEST_CASE("live controller: Stop ends a capture that runs nothing", "[gui][live][root]") {
