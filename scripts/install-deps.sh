@@ -12,7 +12,7 @@ PKGS=(
   gsoap libgsoap-dev libsoap-lite-perl python3-zeep python3-spyne libaxis-java
   default-jdk-headless
   clang libclang-rt-14-dev
-  strace
+  strace openssl
 )
 missing=()
 for p in "${PKGS[@]}"; do
