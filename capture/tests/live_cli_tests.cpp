@@ -166,12 +166,21 @@ void kill_when_grown(const Proc& p, const std::string& pcap) {
 }
 
 // After a kill of the capture: its commands die with it (parent-death
-// signal) within 5 s. Kills what is left anyway, and says whether anything was.
+// signal). Waits up to 20 s (a sanitizer build under a loaded CI runs its
+// exit-time leak check slowly), kills what is left anyway, and says what was.
 bool nothing_left(int port) {
-    for (int i = 0; i < 100 && !processes_mentioning("--port " + std::to_string(port)).empty(); ++i)
+    const std::string needle = "--port " + std::to_string(port);
+    for (int i = 0; i < 400 && !processes_mentioning(needle).empty(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto left = processes_mentioning("--port " + std::to_string(port));
-    for (pid_t pid : left) kill(pid, SIGKILL);
+    const auto left = processes_mentioning(needle);
+    for (pid_t pid : left) {
+        const std::string proc = "/proc/" + std::to_string(pid);
+        std::string cmd = slurp(proc + "/cmdline");
+        std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+        UNSCOPED_INFO("left running: pid " << pid << " stat " << slurp(proc + "/stat").substr(0, 60) << " wchan "
+                                            << slurp(proc + "/wchan") << " cmd " << cmd.substr(0, 200));
+        kill(pid, SIGKILL);
+    }
     return left.empty();
 }
 
