@@ -170,6 +170,7 @@ void decode_ipv4_into(ByteReader ip, Context& c, DecodeResult& r) {
 
     r.tcp.src.addr = IpAddress::v4(src->data());
     r.tcp.dst.addr = IpAddress::v4(dst->data());
+    r.tcp.ttl = *ttl;  // a tunnel's inner header overwrites it below
 
     // Bytes past total length are link padding, not payload.
     const size_t payload_on_wire = total_len - ihl;
@@ -193,14 +194,15 @@ void decode_ipv6_into(ByteReader ip, Context& c, DecodeResult& r) {
     const size_t captured = ip.remaining();
     auto vtc = ip.be32();
     auto plen = ip.be16();
-    auto next = ip.u8();
-    bool ok = vtc && plen && next && ip.skip(1);
+    auto next = ip.u8(), hop_limit = ip.u8();
+    bool ok = vtc && plen && next && hop_limit;
     auto src = ip.bytes(16), dst = ip.bytes(16);
     if (!ok || !src || !dst) return put(r, malformed("truncated IPv6 header (" + std::to_string(captured) + " of 40 bytes)"));
     if ((*vtc >> 28) != 6) return put(r, malformed("IPv6 header with version " + std::to_string(*vtc >> 28)));
 
     r.tcp.src.addr = IpAddress::v6(src->data());
     r.tcp.dst.addr = IpAddress::v6(dst->data());
+    r.tcp.ttl = *hop_limit;
 
     // Payload length 0 means a jumbogram or a TSO capture: use what we have.
     size_t remaining_on_wire = *plen ? *plen : ip.remaining();

@@ -41,6 +41,8 @@ struct TcpPacket {
     std::optional<uint16_t> mss;     // SYN options
     std::optional<uint8_t> wscale;
     bool sack_permitted = false;
+    uint8_t ttl = 0;                 // IPv4 TTL / IPv6 hop limit of the innermost IP header (0: unknown,
+                                     // e.g. reassembled fragments): routers passed tell the capture point
     uint32_t payload_len = 0;        // TCP payload length on the wire (from IP lengths)
     std::span<const uint8_t> payload; // captured part of the payload (may be shorter)
 };

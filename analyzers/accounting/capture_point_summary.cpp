@@ -4,6 +4,8 @@
 #include "analyzers/result/result_spill.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace stallscope {
@@ -33,17 +35,30 @@ std::string view_of(CapturePlace p) {
     }
     return "the capture point's, which is unknown: no connection showed both sides' round trips";
 }
+
+std::string routers(int n) { return std::to_string(n) + (n == 1 ? " router" : " routers"); }
+
+// "TTLs: the client's packets passed 0 routers before the capture point, the server's 1"
+std::string ttl_evidence(int client_hops, int server_hops) {
+    return "TTLs: the client's packets passed " + routers(client_hops) + " before the capture point, the server's " +
+           std::to_string(server_hops);
+}
 } // namespace
 
 CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
     CapturePointSummary s;
     std::vector<int64_t> client, server;
+    std::map<std::pair<int, int>, uint64_t> hops;  // (client, server) -> connections
     for_each_connection(r, [&](const Connection& c) {
         if (!c.http) return true;
         PathPosition p = path_position(c);
         CapturePlace place = place_of(p);
         ++s.by_place[size_t(place)];
-        if (!p.known) return true;
+        if (p.client_hops >= 0 && p.server_hops >= 0) ++hops[{p.client_hops, p.server_hops}];
+        if (!p.known) {
+            s.by_ttl += place != CapturePlace::Unknown;
+            return true;
+        }
         ++s.connections;
         s.from_handshake += p.from_handshake;
         s.data_ack_pairs += p.data_ack_pairs;
@@ -55,13 +70,22 @@ CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
     uint64_t best = 0;
     for (CapturePlace p : {CapturePlace::Path, CapturePlace::Client, CapturePlace::Server, CapturePlace::Both})
         if (s.by_place[size_t(p)] > best) { best = s.by_place[size_t(p)]; s.place = p; }
+    uint64_t most = 0;
+    for (const auto& [pair, n] : hops)
+        if (n > most) { most = n; s.client_hops = pair.first; s.server_hops = pair.second; }
     s.client_side_ms = median_ms(client);
     s.server_side_ms = median_ms(server);
-    if (s.connections == 0) s.evidence = "none: no HTTP connection showed a handshake or data/ACK pairs both ways";
+    if (s.connections == 0 && s.client_hops < 0)
+        s.evidence = "none: no HTTP connection showed a handshake or data/ACK pairs both ways";
+    else if (s.connections == 0)
+        s.evidence = "only " + ttl_evidence(s.client_hops, s.server_hops) +
+                     " (no HTTP connection showed a handshake or data/ACK pairs both ways)";
     else {
         s.evidence = "the handshakes of " + std::to_string(s.from_handshake) + " of " + std::to_string(s.connections) +
                      " connection" + (s.connections == 1 ? "" : "s") + " and " + std::to_string(s.data_ack_pairs) +
                      " data/ACK pair" + (s.data_ack_pairs == 1 ? "" : "s");
+        if (s.client_hops >= 0) s.evidence += "; " + ttl_evidence(s.client_hops, s.server_hops);
+        if (s.by_ttl) s.evidence += "; " + std::to_string(s.by_ttl) + " more placed by their TTLs alone";
     }
     s.view = view_of(s.place);
     return s;

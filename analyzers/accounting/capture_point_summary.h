@@ -17,7 +17,10 @@ struct CapturePointSummary {
     uint64_t by_place[5] = {0, 0, 0, 0, 0};            // indexed by CapturePlace
     uint64_t from_handshake = 0;                       // of them, with a handshake sample
     uint64_t data_ack_pairs = 0;
-    std::string evidence;                              // "the handshakes of 4 connections and 31 data/ACK pairs"
+    uint64_t by_ttl = 0;                               // connections placed by their TTLs alone
+    int client_hops = -1, server_hops = -1;            // routers before the capture point, the most
+                                                       // common pair over HTTP connections (-1: no TTLs)
+    std::string evidence;                              // "the handshakes of 4 connections and 31 data/ACK pairs; TTLs: ..."
     std::string view;                                  // whose view the latencies are, one sentence
 };
 

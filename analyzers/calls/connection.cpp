@@ -126,6 +126,7 @@ void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
     std::swap(info_.client, info_.server);
     std::swap(info_.client_mss, info_.server_mss);
     std::swap(info_.client_wscale, info_.server_wscale);
+    std::swap(info_.client_ttl, info_.server_ttl);
     for (uint64_t i = segs_.begin_index(); i < segs_.end_index(); ++i)
         if (SegmentInfo* s = segs_.at(i)) s->from = s->from == Side::Client ? Side::Server : Side::Client;
 }
@@ -310,6 +311,8 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     tracker_.begin_packet();
     settle_orientation(p);
     int dir = dir_of(p);
+    uint8_t& ttl = dir == 0 ? info_.client_ttl : info_.server_ttl;
+    ttl = std::max(ttl, p.ttl);
     int64_t origin_before[2];
     for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
     on_handshake(f, p, dir);

@@ -34,6 +34,13 @@ namespace {
 // (docs/json-format.md); the stream lays it out as nlohmann's dump(indent).
 using Json = JsonStream;
 
+// Routers before the capture point, null when the side's TTL is unknown.
+void hops_or_null(Json& w, const char* key, int hops) {
+    w.key(key);
+    if (hops >= 0) w.value(int64_t(hops));
+    else w.value(nullptr);
+}
+
 void opt_ms(Json& w, const std::optional<double>& v) {
     if (v) w.value(round_ms(*v));
     else w.value(nullptr);
@@ -187,6 +194,8 @@ void connection_json(Json& w, const Connection& k) {
     if (pos.known) w.value(round_ms(ns_to_ms(pos.server_ns)));
     else w.value(nullptr);
     w.member("from_handshake", pos.from_handshake).member("data_ack_pairs", pos.data_ack_pairs);
+    hops_or_null(w, "client_hops", pos.client_hops);
+    hops_or_null(w, "server_hops", pos.server_hops);
     w.end_object();
     if (k.tls) {  // only on TLS connections: plaintext reports keep their bytes
         const ConnectionTls& t = *k.tls;
@@ -220,6 +229,8 @@ void capture_point_json(Json& w, const CapturePointSummary& s) {
     ms_or_null("client_side_ms", s.client_side_ms);
     ms_or_null("server_side_ms", s.server_side_ms);
     w.member("evidence", s.evidence);
+    hops_or_null(w, "client_hops", s.client_hops);
+    hops_or_null(w, "server_hops", s.server_hops);
     w.key("connections").begin_object();
     for (CapturePlace p : {CapturePlace::Client, CapturePlace::Path, CapturePlace::Server, CapturePlace::Both,
                            CapturePlace::Unknown})

@@ -29,11 +29,28 @@ PathPosition path_position(const Connection& conn) {
     p.data_ack_pairs = conn.path_samples;
     p.known = have_c && have_s;
     if (!p.known) p.client_ns = p.server_ns = 0;
+    p.client_hops = hops_from_ttl(conn.client_ttl);
+    p.server_hops = hops_from_ttl(conn.server_ttl);
     return p;
 }
 
+int hops_from_ttl(uint8_t ttl) {
+    if (ttl == 0) return -1;
+    for (int initial : {32, 64, 128})
+        if (ttl <= initial) return initial - ttl;
+    return 255 - ttl;
+}
+
+CapturePlace place_by_ttl(const PathPosition& p) {
+    if (p.client_hops < 0 || p.server_hops < 0) return CapturePlace::Unknown;
+    if (p.client_hops == 0 && p.server_hops > 0) return CapturePlace::Client;
+    if (p.server_hops == 0 && p.client_hops > 0) return CapturePlace::Server;
+    if (p.client_hops > 0 && p.server_hops > 0) return CapturePlace::Path;
+    return CapturePlace::Unknown;  // both 0: one segment, anywhere on it
+}
+
 CapturePlace place_of(const PathPosition& p) {
-    if (!p.known) return CapturePlace::Unknown;
+    if (!p.known) return place_by_ttl(p);
     if (p.rtt_ns() < kPlaceableRttNs) return CapturePlace::Both;
     double c = p.client_share();
     if (c <= 0.2) return CapturePlace::Client;

@@ -32,6 +32,10 @@ struct PathPosition {
     int64_t server_ns = 0;          // capture -> server -> capture
     bool from_handshake = false;    // the handshake gave a sample
     uint32_t data_ack_pairs = 0;    // data/ACK pairs gave the others
+    // Routers each side's packets passed before the capture point, from
+    // their TTLs (-1: unknown). Where timing cannot place a connection
+    // (no handshake, no data/ACK pair both ways) they still can.
+    int client_hops = -1, server_hops = -1;
     int64_t rtt_ns() const { return client_ns + server_ns; }
     // The client's share of the round trip, 0..1 (0 when not known).
     double client_share() const { return known && rtt_ns() > 0 ? double(client_ns) / double(rtt_ns()) : 0; }
@@ -39,9 +43,19 @@ struct PathPosition {
 
 PathPosition path_position(const Connection& conn);
 
+// Routers a packet passed: how far its TTL (IPv4) or hop limit (IPv6) is
+// below the nearest common initial value at or above it (64: Linux, macOS;
+// 128: Windows; 255: network gear; 32: old stacks). -1 for 0 (unknown). A
+// guess where a host uses another initial value, hence evidence only.
+int hops_from_ttl(uint8_t ttl);
+
 // Near the client: its side is at most a fifth of the round trip; near the
-// server likewise; in between: in the path.
+// server likewise; in between: in the path. Without the timing, from the
+// TTLs: 0 routers from the client and some from the server is near the
+// client (and the other way round); routers from both is in the path.
 CapturePlace place_of(const PathPosition& p);
+// The TTLs' answer alone (Unknown when they say nothing).
+CapturePlace place_by_ttl(const PathPosition& p);
 
 // The round trip from the capture point to `side` and back as the timing
 // rules use it: 0 when unknown or when the whole round trip is under

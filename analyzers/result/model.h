@@ -212,6 +212,10 @@ struct Connection {
     // trip (analyzers/result/capture_point.h), with the handshake's.
     int64_t client_path_ns = -1, server_path_ns = -1;
     uint32_t path_samples = 0;       // data/ACK pairs behind them
+    // The highest IPv4 TTL / IPv6 hop limit seen from each side (0: none):
+    // how many routers its packets passed before the capture point
+    // (hops_from_ttl in analyzers/result/capture_point.h).
+    uint8_t client_ttl = 0, server_ttl = 0;
     bool fin_client = false, fin_server = false, rst = false;
     uint32_t calls = 0;
     bool http = false;               // carried HTTP

@@ -375,6 +375,8 @@ template <class Io> void visit(Io& io, Connection& c) {
     io.sint(c.client_path_ns);
     io.sint(c.server_path_ns);
     io.uint(c.path_samples);
+    io.uint(c.client_ttl);
+    io.uint(c.server_ttl);
     io.boolean(c.fin_client);
     io.boolean(c.fin_server);
     io.boolean(c.rst);

@@ -81,6 +81,43 @@ TEST_CASE("capture point: data/ACK pairs place a connection without a handshake,
     CHECK(place_of(path_position(one)) == CapturePlace::Unknown);
 }
 
+TEST_CASE("capture point: TTLs count routers, and place a connection only when the timing cannot") {
+    CHECK(hops_from_ttl(0) == -1);
+    CHECK(hops_from_ttl(64) == 0);
+    CHECK(hops_from_ttl(63) == 1);
+    CHECK(hops_from_ttl(50) == 14);
+    CHECK(hops_from_ttl(128) == 0);
+    CHECK(hops_from_ttl(117) == 11);
+    CHECK(hops_from_ttl(255) == 0);
+    CHECK(hops_from_ttl(240) == 15);
+    CHECK(hops_from_ttl(30) == 2);
+
+    Connection c;  // no handshake, no data/ACK pair: the timing says nothing
+    c.client_ttl = 64, c.server_ttl = 61;
+    PathPosition p = path_position(c);
+    CHECK_FALSE(p.known);
+    CHECK(p.client_hops == 0);
+    CHECK(p.server_hops == 3);
+    CHECK(place_by_ttl(p) == CapturePlace::Client);
+    CHECK(place_of(p) == CapturePlace::Client);
+    CHECK(path_to(p, Side::Server) == 0);  // no milliseconds from routers
+    c.client_ttl = 120, c.server_ttl = 64;
+    CHECK(place_of(path_position(c)) == CapturePlace::Server);
+    c.server_ttl = 60;
+    CHECK(place_of(path_position(c)) == CapturePlace::Path);
+    c.client_ttl = 64, c.server_ttl = 255;  // one segment, anywhere on it
+    CHECK(place_of(path_position(c)) == CapturePlace::Unknown);
+    c.server_ttl = 0;                       // one side's TTL unknown
+    CHECK(place_of(path_position(c)) == CapturePlace::Unknown);
+
+    // The timing wins where it exists: the middle tap of the test path sees
+    // the TTLs a client-side capture sees, and is in the path.
+    Connection mid = handshake(10.2, 9.8);
+    mid.client_ttl = 64, mid.server_ttl = 63;
+    CHECK(place_by_ttl(path_position(mid)) == CapturePlace::Client);
+    CHECK(place_of(path_position(mid)) == CapturePlace::Path);
+}
+
 TEST_CASE("call ledger: the way to the server and back is network, not server time") {
     Call c;
     c.id = 1;

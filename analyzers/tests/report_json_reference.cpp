@@ -137,7 +137,9 @@ json capture_point_of(const Connection& k) {
             {"client_side_ms", pos.known ? json(round_ms(ns_to_ms(pos.client_ns))) : json(nullptr)},
             {"server_side_ms", pos.known ? json(round_ms(ns_to_ms(pos.server_ns))) : json(nullptr)},
             {"from_handshake", pos.from_handshake},
-            {"data_ack_pairs", pos.data_ack_pairs}};
+            {"data_ack_pairs", pos.data_ack_pairs},
+            {"client_hops", pos.client_hops >= 0 ? json(pos.client_hops) : json(nullptr)},
+            {"server_hops", pos.server_hops >= 0 ? json(pos.server_hops) : json(nullptr)}};
 }
 
 json connection_json(const Connection& k) {
@@ -182,6 +184,8 @@ json capture_point_summary_json(const CapturePointSummary& s) {
             {"client_side_ms", ms_or_null(s.client_side_ms)},
             {"server_side_ms", ms_or_null(s.server_side_ms)},
             {"evidence", s.evidence},
+            {"client_hops", s.client_hops >= 0 ? json(s.client_hops) : json(nullptr)},
+            {"server_hops", s.server_hops >= 0 ? json(s.server_hops) : json(nullptr)},
             {"connections", by},
             {"latency_view", s.view}};
 }

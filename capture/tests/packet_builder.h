@@ -50,6 +50,7 @@ struct Ipv4Spec {
     uint8_t proto = 6;
     uint16_t frag = 0x4000;  // DF
     uint16_t id = 0x1234;
+    uint8_t ttl = 64;
     Bytes options;           // multiple of 4
     int total_override = -1; // -1: computed
     int ihl_override = -1;
@@ -63,7 +64,7 @@ inline Bytes ipv4_packet(const Ipv4Spec& s, const Bytes& l4) {
     put16be(b, uint16_t(s.total_override >= 0 ? s.total_override : int(hl + l4.size())));
     put16be(b, s.id);
     put16be(b, s.frag);
-    put8(b, 64);
+    put8(b, s.ttl);
     put8(b, s.proto);
     put16be(b, 0);
     b.insert(b.end(), s.src, s.src + 4);

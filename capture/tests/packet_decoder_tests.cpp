@@ -75,6 +75,19 @@ TEST_CASE("Ethernet IPv6 TCP") {
     check_default_v6(decode_packet(linktype::kEthernet, ethernet(0x86dd, ipv6_tcp())));
 }
 
+TEST_CASE("The IPv4 TTL and the IPv6 hop limit are read") {
+    Ipv4Spec v4;
+    v4.ttl = 121;
+    auto r4 = decode_packet(linktype::kRaw, ipv4_packet(v4, tcp_with_payload(kPayload)));
+    REQUIRE(r4.status == DecodeStatus::Tcp);
+    CHECK(int(r4.tcp.ttl) == 121);
+    Bytes v6 = ipv6_tcp();
+    v6[7] = 250;  // hop limit
+    auto r6 = decode_packet(linktype::kRaw, v6);
+    REQUIRE(r6.status == DecodeStatus::Tcp);
+    CHECK(int(r6.tcp.ttl) == 250);
+}
+
 TEST_CASE("Ethernet padding is not payload") {
     // A bare ACK: 14 + 20 + 20 = 54 bytes, padded to the 60-byte minimum.
     Bytes frame = ethernet(0x0800, ipv4_tcp({}));

@@ -297,3 +297,14 @@ TEST_CASE("A fragment inside a tunnel carries its depth and inner addresses") {
     CHECK(r.fragment.more);
     CHECK(r.fragment.payload.size() == inner_tcp().size());
 }
+
+TEST_CASE("The TTL is the inner header's: routers the tunnelled packet passed, not the tunnel's") {
+    Ipv4Spec inner;
+    inner.ttl = 57;
+    Ipv4Spec outer;
+    outer.ttl = 250;
+    outer.proto = 47;
+    auto r = decode_packet(linktype::kRaw, ipv4_packet(outer, gre(0x0800, ipv4_packet(inner, inner_tcp()))));
+    REQUIRE(r.status == DecodeStatus::Tcp);
+    CHECK(int(r.tcp.ttl) == 57);
+}

@@ -62,6 +62,13 @@ def main():
             where = rep["capture_point"]["where"]
             check(where == POINTS[point], f"{tag}: capture point {where}, expected {POINTS[point]} "
                                           f"({rep['capture_point']['evidence']})")
+            # TTLs count the router between the client's and the server's namespaces:
+            # 0 from the sender at its own end, 1 across it, wherever the tap is.
+            cp = rep["capture_point"]
+            hops = (cp["client_hops"], cp["server_hops"])
+            want_hops = {"client": (0, 1), "middle": (0, 1), "server": (1, 0)}[point]
+            check(hops == want_hops, f"{tag}: TTL hops {hops}, expected {want_hops} ({cp['evidence']})")
+            check("TTLs: the client's packets passed" in cp["evidence"], f"{tag}: evidence without TTLs")
             calls = rep["calls"]
             check(len(calls) == label["calls"], f"{tag}: {len(calls)} calls, the client made {label['calls']}")
             check(all(c["complete"] for c in calls), f"{tag}: incomplete calls")
