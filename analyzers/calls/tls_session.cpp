@@ -35,6 +35,15 @@ void TlsSession::on_end_of_stream(int dir) {
     parser_.end(dir, last_seg_[dir]);
     if (dec_state_.decrypted) tracker_.on_end_of_stream(dir);
     if (observer_) observer_->on_tls_end_of_stream(dir);
+    ended_[dir & 1] = true;
+    if (ended_[0] && ended_[1]) {
+        // No record can come any more: the keys, cipher contexts and buffers
+        // go now, not when the closed connection finally leaves the flow table.
+        dec_.reset();
+        std::vector<uint8_t>().swap(plain_);
+        pending_.clear();
+        pending_bytes_ = 0;
+    }
 }
 
 uint64_t TlsSession::frame_of(uint64_t seg) {

@@ -108,6 +108,7 @@ private:
     std::unique_ptr<TlsDecryptor> dec_;
     bool set_up_ = false;
     bool stopped_ = false;          // a failure: no more decryption
+    bool ended_[2] = {false, false};  // each direction's end of stream
     uint64_t plain_off_[2] = {0, 0};
     std::vector<uint8_t> plain_;
     // Per direction, for plain_ack: wire offset past each decrypted
