@@ -228,8 +228,12 @@ uint64_t TlsKeylessCalls::oldest_needed_segment() const {
 
 void TlsKeylessCalls::describe(ConnectionTls& t) const {
     const TlsConnectionInfo& info = session_.info();
-    t.version = info.version ? tls_version_name(info.version) : "";
-    t.cipher_suite = info.cipher_suite ? tls_cipher_suite_name(info.cipher_suite) : "";
+    // describe() runs after every packet: the names and the reason are
+    // built only when what they say changed (`t` is written only here).
+    if (info.version != named_.version || info.cipher_suite != named_.suite || !named_.valid) {
+        t.version = info.version ? tls_version_name(info.version) : "";
+        t.cipher_suite = info.cipher_suite ? tls_cipher_suite_name(info.cipher_suite) : "";
+    }
     t.sni = info.sni;
     t.alpn = info.alpn;
     t.resumed = info.resumed;
@@ -244,12 +248,16 @@ void TlsKeylessCalls::describe(ConnectionTls& t) const {
     TlsDecryptFailure why = d.failure;
     if (!info.client_hello) why = TlsDecryptFailure::HandshakeMissing;
     else if (!d.attempted || why == TlsDecryptFailure::None) why = TlsDecryptFailure::NoKeyLog;
-    if (t.decrypted) t.reason = "";
-    else if (d.decrypted)  // decrypted up to a point, then not
-        t.reason = std::string(tls_decrypt_failure_name(why)) + " from frame " + std::to_string(d.failure_frame) +
-                   ": later calls from TLS records and timing";
-    else
-        t.reason = std::string(tls_decrypt_failure_name(why)) + ": calls from TLS records and timing";
+    const Named now{info.version, info.cipher_suite, why, t.decrypted, d.decrypted, d.failure_frame, true};
+    if (!(now == named_)) {
+        if (t.decrypted) t.reason = "";
+        else if (d.decrypted)  // decrypted up to a point, then not
+            t.reason = std::string(tls_decrypt_failure_name(why)) + " from frame " + std::to_string(d.failure_frame) +
+                       ": later calls from TLS records and timing";
+        else
+            t.reason = std::string(tls_decrypt_failure_name(why)) + ": calls from TLS records and timing";
+        named_ = now;
+    }
     t.handshake_first_frame = hs_first_frame_;
     t.handshake_last_frame = hs_last_frame_;
     t.handshake_start_ns = hs_start_ns_;

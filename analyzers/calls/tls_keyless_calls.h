@@ -85,6 +85,16 @@ private:
     uint64_t flight_bytes_ = 0, flight_last_seg_ = 0;
     uint32_t flight_segments_ = 0;
     bool flight_seg_counted_ = false;
+    // What describe() last wrote its names and reason from.
+    struct Named {
+        uint16_t version = 0, suite = 0;
+        TlsDecryptFailure why = TlsDecryptFailure::None;
+        bool decrypted = false, some_decrypted = false;
+        uint64_t failure_frame = 0;
+        bool valid = false;
+        bool operator==(const Named&) const = default;
+    };
+    mutable Named named_;
 };
 
 } // namespace stallscope

@@ -12,12 +12,6 @@ constexpr size_t kMaxPendingBytes = 256 * 1024;  // 0-RTT data held until the Se
 constexpr size_t kMaxBoundaries = 4096;          // records remembered per direction for ACK translation
 }
 
-struct TlsSession::Pending {
-    int dir;
-    TlsRecord record;             // body points into `body`
-    std::vector<uint8_t> body;
-};
-
 TlsSession::TlsSession(SegmentStore& segments, ExchangeHost& host, ExchangeTracker& tracker,
                        std::shared_ptr<const TlsKeyStore> keys)
     : segs_(segments), host_(host), tracker_(tracker), keys_(std::move(keys)), parser_(*this) {}
@@ -35,6 +29,15 @@ void TlsSession::on_end_of_stream(int dir) {
     parser_.end(dir, last_seg_[dir]);
     if (dec_state_.decrypted) tracker_.on_end_of_stream(dir);
     if (observer_) observer_->on_tls_end_of_stream(dir);
+    ended_[dir & 1] = true;
+    if (ended_[0] && ended_[1]) {
+        // No record can come any more: the keys, cipher contexts and buffers
+        // go now, not when the closed connection finally leaves the flow table.
+        dec_.reset();
+        std::vector<uint8_t>().swap(plain_);
+        pending_ = Fifo<Pending>();
+        pending_bytes_ = 0;
+    }
 }
 
 uint64_t TlsSession::frame_of(uint64_t seg) {
@@ -71,8 +74,8 @@ void TlsSession::on_tls_handshake(int dir, const HandshakeMessage& m) {
     if (m.type == tls::kEncryptedExtensions) check_alpn(m.last_tag);
     if (dir == 1 && m.type == tls::kServerHello && info().server_hello && !pending_.empty()) {
         // The suite is known: the held 0-RTT records go first, in order.
-        std::deque<Pending> held;
-        held.swap(pending_);
+        Fifo<Pending> held;
+        std::swap(held, pending_);
         pending_bytes_ = 0;
         for (Pending& p : held) {
             p.record.body = p.body;

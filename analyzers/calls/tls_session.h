@@ -12,13 +12,13 @@
 // calls, phases and evidence point at real frames. A connection that cannot
 // be decrypted says why, once, naming the frame (decryption()).
 #include "analyzers/calls/exchange_tracker.h"
+#include "analyzers/calls/fifo.h"
 #include "analyzers/calls/segment_store.h"
 #include "dissectors/tls/keylog.h"
 #include "dissectors/tls/tls_connection.h"
 #include "dissectors/tls/tls_decryptor.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 
@@ -82,7 +82,11 @@ public:
     uint32_t plain_ack(int dir, uint32_t ack) const;
 
 private:
-    struct Pending;  // an encrypted record seen before the ServerHello (0-RTT)
+    struct Pending {  // an encrypted record seen before the ServerHello (0-RTT)
+        int dir;
+        TlsRecord record;             // body points into `body`
+        std::vector<uint8_t> body;
+    };
     void on_tls_record(int dir, const TlsRecord& record, bool encrypted, uint32_t handshake_types) override;
     void on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t tag) override;
     void on_tls_handshake(int dir, const HandshakeMessage& message) override;
@@ -108,13 +112,16 @@ private:
     std::unique_ptr<TlsDecryptor> dec_;
     bool set_up_ = false;
     bool stopped_ = false;          // a failure: no more decryption
+    bool ended_[2] = {false, false};  // each direction's end of stream
     uint64_t plain_off_[2] = {0, 0};
     std::vector<uint8_t> plain_;
     // Per direction, for plain_ack: wire offset past each decrypted
     // application record and the plaintext offset past it (the latest few).
     struct Boundary { uint64_t wire_end, plain_end; };
-    std::deque<Boundary> bounds_[2];
-    std::deque<Pending> pending_;
+    // Fifos, not deques: every connection has these and a deque allocates
+    // ~0.6 KB even empty (closed connections linger a second in the flow table).
+    Fifo<Boundary> bounds_[2];
+    Fifo<Pending> pending_;
     size_t pending_bytes_ = 0;
     // After a gap: the frame it was noticed at, until a record decrypts again.
     uint64_t gap_frame_[2] = {0, 0};

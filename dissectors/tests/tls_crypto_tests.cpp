@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <string>
+#include <vector>
 
 using namespace stallscope;
 namespace tc = stallscope::tlscrypto;
@@ -40,4 +42,52 @@ TEST_CASE("HKDF-Expand-Label gives the RFC 8448 traffic keys and IVs") {
 TEST_CASE("digest sizes come from libcrypto") {
     CHECK(tc::digest_size("SHA256") == 32);
     CHECK(tc::digest_size("SHA384") == 48);
+}
+
+// One AEAD context keyed once and used for many records (each its own
+// nonce): every record opens as if with a fresh context, a forged one is
+// refused without plaintext, and the context still opens the next record.
+TEST_CASE("AeadOpener: one keyed context opens record after record, a forged one in between included") {
+    struct Suite { TlsCipherKind kind; const char* cipher; size_t key_len; };
+    for (Suite s : {Suite{TlsCipherKind::Gcm, "AES-128-GCM", 16}, Suite{TlsCipherKind::Gcm, "AES-256-GCM", 32},
+                    Suite{TlsCipherKind::ChaCha20Poly1305, "ChaCha20-Poly1305", 32}}) {
+        CAPTURE(s.cipher);
+        tc::Bytes key(s.key_len), other(s.key_len);
+        for (size_t i = 0; i < key.size(); ++i) { key[i] = uint8_t(i * 7 + 1); other[i] = uint8_t(i * 5 + 3); }
+        const uint8_t aad[5] = {23, 3, 3, 0, 0};
+        std::vector<tc::Bytes> sealed, plain;
+        std::vector<std::array<uint8_t, 12>> nonces;
+        for (int r = 0; r < 4; ++r) {
+            std::array<uint8_t, 12> nonce{};
+            nonce[11] = uint8_t(r);
+            nonce[0] = 0x5a;
+            tc::Bytes p(size_t(100 + 37 * r), uint8_t('a' + r)), c;
+            REQUIRE(tc::aead_seal(s.kind, s.cipher, key, nonce, aad, p, c));
+            nonces.push_back(nonce);
+            plain.push_back(p);
+            sealed.push_back(c);
+        }
+        sealed[2][5] ^= 1;  // forged
+        tc::AeadOpener opener;
+        REQUIRE_FALSE(opener.ready());
+        REQUIRE(opener.set_key(s.kind, s.cipher, key, 12));
+        tc::Bytes out;
+        for (int r = 0; r < 4; ++r) {
+            bool ok = opener.open(nonces[size_t(r)], aad, sealed[size_t(r)], out);
+            if (r == 2) {
+                CHECK_FALSE(ok);
+                CHECK(out.empty());
+            } else {
+                CHECK(ok);
+                CHECK(out == plain[size_t(r)]);
+            }
+        }
+        CHECK_FALSE(opener.open(nonces[0], aad, sealed[1], out));  // the wrong record's nonce
+        CHECK(opener.open(nonces[3], aad, sealed[3], out));
+        // Keyed again (a KeyUpdate): the old key's records no longer open.
+        REQUIRE(opener.set_key(s.kind, s.cipher, other, 12));
+        CHECK_FALSE(opener.open(nonces[0], aad, sealed[0], out));
+        CHECK_FALSE(opener.set_key(s.kind, s.cipher, tc::Bytes(s.key_len - 1), 12));  // a key of the wrong size
+        CHECK_FALSE(opener.ready());
+    }
 }

@@ -115,7 +115,21 @@ bool TlsKeyStore::load_file(const std::string& path, const std::function<void(co
         error = path + ": cannot read the key log";
         return false;
     }
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // One read into a buffer of the file's size (a byte-by-byte read was a
+    // third of the loading, and its reallocations left secrets in freed
+    // memory); a pipe, whose size is unknown, is read the slow way.
+    std::string text;
+    in.seekg(0, std::ios::end);
+    std::streamoff size = in.tellg();
+    in.seekg(0, std::ios::beg);
+    if (size > 0 && in) {
+        text.resize(size_t(size));
+        in.read(text.data(), size);
+        text.resize(size_t(in.gcount()));
+    } else {
+        in.clear();
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
     add_key_log(text, path, warn);
     if (!text.empty()) OPENSSL_cleanse(text.data(), text.size());
     return true;

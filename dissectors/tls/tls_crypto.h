@@ -5,6 +5,7 @@
 #include "dissectors/tls/cipher_suites.h"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -21,9 +22,30 @@ bool hkdf_expand_label(const char* digest, View secret, std::string_view label, 
 bool tls_prf(const char* digest, View secret, std::string_view label, View seed, size_t length, Bytes& out);
 size_t digest_size(const char* digest);
 
-// AEAD decryption of `sealed` (ciphertext then tag); false when the tag does not verify.
-bool aead_open(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View sealed, Bytes& out);
 size_t aead_tag_size(TlsCipherKind kind);
+
+// AEAD decryption with one key for many records: the cipher context is set
+// up with the key once (its key schedule), and each record sets only its
+// nonce. A connection keeps one per direction and key epoch.
+class AeadOpener {
+public:
+    AeadOpener();
+    ~AeadOpener();
+    AeadOpener(const AeadOpener&) = delete;
+    AeadOpener& operator=(const AeadOpener&) = delete;
+    // False when the cipher is unknown or the key does not fit it.
+    bool set_key(TlsCipherKind kind, const char* cipher, View key, size_t nonce_len);
+    bool ready() const { return ctx_ != nullptr; }
+    void clear();
+    // Decrypts `sealed` (ciphertext then tag) into `out`; false (and `out`
+    // wiped and empty) when the tag does not verify.
+    bool open(View nonce, View aad, View sealed, Bytes& out);
+
+private:
+    struct Ctx;
+    std::unique_ptr<Ctx> ctx_;
+    TlsCipherKind kind_ = TlsCipherKind::Gcm;
+};
 // AEAD encryption (GCM, ChaCha20-Poly1305; not CCM): `out` = ciphertext then
 // tag. For generating test and benchmark traffic, never on captured data.
 bool aead_seal(TlsCipherKind kind, const char* cipher, View key, View nonce, View aad, View plain, Bytes& out);

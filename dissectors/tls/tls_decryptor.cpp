@@ -53,6 +53,11 @@ struct TlsDecryptor::Dir {
     enum Kind { kEarly = 0, kHandshake = 1, kApplication = 2 };
     Epoch epochs[3];
     int cur = kHandshake;
+    // The AEAD context keyed for one epoch (-1: none): set up at that
+    // epoch's first record, so each record only sets its nonce. One per
+    // direction, not per epoch: a connection holds two at most.
+    tc::AeadOpener aead;
+    int aead_epoch = -1;
 };
 
 TlsDecryptor::TlsDecryptor() {
@@ -146,6 +151,8 @@ void TlsDecryptor::on_handshake_message(int dir, uint8_t type, std::span<const u
             wipe(e.secret);
             e.secret = std::move(next);
             e.usable = tls13_epoch_keys(*suite_, e.secret, e.key, e.iv);
+            d.aead.clear();
+            d.aead_epoch = -1;
             e.seq = 0;
         }
     }
@@ -165,7 +172,7 @@ TlsDecryptor::Result TlsDecryptor::decrypt(int dir, const TlsRecord& r, std::vec
         any_key = true;
         uint64_t tries = lost || k != d.cur ? kSeqSearch : 1;
         for (uint64_t i = 0; i < tries; ++i) {
-            Result res = open_with(e, r, e.seq + i, plain, inner_type);
+            Result res = open_with(d, k, r, e.seq + i, plain, inner_type);
             if (res == Result::Malformed) return res;
             if (res != Result::Ok) continue;
             e.seq += i + 1;
@@ -177,18 +184,23 @@ TlsDecryptor::Result TlsDecryptor::decrypt(int dir, const TlsRecord& r, std::vec
     return any_key ? Result::AuthFailed : Result::NoKey;
 }
 
-TlsDecryptor::Result TlsDecryptor::open_with(Epoch& e, const TlsRecord& r, uint64_t seq, std::vector<uint8_t>& plain,
-                                             uint8_t& inner_type) {
+TlsDecryptor::Result TlsDecryptor::open_with(Dir& d, int epoch, const TlsRecord& r, uint64_t seq,
+                                             std::vector<uint8_t>& plain, uint8_t& inner_type) {
     const TlsCipherSuite& s = *suite_;
+    Epoch& e = d.epochs[epoch];
     std::span<const uint8_t> body = r.body;
     uint8_t seqb[8];
     put_u64(seqb, seq);
+    if (s.kind != TlsCipherKind::Cbc && d.aead_epoch != epoch) {
+        d.aead_epoch = d.aead.set_key(s.kind, s.cipher, e.key, 12) ? epoch : -1;
+        if (d.aead_epoch < 0) return Result::AuthFailed;
+    }
     if (s.tls13) {
         // RFC 8446 5.3: nonce = iv XOR padded seq; AAD = the record header.
         uint8_t nonce[12];
         for (int i = 0; i < 12; ++i) nonce[i] = e.iv[size_t(i)] ^ (i >= 4 ? seqb[i - 4] : 0);
         uint8_t aad[5] = {r.type, uint8_t(r.version >> 8), uint8_t(r.version), uint8_t(r.length >> 8), uint8_t(r.length)};
-        if (!tc::aead_open(s.kind, s.cipher, e.key, nonce, aad, body, plain)) return Result::AuthFailed;
+        if (!d.aead.open(nonce, aad, body, plain)) return Result::AuthFailed;
         // TLSInnerPlaintext: content, type, zero padding.
         while (!plain.empty() && plain.back() == 0) plain.pop_back();
         if (plain.empty()) return Result::Malformed;
@@ -210,8 +222,7 @@ TlsDecryptor::Result TlsDecryptor::open_with(Epoch& e, const TlsRecord& r, uint6
         std::copy(e.iv.begin(), e.iv.begin() + 4, nonce);
         std::copy(body.begin(), body.begin() + 8, nonce + 4);
         set_len(body.size() - 8 - 16);
-        return tc::aead_open(s.kind, s.cipher, e.key, nonce, aad, body.subspan(8), plain) ? Result::Ok
-                                                                                             : Result::AuthFailed;
+        return d.aead.open(nonce, aad, body.subspan(8), plain) ? Result::Ok : Result::AuthFailed;
     }
     if (s.kind == TlsCipherKind::ChaCha20Poly1305) {
         // RFC 7905: nonce = IV XOR padded seq.
@@ -219,7 +230,7 @@ TlsDecryptor::Result TlsDecryptor::open_with(Epoch& e, const TlsRecord& r, uint6
         uint8_t nonce[12];
         for (int i = 0; i < 12; ++i) nonce[i] = e.iv[size_t(i)] ^ (i >= 4 ? seqb[i - 4] : 0);
         set_len(body.size() - 16);
-        return tc::aead_open(s.kind, s.cipher, e.key, nonce, aad, body, plain) ? Result::Ok : Result::AuthFailed;
+        return d.aead.open(nonce, aad, body, plain) ? Result::Ok : Result::AuthFailed;
     }
     if (s.kind != TlsCipherKind::Cbc) return Result::Malformed;
     // CBC with HMAC. TLS 1.1+ carries an explicit IV first; TLS 1.0 chains

@@ -52,7 +52,8 @@ private:
     struct Epoch;
     struct Dir;
     TlsDecryptor();
-    Result open_with(Epoch& e, const TlsRecord& r, uint64_t seq, std::vector<uint8_t>& plain, uint8_t& inner_type);
+    Result open_with(Dir& d, int epoch, const TlsRecord& r, uint64_t seq, std::vector<uint8_t>& plain,
+                     uint8_t& inner_type);
 
     const TlsCipherSuite* suite_ = nullptr;
     uint16_t version_ = 0;

@@ -92,9 +92,10 @@ void TlsRecordReader::gap(uint64_t offset, uint64_t len, uint64_t tag) {
 void TlsRecordReader::end(uint64_t tag) {
     if (sync_ && !buf_.empty()) fail(TlsError::Truncated, rec_first_, tag);
     skipped_ += win_.size();
-    buf_.clear();
-    win_.clear();
-    chunks_.clear();
+    // Nothing more comes: the buffers' memory goes too.
+    std::vector<uint8_t>().swap(buf_);
+    std::vector<uint8_t>().swap(win_);
+    std::vector<Chunk>().swap(chunks_);
 }
 
 void TlsRecordReader::fail(TlsError code, uint64_t offset, uint64_t tag) {
