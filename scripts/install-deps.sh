@@ -13,6 +13,7 @@ PKGS=(
   default-jdk-headless
   clang libclang-rt-14-dev
   strace openssl
+  tcptrace
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -30,7 +30,7 @@ namespace {
 
 const char* kHelp =
     "usage: stallscope-cli bench [--packets N] [--dir DIR] [--keep] [--capture FILE] [--tools]\n"
-    "                            [--threads N] [--repeat K]\n"
+    "                            [--threads N] [--repeat K] [--envelope BYTES]\n"
     "  Generates a synthetic SOAP capture (default 1,000,000 packets; many concurrent\n"
     "  connections, keep-alive and HTTP/1.0) in DIR (default: the temp dir), then times\n"
     "  a bare libpcap read loop, the analysis's reading and decoding alone (the floor of\n"
@@ -44,7 +44,11 @@ const char* kHelp =
     "  its highest peak RSS: a shared machine only ever makes a run slower.\n"
     "  The HTTPS rows: the same connections and calls over TLS 1.3 (AES-128-GCM, each\n"
     "  write one record) in a second capture with its key log, analysed with the key\n"
-    "  log (every record decrypted), against that file's own read loop. Not with --capture.\n";
+    "  log (every record decrypted), against that file's own read loop. Not with --capture.\n"
+    "  --envelope BYTES: every request and response envelope an array of doubles of\n"
+    "  about BYTES (seed 002's echoDoubles; at most 60000, each write one segment as with\n"
+    "  TSO/GRO) instead of the small getString envelopes; the last line gives the time a\n"
+    "  call on one thread, to compare across envelope sizes.\n";
 
 struct Measure {
     double seconds = 0;
@@ -138,6 +142,7 @@ struct BenchOptions {
     std::string dir, existing;
     bool keep = false, tools = false;
     unsigned threads = 1, repeat = 3;
+    uint64_t envelope = 0;  // bytes; 0: the small envelopes
 };
 
 // -1: go on; else the exit code (help, usage error).
@@ -169,8 +174,14 @@ int parse_bench_options(Args& a, BenchOptions& o) {
             if (!parse_u64(v, n) || n < 1 || n > 100) return usage_error("bench", "--repeat needs a number from 1 to 100");
             o.repeat = unsigned(n);
         }
+        else if (s == "--envelope") {
+            if (!a.value(s, v)) return kExitUsage;
+            if (!parse_u64(v, o.envelope) || o.envelope < 400 || o.envelope > kMaxEnvelope)
+                return usage_error("bench", "--envelope needs a number of bytes from 400 to " + std::to_string(kMaxEnvelope));
+        }
         else return usage_error("bench", "unknown option " + s);
     }
+    if (o.envelope && !o.existing.empty()) return usage_error("bench", "--envelope makes a capture; not with --capture");
     return -1;
 }
 
@@ -192,7 +203,7 @@ int prepare_capture(const BenchOptions& o, BenchFiles& files) {
         SyntheticStats st;
         std::string err;
         auto t0 = std::chrono::steady_clock::now();
-        if (!write_synthetic_capture(path, o.packets, st, err)) {
+        if (!write_synthetic_capture(path, o.packets, st, err, {}, 0, o.envelope)) {
             std::fprintf(stderr, "stallscope-cli bench: error: %s\n", err.c_str());
             std::remove(path.c_str());
             return kExitInput;
@@ -210,7 +221,7 @@ int prepare_capture(const BenchOptions& o, BenchFiles& files) {
         tls_keys = o.dir + "/stallscope-bench-" + std::to_string(getpid()) + "-https.keys";
         SyntheticStats st;
         std::string err;
-        if (!write_synthetic_capture(tls_path, o.packets, st, err, tls_keys, plain_connections)) {
+        if (!write_synthetic_capture(tls_path, o.packets, st, err, tls_keys, plain_connections, o.envelope)) {
             std::fprintf(stderr, "stallscope-cli bench: error: %s\n", err.c_str());
             std::remove(tls_path.c_str());
             std::remove(tls_keys.c_str());
@@ -365,6 +376,9 @@ int cmd_bench(Args& a) {
                     rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
                     rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
     std::printf("\n");
+    if (const Measure& one = rows.front().second; one.calls)
+        std::printf("one thread (text): %.1f us a call, envelopes of %s\n", one.seconds * 1e6 / double(one.calls),
+                    o.envelope ? ("about " + std::to_string(o.envelope) + " bytes").c_str() : "~250 and ~430 bytes");
     if (!tls_rows.empty() && rows.front().second.seconds > 0 && bare.seconds > 0 && tls_bare.seconds > 0)
         std::printf("HTTPS (keyed, --threads 1): %.1fx its read loop, against %.1fx for plaintext; %.2fx the plaintext "
                     "analysis's time\n",

@@ -59,22 +59,53 @@ std::vector<Pkt> script(bool keepalive, int calls, bool tls) {
     return v;
 }
 
-const std::string kBody =
-    "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
-    "<soap:Body><m:getString xmlns:m=\"urn:bench\"><size>200</size></m:getString></soap:Body></soap:Envelope>";
-const std::string kRespBody =
-    "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
-    "<soap:Body><m:getStringResponse xmlns:m=\"urn:bench\"><return>" + std::string(200, 'x') +
-    "</return></m:getStringResponse></soap:Body></soap:Envelope>";
+// The envelopes and the messages around them, made once per file.
+struct Messages {
+    std::string request_body, response_body, action;
+    std::string request_head(bool keepalive) const {
+        return std::string("POST /soap HTTP/") + (keepalive ? "1.1" : "1.0") +
+               "\r\nHost: bench\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:bench#" + action +
+               "\"\r\nContent-Length: " + std::to_string(request_body.size()) + "\r\n\r\n";
+    }
+    std::string response(bool keepalive) const {
+        return std::string("HTTP/") + (keepalive ? "1.1" : "1.0") +
+               " 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " + std::to_string(response_body.size()) +
+               "\r\n\r\n" + response_body;
+    }
+};
 
-std::string req_headers(bool keepalive) {
-    return std::string("POST /soap HTTP/") + (keepalive ? "1.1" : "1.0") +
-           "\r\nHost: bench\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:bench#getString\"\r\n"
-           "Content-Length: " + std::to_string(kBody.size()) + "\r\n\r\n";
+const char* kEnvelopeOpen =
+    "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">";
+
+// An array of doubles of about `bytes`, as seed 002's echoDoubles sends it.
+std::string doubles(size_t bytes) {
+    std::string out;
+    char item[64];
+    for (unsigned i = 0; out.size() + 40 < bytes; ++i) {
+        std::snprintf(item, sizeof item, "<item>%.9f</item>", double(i) * 1.000000007 + 0.5);
+        out += item;
+    }
+    return out;
 }
-std::string response(bool keepalive) {
-    return std::string("HTTP/") + (keepalive ? "1.1" : "1.0") + " 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
-           std::to_string(kRespBody.size()) + "\r\n\r\n" + kRespBody;
+
+Messages messages(size_t envelope_bytes) {
+    Messages m;
+    const std::string close = "</soap:Body></soap:Envelope>";
+    if (envelope_bytes == 0) {
+        m.action = "getString";
+        m.request_body = std::string(kEnvelopeOpen) +
+                         "<soap:Body><m:getString xmlns:m=\"urn:bench\"><size>200</size></m:getString>" + close;
+        m.response_body = std::string(kEnvelopeOpen) + "<soap:Body><m:getStringResponse xmlns:m=\"urn:bench\"><return>" +
+                          std::string(200, 'x') + "</return></m:getStringResponse>" + close;
+        return m;
+    }
+    const std::string items = doubles(envelope_bytes > 300 ? envelope_bytes - 300 : 1);
+    m.action = "echoDoubles";
+    m.request_body = std::string(kEnvelopeOpen) + "<soap:Body><m:echoDoubles xmlns:m=\"urn:bench\"><input>" + items +
+                     "</input></m:echoDoubles>" + close;
+    m.response_body = std::string(kEnvelopeOpen) + "<soap:Body><m:echoDoublesResponse xmlns:m=\"urn:bench\"><return>" +
+                      items + "</return></m:echoDoublesResponse>" + close;
+    return m;
 }
 
 struct Conn {
@@ -99,7 +130,12 @@ void put32(std::vector<uint8_t>& b, uint32_t v) { put16(b, uint16_t(v >> 16)); p
 } // namespace
 
 bool write_synthetic_capture(const std::string& path, uint64_t target, SyntheticStats& st, std::string& error,
-                             const std::string& tls_keylog, uint64_t connections) {
+                             const std::string& tls_keylog, uint64_t connections, size_t envelope_bytes) {
+    if (envelope_bytes > kMaxEnvelope) {
+        error = "envelopes of at most " + std::to_string(kMaxEnvelope) + " bytes (one segment each)";
+        return false;
+    }
+    const Messages msgs = messages(envelope_bytes);
     const bool tls = !tls_keylog.empty();
     FILE* keys = nullptr;
     if (tls && !(keys = std::fopen(tls_keylog.c_str(), "w"))) { error = tls_keylog + ": " + std::strerror(errno); return false; }
@@ -143,7 +179,9 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
     for (int i = 0; i < kConcurrent && (!connections || started < connections); ++i)
         start(pool[size_t(i)], now + i * 37 * kUs);
 
-    const std::string hk = req_headers(true), h0 = req_headers(false), rk = response(true), r0 = response(false);
+    const std::string hk = msgs.request_head(true), h0 = msgs.request_head(false), rk = msgs.response(true),
+                      r0 = msgs.response(false);
+    const std::string& body = msgs.request_body;
     std::vector<uint8_t> pkt;
     while (!q.empty()) {
         Conn* c = q.top();
@@ -153,8 +191,8 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         std::string whole;
         switch (p.kind) {
         case 1: payload = &h0; break;
-        case 2: payload = &kBody; break;
-        case 3: whole = hk + kBody; payload = &whole; break;
+        case 2: payload = &body; break;
+        case 3: whole = hk + body; payload = &whole; break;
         case 4: payload = c->keepalive ? &rk : &r0; break;
         case 5: whole = c->tls->client_hello(); payload = &whole; break;
         case 6: whole = c->tls->server_flight(); payload = &whole; break;

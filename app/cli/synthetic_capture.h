@@ -18,7 +18,13 @@ struct SyntheticStats {
 // each payload one record), their secrets written to that NSS key log.
 // connections non-zero: exactly that many connections (the same ones, in
 // the same order, as a plaintext file that had them), whatever the packets.
+// envelope_bytes non-zero: each request and response envelope carries an
+// array of doubles of about that size (seed 002's echoDoubles), each write
+// still one segment, as a capture on a host with TSO/GRO sees it; zero: the
+// small getString envelopes (~250 and ~430 bytes). At most kMaxEnvelope.
+inline constexpr size_t kMaxEnvelope = 60000;
 bool write_synthetic_capture(const std::string& path, uint64_t target_packets, SyntheticStats& stats,
-                             std::string& error, const std::string& tls_keylog = {}, uint64_t connections = 0);
+                             std::string& error, const std::string& tls_keylog = {}, uint64_t connections = 0,
+                             size_t envelope_bytes = 0);
 
 } // namespace stallscope::cli

@@ -102,7 +102,12 @@ std::string SyntheticTls::server_flight() {
 std::string SyntheticTls::client_finished() { return record(dir_[0], handshake(20, std::string(32, '\xa5')), 22); }
 
 std::string SyntheticTls::seal(bool from_client, const std::string& plain) {
-    return record(dir_[from_client ? 0 : 1], plain, 23);
+    // One write, as many records as 2^14 bytes of plaintext a record allows (RFC 8446 5.1).
+    constexpr size_t kMaxPlain = 16384;
+    std::string out;
+    for (size_t at = 0; at < plain.size() || at == 0; at += kMaxPlain)
+        out += record(dir_[from_client ? 0 : 1], plain.substr(at, kMaxPlain), 23);
+    return out;
 }
 
 // One TLS 1.3 record (RFC 8446 5.2): the inner plaintext and its type,
