@@ -29,7 +29,9 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {}, SoapRe
 
 // Test aids. decode_soap_with_reader: the reader alone, the reference the SAX
 // and plain passes are held to. While the cross-check is on (process-wide), decode_soap
-// decodes every document both ways and counts those whose SoapInfo differ.
+// decodes every document both ways and counts those whose SoapInfo differ
+// (SoapRead::Head: a head read without an error also agrees with a reader
+// that failed past the head, when both whole reads call the document bad).
 SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits = {}, SoapRead read = SoapRead::Whole);
 bool same_soap_info(const SoapInfo& a, const SoapInfo& b);  // every field equal
 struct SoapCrossCheck {
