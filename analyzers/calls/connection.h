@@ -25,6 +25,8 @@ public:
     virtual void call_ready(Call&& call, const Connection& conn) = 0;
     // One per analysis, shared by its connections; null: compress every body.
     virtual DeflateSampler* deflate_sampler() { return nullptr; }
+    // One per analysis: the calls whose SOAP bodies are read whole; null: all.
+    virtual DeflateSampler* xml_sampler() { return nullptr; }
 };
 
 class ConnectionAnalyzer : private ExchangeHost {
@@ -55,6 +57,7 @@ private:
         host_.warn({code, message, frame, 0, info_.id, call_id});
     }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
+    DeflateSampler* xml_sampler() override { return host_.xml_sampler(); }
     uint32_t stream_ack(int acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
 
     int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }

@@ -22,6 +22,8 @@ struct CallProgress {
     bool final_head = false;      // its final response's head was parsed (the response parser used its method)
     uint64_t req_head_end = 0;    // client stream offset just past the request head
     uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
+    bool request_ended = false;   // the request message ended (its envelope, if any, decoded)
+    int8_t whole_xml = -1;        // in the whole-XML sample: -1 not asked yet, 0 no, 1 yes
     bool waiting() const { return have_request_head && !done; }
 };
 
@@ -374,12 +376,23 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
 }
 
 void ExchangeTracker::finish_soap(CallState& cs, bool response) {
+    if (!response) cs.request_ended = true;
     MessageInfo& msg = response ? cs.call.response : cs.call.request;
+    // One answer per call, once its operation is known (the request's head):
+    // a response ending before its request is read whole, as its call's key
+    // is not known yet (analyzers/accounting/xml_sample.h).
+    DeflateSampler* xml = opt_.full_xml ? nullptr : host_.xml_sampler();
+    auto read_whole = [&] {
+        if (response && !cs.request_ended) return true;
+        if (cs.whole_xml < 0) cs.whole_xml = xml->picks(operation_key(cs.call), cs.call.request.first_frame) ? 1 : 0;
+        return cs.whole_xml == 1;
+    };
     // The body's name is for warnings only: made when one is given.
     auto what = [&] { return std::string(response ? "response" : "request") + " body of call {call}"; };
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
-                                       [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); });
+                                       [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); },
+                                       xml ? std::function<bool()>(read_whole) : std::function<bool()>());
 }
 
 void ExchangeTracker::set_done(CallState& cs) {

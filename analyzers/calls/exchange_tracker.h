@@ -26,6 +26,8 @@ public:
     virtual void warn(WarningCode code, const std::string& message, uint64_t frame, uint64_t call_id = 0) = 0;
     // Chooses the bodies compressed for the gzip estimate; null: all of them.
     virtual DeflateSampler* deflate_sampler() { return nullptr; }
+    // Chooses the calls whose bodies are read whole (analyzers/accounting/xml_sample.h); null: all.
+    virtual DeflateSampler* xml_sampler() { return nullptr; }
     // A segment's ACK (SegmentInfo::ack, 1-based in the TCP stream of
     // direction `acked_dir`) in the tracker's stream space: the same, except
     // for decrypted TLS, whose plaintext stream is shorter than the wire's.

@@ -81,8 +81,24 @@ void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields
 // deflate would make of it (see DeflateSampler; each compressed body is
 // measured on its first 64 KiB and scaled, so a big body costs a bounded
 // amount of CPU).
-void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key) {
+void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key,
+                     bool count_markup) {
     m.content_bytes = content.size();
+    m.whole_xml = count_markup;
+    if (count_markup) m.markup_bytes = count_markup_bytes(content);
+    // Small messages are counted as incompressible: compressing each costs
+    // a zlib state per message (most SOAP messages are this small), and one
+    // can save under 512 B, half of the 1 KiB per call message_size needs.
+    if (content.size() < kMinCompressedBody) { m.deflate_estimate = content.size(); return; }
+    if (sampler) {
+        sampler->measure(key, content, m);
+        return;
+    }
+    DeflateSampler every_message(0, 0);
+    every_message.measure(key, content, m);
+}
+
+uint64_t count_markup_bytes(std::string_view content) {
     // Bytes from each '<' (outside a tag) to the next '>', both counted; an
     // unclosed tag runs to the end. memchr jumps over text and tag bodies.
     uint64_t markup = 0;
@@ -96,17 +112,7 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
         markup += uint64_t(stop - open);
         p = stop;
     }
-    m.markup_bytes = markup;
-    // Small messages are counted as incompressible: compressing each costs
-    // a zlib state per message (most SOAP messages are this small), and one
-    // can save under 512 B, half of the 1 KiB per call message_size needs.
-    if (content.size() < kMinCompressedBody) { m.deflate_estimate = content.size(); return; }
-    if (sampler) {
-        sampler->measure(key, content, m);
-        return;
-    }
-    DeflateSampler every_message(0, 0);
-    every_message.measure(key, content, m);
+    return markup;
 }
 
 void MessageBody::set_head(const HeadFields& f) {
@@ -124,7 +130,7 @@ void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
                          const std::function<std::string()>& what,
                          const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
-                         const std::function<std::string()>& sample_key) {
+                         const std::function<std::string()>& sample_key, const std::function<bool()>& read_whole) {
     if (bytes_.empty()) return;
     std::string decoded;
     std::string_view xml = bytes_;
@@ -150,13 +156,17 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
             warn(WarningCode::SoapBodyCap, "SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
                  " is larger than that; its envelope was not decoded");
         } else {
-            out = decode_soap(xml);
+            out = decode_soap(xml, {}, read_whole ? SoapRead::Head : SoapRead::Whole);
         }
     }
+    // After the head: whether this call is in the whole-XML sample depends
+    // on its operation, which the envelope names.
+    const bool whole = !read_whole || read_whole();
+    if (whole && out.head_only) out = decode_soap(xml);
     // After the decode: the sample is per operation, which the envelope names.
     // The key (a string per message) only for a body the sampler may compress.
     const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
-    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string());
+    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string(), whole);
     release();
 }
 

@@ -49,9 +49,13 @@ public:
     // when there is one.
     // `sampler` (null: compress every body) and `sample_key` (its operation
     // and direction, asked after the decode) choose the bodies compressed.
+    // `read_whole` (empty: every body whole) says, after the envelope's head
+    // is read, whether the body is in the whole-XML sample
+    // (analyzers/accounting/xml_sample.h): then it is read to its end and its
+    // markup counted; else msg.whole_xml is false.
     void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
                 const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler = nullptr,
-                const std::function<std::string()>& sample_key = {});
+                const std::function<std::string()>& sample_key = {}, const std::function<bool()>& read_whole = {});
     size_t held() const { return bytes_.size(); }
     // Back to a new body's state; the buffer's memory stays for the next
     // message (up to kKeepBytes).
@@ -68,7 +72,10 @@ private:
 
 // Size facts for the message_size detector (exposed for tests); without a
 // sampler every body of 512 B or more is compressed.
+// count_markup false: markup_bytes is not measured (m.whole_xml false).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler = nullptr,
-                     const std::string& key = {});
+                     const std::string& key = {}, bool count_markup = true);
+// Bytes from each '<' (outside a tag) to the next '>', both counted.
+uint64_t count_markup_bytes(std::string_view content);
 
 } // namespace stallscope

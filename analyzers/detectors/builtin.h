@@ -13,7 +13,7 @@ std::unique_ptr<Detector> make_expect_100_wait_detector();
 std::unique_ptr<Detector> make_connection_setup_detector();
 std::unique_ptr<Detector> make_server_time_detector();
 std::unique_ptr<Detector> make_retransmission_detector();
-std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first);
+std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first, XmlSampling xml);
 std::unique_ptr<Detector> make_tls_nagle_delayed_ack_detector();
 std::unique_ptr<Detector> make_tls_split_write_detector();
 std::unique_ptr<Detector> make_tls_ticket_stall_detector();

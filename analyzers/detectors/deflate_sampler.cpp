@@ -1,5 +1,6 @@
 #include "analyzers/detectors/deflate_sampler.h"
 
+#include "analyzers/accounting/xml_sample.h"
 #include "analyzers/result/model.h"
 
 #include <algorithm>
@@ -15,12 +16,6 @@ constexpr uint64_t kGzipExtra = 12;
 constexpr uint64_t kSmall = 512;  // smaller bodies count as incompressible (measure_content)
 uint64_t scale(uint64_t in, uint64_t out, size_t size) { return uint64_t(double(out) / double(in) * double(size)) + kGzipExtra; }
 
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser: frame numbers spread evenly
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 } // namespace
 
 DeflateSample deflate_sample(std::string_view content) {
@@ -37,7 +32,11 @@ DeflateSample deflate_sample(std::string_view content) {
     return s;
 }
 
-bool deflate_hash_pick(uint64_t frame, uint64_t every) { return every <= 1 || mix(frame) % every == 0; }
+bool deflate_hash_pick(uint64_t frame, uint64_t every) { return sample_hash_pick(frame, every); }
+
+bool DeflateSampler::picks(const std::string& key, uint64_t frame) {
+    return deflate_hash_pick(frame, every_) || among_first(key, frame);
+}
 
 bool DeflateSampler::among_first(const std::string& key, uint64_t frame) {
     auto it = lowest_.find(key);

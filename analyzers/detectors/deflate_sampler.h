@@ -49,6 +49,10 @@ public:
 
     uint64_t compressed() const { return compressed_; }
 
+    // Hash-picked, or among the `first` lowest frames of `key` seen here
+    // (the whole-XML sample's superset per worker, analyzers/accounting/xml_sample.h).
+    bool picks(const std::string& key, uint64_t frame);
+
 private:
     bool among_first(const std::string& key, uint64_t frame);
     uint64_t first_, every_;

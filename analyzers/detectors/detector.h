@@ -4,6 +4,7 @@
 // opens files (what it keeps per call may go to the spill files the
 // analysis hands it). The list of detectors is one explicit function, not static
 // registration magic.
+#include "analyzers/accounting/xml_sample.h"
 #include "analyzers/result/model.h"
 #include "analyzers/spill/spill_file.h"
 
@@ -58,6 +59,6 @@ public:
 };
 
 // `deflate_sample_first`: AnalysisOptions::deflate_sample_first (message_size's gzip sample).
-std::vector<std::unique_ptr<Detector>> make_detectors(uint64_t deflate_sample_first = 32);
+std::vector<std::unique_ptr<Detector>> make_detectors(uint64_t deflate_sample_first = 32, XmlSampling xml = {true});
 
 } // namespace stallscope

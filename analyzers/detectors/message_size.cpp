@@ -8,6 +8,7 @@
 #include "analyzers/detectors/deflate_sampler.h"
 #include "analyzers/spill/spill_array.h"
 #include "analyzers/accounting/summary.h"
+#include "analyzers/accounting/xml_sample.h"
 
 #include <algorithm>
 #include <cctype>
@@ -40,7 +41,7 @@ std::string pct(double v) {
 
 class MessageSize : public Detector {
 public:
-    explicit MessageSize(uint64_t deflate_sample_first) : first_(deflate_sample_first) {}
+    MessageSize(uint64_t deflate_sample_first, XmlSampling xml) : first_(deflate_sample_first), xml_(xml) {}
     const char* kind() const override { return "message_size"; }
 
     // Sums per operation as calls pass: the calls themselves may be on disk
@@ -52,6 +53,8 @@ public:
         if (!a.gzip[0]) a.gzip[0] = a.gzip[1] = DeflateEstimate(first_);
         a.gzip[0]->add(c.request, c.id, c.complete);
         a.gzip[1]->add(c.response, c.id, c.complete);
+        if (!a.xml) a.xml.emplace(xml_);
+        a.xml->add(c, c.complete);  // markup and elements: from the whole-XML sample
         if (!c.complete) return;
         double rq = double(c.request.header_bytes + c.request.body_bytes);
         double rs = double(c.response.header_bytes + c.response.body_bytes);
@@ -66,12 +69,7 @@ public:
         per_call_.at(logged_++) = {c.id, wire, a.index, 0};
         if (encoded(c.content_encoding)) a.already = true;
         a.chunked = a.chunked || c.request_chunked || c.response_chunked;
-        for (const MessageInfo* m : {&c.request, &c.response}) {
-            if (!m->content_bytes) continue;
-            a.content += double(m->content_bytes);
-            a.markup += double(m->markup_bytes);
-        }
-        a.elements += double(c.soap.element_count + c.soap_response.element_count);
+        a.content += double(c.request.content_bytes + c.response.content_bytes);
         if (a.calls == 1 || c.id < a.first.id) a.first = call_facts(c);
     }
 
@@ -98,6 +96,8 @@ public:
             if (a.calls == 0 || !reported[a.index]) continue;
             Reported& calls = *reported[a.index];
             const double n = double(a.calls), saving = saving_bytes(a);
+            const XmlSampleSums::Figures x = a.xml->figures();
+            const double markup_share = x.content > 0 ? x.markup / x.content : 0;
             const size_t mid = calls.wire.size() / 2;
             std::nth_element(calls.wire.begin(), calls.wire.begin() + ptrdiff_t(mid), calls.wire.end());
             const double median = double(calls.wire[mid]);
@@ -113,7 +113,7 @@ public:
             // Not a stall: a zero-length interval at the first call's start.
             f.start_ns = f.end_ns = first.start_ns;
             f.explanation = op + ": " + std::to_string(uint64_t(median)) + " B on the wire per call (median), " +
-                            pct(a.content > 0 ? a.markup / a.content : 0) + " of the XML is markup; gzip would save about " +
+                            pct(markup_share) + " of the XML is markup; gzip would save about " +
                             pct(saving / a.content) + " (" + std::to_string(uint64_t(saving / n)) + " B per call)";
             f.fix = "compress bodies (Content-Encoding: gzip, Accept-Encoding: gzip), send less XML (shorter element "
                     "names, no per-element xsi:type), or batch small calls";
@@ -123,8 +123,10 @@ public:
             f.details.push_back({"bytes_per_call_median", std::to_string(uint64_t(median))});
             f.details.push_back({"request_bytes_mean", std::to_string(uint64_t(a.req_wire / n))});
             f.details.push_back({"response_bytes_mean", std::to_string(uint64_t(a.resp_wire / n))});
-            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(a.elements / n))});
-            f.details.push_back({"markup_share", pct(a.content > 0 ? a.markup / a.content : 0)});
+            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(x.calls ? x.elements / double(x.calls) : 0))});
+            f.details.push_back({"markup_share", pct(markup_share)});
+            // The two above are from this many calls read whole (docs/json-format.md).
+            f.details.push_back({"xml_sampled_calls", std::to_string(x.calls)});
             f.details.push_back({"gzip_estimate_bytes_per_call", std::to_string(uint64_t(a.deflated / n))});
             f.details.push_back({"gzip_saving", pct(saving / a.content)});
             f.details.push_back({"framing", a.chunked ? "chunked" : "Content-Length"});
@@ -138,12 +140,13 @@ public:
 
 private:
     struct Op {
-        double wire = 0, req_wire = 0, resp_wire = 0, content = 0, markup = 0, deflated = 0, elements = 0;
+        double wire = 0, req_wire = 0, resp_wire = 0, content = 0, deflated = 0;
         bool already = false, chunked = false;
         uint64_t calls = 0;            // complete ones
         uint32_t index = 0;            // in by_index_ (once a call is complete)
         Call first;                    // the lowest-numbered call
         std::optional<DeflateEstimate> gzip[2];  // request, response bodies
+        std::optional<XmlSampleSums> xml;        // markup and element figures
     };
     // Each complete call, for the median and the finding's call list: in
     // memory, or on file once the analysis spills.
@@ -162,12 +165,13 @@ private:
     SpillArray<Logged> per_call_{kLogBlock, 2};
     uint64_t logged_ = 0;
     uint64_t first_;
+    XmlSampling xml_;
 };
 
 } // namespace
 
-std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first) {
-    return std::make_unique<MessageSize>(deflate_sample_first);
+std::unique_ptr<Detector> make_message_size_detector(uint64_t deflate_sample_first, XmlSampling xml) {
+    return std::make_unique<MessageSize>(deflate_sample_first, xml);
 }
 
 } // namespace stallscope

@@ -45,6 +45,16 @@ struct AnalysisOptions {
     // computation). See analyzers/detectors/deflate_sampler.h.
     uint64_t deflate_sample_first = 32;
     uint64_t deflate_sample_every = 64;
+    // SOAP envelopes are read up to their head (version, operation, fault)
+    // except for a sample per operation, read whole for the whole-document
+    // figures (element_count, max_depth, a malformation past the head,
+    // markup_bytes): the calls among the first `xml_sample_first` of their
+    // operation (by request frame) plus those whose request frame hashes into
+    // one in `xml_sample_every`. full_xml: every envelope read whole
+    // (analyze --full-xml). See analyzers/calls/xml_sample.h.
+    bool full_xml = false;
+    uint64_t xml_sample_first = 32;
+    uint64_t xml_sample_every = 64;
     // Threads for the connections (analyzers/pipeline/sharded_analysis.h): 1 analyses
     // in the calling thread (analyzers/pipeline/streaming_analysis.h); more shard connections by
     // address pair over that many workers, with the same result byte for

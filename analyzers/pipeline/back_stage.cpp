@@ -8,10 +8,15 @@ namespace stallscope {
 
 namespace {
 constexpr size_t kMaxWarnings = 500;
+
+XmlSampling xml_sampling(const AnalysisOptions& o) { return {o.full_xml, o.xml_sample_first, o.xml_sample_every}; }
 }
 
 AnalysisBack::AnalysisBack(const AnalysisOptions& options)
-    : opt_(options), detectors_(make_detectors(options.deflate_sample_first)) {}
+    : opt_(options), detectors_(make_detectors(options.deflate_sample_first, xml_sampling(options))) {
+    result_.xml_sample_first = options.full_xml ? 0 : options.xml_sample_first;
+    result_.xml_sample_every = options.full_xml ? 0 : options.xml_sample_every;
+}
 
 AnalysisBack::~AnalysisBack() = default;
 
@@ -113,6 +118,8 @@ AnalysisResult AnalysisBack::so_far() const {
     if (!spill_) return result_;
     AnalysisResult r;   // the rest is on disk: the recent calls stand for it
     r.capture = result_.capture;
+    r.xml_sample_first = result_.xml_sample_first;
+    r.xml_sample_every = result_.xml_sample_every;
     r.calls.assign(recent_calls_.begin(), recent_calls_.end());
     r.findings.assign(recent_findings_.begin(), recent_findings_.end());
     r.findings.insert(r.findings.end(), result_.findings.begin(), result_.findings.end());

@@ -6,6 +6,7 @@ namespace stallscope {
 
 FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards)
     : opt_(options), sink_(sink), deflate_sampler_(options.deflate_sample_first, options.deflate_sample_every),
+      xml_sampler_(options.xml_sample_first, options.xml_sample_every),
       max_open_(shards > 1 ? (options.max_open_connections + shards - 1) / shards : options.max_open_connections),
       cap_text_(std::to_string(options.max_open_connections)) {
     if (shards > 1) cap_text_ += " over " + std::to_string(shards) + " workers: " + std::to_string(max_open_) + " each";

@@ -80,12 +80,14 @@ private:
     void warn(Warning w) override;
     void call_ready(Call&& call, const Connection& conn) override { sink_.call_ready(std::move(call), conn); }
     DeflateSampler* deflate_sampler() override { return &deflate_sampler_; }
+    DeflateSampler* xml_sampler() override { return &xml_sampler_; }
     void close_flow(Flows::iterator it);
     void expire_due(int64_t now_ns);
 
     const AnalysisOptions& opt_;
     FlowSink& sink_;
     DeflateSampler deflate_sampler_;
+    DeflateSampler xml_sampler_;  // its picks: the calls read whole (AnalysisOptions::full_xml)
     Flows flows_;
     // Closed connections waiting out their linger, earliest last packet first
     // (lazy: an entry whose connection saw a later packet is pushed again).

@@ -6,6 +6,7 @@
 #include "analyzers/report/json_stream.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
+#include "analyzers/accounting/xml_sample.h"
 
 #include <cmath>
 #include <ctime>
@@ -240,7 +241,9 @@ void capture_point_json(Json& w, const CapturePointSummary& s) {
     w.end_object();
 }
 
-void call_json(Json& w, const Call& k, const Rel& rel) {
+// `whole`: the call is in the whole-XML sample and was read whole
+// (analyzers/accounting/xml_sample.h); else element_count is null.
+void call_json(Json& w, const Call& k, const Rel& rel, bool whole) {
     w.begin_object();
     w.member("id", k.id).member("connection_id", k.connection_id);
     w.member("index_on_connection", k.index_on_connection);
@@ -257,7 +260,9 @@ void call_json(Json& w, const Call& k, const Rel& rel) {
     if (fs.fault) w.begin_object().member("code", fs.fault_code).member("string", fs.fault_string).end_object();
     else w.value(nullptr);
     nonempty(w, "soap_error", !k.soap.error.empty() ? k.soap.error : k.soap_response.error);
-    w.member("envelope_bytes", k.soap.bytes).member("element_count", k.soap.element_count);
+    w.member("envelope_bytes", k.soap.bytes).key("element_count");
+    if (whole) w.value(k.soap.element_count);
+    else w.value(nullptr);
     w.member("user_agent", k.user_agent).member("server", k.server);
     w.member("expect_continue", k.expect_continue).member("got_continue", k.got_continue);
     w.member("request_first_frame", k.request_first_frame);
@@ -371,8 +376,27 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
     for_each_connection(r, [&](const Connection& k) { connection_json(w, k); return true; });
     w.end_array();
     w.key("calls").begin_array();
-    for_each_call(r, [&](const Call& k) { call_json(w, k, rel); return true; });
+    const XmlSampling xml = xml_sampling_of(r);
+    XmlCallSelector sample(xml);
+    uint64_t calls = 0, whole = 0;
+    for_each_call(r, [&](const Call& k) {
+        const bool measured = sample.selected(k) && whole_xml_measured(k);
+        ++calls;
+        whole += measured;
+        call_json(w, k, rel, measured);
+        return true;
+    });
     w.end_array();
+    w.key("whole_xml").begin_object();
+    w.member("sampled", !xml.full);
+    w.key("first_per_operation");
+    if (xml.full) w.value(nullptr);
+    else w.value(xml.first);
+    w.key("hash_one_in");
+    if (xml.full) w.value(nullptr);
+    else w.value(xml.every);
+    w.member("calls", calls).member("calls_measured", whole);
+    w.end_object();
     w.key("findings").begin_array();
     for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel, r.capture); return true; });
     w.end_array();

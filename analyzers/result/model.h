@@ -99,6 +99,10 @@ struct MessageInfo {
     // 512 B count whole; larger ones only when compressed (0: not in the sample).
     uint64_t deflate_estimate = 0;
     bool deflate_pick = false;          // hash-picked into the sample (DeflateSampler)
+    // The body was read whole (analyzers/calls/xml_sample.h): markup_bytes
+    // and its envelope's element_count, max_depth and error are measured.
+    // False: only its head was read, and those are not known.
+    bool whole_xml = true;
 };
 
 // One part of a call's latency and what it went to (calls[].attribution):
@@ -345,6 +349,9 @@ struct AnalysisResult {
     // the vectors above are empty. Read items with for_each_* from
     // analyzers/result/result_spill.h to handle both.
     std::shared_ptr<const ResultSpill> spill;
+    // How the whole-document XML figures were taken (AnalysisOptions::full_xml,
+    // xml_sample_first/every): first = 0 means every call.
+    uint64_t xml_sample_first = 0, xml_sample_every = 0;
 };
 
 } // namespace stallscope

@@ -221,6 +221,7 @@ template <class Io> void visit(Io& io, SoapInfo& s) {
     io.uint(s.max_depth);
     io.uint(s.bytes);
     io.str(s.error);
+    io.boolean(s.head_only);
     auto code = uint8_t(s.error_code);
     io.uint(code);
     s.error_code = SoapError(code);
@@ -246,6 +247,7 @@ template <class Io> void visit(Io& io, MessageInfo& m, uint64_t frame_base, int6
     io.uint(m.markup_bytes);
     io.uint(m.deflate_estimate);
     io.boolean(m.deflate_pick);
+    io.boolean(m.whole_xml);
 }
 
 template <class Io> void visit(Io& io, Call& c) {

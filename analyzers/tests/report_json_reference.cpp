@@ -7,6 +7,7 @@
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
+#include "analyzers/accounting/xml_sample.h"
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/accounting/capture_point_summary.h"
 #include "analyzers/result/capture_point.h"
@@ -190,11 +191,11 @@ json capture_point_summary_json(const CapturePointSummary& s) {
             {"latency_view", s.view}};
 }
 
-json call_json_plain(const Call& k, const Rel& rel);
+json call_json_plain(const Call& k, const Rel& rel, bool whole);
 
 // "encrypted" goes right after "http_version", only on encrypted calls.
-json call_json(const Call& k, const Rel& rel) {
-    json j = call_json_plain(k, rel);
+json call_json(const Call& k, const Rel& rel, bool whole) {
+    json j = call_json_plain(k, rel, whole);
     if (!k.encrypted) return j;
     json out = json::object();
     for (auto& [key, value] : j.items()) {
@@ -204,7 +205,7 @@ json call_json(const Call& k, const Rel& rel) {
     return out;
 }
 
-json call_json_plain(const Call& k, const Rel& rel) {
+json call_json_plain(const Call& k, const Rel& rel, bool whole) {
     json phases = json::array();
     for (auto& p : k.phases)
         phases.push_back({{"phase", phase_name(p.kind)}, {"start_ms", rel(p.start_ns)},
@@ -233,7 +234,7 @@ json call_json_plain(const Call& k, const Rel& rel) {
             {"fault", fault},
             {"soap_error", soap_error},
             {"envelope_bytes", k.soap.bytes},
-            {"element_count", k.soap.element_count},
+            {"element_count", whole ? json(k.soap.element_count) : json(nullptr)},
             {"user_agent", k.user_agent},
             {"server", k.server},
             {"expect_continue", k.expect_continue},
@@ -347,9 +348,23 @@ void reference_write_report_json(const AnalysisResult& r, std::ostream& os, int 
     doc.array("connections", [&](auto emit) {
         for_each_connection(r, [&](const Connection& k) { emit(connection_json(k)); return true; });
     });
+    const XmlSampling xml = xml_sampling_of(r);
+    XmlCallSelector sample(xml);
+    uint64_t calls = 0, whole = 0;
     doc.array("calls", [&](auto emit) {
-        for_each_call(r, [&](const Call& k) { emit(call_json(k, rel)); return true; });
+        for_each_call(r, [&](const Call& k) {
+            const bool measured = sample.selected(k) && whole_xml_measured(k);
+            ++calls;
+            whole += measured;
+            emit(call_json(k, rel, measured));
+            return true;
+        });
     });
+    doc.member("whole_xml", {{"sampled", !xml.full},
+                             {"first_per_operation", xml.full ? json(nullptr) : json(xml.first)},
+                             {"hash_one_in", xml.full ? json(nullptr) : json(xml.every)},
+                             {"calls", calls},
+                             {"calls_measured", whole}});
     doc.array("findings", [&](auto emit) {
         for_each_finding(r, [&](const Finding& f) { emit(finding_json(f, rel)); return true; });
     });

@@ -21,6 +21,7 @@ namespace {
 const char* kHelp =
     "usage: stallscope-cli analyze CAPTURE... [--json | --csv | --csv-summary] [-o FILE] [--quiet]\n"
     "                              [--spill-after CALLS] [--threads N] [--keylog FILE]\n"
+    "                              [--full-xml | --xml-sample FIRST:EVERY]\n"
     "\n"
     "Reads a pcap or pcapng file in one pass and reports every HTTP/SOAP call with its\n"
     "timeline and the stalls found (text by default). Several files, a quoted pattern\n"
@@ -39,6 +40,12 @@ const char* kHelp =
     "  --keylog FILE   TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS is\n"
     "                  decrypted and analysed like plaintext (docs/https.md); secrets embedded\n"
     "                  in a pcapng (Decryption Secrets Blocks) are used without it\n"
+    "  --full-xml      read every SOAP envelope to its end: element_count and well-formedness\n"
+    "                  past the envelope's head for every call, and message_size's markup and\n"
+    "                  element figures from every call, not from a sample of each operation\n"
+    "                  (docs/json-format.md \"whole_xml\")\n"
+    "  --xml-sample FIRST:EVERY  that sample: the first FIRST calls of each operation plus\n"
+    "                  the calls whose request frame hashes into 1 in EVERY (default 32:64)\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
 
@@ -65,6 +72,18 @@ int cmd_analyze(Args& a) {
         else if (s == "--csv") format = "csv";
         else if (s == "--csv-summary") format = "csv-summary";
         else if (s == "--quiet" || s == "-q") quiet = true;
+        else if (s == "--full-xml") options.full_xml = true;
+        else if (s == "--xml-sample") {
+            std::string v;
+            if (!a.value(s, v)) return kExitUsage;
+            unsigned long long first = 0, every = 0;
+            char colon = 0, extra = 0;
+            if (std::sscanf(v.c_str(), "%llu%c%llu%c", &first, &colon, &every, &extra) != 3 || colon != ':' || v[0] == '-' ||
+                every < 1 || v.find(":-") != std::string::npos)
+                return usage_error("analyze", "--xml-sample needs FIRST:EVERY (numbers, EVERY >= 1), got " + v);
+            options.xml_sample_first = first;
+            options.xml_sample_every = every;
+        }
         else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
         else if (s == "--keylog") { if (!a.value(s, options.keylog_path)) return kExitUsage; }
         else if (s == "--spill-after" || s == "--threads") {

@@ -71,6 +71,7 @@ std::pair<QString, QString> detailText(const std::string& key, const std::string
         {"write_sizes", "Write sizes (bytes)"},  {"segments_needed", "Segments needed"},
         {"share_of_call", "Share of the call"},  {"handshake_share", "Handshake share"},
         {"markup_share", "Markup share"},        {"zero_windows", "Zero windows"},
+        {"xml_sampled_calls", "XML figures from calls"},
     };
     std::string k = key, unit;
     for (const char* suffix : {"_ms", "_bytes"}) {

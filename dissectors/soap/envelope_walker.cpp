@@ -32,6 +32,8 @@ bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view 
             info_.is_soap = true;
             env_ns_ = ns == kSoap11Ns ? kSoap11Ns : kSoap12Ns;
             info_.version = ns == kSoap11Ns ? "1.1" : "1.2";
+        } else {
+            head_done();  // not an envelope: nothing more to learn
         }
         return true;
     }
@@ -47,6 +49,7 @@ bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view 
             info_.operation = std::string(name);
             info_.operation_ns = std::string(ns);
             if (name == "Fault" && in_env_ns) info_.fault = in_fault_ = true;
+            if (!in_fault_ || empty) head_done();  // the operation's start tag is the head's end
         }
         return true;
     }

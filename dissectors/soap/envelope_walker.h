@@ -11,7 +11,8 @@ namespace stallscope::soap_detail {
 
 class EnvelopeWalker {
 public:
-    EnvelopeWalker(SoapInfo& info, const SoapLimits& limits) : info_(info), limits_(limits) {}
+    EnvelopeWalker(SoapInfo& info, const SoapLimits& limits, SoapRead read = SoapRead::Whole)
+        : info_(info), limits_(limits), head_only_(read == SoapRead::Head) {}
 
     // An element start at `depth` (0: the root). `empty`: <x/> (the reader
     // then reports no end). Returns false (with info.error set) to stop reading.
@@ -19,7 +20,11 @@ public:
     // The end of an element at `depth`.
     void end_element(int depth) {
         if (capture_ && depth == capture_depth_) capture_ = nullptr;
+        if (in_fault_ && depth == 2) head_done();  // the Fault read whole
     }
+    // SoapRead::Head and the head has been read: the caller stops reading
+    // (and takes what came before as the whole answer, info.head_only set).
+    bool done() const { return done_; }
     // Character data (text, CDATA, white space) whose parent is at `depth` - 1.
     void text(int depth, std::string_view value);
     // Would text at `depth` be kept (a fault code or string being read)?
@@ -27,10 +32,17 @@ public:
 
 private:
     void start_capture(std::string& target, int depth, bool empty);
+    void head_done() {
+        if (!head_only_) return;
+        done_ = true;
+        info_.head_only = true;
+    }
 
     enum class FaultPart { None, Code, Reason };
     SoapInfo& info_;
     const SoapLimits& limits_;
+    bool head_only_;
+    bool done_ = false;
     std::string_view env_ns_;
     bool top_is_body_ = false;
     bool seen_operation_ = false;

@@ -31,8 +31,12 @@ struct SoapInfo {
     bool fault = false;
     std::string fault_code;      // 1.1 faultcode / 1.2 Code/Value
     std::string fault_string;    // 1.1 faultstring / 1.2 Reason/Text
-    uint32_t element_count = 0;  // elements in the whole document
-    uint32_t max_depth = 0;
+    uint32_t element_count = 0;  // elements in the whole document (head_only: up to the head)
+    uint32_t max_depth = 0;      // likewise
+    // Read only up to the head (SoapRead::Head): version, operation and
+    // fault are exact; element_count and max_depth count the elements up to
+    // there, and a document malformed past there has no error.
+    bool head_only = false;
     uint64_t bytes = 0;          // envelope bytes parsed
     std::string error;           // non-empty: not decoded, and why (DOCTYPE, malformed, too deep...)
     SoapError error_code = SoapError::None;  // set with `error`

@@ -111,7 +111,17 @@ public:
         : d_(doc), walker_(walker), level_cap_(level_cap), open_(stacks.open), bindings_(stacks.bindings),
           attrs_(stacks.attrs) {}
 
-    bool run() {
+    // True: taken (read to the end, or to the head's end when the walker
+    // says it is done: every false after that only unwinds the scan).
+    bool run() { return scan() || stopped_; }
+
+private:
+    bool stop_if_done() {
+        stopped_ = walker_.done();
+        return !stopped_;
+    }
+
+    bool scan() {
         if (!declaration()) return false;
         skip_space();
         if (at(p_) != '<' || at(p_ + 1) == '!' || at(p_ + 1) == '?') return false;
@@ -121,7 +131,6 @@ public:
         return p_ == d_.size();  // nothing but white space after the root
     }
 
-private:
     char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
     void skip_space() {
         while (p_ < d_.size() && is_space(d_[p_])) ++p_;
@@ -263,7 +272,7 @@ private:
         } else {
             open_.push_back(qn);
         }
-        return true;
+        return stop_if_done();
     }
 
     void pop_bindings(int depth) {
@@ -304,6 +313,7 @@ private:
                 const int depth = int(open_.size());
                 walker_.end_element(depth);
                 pop_bindings(depth);
+                if (!stop_if_done()) return false;
             } else if (at(p_ + 1) == '!' || at(p_ + 1) == '?') {
                 return false;  // comment, CDATA, PI, DOCTYPE: not plain
             } else if (!element()) {
@@ -337,15 +347,16 @@ private:
     std::vector<std::string_view>& open_;  // qualified names of the open elements
     std::vector<Binding>& bindings_;
     std::vector<Attribute>& attrs_;
+    bool stopped_ = false;
 };
 
 } // namespace
 
-bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info) {
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
     if (doc.size() > kMaxDocument) return false;
     thread_local ScanStacks stacks;
     stacks.clear();
-    EnvelopeWalker walker(info, limits);
+    EnvelopeWalker walker(info, limits, read);
     PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
     return scan.run() && info.error.empty();
 }

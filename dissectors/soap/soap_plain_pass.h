@@ -13,6 +13,7 @@
 namespace stallscope::soap_detail {
 
 // False: declined, `info` is to be thrown away.
-bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info);
+// SoapRead::Head: stops after the head; only what comes before is checked.
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read = SoapRead::Whole);
 
 } // namespace stallscope::soap_detail

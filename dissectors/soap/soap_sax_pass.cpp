@@ -30,6 +30,13 @@ struct PassState {
     uint32_t level_cap = 0;
     int open = 0;            // elements open: the depth of the next one
     bool irregular = false;  // leave this document to the reader
+    bool stopped = false;    // the walker has read the head (SoapRead::Head)
+
+    void stop_if_done() {
+        if (!walker->done() || stopped) return;
+        stopped = true;
+        xmlStopParser(ctxt);
+    }
 
     void give_up() {
         if (irregular) return;
@@ -56,18 +63,20 @@ void on_start(void* user, const xmlChar* localname, const xmlChar*, const xmlCha
     }
     const int depth = s.open++;
     if (uint32_t(depth) + 1 > s.level_cap) return s.give_up();
-    if (!s.walker->element(depth, sv(localname), sv(uri), false)) s.give_up();
+    if (!s.walker->element(depth, sv(localname), sv(uri), false)) return s.give_up();
+    s.stop_if_done();
 }
 
 void on_end(void* user, const xmlChar*, const xmlChar*, const xmlChar*) {
     PassState& s = state(user);
-    if (s.irregular) return;
+    if (s.irregular || s.stopped) return;
     s.walker->end_element(--s.open);
+    s.stop_if_done();
 }
 
 void on_text(void* user, const xmlChar* ch, int len) {
     PassState& s = state(user);
-    if (s.irregular || len <= 0) return;
+    if (s.irregular || s.stopped || len <= 0) return;
     s.walker->text(s.open, std::string_view(reinterpret_cast<const char*>(ch), size_t(len)));
 }
 
@@ -126,7 +135,7 @@ ThreadParser& thread_parser() {
 
 } // namespace
 
-bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info) {
+bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
     // Past 8 MiB the reader's tree could hit libxml2's 10 MB text-node limit.
     if (doc.empty() || doc.size() > 8 * 1024 * 1024) return false;
     ThreadParser& tp = thread_parser();
@@ -143,16 +152,19 @@ bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapIn
     }
     xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_COMPACT);
 
-    EnvelopeWalker walker(info, limits);
+    EnvelopeWalker walker(info, limits, read);
     PassState s;
     s.walker = &walker;
     s.ctxt = ctxt;
     s.level_cap = std::min(limits.max_depth, kSaxMaxLevels);
     ctxt->userData = &s;
     const int rc = bom ? xmlParseChunk(ctxt, nullptr, 0, 1) : xmlParseChunk(ctxt, doc.data(), int(doc.size()), 1);
-    const bool clean = !s.irregular && rc == 0 && ctxt->wellFormed == 1 && ctxt->nsWellFormed == 1 &&
-                       ctxt->errNo == XML_ERR_OK && ctxt->lastError.code == XML_ERR_OK && s.open == 0 &&
-                       ctxt->instate == XML_PARSER_EOF && info.element_count > 0;
+    // Stopped after the head: clean when nothing before the stop was wrong.
+    const bool clean = s.stopped ? !s.irregular && ctxt->wellFormed == 1 && ctxt->nsWellFormed == 1 &&
+                                       ctxt->errNo == XML_ERR_USER_STOP && ctxt->lastError.code == XML_ERR_OK
+                                 : !s.irregular && rc == 0 && ctxt->wellFormed == 1 && ctxt->nsWellFormed == 1 &&
+                                       ctxt->errNo == XML_ERR_OK && ctxt->lastError.code == XML_ERR_OK && s.open == 0 &&
+                                       ctxt->instate == XML_PARSER_EOF && info.element_count > 0;
     ctxt->userData = ctxt;
     if (!clean || doc.size() >= kKeepParserBelow) tp.drop();
     return clean;

@@ -15,7 +15,8 @@ namespace stallscope::soap_detail {
 // checks) into `info`. `bom`: it starts with a UTF-8 byte-order mark, which
 // libxml2 then finds as a reader made for the document does. False: not
 // decoded here, `info` is to be thrown away and the document read with the
-// reader.
-bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info);
+// reader. SoapRead::Head: stops after the head (EnvelopeWalker::done).
+bool sax_decode(std::string_view doc, bool bom, const SoapLimits& limits, SoapInfo& info,
+                SoapRead read = SoapRead::Whole);
 
 } // namespace stallscope::soap_detail

@@ -778,3 +778,99 @@ TEST_CASE("plain pass and reader agree on random plain documents") {
     CHECK(t.plain > 2500);  // declined: \r in a fault text, the same local name twice
     CHECK(faults > 300);
 }
+
+namespace {
+
+// What SoapRead::Head must give: an error only where the whole read has the
+// same one; on a document the whole read finds well-formed, the whole read's
+// head fields. (On one malformed past its head, the whole read keeps what
+// the reader delivered before it stopped, which its look-ahead can make
+// nothing at all, while the head read has the head.)
+void check_head_read(const std::string& d, uint64_t& stopped_early) {
+    const SoapInfo whole = decode_soap(d);
+    const SoapInfo head = decode_soap(d, {}, SoapRead::Head);
+    INFO(d.substr(0, 400));
+    CHECK_FALSE(whole.head_only);
+    if (!head.error.empty()) {
+        CHECK(head.error == whole.error);
+        return;
+    }
+    if (!whole.error.empty()) {
+        ++stopped_early;  // the head read did not see it: it is past the head
+        return;
+    }
+    CHECK(head.is_soap == whole.is_soap);
+    CHECK(head.version == whole.version);
+    CHECK(head.operation == whole.operation);
+    CHECK(head.operation_ns == whole.operation_ns);
+    CHECK(head.fault == whole.fault);
+    CHECK(head.fault_code == whole.fault_code);
+    CHECK(head.fault_string == whole.fault_string);
+    CHECK(head.bytes == whole.bytes);
+    CHECK(head.element_count <= whole.element_count);
+    if (!head.head_only) {  // read to the end anyway: everything the whole read's
+        CHECK(same_soap_info(head, whole));
+    } else if (head.element_count < whole.element_count) {
+        ++stopped_early;
+    }
+}
+
+} // namespace
+
+TEST_CASE("head read: the head fields of the whole read, on odd, mutated and random documents") {
+    uint64_t stopped_early = 0;
+    const auto docs = odd_documents();
+    for (const std::string& d : docs) check_head_read(d, stopped_early);
+    std::mt19937 rng(2611);
+    for (int iter = 0; iter < 2000; ++iter) {
+        std::string s = docs[size_t(rng()) % docs.size()];
+        if (s.size() > 8000) continue;
+        mutate(s, rng, 1 + int(rng() % 4), true);
+        check_head_read(s, stopped_early);
+    }
+    WellFormedXml any(77, false), plain(78, true);
+    for (int i = 0; i < 1500; ++i) {
+        check_head_read(any.document(), stopped_early);
+        check_head_read(plain.document(), stopped_early);
+    }
+    CHECK(stopped_early > 1000);  // the head read did stop before the end
+}
+
+TEST_CASE("head read: a big envelope is read to its operation only, by each pass") {
+    std::string items;
+    for (int i = 0; i < 20000; ++i) items += "<item>" + std::to_string(i) + "</item>";
+    set_soap_cross_check(true);
+    for (const std::string& body : {"<m:Put xmlns:m=\"urn:x\">" + items + "</m:Put>",
+                                    "<!-- not plain --><m:Put xmlns:m=\"urn:x\">" + items + "</m:Put>",
+                                    "<m:Put xmlns:m=\"urn:x\">" + items + "</m:Put><broken"}) {
+        for (const std::string& doc : {soap11_body(body), "\xEF\xBB\xBF" + soap11_body(body)}) {
+            const SoapInfo head = decode_soap(doc, {}, SoapRead::Head);
+            const SoapInfo reader = decode_soap_with_reader(doc, {}, SoapRead::Head);
+            INFO(doc.substr(0, 200));
+            for (const SoapInfo* i : {&head, &reader}) {
+                CHECK(i->error.empty());  // a malformation past the head is not seen
+                CHECK(i->head_only);
+                CHECK(i->operation == "Put");
+                CHECK(i->operation_ns == "urn:x");
+                CHECK(i->element_count <= 4);
+            }
+        }
+    }
+    const SoapCrossCheck t = soap_cross_check_totals();
+    set_soap_cross_check(false);
+    INFO(t.first_difference);
+    CHECK(t.documents == 6);
+    CHECK(t.differing == 0);   // the reader stops at the same place
+    CHECK(t.plain == 2);       // plain: no BOM, no comment
+    CHECK(t.fast == 6);        // the rest by the SAX pass: none left to the reader
+    CHECK(decode_soap(soap11_body("<m:Put xmlns:m=\"urn:x\">" + items + "</m:Put>")).element_count >= 20000);
+    // A fault is read to its end: code and string.
+    const std::string fault = soap11_body("<s:Fault><faultcode>s:Client</faultcode><faultstring>no</faultstring>"
+                                          "<detail>" + items + "</detail></s:Fault>");
+    const SoapInfo f = decode_soap(fault, {}, SoapRead::Head);
+    CHECK(f.fault);
+    CHECK(f.fault_code == "s:Client");
+    CHECK(f.fault_string == "no");
+    CHECK(f.head_only);  // stopped at the Fault's end
+    CHECK(f.element_count >= 20000);  // its detail included
+}

@@ -1,0 +1,44 @@
+#include "analyzers/accounting/xml_sample.h"
+
+#include "analyzers/accounting/summary.h"
+
+namespace stallscope {
+
+bool sample_hash_pick(uint64_t x, uint64_t every) {
+    if (every <= 1) return true;
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (x ^ (x >> 31)) % every == 0;
+}
+
+bool XmlCallSelector::selected(const Call& c) {
+    if (s_.full) return true;
+    if (sample_hash_pick(c.request.first_frame, s_.every)) return true;
+    return seen_[operation_key(c)]++ < s_.first;
+}
+
+void XmlSampleSums::add_to(Figures& f, const Entry& e) {
+    if (!e.use) return;
+    ++f.calls;
+    f.elements += e.elements;
+    f.markup += e.markup;
+    f.content += e.content;
+}
+
+void XmlSampleSums::add(const Call& c, bool counted) {
+    const Entry e{c.id, counted && whole_xml_measured(c), double(c.soap.element_count + c.soap_response.element_count),
+                  double(c.request.markup_bytes + c.response.markup_bytes),
+                  double(c.request.content_bytes + c.response.content_bytes)};
+    if (s_.full || sample_hash_pick(c.request.first_frame, s_.every)) return add_to(picked_, e);
+    lowest_.push(e);
+    if (lowest_.size() > s_.first) lowest_.pop();
+}
+
+XmlSampleSums::Figures XmlSampleSums::figures() const {
+    Figures f = picked_;
+    for (auto q = lowest_; !q.empty(); q.pop()) add_to(f, q.top());
+    return f;
+}
+
+} // namespace stallscope

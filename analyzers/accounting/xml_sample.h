@@ -1,0 +1,78 @@
+#pragma once
+// Which calls' SOAP bodies are read whole. A latency report needs only an
+// envelope's head (version, operation, fault: dissectors/soap, SoapRead::Head),
+// which costs the same whatever the envelope's size; the whole-document
+// figures (element_count, max_depth, well-formedness past the head,
+// markup_bytes) are statistics, taken on a sample of each operation's calls:
+// the first `first` calls by request frame (call id) that are not hash-picked,
+// plus every call whose request frame hashes into one in `every` (the gzip
+// estimate's idea, analyzers/detectors/deflate_sampler.h). The sample depends
+// on the calls' frames and ids only, so a report is the same for any number
+// of threads: workers read whole a superset (DeflateSampler::picks, per
+// worker), and the report keeps exactly the sample (XmlCallSelector).
+#include "analyzers/result/model.h"
+
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <unordered_map>
+
+namespace stallscope {
+
+struct XmlSampling {
+    bool full = false;  // every call read whole (analyze --full-xml)
+    uint64_t first = 32, every = 64;
+};
+
+// How `r`'s figures were taken (AnalysisResult::xml_sample_first/every; both 0: every call).
+inline XmlSampling xml_sampling_of(const AnalysisResult& r) {
+    return {r.xml_sample_first == 0 && r.xml_sample_every == 0, r.xml_sample_first, r.xml_sample_every};
+}
+
+// The frame number hashes into one in `every` (splitmix64's finaliser, so
+// frame numbers spread evenly; every <= 1: all).
+bool sample_hash_pick(uint64_t frame, uint64_t every);
+
+// Were the whole-document figures of both of the call's bodies measured?
+inline bool whole_xml_measured(const Call& c) { return c.request.whole_xml && c.response.whole_xml; }
+
+// The sample, for calls met in call-id order (a report writing its calls).
+class XmlCallSelector {
+public:
+    explicit XmlCallSelector(XmlSampling s) : s_(s) {}
+    // In the sample (not yet asking whether it was measured).
+    bool selected(const Call& c);
+
+private:
+    XmlSampling s_;
+    std::unordered_map<std::string, uint64_t> seen_;  // per operation: calls not hash-picked so far
+};
+
+// The sample's sums for one operation, from its calls met in any order (a
+// detector): the hash-picked calls and the `first` others with the lowest
+// ids, as XmlCallSelector keeps them; of those, the ones counted (complete)
+// and measured (whole_xml_measured) make the figures.
+class XmlSampleSums {
+public:
+    struct Figures {
+        uint64_t calls = 0;  // the calls the figures come from
+        double elements = 0, markup = 0, content = 0;
+    };
+    explicit XmlSampleSums(XmlSampling s) : s_(s) {}
+    void add(const Call& c, bool counted);
+    Figures figures() const;
+
+private:
+    struct Entry {
+        uint64_t id;
+        bool use;  // counted and measured
+        double elements, markup, content;
+        bool operator<(const Entry& o) const { return id < o.id; }
+    };
+    static void add_to(Figures& f, const Entry& e);
+    XmlSampling s_;
+    std::priority_queue<Entry> lowest_;  // the `first` lowest ids not hash-picked so far
+    Figures picked_;
+};
+
+} // namespace stallscope
