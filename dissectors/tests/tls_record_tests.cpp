@@ -77,6 +77,24 @@ TEST_CASE("records framed the same however the stream is cut into segments") {
     }
 }
 
+TEST_CASE("an empty record ends with its header, wherever the segment ends") {
+    // Found by fuzz_tls_records: an empty record whose header completed at
+    // the end of a segment waited for body bytes that never come.
+    Bytes stream = record(23, {});
+    for (size_t cut = 0; cut <= stream.size(); ++cut) {
+        Sink s;
+        TlsRecordReader r(s);
+        r.feed(0, std::span<const uint8_t>(stream).first(cut), 1);
+        r.feed(cut, std::span<const uint8_t>(stream).subspan(cut), 2);
+        r.end(3);
+        INFO("cut at " << cut);
+        CHECK(s.errors.empty());
+        REQUIRE(s.recs.size() == 1);
+        CHECK(s.recs[0].length == 0);
+        CHECK(s.recs[0].last == 4);
+    }
+}
+
 TEST_CASE("a record is complete in the chunk holding its last byte") {
     Bytes a = record(23, body_of(10, 1)), b = record(23, body_of(20, 2));
     Bytes stream = a;

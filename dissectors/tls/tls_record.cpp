@@ -140,7 +140,7 @@ size_t TlsRecordReader::frame(std::span<const uint8_t> data, uint64_t offset, ui
                 fail(code, rec_first_, rec_first_tag_);
                 return used();
             }
-            continue;
+            // On to the body, even with no bytes left: an empty record ends with its header.
         }
         Header h = read_header(buf_.data());
         size_t total = tls::kHeaderBytes + h.length;
