@@ -62,7 +62,8 @@ bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {
 }
 
 // The handshake messages a record completed, as carries::kTls* bits (on its last segment).
-static uint16_t tls_messages(const TlsRecordEvent& r) {
+// `finished12`: the record is TLS 1.2's (or earlier's) encrypted Finished.
+static uint16_t tls_messages(const TlsRecordEvent& r, bool finished12) {
     if (r.type == tls::kChangeCipherSpec) return carries::kTlsChangeCipherSpec;
     if (r.type == tls::kAlert) return 0;
     const uint32_t t = r.handshake_types;
@@ -75,15 +76,20 @@ static uint16_t tls_messages(const TlsRecordEvent& r) {
         m |= carries::kTlsKeyExchange;
     if (t & bit(tls::kFinished)) m |= carries::kTlsFinished;
     if (t & bit(tls::kNewSessionTicket)) m |= carries::kTlsSessionTicket;
-    // Nothing readable: TLS 1.3's encrypted flight, or TLS 1.2's Finished after ChangeCipherSpec.
+    if (!m && finished12) m = carries::kTlsFinished;
+    // Nothing readable: TLS 1.3's encrypted flight (or a TLS 1.2 renegotiation).
     if (!m && (r.type == tls::kApplicationData || r.encrypted)) m = carries::kTlsEncryptedHandshake;
     return m;
 }
 
 void TlsKeylessCalls::on_handshake_record(int dir, const TlsRecordEvent& r) {
     mark(dir, r, carries::kTlsHandshake);
+    // Before TLS 1.3 the first handshake message encrypted after ChangeCipherSpec is always the Finished.
+    bool finished12 = r.type == tls::kHandshake && r.encrypted && !r.handshake_types && !session_.info().tls13() &&
+                      !encrypted_finished_[dir & 1];
+    if (finished12) encrypted_finished_[dir & 1] = true;
     if (SegmentInfo* s = segs_.at(r.last_seg); s && s->len > 0 && s->from == (dir == kClient ? Side::Client : Side::Server))
-        s->carries |= tls_messages(r);
+        s->carries |= tls_messages(r, finished12);
     if (r.type == tls::kAlert || any_request_) return;  // the handshake ends before the first request
     const SegmentInfo* first = segs_.at(r.first_seg);
     const SegmentInfo* last = segs_.at(r.last_seg);

@@ -77,6 +77,7 @@ private:
     uint64_t hs_first_frame_ = 0, hs_last_frame_ = 0;
     int64_t hs_start_ns_ = 0, hs_end_ns_ = 0;
     bool client_finished_ = false;    // TLS 1.3: the client's first encrypted record went by
+    bool encrypted_finished_[2] = {false, false};  // TLS 1.2: this direction's encrypted Finished went by
     bool any_request_ = false, any_response_ = false;
     bool keyed_data_ = false;  // application data went to the HTTP tracker (decrypted)
     uint32_t ticket_len_ = 0, keyless_tickets_ = 0;

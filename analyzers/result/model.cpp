@@ -43,9 +43,9 @@ std::string carries_label(uint16_t bits) {
         msg(carries::kTlsServerHello, "ServerHello");
         msg(carries::kTlsCertificate, "Certificate");
         msg(carries::kTlsKeyExchange, "KeyExchange");
+        msg(carries::kTlsSessionTicket, "SessionTicket");  // TLS 1.2 sends it before ChangeCipherSpec
         msg(carries::kTlsChangeCipherSpec, "ChangeCipherSpec");
         msg(carries::kTlsFinished, "Finished");
-        msg(carries::kTlsSessionTicket, "SessionTicket");
         msg(carries::kTlsEncryptedHandshake, "encrypted");  // TLS 1.2: the Finished; 1.3: the hidden flight
         add(("TLS " + m).c_str());
     } else if (bits & carries::kTlsHandshake) {

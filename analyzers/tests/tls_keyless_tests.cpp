@@ -3,6 +3,7 @@
 
 #include "analyzers/calls/tls_record_sizes.h"
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/result/tls_carries.h"
 
 #include <string>
 
@@ -84,5 +85,29 @@ TEST_CASE("keyless and keyed analyses of the same capture agree on calls, sizes 
         CHECK(a.latency_ms == b.latency_ms);
         CHECK(a.request.header_bytes + a.request.body_bytes == b.request.header_bytes + b.request.body_bytes);
         CHECK(a.response.header_bytes + a.response.body_bytes == b.response.header_bytes + b.response.body_bytes);
+    }
+}
+
+TEST_CASE("TLS 1.2: the encrypted Finished after ChangeCipherSpec is named Finished, keyed and keyless") {
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-expect-tls12";
+    for (bool keyed : {false, true}) {
+        AnalysisOptions opt;
+        opt.keep_segments = true;
+        if (keyed) opt.keylog_path = base + ".keys";
+        AnalyzeOutcome o = analyze_file(base + ".pcap", opt);
+        REQUIRE(o.ok);
+        REQUIRE_FALSE(o.result.calls.empty());
+        std::string labels;
+        int finished[2] = {0, 0};
+        for (const SegmentInfo& s : o.result.calls[0].segments) {
+            if (!(s.carries & carries::kTlsMessages)) continue;
+            labels += carries_label(s.carries) + "\n";
+            if (s.carries & carries::kTlsFinished) ++finished[s.from == Side::Client ? 0 : 1];
+        }
+        INFO((keyed ? "keyed:\n" : "keyless:\n") << labels);
+        CHECK(finished[0] == 1);  // one Finished a side, each after its ChangeCipherSpec
+        CHECK(finished[1] == 1);
+        CHECK(labels.find("encrypted") == std::string::npos);
+        CHECK(labels.find("ChangeCipherSpec+Finished") != std::string::npos);
     }
 }
