@@ -50,7 +50,7 @@ CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
     std::vector<int64_t> client, server;
     std::map<std::pair<int, int>, uint64_t> hops;  // (client, server) -> connections
     for_each_connection(r, [&](const Connection& c) {
-        if (!c.http) return true;
+        if (!c.http && !(c.tls && c.calls)) return true;  // HTTP, or TLS with calls (read with keys or not)
         PathPosition p = path_position(c);
         CapturePlace place = place_of(p);
         ++s.by_place[size_t(place)];
@@ -76,10 +76,10 @@ CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
     s.client_side_ms = median_ms(client);
     s.server_side_ms = median_ms(server);
     if (s.connections == 0 && s.client_hops < 0)
-        s.evidence = "none: no HTTP connection showed a handshake or data/ACK pairs both ways";
+        s.evidence = "none: no HTTP or HTTPS connection showed a handshake or data/ACK pairs both ways";
     else if (s.connections == 0)
         s.evidence = "only " + ttl_evidence(s.client_hops, s.server_hops) +
-                     " (no HTTP connection showed a handshake or data/ACK pairs both ways)";
+                     " (no HTTP or HTTPS connection showed a handshake or data/ACK pairs both ways)";
     else {
         s.evidence = "the handshakes of " + std::to_string(s.from_handshake) + " of " + std::to_string(s.connections) +
                      " connection" + (s.connections == 1 ? "" : "s") + " and " + std::to_string(s.data_ack_pairs) +
