@@ -6,6 +6,7 @@
 #include "dissectors/tls/tls_record.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace stallscope {
 
@@ -55,17 +56,27 @@ bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {
     if (dir == kServer && !any_response_ && (!any_request_ || (ticket_len_ && r.length == ticket_len_))) {
         ticket_len_ = r.length;
         ++keyless_tickets_;
+        ticket_guess_ = true;
         return true;
     }
-    TlsRecordOverhead o = tls_record_overhead(info.version, info.cipher_suite);
-    return o.exact && r.length == 2 + o.bytes;  // an alert (close_notify): 2 bytes of plaintext
+    return is_alert(r);
+}
+
+// An alert in the clear, decrypted, or (TLS 1.3 without keys) a record of
+// exactly 2 bytes of plaintext: no handshake message is that short.
+bool TlsKeylessCalls::is_alert(const TlsRecordEvent& r) const {
+    if (r.type == tls::kAlert || r.inner_type == tls::kAlert) return true;
+    if (r.type != tls::kApplicationData || r.inner_type || !session_.info().tls13()) return false;
+    TlsRecordOverhead o = tls_record_overhead(session_.info().version, session_.info().cipher_suite);
+    return o.exact && r.length == 2 + o.bytes;
 }
 
 // The handshake messages a record completed, as carries::kTls* bits (on its last segment).
 // `finished12`: the record is TLS 1.2's (or earlier's) encrypted Finished.
-static uint16_t tls_messages(const TlsRecordEvent& r, bool finished12) {
+// `ticket`: TLS 1.3's NewSessionTicket by its place (read without keys).
+static uint16_t tls_messages(const TlsRecordEvent& r, bool finished12, bool alert, bool ticket) {
     if (r.type == tls::kChangeCipherSpec) return carries::kTlsChangeCipherSpec;
-    if (r.type == tls::kAlert) return 0;
+    if (alert) return carries::kTlsAlert;
     const uint32_t t = r.handshake_types;
     uint16_t m = 0;
     if (t & bit(tls::kClientHello)) m |= carries::kTlsClientHello;
@@ -77,6 +88,7 @@ static uint16_t tls_messages(const TlsRecordEvent& r, bool finished12) {
     if (t & bit(tls::kFinished)) m |= carries::kTlsFinished;
     if (t & bit(tls::kNewSessionTicket)) m |= carries::kTlsSessionTicket;
     if (!m && finished12) m = carries::kTlsFinished;
+    if (!m && ticket) m = carries::kTlsSessionTicket;
     // Nothing readable: TLS 1.3's encrypted flight (or a TLS 1.2 renegotiation).
     if (!m && (r.type == tls::kApplicationData || r.encrypted)) m = carries::kTlsEncryptedHandshake;
     return m;
@@ -89,7 +101,7 @@ void TlsKeylessCalls::on_handshake_record(int dir, const TlsRecordEvent& r) {
                       !encrypted_finished_[dir & 1];
     if (finished12) encrypted_finished_[dir & 1] = true;
     if (SegmentInfo* s = segs_.at(r.last_seg); s && s->len > 0 && s->from == (dir == kClient ? Side::Client : Side::Server))
-        s->carries |= tls_messages(r, finished12);
+        s->carries |= tls_messages(r, finished12, is_alert(r), std::exchange(ticket_guess_, false));
     if (r.type == tls::kAlert || any_request_) return;  // the handshake ends before the first request
     const SegmentInfo* first = segs_.at(r.first_seg);
     const SegmentInfo* last = segs_.at(r.last_seg);

@@ -57,6 +57,7 @@ private:
         size_t head_records = 0;  // records before an interim 100 Continue (0: none seen)
     };
     bool is_handshake_record(int dir, const TlsRecordEvent& r);
+    bool is_alert(const TlsRecordEvent& r) const;
     bool read_with_keys(const TlsRecordEvent& r) const;
     void on_handshake_record(int dir, const TlsRecordEvent& r);
     void on_data_record(int dir, const TlsRecordEvent& r);
@@ -78,6 +79,7 @@ private:
     int64_t hs_start_ns_ = 0, hs_end_ns_ = 0;
     bool client_finished_ = false;    // TLS 1.3: the client's first encrypted record went by
     bool encrypted_finished_[2] = {false, false};  // TLS 1.2: this direction's encrypted Finished went by
+    bool ticket_guess_ = false;  // TLS 1.3 without keys: the record being read is taken for a ticket
     bool any_request_ = false, any_response_ = false;
     bool keyed_data_ = false;  // application data went to the HTTP tracker (decrypted)
     uint32_t ticket_len_ = 0, keyless_tickets_ = 0;

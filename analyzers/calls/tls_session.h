@@ -31,7 +31,7 @@ struct TlsRecordEvent {
     uint64_t first_offset = 0, last_offset = 0;  // stream offsets of its header's first byte and its last byte
     uint64_t first_seg = 0, last_seg = 0;        // SegmentStore indexes: complete in last_seg
     bool encrypted = false;
-    uint32_t handshake_types = 0;   // bit t: a clear handshake message of type t ended in it
+    uint32_t handshake_types = 0;   // bit t: a handshake message of type t ended in it (clear or decrypted)
     // Decrypted at once: its real content type (TLS 1.3 hides it) and
     // plaintext size; 0 when not decrypted (yet).
     uint8_t inner_type = 0;
@@ -115,6 +115,7 @@ private:
     bool ended_[2] = {false, false};  // each direction's end of stream
     uint64_t plain_off_[2] = {0, 0};
     std::vector<uint8_t> plain_;
+    uint32_t decrypted_types_ = 0;  // handshake types that ended in the record being decrypted
     // Per direction, for plain_ack: wire offset past each decrypted
     // application record and the plaintext offset past it (the latest few).
     struct Boundary { uint64_t wire_end, plain_end; };

@@ -36,9 +36,11 @@ std::string carries_label(uint16_t bits) {
     if (bits == 0) return "ACK";
     std::string out;
     auto add = [&](const char* s) { if (!out.empty()) out += "+"; out += s; };
-    if (bits & carries::kTlsMessages) {  // the handshake messages by name
+    if (bits & carries::kTlsMessages) {  // the handshake messages (and alerts) by name
         std::string m;
         auto msg = [&](uint16_t bit, const char* s) { if (bits & bit) m += (m.empty() ? "" : "+") + std::string(s); };
+        const bool alert = (bits & carries::kTlsAlert) == carries::kTlsAlert;
+        if (alert) bits = uint16_t(bits & ~carries::kTlsAlert);
         msg(carries::kTlsClientHello, "ClientHello");
         msg(carries::kTlsServerHello, "ServerHello");
         msg(carries::kTlsCertificate, "Certificate");
@@ -46,7 +48,8 @@ std::string carries_label(uint16_t bits) {
         msg(carries::kTlsSessionTicket, "SessionTicket");  // TLS 1.2 sends it before ChangeCipherSpec
         msg(carries::kTlsChangeCipherSpec, "ChangeCipherSpec");
         msg(carries::kTlsFinished, "Finished");
-        msg(carries::kTlsEncryptedHandshake, "encrypted");  // TLS 1.2: the Finished; 1.3: the hidden flight
+        msg(carries::kTlsEncryptedHandshake, "encrypted");  // TLS 1.3's hidden flight, read without keys
+        if (alert) m += m.empty() ? "Alert" : "+Alert";
         add(("TLS " + m).c_str());
     } else if (bits & carries::kTlsHandshake) {
         add("TLS handshake");

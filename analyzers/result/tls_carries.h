@@ -16,4 +16,8 @@ constexpr uint16_t kTlsSessionTicket = 1 << 13;
 constexpr uint16_t kTlsChangeCipherSpec = 1 << 14;
 constexpr uint16_t kTlsEncryptedHandshake = 1 << 15;  // TLS 1.3's hidden flight, TLS 1.2's Finished after ChangeCipherSpec
 constexpr uint16_t kTlsMessages = 0xFF00;
+// An alert (close_notify, or a fatal one): the bits are full, and a ClientHello
+// and a ServerHello never end in one segment (they go opposite ways), so the
+// two together mean an alert.
+constexpr uint16_t kTlsAlert = kTlsClientHello | kTlsServerHello;
 } // namespace stallscope::carries

@@ -4,6 +4,7 @@
 #include "analyzers/calls/tls_record_sizes.h"
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/result/tls_carries.h"
+#include "analyzers/accounting/capture_point_summary.h"
 
 #include <string>
 
@@ -109,5 +110,51 @@ TEST_CASE("TLS 1.2: the encrypted Finished after ChangeCipherSpec is named Finis
         CHECK(finished[1] == 1);
         CHECK(labels.find("encrypted") == std::string::npos);
         CHECK(labels.find("ChangeCipherSpec+Finished") != std::string::npos);
+    }
+}
+
+TEST_CASE("a keyless HTTPS capture is placed on the path as its keyed twin is") {
+    // Captured at the server of a 20 ms round trip (reference-services: netns path).
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-path-bigcert-tls12";
+    AnalysisOptions keyed_opt;
+    keyed_opt.keylog_path = base + ".keys";
+    AnalyzeOutcome keyless = analyze_file(base + ".pcap");
+    AnalyzeOutcome keyed = analyze_file(base + ".pcap", keyed_opt);
+    REQUIRE(keyless.ok);
+    REQUIRE(keyed.ok);
+    const CapturePointSummary a = summarize_capture_point(keyless.result);
+    const CapturePointSummary b = summarize_capture_point(keyed.result);
+    CHECK(a.place == CapturePlace::Server);
+    CHECK(a.place == b.place);
+    CHECK(a.connections == b.connections);
+    CHECK(a.connections > 0);
+    CHECK(a.client_side_ms == b.client_side_ms);
+    CHECK(a.client_side_ms > 10);  // most of the round trip lies on the client's side
+}
+
+TEST_CASE("TLS 1.3: tickets and alerts named without keys; the decrypted flight named with them") {
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-xsoap-tls13";
+    for (bool keyed : {false, true}) {
+        AnalysisOptions opt;
+        opt.keep_segments = true;
+        if (keyed) opt.keylog_path = base + ".keys";
+        AnalyzeOutcome o = analyze_file(base + ".pcap", opt);
+        REQUIRE(o.ok);
+        std::string labels;
+        int tickets = 0, alerts = 0, finished = 0;
+        for (const Call& c : o.result.calls)
+            for (const SegmentInfo& s : c.segments) {
+                if (!(s.carries & carries::kTlsMessages)) continue;
+                const std::string l = carries_label(s.carries);
+                labels += l + "\n";
+                tickets += l.find("SessionTicket") != std::string::npos;
+                alerts += l.find("Alert") != std::string::npos;
+                finished += l.find("Finished") != std::string::npos;
+            }
+        INFO((keyed ? "keyed:\n" : "keyless:\n") << labels);
+        CHECK(tickets >= 2);  // OpenSSL's two tickets after the handshake (on the server's side)
+        CHECK(alerts >= 1);   // close_notify at the end
+        CHECK(finished == (keyed ? 2 : 0));  // hidden without keys
+        CHECK(labels.find("ClientHello+ServerHello") == std::string::npos);
     }
 }
