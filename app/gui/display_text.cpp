@@ -86,7 +86,11 @@ std::pair<QString, QString> detailText(const std::string& key, const std::string
         if (key == raw) label = QString::fromLatin1(words);
     if (label.isEmpty()) {
         std::string base = unit.empty() ? k : k.substr(0, k.rfind('_'));
-        label = QString::fromStdString(base).replace(QLatin1Char('_'), QLatin1Char(' '));
+        QStringList words = QString::fromStdString(base).split(QLatin1Char('_'), Qt::SkipEmptyParts);
+        for (QString& w : words)  // acronyms as people write them ("TLS handshake", not "Tls handshake")
+            for (const char* a : {"tls", "http", "soap", "xml", "rtt", "ack", "syn", "tcp", "mss"})
+                if (w == QLatin1String(a)) w = w.toUpper();
+        label = words.join(QLatin1Char(' '));
         if (!label.isEmpty()) label[0] = label[0].toUpper();
     }
     QString v = QString::fromStdString(value);

@@ -124,6 +124,7 @@ TEST_CASE("Finding details read as words, evidence frames say what they are") {
     CHECK(detailText("held_segment", "312 B body").first == "Held segment");
     CHECK(detailText("ack_delay_ms", "40.1") == std::pair<QString, QString>("ACK delay", "40.1 ms"));
     CHECK(detailText("some_new_key", "x").first == "Some new key");
+    CHECK(detailText("tls_handshake_ms", "69.6") == std::pair<QString, QString>("TLS handshake", "69.6 ms"));
     CHECK(detailText("wait_ms", "n/a") == std::pair<QString, QString>("Wait", "n/a"));
 
     SegmentInfo data, ack;
