@@ -109,6 +109,10 @@ toolkit https-toolkit-requests requests 1.3 \
   "python3-requests Session over TLS 1.3: one kept-alive connection; the server's split response waits for the client's delayed ACK."
 toolkit https-toolkit-soaplite soaplite 1.2 \
   "SOAP::Lite (LWP, IO::Socket::SSL) over TLS 1.2: Connection: close, a connection and a handshake per call."
+toolkit https-toolkit-gsoap gsoap 1.2 \
+  "gSOAP 2.8 C++ client (libgsoapssl++) over TLS 1.2, soap_new(): Connection: close, a connection per call; gSOAP keeps its TLS session, so calls 2-3 resume (abbreviated handshakes). gSOAP sends the URL's host (127.0.0.1) as SNI."
+toolkit https-toolkit-gsoap-keepalive gsoap-keepalive 1.3 \
+  "gSOAP 2.8 C++ client (libgsoapssl++) over TLS 1.3 with SOAP_IO_KEEPALIVE: one connection for every call; the server's split response waits for gSOAP's delayed ACK from call 2 on."
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "make-https-testdata: FAILED: ${failed[*]}" >&2

@@ -8,6 +8,9 @@
 #             curl-keepalive one curl process, N URLs on one connection
 #             requests       python3-requests Session (urllib3, keep-alive)
 #             soaplite       SOAP::Lite over LWP + IO::Socket::SSL (Connection: close: one connection per call)
+#             gsoap          gSOAP 2.8 C++ client over libgsoapssl++ (OpenSSL; soap_new(): Connection: close,
+#                            one connection and a full handshake per call: gSOAP keeps no TLS session)
+#             gsoap-keepalive the same with SOAP_IO_KEEPALIVE: one connection for every call
 # Writes NAME.pcap, NAME.keys, NAME.keyed.pcapng, NAME.client.jsonl, NAME.label.json (calls, handshakes
 # and stalls from tls_wirecheck.py; the label's "pathologies" are what the wire showed, not a design).
 set -euo pipefail
@@ -111,6 +114,17 @@ for my $i (1 .. $calls) {
 }
 PL
     ;;
+  gsoap|gsoap-keepalive)
+    gbuild="${STALLSCOPE_TOOLKIT_BUILD:-/work/build-toolkits}/gsoap-tls"
+    "$REPO/reference-services/toolkits/gsoap-tls/build.sh" "$gbuild" >&2
+    mode=""; [ "$client" = gsoap-keepalive ] && mode=keepalive
+    tool="gSOAP $(dpkg-query -W -f '${Version}' gsoap 2>/dev/null | cut -d- -f1) C++ client (libgsoapssl++, OpenSSL${mode:+, SOAP_IO_KEEPALIVE})"
+    # The client writes its own key log (SSL_CTX_set_keylog_callback on soap->ctx, as docs/https.md
+    # advises gSOAP users); it must hold the same secrets as the server's.
+    SSLKEYLOGFILE="$work/client.keys" timeout 60 "$gbuild/gsoap-tls-client" "https://127.0.0.1:$port/soap" "$calls" 200 \
+      "$work/ca/ca.pem" $mode >"$out.client.jsonl" || { echo "toolkit-https: the gSOAP client failed" >&2; exit 1; }
+    cmp -s <(sort "$work/client.keys") <(sort "$out.keys") \
+      || { echo "toolkit-https: the gSOAP client's key log differs from the server's" >&2; exit 1; } ;;
   *) echo "toolkit-https: unknown client $client" >&2; exit 2 ;;
 esac
 sleep 0.3
