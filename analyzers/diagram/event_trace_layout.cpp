@@ -58,55 +58,43 @@ std::string idle_text(int64_t dt_ns, bool idle) {
     return idle ? "\u2026 " + d + " idle \u2026" : "\u2026 " + d + " \u2026";
 }
 
-} // namespace
+// Segments in time order, each frame once (a connection's calls may share
+// the handshake or a segment carrying the end of one and start of the next).
+std::vector<const SegmentInfo*> unique_in_time_order(const std::vector<SegmentInfo>& segments) {
+    std::vector<const SegmentInfo*> segs;
+    segs.reserve(segments.size());
+    std::unordered_set<uint64_t> seen;
+    for (const auto& s : segments)
+        if (s.frame == 0 || seen.insert(s.frame).second) segs.push_back(&s);
+    std::stable_sort(segs.begin(), segs.end(), [](const SegmentInfo* a, const SegmentInfo* b) {
+        return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->frame < b->frame;
+    });
+    return segs;
+}
 
-EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
-                                    const std::vector<Finding>& findings,
-                                    const std::string& title,
-                                    const std::string& client_name,
-                                    const std::string& server_name,
-                                    const EventTraceOptions& opt) {
-    EventTraceLayout L;
-    L.title = title;
-    L.client_name = client_name;
-    L.server_name = server_name;
+// Horizontal: time labels | client stall labels | client lane ... server lane | server stall labels.
+// Vertical: title, legend, lane headers, then the lanes.
+void place_lanes(EventTraceLayout& L, const EventTraceOptions& opt) {
     L.width = std::max(480.0, opt.width);
-    const double row = std::max(12.0, opt.row_height);
-    const double transit = std::clamp(opt.transit, 0.0, row * 0.6);
-
-    // Horizontal: time labels | client stall labels | client lane ... server lane | server stall labels
     L.time_label_x = 92;
     L.label_zone = std::clamp(L.width * 0.17, 120.0, 220.0);
     L.client_x = L.time_label_x + 12 + L.label_zone + 36;
     L.server_x = L.width - L.label_zone - 48;
-    // Vertical: title, legend, lane headers, then the lanes.
     L.lanes_top = 112;
     L.top = L.lanes_top + 28;
+}
 
-    // Segments in time order, each frame once (a connection's calls may share
-    // the handshake or a segment carrying the end of one and start of the next).
-    std::vector<const SegmentInfo*> segs;
-    segs.reserve(segments.size());
-    {
-        std::unordered_set<uint64_t> seen;
-        for (const auto& s : segments)
-            if (s.frame == 0 || seen.insert(s.frame).second) segs.push_back(&s);
-    }
-    std::stable_sort(segs.begin(), segs.end(), [](const SegmentInfo* a, const SegmentInfo* b) {
-        return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->frame < b->frame;
-    });
-
-    if (segs.empty()) {
-        L.lanes_bottom = L.top + row;
-        L.height = L.lanes_bottom + 24;
-        return L;
-    }
-    L.t0_ns = segs.front()->ts_ns;
-    const int64_t t_last = segs.back()->ts_ns;
-
-    // Findings that touch these segments, and the time they cover.
-    std::vector<const Finding*> stalls;
+// Findings that touch these segments: the frames to highlight, and those
+// with a stretch of time (zero-length ones, a split write or a connection
+// per call, mark their evidence frames only).
+struct TouchingFindings {
+    std::vector<const Finding*> timed;
     std::unordered_set<uint64_t> evidence;
+};
+
+TouchingFindings touching(const std::vector<const SegmentInfo*>& segs, const std::vector<Finding>& findings,
+                          const EventTraceOptions& opt, int64_t t0, int64_t t_last) {
+    TouchingFindings out;
     std::unordered_set<uint64_t> present;
     for (const SegmentInfo* s : segs) present.insert(s->frame);
     double max_cost = 0;
@@ -116,33 +104,39 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
                            (f.cost_ms > 0 && f.cost_ms >= opt.evidence_min_share * max_cost);
         if (significant)
             for (uint64_t fr : f.frames)
-                if (present.count(fr)) evidence.insert(fr);
-        // Zero-length findings (a split write, a connection per call) mark
-        // their evidence frames only; intervals get a bracket.
-        if (f.end_ns > f.start_ns && f.start_ns <= t_last && f.end_ns >= L.t0_ns) stalls.push_back(&f);
+                if (present.count(fr)) out.evidence.insert(fr);
+        if (f.end_ns > f.start_ns && f.start_ns <= t_last && f.end_ns >= t0) out.timed.push_back(&f);
     }
-    auto covered_by_stall = [&](int64_t a, int64_t b) {
-        for (const Finding* f : stalls)
-            if (f->start_ns <= a && f->end_ns >= b) return true;
-        return false;
-    };
+    return out;
+}
 
-    // The time axis: one knot per segment; silences grow the gap, long idle
-    // stretches become a fixed-height break.
-    const double cap = gap_extra(opt.break_after_ns);
+// To scale: y grows with time; knots strictly increase (same-time segments 0.01 px apart).
+void linear_axis(EventTraceLayout& L, const std::vector<const SegmentInfo*>& segs, const EventTraceOptions& opt,
+                 double row) {
+    const double span_ms = std::max(1e-3, double(segs.back()->ts_ns - segs.front()->ts_ns) / 1e6);
+    const double target = std::clamp(row * double(segs.size()), 500.0, 1400.0);
+    L.px_per_ms = opt.px_per_ms > 0 ? opt.px_per_ms : target / span_ms;
     double y = L.top;
     L.axis.add_knot(segs.front()->ts_ns, y);
-    if (opt.linear_time) {
-        const double span_ms = std::max(1e-3, double(segs.back()->ts_ns - segs.front()->ts_ns) / 1e6);
-        const double target = std::clamp(row * double(segs.size()), 500.0, 1400.0);
-        L.px_per_ms = opt.px_per_ms > 0 ? opt.px_per_ms : target / span_ms;
-    }
-    for (size_t i = 1; i < segs.size() && L.px_per_ms > 0; ++i) {
-        // Strictly increasing (the axis needs it): same-time segments 0.01 px apart.
+    for (size_t i = 1; i < segs.size(); ++i) {
         y = std::max(y + 0.01, L.top + double(segs[i]->ts_ns - segs.front()->ts_ns) / 1e6 * L.px_per_ms);
         L.axis.add_knot(segs[i]->ts_ns, y);
     }
-    for (size_t i = 1; i < segs.size() && L.px_per_ms <= 0; ++i) {
+}
+
+// Rows: one knot per segment; silences grow the gap, long idle stretches
+// become a fixed-height break (a stretch a stall covers is compressed, not idle).
+void rows_axis(EventTraceLayout& L, const std::vector<const SegmentInfo*>& segs, const EventTraceOptions& opt,
+               double row, double transit, const std::vector<const Finding*>& timed) {
+    auto covered_by_stall = [&](int64_t a, int64_t b) {
+        for (const Finding* f : timed)
+            if (f->start_ns <= a && f->end_ns >= b) return true;
+        return false;
+    };
+    const double cap = gap_extra(opt.break_after_ns);
+    double y = L.top;
+    L.axis.add_knot(segs.front()->ts_ns, y);
+    for (size_t i = 1; i < segs.size(); ++i) {
         int64_t a = segs[i - 1]->ts_ns, b = segs[i]->ts_ns;
         int64_t dt = b - a;
         double y_prev = y;
@@ -163,32 +157,39 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
         }
         L.axis.add_knot(b, y);
     }
-    L.lanes_bottom = y + row + transit;
+}
 
-    // Arrows.
+TraceArrow make_arrow(const EventTraceLayout& L, const SegmentInfo& s, double y, double transit, bool evidence) {
+    TraceArrow a;
+    a.frame = s.frame;
+    a.ts_ns = s.ts_ns;
+    a.from = s.from;
+    a.y_from = y;
+    a.y_to = a.y_from + transit;
+    a.x_from = s.from == Side::Client ? L.client_x : L.server_x;
+    a.x_to = s.from == Side::Client ? L.server_x : L.client_x;
+    a.flags = s.flags;
+    a.len = s.len;
+    a.carries = s.carries;
+    a.retransmission = s.retransmission;
+    a.pure_ack = is_pure_ack(s);
+    a.evidence = evidence;
+    a.label = arrow_label(s);
+    a.time_label = format_offset_ms(s.ts_ns - L.t0_ns);
+    return a;
+}
+
+// One arrow per segment, on the axis' knots. To scale, arrows can be closer
+// than a label is tall: the first keeps its text, unless the later one is
+// evidence and the first is not.
+void place_arrows(EventTraceLayout& L, const std::vector<const SegmentInfo*>& segs,
+                  const std::unordered_set<uint64_t>& evidence, const EventTraceOptions& opt, double transit) {
     L.arrows.reserve(segs.size());
     const auto& knots = L.axis.knots();
     size_t last_labelled = SIZE_MAX;  // the last arrow that still prints a label
     for (size_t i = 0; i < segs.size(); ++i) {
-        const SegmentInfo& s = *segs[i];
-        TraceArrow a;
-        a.frame = s.frame;
-        a.ts_ns = s.ts_ns;
-        a.from = s.from;
-        a.y_from = knots[i].second;
-        a.y_to = a.y_from + transit;
-        a.x_from = s.from == Side::Client ? L.client_x : L.server_x;
-        a.x_to = s.from == Side::Client ? L.server_x : L.client_x;
-        a.flags = s.flags;
-        a.len = s.len;
-        a.carries = s.carries;
-        a.retransmission = s.retransmission;
-        a.pure_ack = is_pure_ack(s);
-        a.evidence = opt.highlight_evidence && evidence.count(s.frame) > 0;
-        a.label = arrow_label(s);
-        a.time_label = format_offset_ms(s.ts_ns - L.t0_ns);
-        // To scale, arrows can be closer than a label is tall: keep the first,
-        // unless the later one is evidence and the first is not.
+        TraceArrow a = make_arrow(L, *segs[i], knots[i].second, transit,
+                                  opt.highlight_evidence && evidence.count(segs[i]->frame) > 0);
         if (L.px_per_ms > 0 && last_labelled < L.arrows.size() &&
             a.y_from - L.arrows[last_labelled].y_from < 13) {
             TraceArrow& prev = L.arrows[last_labelled];
@@ -203,24 +204,27 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
         if (!a.label.empty() || !a.time_label.empty()) last_labelled = L.arrows.size();
         L.arrows.push_back(std::move(a));
     }
+}
 
-    // Stall brackets on the waiting lane; overlapping ones step outwards and
-    // their labels are pushed apart so they never print over each other.
-    std::vector<double> col_end[2];       // per side: y where each column frees up
-    double last_label_y[2] = {-1e18, -1e18};
-    // Each bracket is a stretch the ledger counts under its finding (an
-    // overlap once, under its root); one too short to matter is no stall.
+// Stall brackets on the waiting lane; overlapping ones step outwards and
+// their labels are pushed apart so they never print over each other. Each
+// bracket is a stretch the ledger counts under its finding (an overlap once,
+// under its root); one too short to matter is no stall.
+void place_stall_brackets(EventTraceLayout& L, const std::vector<const SegmentInfo*>& segs,
+                          const std::vector<Finding>& findings, const std::vector<const Finding*>& timed) {
     std::vector<const Finding*> all;
     for (const auto& f : findings) all.push_back(&f);
     struct Piece { const Finding* f; Finding::Interval iv; };
     std::vector<Piece> pieces;
-    for (const Finding* f : stalls) {
+    for (const Finding* f : timed) {
         if (!is_stall_kind(f->kind)) continue;   // server processing: where the time went, not a stall
         for (const Finding::Interval& iv : counted_intervals(*f, all))
             if (double(iv.end_ns - iv.start_ns) / 1e6 >= kMinStallBracketMs) pieces.push_back({f, iv});
     }
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.iv.start_ns < b.iv.start_ns; });
+    std::vector<double> col_end[2];       // per side: y where each column frees up
+    double last_label_y[2] = {-1e18, -1e18};
     for (const auto& [f, iv] : pieces) {
         TraceStall st;
         st.side = waiting_side(segs, *f);
@@ -246,7 +250,39 @@ EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
         L.stalls.push_back(std::move(st));
     }
     for (const auto& st : L.stalls) L.lanes_bottom = std::max(L.lanes_bottom, st.label_y + 20);
+}
 
+} // namespace
+
+EventTraceLayout layout_event_trace(const std::vector<SegmentInfo>& segments,
+                                    const std::vector<Finding>& findings,
+                                    const std::string& title,
+                                    const std::string& client_name,
+                                    const std::string& server_name,
+                                    const EventTraceOptions& opt) {
+    EventTraceLayout L;
+    L.title = title;
+    L.client_name = client_name;
+    L.server_name = server_name;
+    place_lanes(L, opt);
+    const double row = std::max(12.0, opt.row_height);
+    const double transit = std::clamp(opt.transit, 0.0, row * 0.6);
+
+    const std::vector<const SegmentInfo*> segs = unique_in_time_order(segments);
+    if (segs.empty()) {
+        L.lanes_bottom = L.top + row;
+        L.height = L.lanes_bottom + 24;
+        return L;
+    }
+    L.t0_ns = segs.front()->ts_ns;
+    const TouchingFindings found = touching(segs, findings, opt, L.t0_ns, segs.back()->ts_ns);
+
+    if (opt.linear_time) linear_axis(L, segs, opt, row);
+    else rows_axis(L, segs, opt, row, transit, found.timed);
+    L.lanes_bottom = L.axis.knots().back().second + row + transit;
+
+    place_arrows(L, segs, found.evidence, opt, transit);
+    place_stall_brackets(L, segs, findings, found.timed);
     L.height = L.lanes_bottom + 24;
     return L;
 }
