@@ -123,16 +123,17 @@ void draw_break_mark(cairo_t* cr, double x, double ya, double yb) {
     cairo_restore(cr);
 }
 
-void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v1, PageRange page) {
-    const double margin = 40;
-    // Stall bands between the lanes (under everything else).
+constexpr double kDrawMargin = 40;  // px beyond the visible range still drawn (strokes and labels reach over)
+
+// Stall bands between the lanes (under everything else), the lanes, and idle breaks.
+void draw_trace_lanes(cairo_t* cr, const EventTraceLayout& L, double v0, double v1) {
+    const double margin = kDrawMargin;
     for (const auto& st : L.stalls) {
         if (st.y_end < v0 - margin || st.y_start > v1 + margin) continue;
         set_rgb(cr, style::kStall, 0.07);
         cairo_rectangle(cr, L.client_x, st.y_start, L.server_x - L.client_x, st.y_end - st.y_start);
         cairo_fill(cr);
     }
-    // Lanes.
     cairo_set_line_width(cr, 1.6);
     set_rgb(cr, style::kInk);
     for (double x : {L.client_x, L.server_x}) {
@@ -148,80 +149,86 @@ void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v
         set_rgb(cr, style::kMuted);
         draw_text(cr, br.label, (L.client_x + L.server_x) / 2, (br.y + br.y_end) / 2 + 4, Align::Centre);
     }
+}
 
-    // Arrows in the visible range (they are in y order).
-    auto first = std::lower_bound(L.arrows.begin(), L.arrows.end(), v0 - margin,
-                                  [](const TraceArrow& a, double v) { return a.y_to < v; });
+// One segment: sender dot, line (dashed for pure ACKs and retransmissions),
+// head, its label above the middle (evidence highlighted) and its time.
+void draw_trace_arrow(cairo_t* cr, const EventTraceLayout& L, const TraceArrow& a) {
     const double span = std::abs(L.server_x - L.client_x);
-    for (auto it = first; it != L.arrows.end() && it->y_from <= v1 + margin; ++it) {
-        const TraceArrow& a = *it;
-        style::Rgb c = arrow_colour(a);
-        double dir = a.x_to > a.x_from ? 1 : -1;
-        double xa = a.x_from + dir * 1, xb = a.x_to - dir * 1;
-        // Sender dot.
-        set_rgb(cr, c);
-        cairo_arc(cr, a.x_from, a.y_from, 2.4, 0, 2 * M_PI);
+    style::Rgb c = arrow_colour(a);
+    double dir = a.x_to > a.x_from ? 1 : -1;
+    double xa = a.x_from + dir * 1, xb = a.x_to - dir * 1;
+    set_rgb(cr, c);
+    cairo_arc(cr, a.x_from, a.y_from, 2.4, 0, 2 * M_PI);
+    cairo_fill(cr);
+    cairo_set_line_width(cr, a.evidence ? 2.6 : (a.carries & carries::kContinue) ? 2.2 : 1.5);
+    if (a.pure_ack) { double d[] = {5, 3.5}; cairo_set_dash(cr, d, 2, 0); }
+    else if (a.retransmission) { double d[] = {9, 3}; cairo_set_dash(cr, d, 2, 0); }
+    cairo_move_to(cr, xa, a.y_from);
+    cairo_line_to(cr, xb - dir * 6, a.y_to - (a.y_to - a.y_from) * 6 / span);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, nullptr, 0, 0);
+    arrow_head(cr, xa, a.y_from, xb, a.y_to, 9);
+
+    set_font(cr, 11, a.evidence || (a.carries & carries::kContinue));
+    double mx = (a.x_from + a.x_to) / 2, my = (a.y_from + a.y_to) / 2 - 5;
+    std::string label = elide(cr, a.label, span - 24);
+    if (a.evidence && !label.empty()) {
+        double w = text_width(cr, label);
+        set_rgb(cr, style::kEvidence);
+        cairo_rectangle(cr, mx - w / 2 - 4, my - 11, w + 8, 14.5);
         cairo_fill(cr);
-        cairo_set_line_width(cr, a.evidence ? 2.6 : (a.carries & carries::kContinue) ? 2.2 : 1.5);
-        if (a.pure_ack) { double d[] = {5, 3.5}; cairo_set_dash(cr, d, 2, 0); }
-        else if (a.retransmission) { double d[] = {9, 3}; cairo_set_dash(cr, d, 2, 0); }
-        cairo_move_to(cr, xa, a.y_from);
-        cairo_line_to(cr, xb - dir * 6, a.y_to - (a.y_to - a.y_from) * 6 / span);
-        cairo_stroke(cr);
-        cairo_set_dash(cr, nullptr, 0, 0);
-        arrow_head(cr, xa, a.y_from, xb, a.y_to, 9);
-
-        // Label above the arrow's middle; evidence frames get a highlight.
-        set_font(cr, 11, a.evidence || (a.carries & carries::kContinue));
-        double mx = (a.x_from + a.x_to) / 2, my = (a.y_from + a.y_to) / 2 - 5;
-        std::string label = elide(cr, a.label, span - 24);
-        if (a.evidence && !label.empty()) {
-            double w = text_width(cr, label);
-            set_rgb(cr, style::kEvidence);
-            cairo_rectangle(cr, mx - w / 2 - 4, my - 11, w + 8, 14.5);
-            cairo_fill(cr);
-        }
-        set_rgb(cr, a.pure_ack && !a.evidence ? style::kMuted : style::kInk);
-        draw_text(cr, label, mx, my, Align::Centre);
-
-        set_font(cr, 9.5, false, true);
-        set_rgb(cr, style::kMuted);
-        draw_text(cr, a.time_label, L.time_label_x, a.y_from + 3.5, Align::Right);
     }
+    set_rgb(cr, a.pure_ack && !a.evidence ? style::kMuted : style::kInk);
+    draw_text(cr, label, mx, my, Align::Centre);
 
-    // Stall brackets and their labels on the waiting side.
-    for (const auto& st : L.stalls) {
-        // Label: kind on one line, time on the next, where the layout put it
-        // (apart from the others); moved only when it would fall off its page
-        // (a PDF page, a PNG column), never by the strip being rendered (it
-        // would be drawn once per strip).
-        // The label goes on the one page its place is on, nudged inside it
-        // when it straddles the page's edge; other pages draw the bracket only.
-        double ly = st.label_y;
-        const bool label_here = page.y0 <= ly && ly < page.y1;
-        if (label_here) ly = std::clamp(ly, page.y0 + 12, std::max(page.y0 + 12, page.y1 - 18));
-        if (std::max(st.y_end, ly + 18) < v0 - margin || std::min(st.y_start, ly - 12) > v1 + margin) continue;
-        bool left = st.side == Side::Client;
-        double tick = left ? 6 : -6;
-        set_rgb(cr, style::kStall);
-        cairo_set_line_width(cr, 2.2);
-        cairo_move_to(cr, st.x + tick, st.y_start);
-        cairo_line_to(cr, st.x, st.y_start);
-        cairo_line_to(cr, st.x, st.y_end);
-        cairo_line_to(cr, st.x + tick, st.y_end);
-        cairo_stroke(cr);
-        double lx = left ? st.x - 7 : st.x + 7;
-        double room = left ? lx - L.time_label_x - 8 : L.width - lx - 8;
-        auto colon = st.label.rfind(": ");
-        std::string what = colon == std::string::npos ? st.label : st.label.substr(0, colon);
-        std::string how = colon == std::string::npos ? "" : st.label.substr(colon + 2);
-        Align al = left ? Align::Right : Align::Left;
-        if (!label_here) continue;
-        set_font(cr, 11, true);
-        draw_text(cr, elide(cr, what, room), lx, ly, al);
-        set_font(cr, 11);
-        draw_text(cr, how, lx, ly + 14, al);
-    }
+    set_font(cr, 9.5, false, true);
+    set_rgb(cr, style::kMuted);
+    draw_text(cr, a.time_label, L.time_label_x, a.y_from + 3.5, Align::Right);
+}
+
+// A stall bracket on the waiting side, and its label: kind on one line,
+// time on the next, where the layout put it (apart from the others). The
+// label goes on the one page its place is on (a PDF page, a PNG column),
+// nudged inside when it straddles the page's edge, never moved by the strip
+// being rendered (it would be drawn once per strip); other pages draw the
+// bracket only.
+void draw_trace_stall(cairo_t* cr, const EventTraceLayout& L, const TraceStall& st, double v0, double v1,
+                      PageRange page) {
+    const double margin = kDrawMargin;
+    double ly = st.label_y;
+    const bool label_here = page.y0 <= ly && ly < page.y1;
+    if (label_here) ly = std::clamp(ly, page.y0 + 12, std::max(page.y0 + 12, page.y1 - 18));
+    if (std::max(st.y_end, ly + 18) < v0 - margin || std::min(st.y_start, ly - 12) > v1 + margin) return;
+    bool left = st.side == Side::Client;
+    double tick = left ? 6 : -6;
+    set_rgb(cr, style::kStall);
+    cairo_set_line_width(cr, 2.2);
+    cairo_move_to(cr, st.x + tick, st.y_start);
+    cairo_line_to(cr, st.x, st.y_start);
+    cairo_line_to(cr, st.x, st.y_end);
+    cairo_line_to(cr, st.x + tick, st.y_end);
+    cairo_stroke(cr);
+    if (!label_here) return;
+    double lx = left ? st.x - 7 : st.x + 7;
+    double room = left ? lx - L.time_label_x - 8 : L.width - lx - 8;
+    auto colon = st.label.rfind(": ");
+    std::string what = colon == std::string::npos ? st.label : st.label.substr(0, colon);
+    std::string how = colon == std::string::npos ? "" : st.label.substr(colon + 2);
+    Align al = left ? Align::Right : Align::Left;
+    set_font(cr, 11, true);
+    draw_text(cr, elide(cr, what, room), lx, ly, al);
+    set_font(cr, 11);
+    draw_text(cr, how, lx, ly + 14, al);
+}
+
+void draw_trace_body(cairo_t* cr, const EventTraceLayout& L, double v0, double v1, PageRange page) {
+    draw_trace_lanes(cr, L, v0, v1);
+    // Arrows in the visible range (they are in y order).
+    auto first = std::lower_bound(L.arrows.begin(), L.arrows.end(), v0 - kDrawMargin,
+                                  [](const TraceArrow& a, double v) { return a.y_to < v; });
+    for (auto it = first; it != L.arrows.end() && it->y_from <= v1 + kDrawMargin; ++it) draw_trace_arrow(cr, L, *it);
+    for (const auto& st : L.stalls) draw_trace_stall(cr, L, st, v0, v1, page);
 }
 
 PagedDrawing trace_drawing(const EventTraceLayout& L) {
