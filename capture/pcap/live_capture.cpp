@@ -72,6 +72,47 @@ int64_t now_ms() {
     return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
+// Why pcap_activate failed, in words and as a kind.
+LiveCapture::OpenError activation_error(pcap_t* p, int rc, const std::string& ifname, std::string& error) {
+    using E = LiveCapture::OpenError;
+    const std::string detail = pcap_geterr(p);
+    switch (rc) {
+    case PCAP_ERROR_PERM_DENIED:
+    case PCAP_ERROR_PROMISC_PERM_DENIED:
+        error = "no permission to capture on '" + ifname + "' (" + detail + ")";
+        return E::Permission;
+    case PCAP_ERROR_NO_SUCH_DEVICE: {
+        error = "no such interface '" + ifname + "'";
+        std::string names;
+        for (auto& n : LiveCapture::interface_names()) names += (names.empty() ? "" : ", ") + n;
+        if (!names.empty()) error += " (interfaces: " + names + ")";
+        return E::NoSuchDevice;
+    }
+    case PCAP_ERROR_IFACE_NOT_UP:
+        error = "interface '" + ifname + "' is not up";
+        return E::NotUp;
+    default:
+        error = "cannot capture on '" + ifname + "': " + (detail.empty() ? pcap_statustostr(rc) : detail);
+        // libpcap reports EPERM from socket() as a generic error on some paths.
+        return detail.find("ermission") != std::string::npos ? E::Permission : E::Other;
+    }
+}
+
+bool set_filter(pcap_t* p, const std::string& filter, std::string& error) {
+    bpf_program prog{};
+    if (pcap_compile(p, &prog, filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
+        error = "bad capture filter '" + filter + "': " + pcap_geterr(p);
+        return false;
+    }
+    const int sf = pcap_setfilter(p, &prog);
+    pcap_freecode(&prog);
+    if (sf != 0) {
+        error = "cannot set capture filter '" + filter + "': " + pcap_geterr(p);
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options, std::string& error,
@@ -100,33 +141,8 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
     // Nanoseconds where the kernel offers them; microseconds otherwise.
     pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
 
-    const int rc = pcap_activate(p);
-    if (rc < 0) {
-        const std::string detail = pcap_geterr(p);
-        switch (rc) {
-        case PCAP_ERROR_PERM_DENIED:
-        case PCAP_ERROR_PROMISC_PERM_DENIED:
-            error = "no permission to capture on '" + ifname + "' (" + detail + ")";
-            set_kind(OpenError::Permission);
-            break;
-        case PCAP_ERROR_NO_SUCH_DEVICE: {
-            error = "no such interface '" + ifname + "'";
-            std::string names;
-            for (auto& n : interface_names()) names += (names.empty() ? "" : ", ") + n;
-            if (!names.empty()) error += " (interfaces: " + names + ")";
-            set_kind(OpenError::NoSuchDevice);
-            break;
-        }
-        case PCAP_ERROR_IFACE_NOT_UP:
-            error = "interface '" + ifname + "' is not up";
-            set_kind(OpenError::NotUp);
-            break;
-        default:
-            error = "cannot capture on '" + ifname + "': " + (detail.empty() ? pcap_statustostr(rc) : detail);
-            // libpcap reports EPERM from socket() as a generic error on some paths.
-            set_kind(detail.find("ermission") != std::string::npos ? OpenError::Permission : OpenError::Other);
-            break;
-        }
+    if (const int rc = pcap_activate(p); rc < 0) {
+        set_kind(activation_error(p, rc, ifname, error));
         return nullptr;  // lc's destructor closes p
     }
     // On loopback every packet passes twice, as sent and as received; the
@@ -137,21 +153,9 @@ std::unique_ptr<LiveCapture> LiveCapture::open(const LiveCaptureOptions& options
     lc->linktype_ = linktype_of(pcap_datalink(p));
     lc->snaplen_ = uint32_t(pcap_snapshot(p));
     lc->nano_ = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
-
-    if (!options.filter.empty()) {
-        bpf_program prog{};
-        if (pcap_compile(p, &prog, options.filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
-            error = "bad capture filter '" + options.filter + "': " + pcap_geterr(p);
-            set_kind(OpenError::BadFilter);
-            return nullptr;
-        }
-        const int sf = pcap_setfilter(p, &prog);
-        pcap_freecode(&prog);
-        if (sf != 0) {
-            error = "cannot set capture filter '" + options.filter + "': " + pcap_geterr(p);
-            set_kind(OpenError::BadFilter);
-            return nullptr;
-        }
+    if (!options.filter.empty() && !set_filter(p, options.filter, error)) {
+        set_kind(OpenError::BadFilter);
+        return nullptr;
     }
     if (pcap_setnonblock(p, 1, errbuf) != 0) {
         error = "cannot capture on '" + ifname + "': " + errbuf;
