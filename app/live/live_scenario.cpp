@@ -114,46 +114,58 @@ struct ScenarioRunner::Impl {
         return {"SSLKEYLOGFILE=" + o.session.keylog_path};
     }
 
-    ScenarioOutcome run() {
-        ScenarioOutcome out;
-        if (!o.session.keylog_path.empty()) {
-            // Absolute: a command may change its directory before it opens it.
-            std::error_code ec;
-            const auto abs = std::filesystem::absolute(o.session.keylog_path, ec);
-            if (!ec) o.session.keylog_path = abs.string();
-        }
-        if (!session.open(o.session, out.error, &out.open_error)) return out;
-        out.opened = true;
-        std::vector<std::string> notes;  // go into the report's warnings
+    // The server command up and listening; false (out filled in: an empty
+    // capture, nothing run) when it could not start or never listened.
+    bool start_server(ScenarioOutcome& out) {
+        if (o.server_cmd.empty()) return true;
         std::string err;
-        if (!o.server_cmd.empty()) {
-            bool server_ok = server.start(o.server_cmd, err, child_env());
-            if (!server_ok) message("error: cannot start the server command: " + err);
-            else server_ok = wait_for_server();
-            if (!server_ok) {
-                out.failed = true;
-                server.terminate();
-                forward();
-                out.stop_reason = "the server command did not come up";
-                out.result = session.finish();  // an empty capture: nothing was run
-                out.status = session.status();
-                out.files = session.files();
-                return out;
-            }
-        }
-        session.start();
-        out.captured = true;
-        if (owner.on_capturing) owner.on_capturing();
-        const int64_t t0 = mono_ms();
-        if (!o.run_cmd.empty() && !stop) {
-            if (!client.start(o.run_cmd, err, child_env())) {
-                message("error: cannot start the run command: " + err);
-                out.failed = true;
-            }
-        }
+        bool server_ok = server.start(o.server_cmd, err, child_env());
+        if (!server_ok) message("error: cannot start the server command: " + err);
+        else server_ok = wait_for_server();
+        if (server_ok) return true;
+        out.failed = true;
+        server.terminate();
+        forward();
+        out.stop_reason = "the server command did not come up";
+        out.result = session.finish();
+        out.status = session.status();
+        out.files = session.files();
+        return false;
+    }
 
-        int64_t stop_at = -1;  // drain deadline once the scenario is over
-        if (!o.run_cmd.empty() && !client.started() && stop_at < 0) stop_at = mono_ms();
+    // The run (client) or the server ended: the capture drains a little
+    // longer. Returns the drain deadline, or -1 while both go on.
+    int64_t ended(ScenarioOutcome& out, int64_t now) {
+        if (client.started() && client.check_exited()) {
+            out.run_succeeded = !client.failed();
+            if (client.failed()) {
+                message("error: the run command " + client.describe_exit() + ": " + o.run_cmd);
+                out.failed = true;
+            }
+            return now + int64_t(o.drain_s * 1000);
+        }
+        if (server.started() && server.check_exited()) {  // the scenario cannot go on without its server
+            if (server.failed()) {
+                message("error: the server command " + server.describe_exit() + " during the capture: " + o.server_cmd);
+                out.failed = true;
+            } else {
+                message("the server command " + server.describe_exit() + "; stopping");
+            }
+            return now + int64_t(o.drain_s * 1000);
+        }
+        return -1;
+    }
+
+    std::string drained_reason() const {
+        if (client.started() && client.exited()) return "the run command " + client.describe_exit();
+        if (server.started() && server.exited()) return "the server command " + server.describe_exit();
+        return "a command could not be started";
+    }
+
+    // Watches the capture and the commands until a stop, a failure, the
+    // duration, or the drain after a command ended; says why in `out`.
+    void watch(ScenarioOutcome& out, std::vector<std::string>& notes, int64_t t0) {
+        int64_t stop_at = !o.run_cmd.empty() && !client.started() ? mono_ms() : -1;  // drain deadline
         int64_t next_status = 0;
         for (;;) {
             pump(100);
@@ -162,52 +174,33 @@ struct ScenarioRunner::Impl {
                 out.stop_reason = stop_text(stop_signal.load());
                 if (client.started() && !client.check_exited())
                     notes.push_back(out.stop_reason + " before the run command ended");
-                break;
+                return;
             }
             const SessionStatus st = session.status();
             if (st.failed) {
                 out.stop_reason = "the interface failed: " + st.error;
-                break;
+                return;
             }
-            if (stop_at < 0 && client.started() && client.check_exited()) {
-                stop_at = now + int64_t(o.drain_s * 1000);
-                out.run_succeeded = !client.failed();
-                if (client.failed()) {
-                    message("error: the run command " + client.describe_exit() + ": " + o.run_cmd);
-                    out.failed = true;
-                }
-            }
-            if (stop_at < 0 && server.started() && server.check_exited()) {
-                // The scenario cannot go on without its server.
-                stop_at = now + int64_t(o.drain_s * 1000);
-                if (server.failed()) {
-                    message("error: the server command " + server.describe_exit() + " during the capture: " +
-                            o.server_cmd);
-                    out.failed = true;
-                } else {
-                    message("the server command " + server.describe_exit() + "; stopping");
-                }
-            }
+            if (stop_at < 0) stop_at = ended(out, now);
             if (stop_at < 0 && o.duration_s > 0 && now - t0 >= int64_t(o.duration_s * 1000)) {
                 out.stop_reason = "duration reached";
                 if (client.started() && !client.check_exited())
                     notes.push_back("the duration was reached before the run command ended; it was stopped");
-                break;
+                return;
             }
             if (stop_at >= 0 && now >= stop_at) {
-                if (out.stop_reason.empty())
-                    out.stop_reason = client.started() && client.exited() ? "the run command " + client.describe_exit()
-                                    : server.started() && server.exited()
-                                        ? "the server command " + server.describe_exit()
-                                        : "a command could not be started";
-                break;
+                if (out.stop_reason.empty()) out.stop_reason = drained_reason();
+                return;
             }
             if (owner.on_status && o.status_interval_ms > 0 && now >= next_status) {
                 owner.on_status(st, session.snapshot());
                 next_status = now + o.status_interval_ms;
             }
         }
-        // Capture first (nothing more gets in), then the commands.
+    }
+
+    // Capture first (nothing more gets in), then the commands; the result.
+    void wind_down(ScenarioOutcome& out, const std::vector<std::string>& notes) {
         session.stop();
         forward();
         client.terminate();
@@ -220,6 +213,31 @@ struct ScenarioRunner::Impl {
         out.status = session.status();
         out.files = session.files();
         out.files_deleted = session.files_deleted();
+    }
+
+    ScenarioOutcome run() {
+        ScenarioOutcome out;
+        if (!o.session.keylog_path.empty()) {
+            // Absolute: a command may change its directory before it opens it.
+            std::error_code ec;
+            const auto abs = std::filesystem::absolute(o.session.keylog_path, ec);
+            if (!ec) o.session.keylog_path = abs.string();
+        }
+        if (!session.open(o.session, out.error, &out.open_error)) return out;
+        out.opened = true;
+        if (!start_server(out)) return out;
+        session.start();
+        out.captured = true;
+        if (owner.on_capturing) owner.on_capturing();
+        const int64_t t0 = mono_ms();
+        std::string err;
+        if (!o.run_cmd.empty() && !stop && !client.start(o.run_cmd, err, child_env())) {
+            message("error: cannot start the run command: " + err);
+            out.failed = true;
+        }
+        std::vector<std::string> notes;  // go into the report's warnings
+        watch(out, notes, t0);
+        wind_down(out, notes);
         return out;
     }
 };
