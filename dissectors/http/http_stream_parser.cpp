@@ -222,168 +222,169 @@ struct HttpStreamParser::Impl {
             if (m.lenient() & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
     }
 
-    void feed(std::span<const uint8_t> data) {
-        const uint8_t* p = data.data();
-        size_t n = data.size();
-        size_t i = 0;
-        auto consume = [&](size_t k) { i += k; off += k; };
-        if (state == State::Resync) scanner.chunk_start();
-        while (i < n) {
-            switch (state) {
-            case State::Idle: {
-                uint8_t c = p[i];
-                if (c == '\r' || c == '\n') { consume(1); break; }  // tolerated empty lines
-                if (!head_fresh) reset_message();  // complete() already did, as a rule
-                head_fresh = false;
-                msg_begin = off;
-                start.reset();
-                listener.on_message_begin(off);
-                state = State::Head;
-                break;
-            }
-            case State::Resync: {
-                uint8_t c = p[i];
-                uint64_t at = off;
-                consume(1);
-                if (scanner.push(c, at)) {
-                    reset_message();
-                    head_fresh = false;
-                    msg_begin = scanner.candidate_offset();
-                    state = State::Head;
-                    listener.on_message_begin(msg_begin);
-                    accept_start_line(scanner.matcher());
-                }
-                break;
-            }
-            case State::Head: {
-                if (!start_line_done) {
-                    if (size_t run = start.take_run(p + i, n - i)) {  // method, target, reason: at once
-                        consume(run);
-                        break;
-                    }
-                    uint8_t c = p[i];
-                    consume(1);
-                    auto r = start.push(c);
-                    if (r == StartLineMatcher::Result::Accepted) accept_start_line(start);
-                    else if (r == StartLineMatcher::Result::Rejected) drop(start.reject_code, start.reject_reason, msg_begin, c == '\n');
-                    break;
-                }
-                const void* lf = std::memchr(p + i, '\n', n - i);
-                size_t k = lf ? size_t(static_cast<const uint8_t*>(lf) - (p + i)) + 1 : n - i;
-                if (head_bytes + k > limits.max_header_bytes) {
-                    uint64_t at = off + (limits.max_header_bytes - head_bytes);
-                    consume(k);
-                    drop(HttpError::HeaderTooLarge,
-                         "header section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", at, lf != nullptr);
-                    break;
-                }
-                uint64_t line_start = off - line.size();
-                const char* at = reinterpret_cast<const char*>(p + i);
-                head_bytes += k;
-                consume(k);
-                if (lf && line.empty()) {
-                    process_line(line_start, {at, k});  // the whole line is in this chunk: read it there
-                } else {
-                    line.append(at, k);  // a line cut by the chunk's end waits here for its rest
-                    if (lf) process_line(line_start, line);
-                }
-                break;
-            }
-            case State::Body: {
-                size_t k = size_t(std::min<uint64_t>(remaining, n - i));
-                listener.on_body({p + i, k}, body_pos);
-                body_pos += k;
-                remaining -= k;
-                consume(k);
-                if (remaining == 0) complete();
-                break;
-            }
-            case State::BodyUntilClose: {
-                size_t k = n - i;
-                listener.on_body({p + i, k}, body_pos);
-                body_pos += k;
-                consume(k);
-                break;
-            }
-            case State::ChunkSize: {
-                uint8_t c = p[i];
-                if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); break; }
-                int v = hex_value(c);
-                if (v >= 0) {
-                    if (chunk_size > (std::numeric_limits<uint64_t>::max() >> 4)) {
-                        bad_chunk("chunk size overflows 64 bits", c);
-                        break;
-                    }
-                    chunk_size = (chunk_size << 4) | uint64_t(v);
-                    chunk_has_digit = true;
-                    consume(1);
-                    break;
-                }
-                if (!chunk_has_digit) { bad_chunk("bogus chunk size", c); break; }
-                if (c == ';' || c == ' ' || c == '\t') { state = State::ChunkExt; consume(1); break; }
-                if (c == '\r') { state = State::ChunkSizeLF; consume(1); break; }
-                if (c == '\n') { consume(1); chunk_size_done(); break; }
-                bad_chunk("bogus chunk size", c);
-                break;
-            }
-            case State::ChunkExt: {
-                uint8_t c = p[i];
-                if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); break; }
-                consume(1);
-                if (c == '\r') state = State::ChunkSizeLF;
-                else if (c == '\n') chunk_size_done();
-                break;
-            }
-            case State::ChunkSizeLF:
-                if (p[i] != '\n') { bad_chunk("expected LF after chunk size", p[i]); break; }
-                consume(1);
-                chunk_size_done();
-                break;
-            case State::ChunkData: {
-                size_t k = size_t(std::min<uint64_t>(remaining, n - i));
-                listener.on_body({p + i, k}, body_pos);
-                body_pos += k;
-                remaining -= k;
-                consume(k);
-                if (remaining == 0) state = State::ChunkDataCR;
-                break;
-            }
-            case State::ChunkDataCR:
-                if (p[i] == '\r') { state = State::ChunkDataLF; consume(1); }
-                else if (p[i] == '\n') { begin_chunk_size(); consume(1); }  // bare LF tolerated
-                else bad_chunk("missing CRLF after chunk data", p[i]);
-                break;
-            case State::ChunkDataLF:
-                if (p[i] != '\n') { bad_chunk("missing CRLF after chunk data", p[i]); break; }
-                consume(1);
-                begin_chunk_size();
-                break;
-            case State::Trailer: {
-                uint8_t c = p[i];
-                consume(1);
-                if (c == '\n') {
-                    if (trailer_line_len == 0) { complete(); break; }
-                    trailer_line_len = 0;
-                    if (++trailer_lines > limits.max_headers) {
-                        drop(HttpError::TooManyHeaders,
-                             "more than " + std::to_string(limits.max_headers) + " trailer fields", off - 1, true);
-                    }
-                } else if (c != '\r') {
-                    ++trailer_line_len;
-                    if (++trailer_bytes > limits.max_header_bytes) {
-                        drop(HttpError::HeaderTooLarge,
-                             "trailer section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", off - 1,
-                             false);
-                    }
-                }
-                break;
-            }
-            case State::Tunnel:
-            case State::Closed:
-                consume(n - i);
-                break;
+    // One step of the state machine on the `n` (> 0) bytes at p: how many it
+    // used (0: the state changed, go on with the same bytes). `off` moves with
+    // every byte used, before what follows reads it.
+    size_t step(const uint8_t* p, size_t n) {
+        switch (state) {
+        case State::Idle: return step_idle(p[0]);
+        case State::Resync: return step_resync(p[0]);
+        case State::Head: return start_line_done ? step_header_line(p, n) : step_start_line(p, n);
+        case State::Body:
+        case State::ChunkData:
+        case State::BodyUntilClose: return step_body(p, n);
+        case State::ChunkSize: return step_chunk_size(p[0]);
+        case State::ChunkExt: return step_chunk_ext(p[0]);
+        case State::ChunkSizeLF:
+            if (p[0] != '\n') { bad_chunk("expected LF after chunk size", p[0]); return 0; }
+            ++off;
+            chunk_size_done();
+            return 1;
+        case State::ChunkDataCR:
+            if (p[0] == '\r') { state = State::ChunkDataLF; ++off; return 1; }
+            if (p[0] == '\n') { begin_chunk_size(); ++off; return 1; }  // bare LF tolerated
+            bad_chunk("missing CRLF after chunk data", p[0]);
+            return 0;
+        case State::ChunkDataLF:
+            if (p[0] != '\n') { bad_chunk("missing CRLF after chunk data", p[0]); return 0; }
+            ++off;
+            begin_chunk_size();
+            return 1;
+        case State::Trailer: return step_trailer(p[0]);
+        case State::Tunnel:
+        case State::Closed: off += n; return n;
+        }
+        return 0;
+    }
+
+    size_t step_idle(uint8_t c) {
+        if (c == '\r' || c == '\n') { ++off; return 1; }  // tolerated empty lines
+        if (!head_fresh) reset_message();  // complete() already did, as a rule
+        head_fresh = false;
+        msg_begin = off;
+        start.reset();
+        listener.on_message_begin(off);
+        state = State::Head;
+        return 0;
+    }
+
+    size_t step_resync(uint8_t c) {
+        uint64_t at = off++;
+        if (scanner.push(c, at)) {
+            reset_message();
+            head_fresh = false;
+            msg_begin = scanner.candidate_offset();
+            state = State::Head;
+            listener.on_message_begin(msg_begin);
+            accept_start_line(scanner.matcher());
+        }
+        return 1;
+    }
+
+    size_t step_start_line(const uint8_t* p, size_t n) {
+        if (size_t run = start.take_run(p, n)) {  // method, target, reason: at once
+            off += run;
+            return run;
+        }
+        uint8_t c = p[0];
+        ++off;
+        auto r = start.push(c);
+        if (r == StartLineMatcher::Result::Accepted) accept_start_line(start);
+        else if (r == StartLineMatcher::Result::Rejected) drop(start.reject_code, start.reject_reason, msg_begin, c == '\n');
+        return 1;
+    }
+
+    size_t step_header_line(const uint8_t* p, size_t n) {
+        const void* lf = std::memchr(p, '\n', n);
+        size_t k = lf ? size_t(static_cast<const uint8_t*>(lf) - p) + 1 : n;
+        if (head_bytes + k > limits.max_header_bytes) {
+            uint64_t at = off + (limits.max_header_bytes - head_bytes);
+            off += k;
+            drop(HttpError::HeaderTooLarge,
+                 "header section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", at, lf != nullptr);
+            return k;
+        }
+        uint64_t line_start = off - line.size();
+        const char* at = reinterpret_cast<const char*>(p);
+        head_bytes += k;
+        off += k;
+        if (lf && line.empty()) {
+            process_line(line_start, {at, k});  // the whole line is in this chunk: read it there
+        } else {
+            line.append(at, k);  // a line cut by the chunk's end waits here for its rest
+            if (lf) process_line(line_start, line);
+        }
+        return k;
+    }
+
+    // Body bytes: up to `remaining` (a length, a chunk) or all (until the close).
+    size_t step_body(const uint8_t* p, size_t n) {
+        const bool counted = state != State::BodyUntilClose;
+        size_t k = counted ? size_t(std::min<uint64_t>(remaining, n)) : n;
+        listener.on_body({p, k}, body_pos);
+        body_pos += k;
+        off += k;
+        if (counted) {
+            remaining -= k;
+            if (remaining == 0) {
+                if (state == State::Body) complete();
+                else state = State::ChunkDataCR;
             }
         }
+        return k;
+    }
+
+    size_t step_chunk_size(uint8_t c) {
+        if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); return 0; }
+        int v = hex_value(c);
+        if (v >= 0) {
+            if (chunk_size > (std::numeric_limits<uint64_t>::max() >> 4)) {
+                bad_chunk("chunk size overflows 64 bits", c);
+                return 0;
+            }
+            chunk_size = (chunk_size << 4) | uint64_t(v);
+            chunk_has_digit = true;
+            ++off;
+            return 1;
+        }
+        if (!chunk_has_digit) { bad_chunk("bogus chunk size", c); return 0; }
+        if (c == ';' || c == ' ' || c == '\t') { state = State::ChunkExt; ++off; return 1; }
+        if (c == '\r') { state = State::ChunkSizeLF; ++off; return 1; }
+        if (c == '\n') { ++off; chunk_size_done(); return 1; }
+        bad_chunk("bogus chunk size", c);
+        return 0;
+    }
+
+    size_t step_chunk_ext(uint8_t c) {
+        if (++chunk_line_len > kMaxChunkLine) { bad_chunk("chunk-size line too long", c); return 0; }
+        ++off;
+        if (c == '\r') state = State::ChunkSizeLF;
+        else if (c == '\n') chunk_size_done();
+        return 1;
+    }
+
+    size_t step_trailer(uint8_t c) {
+        ++off;
+        if (c == '\n') {
+            if (trailer_line_len == 0) { complete(); return 1; }
+            trailer_line_len = 0;
+            if (++trailer_lines > limits.max_headers)
+                drop(HttpError::TooManyHeaders, "more than " + std::to_string(limits.max_headers) + " trailer fields",
+                     off - 1, true);
+        } else if (c != '\r') {
+            ++trailer_line_len;
+            if (++trailer_bytes > limits.max_header_bytes)
+                drop(HttpError::HeaderTooLarge,
+                     "trailer section exceeds " + std::to_string(limits.max_header_bytes) + " bytes", off - 1, false);
+        }
+        return 1;
+    }
+
+    void feed(std::span<const uint8_t> data) {
+        const uint8_t* p = data.data();
+        const size_t n = data.size();
+        if (state == State::Resync) scanner.chunk_start();
+        for (size_t i = 0; i < n;) i += step(p + i, n - i);
     }
 
     // Broken chunk framing at the byte `c` (not consumed): the byte itself
@@ -460,72 +461,110 @@ struct HttpStreamParser::Impl {
         line.clear();
     }
 
-    void finish_head() {
-        head.header_bytes = head_bytes;
-
+    // What the headers say about the message's framing and the connection.
+    struct Framing {
         bool te_present = false;
         std::string_view last_coding;
-        bool cl_present = false;
-        bool cl_invalid = false;
-        bool cl_conflict = false;
+        bool cl_present = false, cl_invalid = false, cl_conflict = false;
         uint64_t cl = 0;
-        bool conn_close = false;
-        bool conn_keep_alive = false;
+        bool conn_close = false, conn_keep_alive = false;
+    };
+
+    // "5" or "5, 5" (RFC 9110 8.6): all values must be the same number.
+    static void read_content_length(std::string_view value, Framing& f) {
+        bool any = false;
+        for_each_list_token(value, [&](std::string_view tok) {
+            any = true;
+            uint64_t v = 0;
+            for (char c : tok) {
+                if (c < '0' || c > '9' || v > (std::numeric_limits<uint64_t>::max() - 9) / 10) {
+                    f.cl_invalid = true;
+                    return;
+                }
+                v = v * 10 + uint64_t(c - '0');
+            }
+            if (f.cl_present && v != f.cl) f.cl_conflict = true;
+            f.cl_present = true;
+            f.cl = v;
+        });
+        if (!any) f.cl_invalid = true;
+    }
+
+    Framing read_framing() {
+        Framing f;
         for (const auto& h : head.headers) {
             if (ascii_iequals(h.name, "Transfer-Encoding")) {
-                te_present = true;
+                f.te_present = true;
                 for_each_list_token(h.value, [&](std::string_view tok) {
-                    last_coding = trim_ows(tok.substr(0, tok.find(';')));
+                    f.last_coding = trim_ows(tok.substr(0, tok.find(';')));
                 });
             } else if (ascii_iequals(h.name, "Content-Length")) {
-                // "5" or "5, 5" (RFC 9110 8.6): all values must be the same number.
-                bool any = false;
-                for_each_list_token(h.value, [&](std::string_view tok) {
-                    any = true;
-                    uint64_t v = 0;
-                    for (char c : tok) {
-                        if (c < '0' || c > '9' || v > (std::numeric_limits<uint64_t>::max() - 9) / 10) {
-                            cl_invalid = true;
-                            return;
-                        }
-                        v = v * 10 + uint64_t(c - '0');
-                    }
-                    if (cl_present && v != cl) cl_conflict = true;
-                    cl_present = true;
-                    cl = v;
-                });
-                if (!any) cl_invalid = true;
+                read_content_length(h.value, f);
             } else if (ascii_iequals(h.name, "Connection")) {
                 for_each_list_token(h.value, [&](std::string_view tok) {
-                    if (ascii_iequals(tok, "close")) conn_close = true;
-                    if (ascii_iequals(tok, "keep-alive")) conn_keep_alive = true;
+                    if (ascii_iequals(tok, "close")) f.conn_close = true;
+                    if (ascii_iequals(tok, "keep-alive")) f.conn_keep_alive = true;
                 });
             } else if (ascii_iequals(h.name, "Expect")) {
                 if (ascii_iequals(trim_ows(h.value), "100-continue")) head.expect_continue = true;
             }
         }
-        head.connection_close = conn_close || (head.version == "HTTP/1.0" && !conn_keep_alive);
-        head.chunked = te_present && ascii_iequals(last_coding, "chunked");
+        return f;
+    }
 
-        if (te_present) {
+    // The body's length from Transfer-Encoding / Content-Length; false when
+    // the message is dropped (RFC 9112 6.3's errors).
+    bool apply_length(const Framing& f) {
+        if (f.te_present) {
             if (!head.chunked && role == Role::Request) {
                 drop(HttpError::BadTransferEncoding, "request Transfer-Encoding does not end in chunked", msg_begin, true);
-                return;
+                return false;
             }
-            if (cl_present || cl_invalid) {
+            if (f.cl_present || f.cl_invalid) {
                 // RFC 9112 6.3: Transfer-Encoding overrides Content-Length.
                 warn(HttpError::LengthAndChunked, "both Transfer-Encoding and Content-Length; Transfer-Encoding wins",
                      msg_begin);
             }
-        } else if (cl_invalid) {
+        } else if (f.cl_invalid) {
             drop(HttpError::InvalidContentLength, "invalid Content-Length", msg_begin, true);
-            return;
-        } else if (cl_conflict) {
+            return false;
+        } else if (f.cl_conflict) {
             drop(HttpError::ConflictingContentLength, "conflicting Content-Length values", msg_begin, true);
-            return;
-        } else if (cl_present) {
-            head.content_length = cl;
+            return false;
+        } else if (f.cl_present) {
+            head.content_length = f.cl;
         }
+        return true;
+    }
+
+    // After the headers: no body, chunks, a length, or until the close.
+    void begin_body(bool te_present, bool no_body, State after_no_body) {
+        if (no_body) {
+            complete(after_no_body);
+        } else if (head.chunked) {
+            begin_chunk_size();
+        } else if (te_present) {
+            state = State::BodyUntilClose;  // response with a non-chunked coding
+        } else if (head.content_length) {
+            if (*head.content_length == 0) {
+                complete();
+            } else {
+                remaining = *head.content_length;
+                state = State::Body;
+            }
+        } else if (role == Role::Request) {
+            complete();  // requests without framing headers have no body
+        } else {
+            state = State::BodyUntilClose;
+        }
+    }
+
+    void finish_head() {
+        head.header_bytes = head_bytes;
+        const Framing f = read_framing();
+        head.connection_close = f.conn_close || (head.version == "HTTP/1.0" && !f.conn_keep_alive);
+        head.chunked = f.te_present && ascii_iequals(f.last_coding, "chunked");
+        if (!apply_length(f)) return;
 
         bool no_body = false;
         State after_no_body = State::Idle;
@@ -546,24 +585,7 @@ struct HttpStreamParser::Impl {
             }
         }
         listener.on_headers_complete(head, off);
-        if (no_body) {
-            complete(after_no_body);
-        } else if (head.chunked) {
-            begin_chunk_size();
-        } else if (te_present) {
-            state = State::BodyUntilClose;  // response with a non-chunked coding
-        } else if (head.content_length) {
-            if (*head.content_length == 0) {
-                complete();
-            } else {
-                remaining = *head.content_length;
-                state = State::Body;
-            }
-        } else if (role == Role::Request) {
-            complete();  // requests without framing headers have no body
-        } else {
-            state = State::BodyUntilClose;
-        }
+        begin_body(f.te_present, no_body, after_no_body);
     }
 
     void gap(uint64_t len) {
