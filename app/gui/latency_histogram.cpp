@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace stallscope::gui {
 
@@ -55,6 +56,27 @@ std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values,
         bins[size_t(std::clamp(i, 0, int(bins.size()) - 1))].count++;
     }
     return bins;
+}
+
+std::vector<std::string> logHistogramTickLabels(const std::vector<HistogramBin>& bins, int per_decade) {
+    per_decade = std::clamp(per_decade, 1, 20);
+    auto text = [](double ms) {
+        char buf[32];
+        if (ms >= 10) std::snprintf(buf, sizeof buf, "%.0f", ms);  // "1000", never "1e+03"
+        else std::snprintf(buf, sizeof buf, "%.2g", ms);
+        return std::string(buf);
+    };
+    std::vector<std::string> labels(bins.size());
+    size_t first_decade = bins.size();
+    for (size_t i = 0; i < bins.size(); ++i) {
+        if (bins[i].lo_ms <= 0) continue;
+        const double k = std::log10(bins[i].lo_ms) * per_decade;
+        if (std::fabs(k - std::round(k)) > 1e-6 || long(std::lround(k)) % per_decade != 0) continue;
+        labels[i] = text(bins[i].lo_ms);
+        first_decade = std::min(first_decade, i);
+    }
+    if (!bins.empty() && first_decade >= 2) labels[0] = text(bins[0].lo_ms);
+    return labels;
 }
 
 } // namespace stallscope::gui

@@ -1,6 +1,7 @@
 #pragma once
 // Latency histogram bins for the overview chart (pure, no Qt).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace stallscope::gui {
@@ -19,6 +20,11 @@ std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values_ms,
 // decades (0.2 ms calls and 200 ms stalls) each get readable bars. Values
 // <= 0 count in the first bin. Empty input -> no bins.
 std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values_ms, int per_decade = 4);
+
+// Tick labels for log bins made with `per_decade`: the decade edges ("0.1",
+// "1", "10") and the first bin when no decade edge is near it; "" for the
+// rest. A small chart has room for a label every few bins, not for each one.
+std::vector<std::string> logHistogramTickLabels(const std::vector<HistogramBin>& bins, int per_decade = 4);
 
 // The count axis of a histogram: 0 to a round top at a 1-2-5 step, about
 // four intervals, every tick a whole number (never 7055 / 14110).

@@ -31,7 +31,6 @@ namespace stallscope::gui {
 
 namespace {
 // "0.18", "1", "5.6", "320": two significant digits, no trailing zeros.
-QString binLabel(double ms) { return QString::number(ms, 'g', ms >= 100 ? 3 : 2); }
 }
 
 static const char* const kStatKeys[][2] = {
@@ -193,10 +192,12 @@ void OverviewPage::onResult(const ResultPtr& r) {
     auto* set = new QBarSet(tr("calls"));
     QStringList cats;
     uint64_t peak = 0;
-    for (const HistogramBin& b : bins) {
-        *set << double(b.count);
-        peak = std::max(peak, b.count);
-        cats << binLabel(b.lo_ms);
+    const std::vector<std::string> ticks = logHistogramTickLabels(bins, 4);
+    for (size_t i = 0; i < bins.size(); ++i) {
+        *set << double(bins[i].count);
+        peak = std::max(peak, bins[i].count);
+        // Categories must differ: an unlabelled bin is i+1 zero-width spaces.
+        cats << (ticks[i].empty() ? QString(qsizetype(i + 1), QChar(0x200B)) : QString::fromStdString(ticks[i]));
     }
     auto* series = new QBarSeries;
     series->setBarWidth(0.95);
@@ -204,7 +205,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(cats);
-    x->setTitleText(tr("latency (ms, bin start, log bins)"));
+    x->setTitleText(tr("latency, ms (log bins)"));
     auto* y = new QValueAxis;
     // Round ticks at a 1-2-5 step of whole calls.
     const CountAxis axis = countAxis(peak);

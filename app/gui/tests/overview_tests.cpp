@@ -194,6 +194,17 @@ TEST_CASE("Overview histogram uses log bins") {
     CHECK(bins.back().hi_ms > 1000);
     CHECK(bins.size() <= 4 * 4 + 1);   // 0.2 .. 1000 ms: under four decades
     CHECK(logLatencyHistogram({}, 4).empty());
+    // Ticks: the decade edges only (a small chart elides a label per bin to "…").
+    const auto ticks = logHistogramTickLabels(bins, 4);
+    REQUIRE(ticks.size() == bins.size());
+    std::vector<std::string> shown;
+    for (const auto& t : ticks)
+        if (!t.empty()) shown.push_back(t);
+    CHECK(shown == std::vector<std::string>{"0.18", "1", "10", "100", "1000"});  // 0.18: the first edge, 3 bins before 1
+    // Within one decade: the first bin says where the axis starts.
+    const auto narrow = logHistogramTickLabels(logLatencyHistogram({0.25, 0.3, 0.9}, 4), 4);
+    REQUIRE(!narrow.empty());
+    CHECK(narrow.front() == "0.18");
 }
 
 TEST_CASE("Dark theme: the histogram and the event trace follow the palette") {
