@@ -6,6 +6,7 @@
 #include "capture/packet_decoder.h"
 #include "capture/pcap/gzip_file_reader.h"
 #include "capture/pcap/gzip_stream.h"
+#include "capture/pcap/mapped_pcap_reader.h"
 #include "capture/pcap/pcapng_reader.h"
 #include "capture/pcap/reader_support.h"
 
@@ -39,6 +40,22 @@ uint32_t swap32(uint32_t v) {
 int dlt_to_linktype(int dlt) {
     if (dlt == DLT_RAW) return linktype::kRaw;
     return dlt;
+}
+
+// libpcap's max_snaplen_for_dlt(): a record's caplen past it is an error.
+uint32_t max_caplen_for(int dlt) {
+    switch (dlt) {
+#ifdef DLT_DBUS
+    case DLT_DBUS: return 128 * 1024 * 1024;
+#endif
+#ifdef DLT_EBHSCR
+    case DLT_EBHSCR: return 8 * 1024 * 1024;
+#endif
+#ifdef DLT_USBPCAP
+    case DLT_USBPCAP: return 1024 * 1024;
+#endif
+    default: return 262144;  // MAXIMUM_SNAPLEN
+    }
 }
 
 constexpr uint64_t kUnknownSize = UINT64_MAX;  // a decompressed stream's size is known only at its end
@@ -156,6 +173,18 @@ std::unique_ptr<PcapFileReader> open_stream(std::FILE* f, const std::string& pat
                                  : "unusable pcap file header [libpcap: " + msg + "]";
         error = file_error(path, reason, 0);
         return nullptr;
+    }
+    if (size != kUnknownSize && record_header == 16 && capture_detail::mapped_pcap_enabled()) {
+        // libpcap read and checked the file header; the records come out of a map.
+        capture_detail::ClassicPcapFormat cf;
+        cf.linktype = dlt_to_linktype(pcap_datalink(p));
+        cf.snaplen = uint32_t(std::max(0, pcap_snapshot(p)));
+        cf.max_caplen = max_caplen_for(pcap_datalink(p));
+        cf.swapped = pcap_is_swapped(p) == 1;
+        cf.nanoseconds = format == "pcap-ns";
+        cf.format = format;
+        pcap_close(p);
+        return capture_detail::open_mapped_pcap(path, size, cf, error);
     }
     return std::make_unique<LibpcapFileReader>(p, path, size, format, record_header);
 }

@@ -1,0 +1,126 @@
+#include "capture/pcap/mapped_pcap_reader.h"
+
+#include "capture/pcap/reader_support.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace stallscope::capture_detail {
+
+namespace {
+
+constexpr uint64_t kFileHeader = 24;
+constexpr uint64_t kRecordHeader = 16;  // ts_sec, ts_usec, caplen, len
+constexpr uint64_t kDropBehind = 8u << 20;  // give back mapped pages every 8 MB read
+
+uint32_t load32(const uint8_t* p, bool swapped) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return swapped ? __builtin_bswap32(v) : v;
+}
+
+class MappedPcapReader final : public PcapFileReader {
+public:
+    MappedPcapReader(std::string path, const uint8_t* base, uint64_t size, ClassicPcapFormat f)
+        : path_(std::move(path)), base_(base), size_(size), f_(std::move(f)) {}
+    ~MappedPcapReader() override { ::munmap(const_cast<uint8_t*>(base_), size_); }
+
+    Status next(Frame& out) override {
+        if (state_ != Status::Ok) return state_;
+        const uint64_t at = pos_;
+        if (at == size_) return state_ = Status::End;
+        if (size_ - at < kRecordHeader)
+            return fail(at, "truncated record header, " + std::to_string(size_ - at) +
+                                " bytes left in the file [tried to read 16 header bytes, only got " +
+                                std::to_string(size_ - at) + "]");
+        const uint8_t* h = base_ + at;
+        const uint32_t sec = load32(h, f_.swapped), frac = load32(h + 4, f_.swapped);
+        uint32_t caplen = load32(h + 8, f_.swapped);
+        const uint32_t len = load32(h + 12, f_.swapped);
+        if (caplen > f_.max_caplen)
+            return fail(at, "absurd record length [invalid packet capture length " + std::to_string(caplen) +
+                                ", bigger than " +
+                                (caplen > f_.snaplen ? "snaplen of " + std::to_string(f_.snaplen)
+                                                     : "maximum of " + std::to_string(f_.max_caplen)) + "]");
+        const uint64_t body = at + kRecordHeader;
+        if (size_ - body < caplen)
+            return fail(at, "truncated record body, " + std::to_string(size_ - at) +
+                                " bytes left in the file [tried to read " + std::to_string(caplen) +
+                                " captured bytes, only got " + std::to_string(size_ - body) + "]");
+        pos_ = body + caplen;
+        if (caplen > f_.snaplen) caplen = f_.snaplen;  // as libpcap: the rest of the record is skipped
+        drop_behind(at);
+        out = Frame{};
+        out.number = ++number_;
+        out.ts_ns = int64_t(sec) * 1000000000 + (f_.nanoseconds ? int64_t(frac) : int64_t(frac) * 1000);
+        out.linktype = f_.linktype;
+        out.interface_id = 0;
+        out.origlen = len;
+        out.file_offset = at;
+        out.data = std::span<const uint8_t>(base_ + body, caplen);
+        return Status::Ok;
+    }
+    const std::string& error() const override { return error_; }
+    uint64_t error_offset() const override { return error_offset_; }
+    uint64_t file_size() const override { return size_; }
+    uint64_t position() const override { return pos_; }
+    std::string format() const override { return f_.format; }
+
+private:
+    Status fail(uint64_t at, const std::string& reason) {
+        error_offset_ = at;
+        error_ = file_error(path_, reason, at);
+        return state_ = Status::Error;
+    }
+    // Pages before the record being handed out are read for good: unmapped
+    // from this process (the page cache keeps them), so RSS stays flat.
+    void drop_behind(uint64_t record) {
+        if (record < dropped_ + kDropBehind) return;
+        const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+        const uint64_t upto = record / page * page;
+        if (upto > dropped_) ::madvise(const_cast<uint8_t*>(base_) + dropped_, upto - dropped_, MADV_DONTNEED);
+        dropped_ = upto;
+    }
+
+    std::string path_;
+    const uint8_t* base_;
+    uint64_t size_;
+    ClassicPcapFormat f_;
+    uint64_t pos_ = kFileHeader;
+    uint64_t dropped_ = 0;
+    uint64_t number_ = 0;
+    Status state_ = Status::Ok;
+    std::string error_;
+    uint64_t error_offset_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<PcapFileReader> open_mapped_pcap(const std::string& path, uint64_t size, const ClassicPcapFormat& f,
+                                                 std::string& error) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = file_error(path, std::string("cannot open: ") + std::strerror(errno), 0);
+        return nullptr;
+    }
+    void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int map_errno = errno;
+    ::close(fd);  // the map keeps the file
+    if (base == MAP_FAILED) {
+        error = file_error(path, std::string("cannot map: ") + std::strerror(map_errno), 0);
+        return nullptr;
+    }
+    ::madvise(base, size, MADV_SEQUENTIAL);
+    return std::make_unique<MappedPcapReader>(path, static_cast<const uint8_t*>(base), size, f);
+}
+
+bool mapped_pcap_enabled() {
+    const char* v = std::getenv("STALLSCOPE_PCAP_READER");
+    return !(v && std::strcmp(v, "libpcap") == 0);
+}
+
+} // namespace stallscope::capture_detail
