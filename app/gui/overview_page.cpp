@@ -14,6 +14,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
@@ -60,7 +61,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     losses_->verticalHeader()->hide();
     losses_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     losses_->setSelectionMode(QAbstractItemView::NoSelection);
-    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    losses_->horizontalHeader()->setStretchLastSection(true);
     auto* loss_box = new QGroupBox(tr("Time per kind (stalls: time lost)"));
     auto* loss_lay = new QVBoxLayout(loss_box);
     loss_lay->addWidget(losses_);
@@ -84,7 +85,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     fl->addWidget(findings_);
 
     auto* top = new QHBoxLayout;
-    loss_box->setMinimumWidth(360);
+    // Its width: the table's (every column whole, OverviewPage::onResult).
     // The top row stays compact so the ranked findings get the room.
     // (The Capture rows take the height they need: their text is never clipped.)
     for (QWidget* w : {static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)}) w->setMaximumHeight(250);
@@ -181,8 +182,12 @@ void OverviewPage::onResult(const ResultPtr& r) {
         if (!is_stall_kind(k.kind)) time->setForeground(palette().color(QPalette::PlaceholderText));   // not lost: neutral
         losses_->setItem(i, 3, time);
     }
+    // Every column whole, names and times unelided (issue 27): the table
+    // asks for the width of its columns and the histogram beside it gives way.
     losses_->resizeColumnsToContents();
-    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    int need = 2 * losses_->frameWidth() + losses_->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < losses_->columnCount(); ++c) need += losses_->horizontalHeader()->sectionSize(c);
+    losses_->setMinimumWidth(need);
 
     std::vector<double> lat;
     lat.reserve(r->callCount());
@@ -204,7 +209,8 @@ void OverviewPage::onResult(const ResultPtr& r) {
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(cats);
-    x->setTitleText(tr("latency (ms, bin start, log bins)"));
+    x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
+    chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
     auto* y = new QValueAxis;
     // Round ticks at a 1-2-5 step of whole calls.
     const CountAxis axis = countAxis(peak);
