@@ -67,7 +67,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     loss_lay->addWidget(losses_);
 
     auto* chart = new QChart;
-    chart->setTitle(tr("Latency histogram"));
+    chart->setTitle(tr("Latency histogram: calls per bin"));   // the y axis needs no title then
     chart->legend()->hide();
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart_view_->setChart(chart);
@@ -90,8 +90,8 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     // (The Capture rows take the height they need: their text is never clipped.)
     for (QWidget* w : {static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)}) w->setMaximumHeight(250);
     top->addWidget(stats_box, 0);
-    top->addWidget(loss_box, 3);
-    top->addWidget(chart_view_, 3);
+    top->addWidget(loss_box, 0);   // its columns' width; the rest to the histogram
+    top->addWidget(chart_view_, 1);
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top, 0);
     lay->addWidget(findings_box, 1);
@@ -140,7 +140,11 @@ void OverviewPage::onResult(const ResultPtr& r) {
     setStat("connections", QString::number(r->connectionCount()));
     {   // where the capture was taken and whose view the latencies are, as the report says
         const CapturePointText cp = capturePointText(summarize_capture_point(*r));
-        setStat("captured", cp.where);
+        // Its parenthesis on a line of its own: the Capture column stays
+        // narrow, so the histogram beside it has room for its bin labels.
+        QString where = cp.where;
+        if (const qsizetype at = where.indexOf(QStringLiteral(" (")); at > 0) where[at] = QLatin1Char('\n');
+        setStat("captured", where);
         setStat("view", cp.view);
         if (QLabel* l = stats_.value(QStringLiteral("captured"))) l->setToolTip(cp.evidence);
         if (QLabel* l = stats_.value(QStringLiteral("view"))) l->setToolTip(tr("Latencies are %1").arg(cp.view_long));
@@ -185,7 +189,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     // Every column whole, names and times unelided (issue 27): the table
     // asks for the width of its columns and the histogram beside it gives way.
     losses_->resizeColumnsToContents();
-    int need = 2 * losses_->frameWidth() + losses_->verticalScrollBar()->sizeHint().width();
+    int need = 2 * losses_->frameWidth();   // a few rows: no room kept for a scroll bar
     for (int c = 0; c < losses_->columnCount(); ++c) need += losses_->horizontalHeader()->sectionSize(c);
     losses_->setMinimumWidth(need);
 
@@ -217,7 +221,6 @@ void OverviewPage::onResult(const ResultPtr& r) {
     y->setRange(0, double(axis.top));
     y->setLabelFormat(QStringLiteral("%d"));
     y->setTickCount(axis.ticks());
-    y->setTitleText(tr("calls"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);

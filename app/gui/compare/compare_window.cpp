@@ -93,7 +93,9 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     summary->addWidget(left);
     summary->addWidget(charts);
     charts->setMinimumWidth(420);
-    summary->setSizes({800, 600});   // proportions: tables get a little more room than the charts
+    // Proportions: the tables get the room their columns need at 1360 px
+    // (every header whole, the latency verdict last); the charts the rest.
+    summary->setSizes({840, 520});
     tabs_->addTab(summary, tr("Summary"));
 
     // Side by side: timelines on top, the matched call's traces below.
