@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QTemporaryDir>
+#include <QHeaderView>
 #include <QTableWidget>
 #include <QTest>
 #include <QtCharts/QChart>
@@ -297,4 +298,13 @@ TEST_CASE("the Compare view leads its predictions with what after removed: Nagle
     CHECK(preds->item(0, 4)->text() == formatMs(c.predictions.front().measured_median_ms));
     CHECK_FALSE(preds->item(1, 0)->font().bold());
     CHECK(preds->isVisible());
+    // At 1360x860 every table header is whole (the operations table's Latency column was cut).
+    for (QHeaderView* h : w.findChildren<QHeaderView*>()) {
+        if (h->orientation() != Qt::Horizontal || !h->isVisible()) continue;
+        for (int col = 0; col < h->count(); ++col) {
+            INFO("column '" << h->model()->headerData(col, Qt::Horizontal).toString().toStdString() << "'");
+            CHECK(h->sectionSize(col) >= h->sectionSizeHint(col));
+            CHECK(h->sectionViewportPosition(col) + h->sectionSizeHint(col) <= h->viewport()->width());
+        }
+    }
 }
