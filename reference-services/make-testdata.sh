@@ -62,6 +62,9 @@ scenario refsvc-xsoap "$(p 5 6 0 0)" \
 scenario refsvc-xsoap-client-nodelay "$(p 5 6 0 0)" \
   "refsvc-xsoap with only the client fixed (--nodelay on in the client, the server as it was): a partial fix for compare's verdicts per side. The request body no longer waits, but from call 2 on the server still holds each response body ~44 ms for the client's delayed ACK of the response headers." \
   --profile xsoap --op getString --size 200 --calls 6 --client-args "--nodelay on"
+scenario refsvc-xsoap-nodelay "$(p 0 6 0 0)" \
+  "refsvc-xsoap with both sides fixed (--nodelay on in the client and the server): the Nagle holds are gone on both sides (compare's prediction for both removed together); headers and body still leave in two writes (split_write, no cost)." \
+  --profile xsoap --op getString --size 200 --calls 6 --client-args "--nodelay on" --server-args "--nodelay on"
 scenario refsvc-gsoap "$(p 0 0 0 0)" \
   "gSOAP-like clean baseline: one write per message, TCP_NODELAY, keep-alive; echoInts of 100 ints." \
   --profile gsoap --op echoInts --size 100 --calls 5

@@ -2,6 +2,7 @@
 
 #include "analyzers/accounting/summary.h"
 #include "analyzers/compare/compare_input.h"
+#include "analyzers/compare/compare_predictions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -148,38 +149,6 @@ std::string describe(const KindSide& s) {
                   (unsigned long long)s.findings, s.findings == 1 ? "" : "s", (unsigned long long)s.calls_affected,
                   (unsigned long long)s.calls_total, s.lost_ms);
     return buf;
-}
-
-// Share of the capture's calls that findings of (kind, side) name.
-double share_hit(const CompareInput& r, const std::string& kind, const std::string& side) {
-    if (side.empty() || r.calls == 0) return 0.0;  // a finding's side is never ""
-    auto it = r.tallies.find({kind, side});
-    return it == r.tallies.end() ? 0.0 : double(it->second.calls.size()) / double(r.calls);
-}
-
-std::vector<PredictionCheck> check_predictions(const CompareInput& before, const CompareInput& after) {
-    std::vector<PredictionCheck> out;
-    const SummaryGroup &b = before.overall, &a = after.overall;
-    if (!b.latency.calls || !a.latency.calls) return out;
-    bool every_stall_made = true, any_stall = false;
-    for (const WhatIf& w : b.what_if) {
-        if (w.kind == "all_stalls") continue;
-        double hit_before = share_hit(before, w.kind, w.side), hit_after = share_hit(after, w.kind, w.side);
-        const char* verdict = hit_after == 0 ? "fixed" : hit_after <= 0.8 * hit_before ? "reduced" : nullptr;
-        if (!w.client_time) {
-            any_stall = true;
-            every_stall_made = every_stall_made && verdict;
-        }
-        if (!verdict) continue;
-        const LatencyStats &lb = w.client_time ? b.client_latency : b.latency, &la = w.client_time ? a.client_latency : a.latency;
-        out.push_back({w.kind, w.side, verdict, w.client_time, lb.median_ms, w.predicted_median_ms, la.median_ms,
-                       w.predicted_median_ms - la.median_ms});
-    }
-    for (const WhatIf& w : b.what_if)
-        if (w.kind == "all_stalls" && any_stall && every_stall_made)
-            out.push_back({w.kind, "", "fixed", false, b.latency.median_ms, w.predicted_median_ms, a.latency.median_ms,
-                           w.predicted_median_ms - a.latency.median_ms});
-    return out;
 }
 
 KindComparison compare_kind_counts(const std::string& kind, const CompareInput& before, const CompareInput& after,

@@ -119,8 +119,13 @@ struct KindComparison {
 // A prediction of BEFORE (summary.what_if) checked against what AFTER
 // measured, for each fix that AFTER shows as made: that kind on that side
 // gone (fixed) or hitting a smaller share of the calls (reduced). all_stalls
-// when every stall of BEFORE is fixed or reduced. See docs/compare.md.
+// when every stall of BEFORE is fixed or reduced. When AFTER made several
+// fixes, one more: the prediction for all of them removed together (kind
+// and side as below, `fixes` listing them). The one for exactly what AFTER
+// removed (`for_after`) comes first. See docs/compare.md.
 struct PredictionCheck {
+    // A finding kind, "all_stalls", or for fixes removed together: their one
+    // kind (side "client+server") or "combined" (side "").
     std::string kind, side;           // side "" for all_stalls
     std::string verdict;              // "fixed" / "reduced"
     bool client_time = false;         // of client_ms (connection_setup), else of latency_ms
@@ -128,6 +133,12 @@ struct PredictionCheck {
     double predicted_median_ms = 0;
     double measured_median_ms = 0;
     double error_ms = 0;              // predicted - measured
+    // The fixes (kind, side) this prediction removes; empty for all_stalls
+    // and a single fix (kind, side above).
+    std::vector<std::pair<std::string, std::string>> fixes;
+    // The prediction for what AFTER removed: its latency fixes (every one
+    // made, the Nagle hold fixed on both sides together), not one of them.
+    bool for_after = false;
 };
 
 struct CaptureSideInfo {

@@ -1,5 +1,6 @@
 #include "analyzers/compare/compare_input.h"
 
+#include "analyzers/accounting/call_ledger.h"
 #include "analyzers/result/result_spill.h"
 
 #include <algorithm>
@@ -37,6 +38,9 @@ CompareInput compare_input(const AnalysisResult& r) {
         CompareCall k;
         k.id = c.id;
         k.latency_ms = c.latency_ms;
+        k.stall_ms = stall_ms(c);
+        for (const FixSaving& fs : c.savings)
+            if (fs.ms > 0) in.savings[{fs.kind, side_name(fs.side)}].push_back({c.id, fs.ms});
         for (const Phase& p : c.phases)
             if (p.kind == PhaseKind::ServerTime) k.server_ms += p.duration_ms();
         auto [it, added] = op_index.try_emplace(operation_key(c), uint32_t(in.operations.size()));

@@ -21,6 +21,7 @@ struct CompareCall {
     uint64_t id = 0;
     double latency_ms = 0;
     double server_ms = 0;       // the ServerTime phases, summed
+    double stall_ms = 0;        // in every stall (the ledger's stall_ms): what all stalls fixed removes
     uint32_t operation = 0;     // index into CompareInput::operations
     uint8_t bucket = 0;         // index into size_bucket_names()
 };
@@ -43,6 +44,10 @@ struct CompareInput {
     std::map<std::pair<std::string, std::string>, FindingTally> tallies;  // (kind, side or "")
     std::vector<std::string> kinds;               // finding kinds by first appearance
     SummaryGroup overall;                         // summary.overall (what_if and latencies)
+    // Per fix (kind, side), what it removes from each complete call it
+    // changes (call.savings): (call id, ms), by id. For the prediction of
+    // several fixes made together (compare_predictions.h).
+    std::map<std::pair<std::string, std::string>, std::vector<std::pair<uint64_t, double>>> savings;
 };
 
 // The size bucket names of size_bucket(), by index.

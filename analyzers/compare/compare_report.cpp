@@ -110,13 +110,32 @@ std::vector<std::string> group_row(const GroupComparison& g) {
             latency_change_name(g.change)};
 }
 
+// "nagle_delayed_ack (client+server)", "nagle_delayed_ack (client) + expect_100_wait (server)", "all stalls".
+std::string prediction_label(const PredictionCheck& p) {
+    if (p.kind == "all_stalls") return "all stalls";
+    if (p.fixes.empty()) return p.kind + " (" + p.side + ")";
+    if (p.kind != "combined") return p.kind + " (" + p.side + ")";
+    std::string s;
+    for (const auto& [kind, side] : p.fixes) s += (s.empty() ? "" : " + ") + kind + " (" + side + ")";
+    return s;
+}
+
 // "nagle_delayed_ack (server) fixed: predicted median 3.8 ms, measured 5.0 ms (error -1.2 ms)"
 std::string prediction_line(const PredictionCheck& p) {
-    std::string what = p.kind == "all_stalls" ? std::string("all stalls") : p.kind + " (" + p.side + ")";
-    return what + " " + p.verdict + ": predicted median " + ms(p.predicted_median_ms) + " ms, measured " +
+    return prediction_label(p) + " " + p.verdict + ": predicted median " + ms(p.predicted_median_ms) + " ms, measured " +
            ms(p.measured_median_ms) + " ms (error " + (p.error_ms >= 0 ? "+" : "") + ms(p.error_ms) + " ms; before " +
            ms(p.before_median_ms) + " ms" + (p.client_time ? ", client time from SYN)" : ")");
 }
+
+// The prediction for what AFTER removed, first: "what after removed,
+// nagle_delayed_ack (client+server) fixed: predicted 3.70 / measured 3.49 / error +0.21 ms (median; before 90.0 ms)".
+std::string for_after_line(const PredictionCheck& p) {
+    return "what after removed, " + prediction_label(p) + " " + p.verdict + ": predicted " + ms(p.predicted_median_ms) +
+           " / measured " + ms(p.measured_median_ms) + " / error " + (p.error_ms >= 0 ? "+" : "") + ms(p.error_ms) +
+           " ms (median; before " + ms(p.before_median_ms) + " ms)";
+}
+
+std::string any_prediction_line(const PredictionCheck& p) { return p.for_after ? for_after_line(p) : prediction_line(p); }
 
 // The verdict lists (fixed, reduced, ...): a kind, or each side of a kind
 // found on both sides.
@@ -247,7 +266,7 @@ std::string compare_text(const Comparison& c, const std::vector<CheckedExpectati
     for (auto& n : c.notes) out += "note: " + n + "\n";
     if (!c.predictions.empty()) {
         out += "\nPredictions (made from before's findings, checked against after's median)\n";
-        for (auto& p : c.predictions) out += "  " + prediction_line(p) + "\n";
+        for (auto& p : c.predictions) out += "  " + any_prediction_line(p) + "\n";
     }
     for (auto& e : checked) {
         out += "\n" + e.name + ": " + (e.result.ok ? "passed" : "FAILED") + "\n";
@@ -381,7 +400,8 @@ std::string compare_markdown(const Comparison& c, const std::vector<CheckedExpec
     }
     if (!c.predictions.empty()) {
         out += "\n**Predictions** (from before's findings, checked against after's median):\n\n";
-        for (auto& p : c.predictions) out += "- " + prediction_line(p) + "\n";
+        for (auto& p : c.predictions)
+            out += "- " + (p.for_after ? "**" + for_after_line(p) + "**" : prediction_line(p)) + "\n";
     }
     for (auto& n : c.notes) out += "\n> " + n + "\n";
     if (!checked.empty()) out += "\n";
@@ -440,9 +460,15 @@ std::string compare_json(const Comparison& c, const std::vector<CheckedExpectati
                   {"measured_median_ms", round_ms(p.measured_median_ms)}, {"error_ms", round_ms(p.error_ms)},
                   {"verdict", p.verdict}, {"before_median_ms", round_ms(p.before_median_ms)}};
         if (p.client_time) e["of"] = "client_ms";
+        json fixes = json::array();
+        for (const auto& [kind, side] : p.fixes) fixes.push_back({{"kind", kind}, {"side", side}});
+        e["fixes"] = fixes;
+        e["for_after"] = p.for_after;
+        if (p.for_after) doc["prediction_for_after"] = e;
         preds.push_back(e);
     }
     doc["predictions"] = preds;
+    if (!doc.contains("prediction_for_after")) doc["prediction_for_after"] = nullptr;
     json exp = json::array();
     for (auto& e : checked) exp.push_back({{"name", e.name}, {"ok", e.result.ok}, {"reasons", e.result.reasons}});
     doc["expectations"] = exp;

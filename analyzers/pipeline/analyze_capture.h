@@ -8,11 +8,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace stallscope {
+
+// What an analysis has found so far, for a front end to show while a big
+// capture loads (the desktop app's load bar polls it on a timer). Updated by
+// the analysis as calls complete; at the end it holds the result's counts.
+struct LoadCounters {
+    std::atomic<uint64_t> calls{0};      // finished calls
+    std::atomic<uint64_t> findings{0};   // findings of those calls (the whole-capture ones come at the end)
+};
 
 struct AnalysisOptions {
     // Keep every call's segments in the result (GUI, diagrams). Off for the
@@ -67,6 +76,8 @@ struct AnalysisOptions {
     // Connections decrypt with `tls_keys` (null: keyless).
     std::string keylog_path;
     std::shared_ptr<TlsKeyStore> tls_keys;
+    // Null: nobody watches. Set: updated as calls complete (LoadCounters).
+    std::shared_ptr<LoadCounters> counters;
 };
 
 struct Progress {

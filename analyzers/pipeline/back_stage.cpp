@@ -40,6 +40,10 @@ void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
     const CallScan scan(call, conn);  // the Nagle search, once for every detector
     for (auto& d : detectors_) d->on_call(call, conn, scan, result_.findings);
     account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
+    if (opt_.counters) {   // relaxed: a display figure, read by another thread
+        opt_.counters->calls.fetch_add(1, std::memory_order_relaxed);
+        opt_.counters->findings.fetch_add(result_.findings.size() - first_new, std::memory_order_relaxed);
+    }
     if (!keep_segments(call)) {
         call.segments.clear();
         if (!spill_) call.segments.shrink_to_fit();  // kept in memory; a spilled call's buffer is reused
@@ -105,7 +109,10 @@ void AnalysisBack::spill_findings() {
 }
 
 void AnalysisBack::connection_closed(Connection&& info) {
+    const size_t before = result_.findings.size();
     for (auto& d : detectors_) d->on_connection_closed(info, result_.findings);
+    if (opt_.counters)
+        opt_.counters->findings.fetch_add(result_.findings.size() - before, std::memory_order_relaxed);
     if (spill_) {
         spill_->add(info);
         spill_findings();
@@ -162,6 +169,10 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
         result_.capture.warnings.push_back(
             {WarningCode::WarningsSuppressed, std::to_string(warnings_suppressed_) + " more warnings not shown", 0, 0, 0});
     result_.summary = summary_.build();
+    if (opt_.counters) {   // the final counts, whole-capture findings included
+        opt_.counters->calls.store(call_count(result_), std::memory_order_relaxed);
+        opt_.counters->findings.store(finding_count(result_), std::memory_order_relaxed);
+    }
     return std::move(result_);
 }
 

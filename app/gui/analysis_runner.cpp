@@ -38,6 +38,8 @@ void AnalysisRunner::start(const QStringList& paths) {
     const quint64 gen = ++generation_;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     auto cancel = cancel_;
+    counters_ = std::make_shared<LoadCounters>();
+    auto counters = counters_;
     auto analyze = analyze_;
     QPointer<AnalysisRunner> self(this);
     std::vector<std::string> files;
@@ -65,6 +67,7 @@ void AnalysisRunner::start(const QStringList& paths) {
             options.spill_after_calls = spill_after;   // big captures stay on disk
             options.threads = default_analysis_threads();  // as `analyze`: the same result for any N
             options.keylog_path = keylog;       // HTTPS decrypted with it (docs/https.md)
+            options.counters = counters;        // calls and findings so far, for the load bar
             AnalyzeOutcome r = analyze(files, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();

@@ -34,6 +34,9 @@ public:
     // TLS secrets (NSS key log) for the next analyses; empty: none.
     void setKeyLog(const QString& path) { keylog_ = path; }
     const QString& keyLog() const { return keylog_; }
+    // What the running (or last) analysis has found so far; the core
+    // updates it from the worker thread (LoadBar polls it).
+    std::shared_ptr<const LoadCounters> counters() const { return counters_; }
 
 public slots:
     // Starts analysing path; a running analysis is cancelled and its result dropped.
@@ -54,6 +57,7 @@ private:
     AnalyzeFn analyze_;
     QThread* thread_ = nullptr;
     std::shared_ptr<std::atomic<bool>> cancel_;
+    std::shared_ptr<LoadCounters> counters_;
     quint64 generation_ = 0;
     size_t spill_after_calls_ = kGuiSpillAfterCalls;
     QString keylog_;

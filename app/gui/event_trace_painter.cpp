@@ -137,15 +137,10 @@ std::optional<size_t> arrowAt(const EventTraceLayout& l, QPointF pt, double max_
     return best;
 }
 
-void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintStyle& st) {
-    p.save();
-    p.setRenderHint(QPainter::Antialiasing, true);
-    p.setRenderHint(QPainter::TextAntialiasing, true);
-    const Ink k = inkFor(st.dark);
-    p.fillRect(QRectF(0, 0, l.width, l.height), k.paper);
-    const double top = lanesTop(l), bottom = lanesBottom(l);
+namespace {
 
-    // Header: title, legend, note, lane names.
+// Title, legend, the time-axis note and the lane names.
+void paintHeader(QPainter& p, const EventTraceLayout& l, const Ink& k, double top) {
     p.setFont(font(15, true));
     p.setPen(k.ink);
     drawText(p, elide(p, QString::fromStdString(l.title.empty() ? "Event trace" : l.title), l.width - 32), 16, 28, Align::Left);
@@ -173,9 +168,12 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         if (!name.isEmpty()) drawText(p, elide(p, name, w), cx, top - 3, Align::Centre);
     }
 
-    // Stall bands between the lanes, under everything else.
+}
+
+// Stall bands between the lanes (under everything else), the lanes, and breaks.
+void paintLanes(QPainter& p, const EventTraceLayout& l, const Ink& k, bool dark, double top, double bottom) {
     for (const TraceStall& s : l.stalls)
-        p.fillRect(QRectF(l.client_x, s.y_start, l.server_x - l.client_x, s.y_end - s.y_start), k.tone(style::kStall, st.dark ? 0.16 : 0.07));
+        p.fillRect(QRectF(l.client_x, s.y_start, l.server_x - l.client_x, s.y_end - s.y_start), k.tone(style::kStall, dark ? 0.16 : 0.07));
     // Lanes.
     p.setPen(QPen(k.ink, 1.6));
     for (double x : {l.client_x, l.server_x}) p.drawLine(QPointF(x, top), QPointF(x, bottom));
@@ -193,48 +191,52 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         drawText(p, QString::fromStdString(b.label), (l.client_x + l.server_x) / 2, (b.y + y_end) / 2 + 4, Align::Centre);
     }
 
-    // Arrows.
-    const double span = std::max(1.0, std::abs(l.server_x - l.client_x));
+}
+
+// One arrow: dot, shaft, head, its label above the middle (evidence frames on a
+// yellow marker, the highlighted one amber) and its time on the left.
+void paintArrow(QPainter& p, const EventTraceLayout& l, const TraceArrow& a, const Ink& k, const TracePaintStyle& st,
+                double span) {
     const QColor highlight(255, 170, 0, 110);
-    for (const TraceArrow& a : l.arrows) {
-        const QPointF s = arrowStart(l, a), e = arrowEnd(l, a);
-        const QColor c = arrowColour(a, k);
-        const double dir = e.x() > s.x() ? 1 : -1;
-        const QPointF sa(s.x() + dir, s.y()), eb(e.x() - dir, e.y());
-        const bool hl = st.highlighted_frame && a.frame == st.highlighted_frame;
-        if (hl) {   // a broad amber underlay that catches the eye when scrolled to
-            p.setPen(QPen(highlight, 14, Qt::SolidLine, Qt::RoundCap));
-            p.drawLine(sa, eb);
-        }
-        p.setPen(Qt::NoPen);
-        p.setBrush(c);
-        p.drawEllipse(s, 2.4, 2.4);
-        p.setBrush(Qt::NoBrush);
-        const double lw = a.evidence ? 2.6 : (a.carries & carries::kContinue) ? 2.2 : 1.5;
-        QPen pen(c, lw, Qt::SolidLine, Qt::FlatCap);
-        if (a.pure_ack) pen.setDashPattern({5 / lw, 3.5 / lw});
-        else if (a.retransmission) pen.setDashPattern({9 / lw, 3 / lw});
-        p.setPen(pen);
-        p.drawLine(sa, QPointF(eb.x() - dir * 6, e.y() - (e.y() - s.y()) * 6 / span));
-        arrowHead(p, sa, eb, 9, c);
-
-        // Label above the middle; evidence frames get a yellow marker.
-        p.setFont(font(11, a.evidence || hl || (a.carries & carries::kContinue)));
-        const double mx = (s.x() + e.x()) / 2, my = (s.y() + e.y()) / 2 - 5;
-        const QString label = elide(p, QString::fromStdString(a.label), span - 24);
-        if (a.evidence || hl) {
-            const double w = QFontMetricsF(p.font()).horizontalAdvance(label);
-            p.fillRect(QRectF(mx - w / 2 - 4, my - 11, w + 8, 14.5), hl ? QColor(255, 170, 0) : qc(style::kEvidence));
-        }
-        p.setPen(a.evidence || hl ? qc(style::kInk) : a.pure_ack ? k.muted : k.ink);   // dark ink on the yellow marker
-        drawText(p, label, mx, my, Align::Centre);
-        p.setFont(font(9.5, false, true));
-        p.setPen(k.muted);
-        const double tx = l.time_label_x > 0 ? l.time_label_x : l.client_x - 12;
-        drawText(p, QString::fromStdString(a.time_label), tx, s.y() + 3.5, Align::Right);
+    const QPointF s = arrowStart(l, a), e = arrowEnd(l, a);
+    const QColor c = arrowColour(a, k);
+    const double dir = e.x() > s.x() ? 1 : -1;
+    const QPointF sa(s.x() + dir, s.y()), eb(e.x() - dir, e.y());
+    const bool hl = st.highlighted_frame && a.frame == st.highlighted_frame;
+    if (hl) {   // a broad amber underlay that catches the eye when scrolled to
+        p.setPen(QPen(highlight, 14, Qt::SolidLine, Qt::RoundCap));
+        p.drawLine(sa, eb);
     }
+    p.setPen(Qt::NoPen);
+    p.setBrush(c);
+    p.drawEllipse(s, 2.4, 2.4);
+    p.setBrush(Qt::NoBrush);
+    const double lw = a.evidence ? 2.6 : (a.carries & carries::kContinue) ? 2.2 : 1.5;
+    QPen pen(c, lw, Qt::SolidLine, Qt::FlatCap);
+    if (a.pure_ack) pen.setDashPattern({5 / lw, 3.5 / lw});
+    else if (a.retransmission) pen.setDashPattern({9 / lw, 3 / lw});
+    p.setPen(pen);
+    p.drawLine(sa, QPointF(eb.x() - dir * 6, e.y() - (e.y() - s.y()) * 6 / span));
+    arrowHead(p, sa, eb, 9, c);
 
-    // Stall brackets and their two-line labels on the waiting side.
+    // Label above the middle; evidence frames get a yellow marker.
+    p.setFont(font(11, a.evidence || hl || (a.carries & carries::kContinue)));
+    const double mx = (s.x() + e.x()) / 2, my = (s.y() + e.y()) / 2 - 5;
+    const QString label = elide(p, QString::fromStdString(a.label), span - 24);
+    if (a.evidence || hl) {
+        const double w = QFontMetricsF(p.font()).horizontalAdvance(label);
+        p.fillRect(QRectF(mx - w / 2 - 4, my - 11, w + 8, 14.5), hl ? QColor(255, 170, 0) : qc(style::kEvidence));
+    }
+    p.setPen(a.evidence || hl ? qc(style::kInk) : a.pure_ack ? k.muted : k.ink);   // dark ink on the yellow marker
+    drawText(p, label, mx, my, Align::Centre);
+    p.setFont(font(9.5, false, true));
+    p.setPen(k.muted);
+    const double tx = l.time_label_x > 0 ? l.time_label_x : l.client_x - 12;
+    drawText(p, QString::fromStdString(a.time_label), tx, s.y() + 3.5, Align::Right);
+}
+
+// Stall brackets and their two-line labels on the waiting side.
+void paintStallBrackets(QPainter& p, const EventTraceLayout& l, const Ink& k) {
     for (const TraceStall& s : l.stalls) {
         const bool left = s.side == Side::Client;
         const double x = s.x != 0 ? s.x : (left ? l.client_x - 14 : l.server_x + 14);
@@ -254,7 +256,22 @@ void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintSty
         p.setFont(font(11));
         drawText(p, how, lx, ly + 14, al);
     }
-    p.restore();
 }
 
+} // namespace
+
+void paintEventTrace(QPainter& p, const EventTraceLayout& l, const TracePaintStyle& st) {
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setRenderHint(QPainter::TextAntialiasing, true);
+    const Ink k = inkFor(st.dark);
+    p.fillRect(QRectF(0, 0, l.width, l.height), k.paper);
+    const double top = lanesTop(l), bottom = lanesBottom(l);
+    paintHeader(p, l, k, top);
+    paintLanes(p, l, k, st.dark, top, bottom);
+    const double span = std::max(1.0, std::abs(l.server_x - l.client_x));
+    for (const TraceArrow& a : l.arrows) paintArrow(p, l, a, k, st, span);
+    paintStallBrackets(p, l, k);
+    p.restore();
+}
 } // namespace stallscope::gui

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QSplitter>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -31,6 +32,9 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
+    // Every header readable (issue 27: "Expla…" at 1360x860): the short
+    // columns take their content's or their header's width, the explanation
+    // the rest, and the list is never narrower than all of them (fitWidth).
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
@@ -67,7 +71,7 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 5);
     split->setStretchFactor(2, 2);
-    split->setSizes({360, 640, 300});
+    split->setSizes({460, 560, 300});
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     lay->addWidget(only_call_);
@@ -94,12 +98,24 @@ FindingsPanel::FindingsPanel(SelectionHub* hub, QWidget* parent)
 void FindingsPanel::onResult(const ResultPtr& r) {
     groups_ = r ? groupFindings(*r) : std::vector<FindingGroup>{};
     model_->setResult(r);
-    table_->resizeColumnsToContents();
+    fitWidth();
     showFinding(-1);
+}
+
+void FindingsPanel::fitWidth() {
+    QHeaderView* h = table_->horizontalHeader();
+    int need = 2 * table_->frameWidth() + table_->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < FindingsModel::Explanation; ++c) {
+        table_->resizeColumnToContents(c);   // its content or its header, the wider
+        need += h->sectionSize(c);
+    }
+    need += h->sectionSizeHint(FindingsModel::Explanation);   // "Explanation" whole
+    table_->setMinimumWidth(need);
 }
 
 void FindingsPanel::onCallSelected(quint64 id) {
     model_->setCallFilter(only_call_->isChecked() ? id : 0);
+    fitWidth();
     onFindingSelected(hub_->selectedFinding());
     if (hub_->selectedFinding() < 0 && model_->rowCount() > 0 && only_call_->isChecked() && id)
         table_->setCurrentIndex(model_->index(0, 0));   // the costliest finding of this call

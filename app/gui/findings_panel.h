@@ -31,6 +31,7 @@ private:
     void onCallSelected(quint64 id);
     void onFindingSelected(int index);
     void showFinding(int index);
+    void fitWidth();   // the list's minimum width: every column header whole
     void fillFinding(int index);
 
     SelectionHub* hub_;

@@ -1,6 +1,7 @@
 // stallscope: the desktop app. Thin: settings identity, theme, window, and
 // an optional capture path on the command line.
 #include "app/gui/event_trace_view.h"
+#include "app/gui/load_bar.h"
 #include "app/gui/main_window.h"
 #include "app/gui/memory_release.h"
 #include "app/gui/selection_hub.h"
@@ -134,6 +135,20 @@ int main(int argc, char** argv) {
             if (!ok) fprintf(stderr, "stallscope: %s\n", qPrintable(w.lastError()));
             QApplication::exit(ok ? 0 : 1);
         });
+    }
+    if (cli.isSet(shots) && !cli.positionalArguments().isEmpty()) {
+        // A load long enough to say how long is left is also shot while it runs:
+        // PREFIX-loading.png, the load bar with the counts so far (docs/gui.md).
+        auto* poll = new QTimer(&w);
+        const QString path = cli.value(shots) + QStringLiteral("-loading.png");
+        QObject::connect(poll, &QTimer::timeout, &w, [&w, poll, path] {
+            if (!w.loadBar()->isVisible() || w.loadBar()->callsShown() == 0 || !w.loadBar()->text().contains(QStringLiteral(" left")))
+                return;
+            poll->stop();
+            w.grab().save(path);
+        });
+        QObject::connect(&w, &MainWindow::loadFinished, poll, &QTimer::stop);
+        poll->start(100);
     }
     // Several files on the command line are one file set (docs/gui.md).
     if (!cli.positionalArguments().isEmpty()) w.openFiles(cli.positionalArguments());

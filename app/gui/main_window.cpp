@@ -303,10 +303,11 @@ void MainWindow::openFiles(const QStringList& paths) {
     const QString path = paths.front();
     loading_file_ = path;
     last_error_.clear();
-    load_bar_->start(paths.size() > 1 ? tr("%1 and %n more file(s)", nullptr, int(paths.size() - 1)).arg(QFileInfo(path).fileName())
-                                      : QFileInfo(path).fileName());
-    statusBar()->clearMessage();   // the load bar says it
     runner_->start(paths);
+    load_bar_->start(paths.size() > 1 ? tr("%1 and %n more file(s)", nullptr, int(paths.size() - 1)).arg(QFileInfo(path).fileName())
+                                      : QFileInfo(path).fileName(),
+                     runner_->counters());
+    statusBar()->clearMessage();   // the load bar says it
 }
 
 void MainWindow::onProgress(double fraction, quint64 packets) { load_bar_->setProgress(fraction, packets); }

@@ -92,29 +92,10 @@ std::optional<uint64_t> OverTimeView::callAt(QPointF pos) const {
     return best;
 }
 
-void OverTimeView::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    const QPalette pal = palette();
-    const bool dark = isDarkPalette();
-    const QColor text = pal.color(QPalette::Text), muted = pal.color(QPalette::PlaceholderText);
-    QColor grid = text;
-    grid.setAlpha(dark ? 45 : 35);
-    p.fillRect(rect(), pal.color(QPalette::Base));
-    if (series_.points.empty()) {
-        p.setPen(muted);
-        p.drawText(rect(), Qt::AlignCenter, hub_->result() ? tr("No complete calls to plot.") : tr("Open a capture to see its calls over time."));
-        return;
-    }
-    p.setPen(text);
-    QFont bold = font();
-    bold.setBold(true);
-    p.setFont(bold);
-    p.drawText(QPointF(kLeft, 18), tr("Latency of every call over capture time (log scale): %1").arg(countNoun(series_.points.size(), tr("call"), tr("calls"))));
-    p.setFont(font());
-    p.setPen(muted);
-    p.drawText(QRectF(0, 4, width() - kRight, 18), Qt::AlignRight,
-               tr("wheel zooms · drag pans · click selects · double-click opens the call (elsewhere: fits)"));
-
+// The latency dots over the decade grid; stalled calls in the stall colour,
+// drawn last so they show; the selected call ringed.
+void OverTimeView::paintScatter(QPainter& p, const PaintColours& c) const {
+    const QColor &text = c.text, &grid = c.grid, &normal = c.normal, &stalled = c.stalled;
     const QRectF sr = scatterRect();
     const double view0 = axis_.viewStartOffset(), view1 = view0 + axis_.viewSpan();
     // Decade grid and labels.
@@ -129,7 +110,6 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     // The dots: stalled calls in the stall colour, drawn last so they show.
     p.save();
     p.setClipRect(sr.adjusted(-3, -3, 3, 3));
-    const QColor normal = phaseColor(PhaseKind::RequestHeaders, dark), stalled = stallColor(dark);
     const auto& pts = series_.points;
     const double dot = pts.size() < 5000 ? 5 : 3;   // big dots while they do not pile up
     auto first = std::lower_bound(pts.begin(), pts.end(), view0, [](const LatencyPoint& q, double t) { return q.offset_ns < t; });
@@ -145,7 +125,15 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     }
     p.restore();
 
-    // The bands: stalls, time lost and calls per second per interval.
+}
+
+// The bands under the dots: stalls, time lost and calls per second per
+// interval. Returns where the time axis goes.
+double OverTimeView::paintBands(QPainter& p, const PaintColours& c) const {
+    const QColor &text = c.text, &muted = c.muted, &grid = c.grid, &normal = c.normal, &stalled = c.stalled;
+    const bool dark = c.dark;
+    const QRectF sr = scatterRect();
+    const double view0 = axis_.viewStartOffset(), view1 = view0 + axis_.viewSpan();
     const double interval = intervalNs();
     const auto buckets = series_.buckets(std::floor(view0 / interval) * interval, view1, interval);
     const double band_h = (height() - kTop - kAxis - 3 * kGap - sr.height()) / 3;
@@ -186,8 +174,13 @@ void OverTimeView::paintEvent(QPaintEvent*) {
         p.drawText(QPointF(br.left() + 4, br.top() - 4), band.title);
         y0 += band_h + kGap;
     }
-    // Time axis.
-    const double axis_y = y0 - kGap + 2;
+    return y0 - kGap + 2;
+}
+
+// The time axis: ticks through every band, labels and its title.
+void OverTimeView::paintTimeAxis(QPainter& p, const PaintColours& c, double axis_y) const {
+    const QColor &text = c.text, &muted = c.muted, &grid = c.grid;
+    const QRectF sr = scatterRect();
     const auto ticks = axis_.ticks(90);
     const double step = ticks.size() > 1 ? ticks[1].offset_ns - ticks[0].offset_ns : axis_.viewSpan();
     for (const AxisTick& t : ticks) {
@@ -198,6 +191,34 @@ void OverTimeView::paintEvent(QPaintEvent*) {
     }
     p.setPen(muted);
     p.drawText(QRectF(kLeft, axis_y + 16, sr.width(), 16), Qt::AlignHCenter, tr("time since the capture began"));
+}
+
+void OverTimeView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QPalette pal = palette();
+    const bool dark = isDarkPalette();
+    const QColor text = pal.color(QPalette::Text), muted = pal.color(QPalette::PlaceholderText);
+    QColor grid = text;
+    grid.setAlpha(dark ? 45 : 35);
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    if (series_.points.empty()) {
+        p.setPen(muted);
+        p.drawText(rect(), Qt::AlignCenter, hub_->result() ? tr("No complete calls to plot.") : tr("Open a capture to see its calls over time."));
+        return;
+    }
+    p.setPen(text);
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QPointF(kLeft, 18), tr("Latency of every call over capture time (log scale): %1").arg(countNoun(series_.points.size(), tr("call"), tr("calls"))));
+    p.setFont(font());
+    p.setPen(muted);
+    p.drawText(QRectF(0, 4, width() - kRight, 18), Qt::AlignRight,
+               tr("wheel zooms · drag pans · click selects · double-click opens the call (elsewhere: fits)"));
+
+    PaintColours c{text, muted, grid, phaseColor(PhaseKind::RequestHeaders, dark), stallColor(dark), dark};
+    paintScatter(p, c);
+    paintTimeAxis(p, c, paintBands(p, c));
 }
 
 void OverTimeView::zoomIn() { axis_.zoomAt(axis_.left() + axis_.width() / 2, zoom_gestures::kKeyStep); update(); }

@@ -8,8 +8,11 @@
 #include "app/gui/over_time_series.h"
 #include "app/gui/time_axis.h"
 
+#include <QColor>
 #include <QWidget>
 #include <optional>
+
+class QPainter;
 
 namespace stallscope::gui {
 
@@ -49,6 +52,14 @@ protected:
     void keyPressEvent(QKeyEvent*) override;
 
 private:
+    // paintEvent's steps, with the palette's colours.
+    struct PaintColours {
+        QColor text, muted, grid, normal, stalled;
+        bool dark;
+    };
+    void paintScatter(QPainter& p, const PaintColours& c) const;
+    double paintBands(QPainter& p, const PaintColours& c) const;   // returns the time axis' y
+    void paintTimeAxis(QPainter& p, const PaintColours& c, double axis_y) const;
     void onResult(const ResultPtr& r);
     double yOf(double ms) const;
     void updateViewport();

@@ -14,6 +14,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
@@ -28,10 +29,6 @@
 #include <QtCharts/QValueAxis>
 
 namespace stallscope::gui {
-
-namespace {
-// "0.18", "1", "5.6", "320": two significant digits, no trailing zeros.
-}
 
 static const char* const kStatKeys[][2] = {
     {"file", "File"},       {"packets", "Packets"},   {"calls", "Calls"},
@@ -59,13 +56,13 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     losses_->verticalHeader()->hide();
     losses_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     losses_->setSelectionMode(QAbstractItemView::NoSelection);
-    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    losses_->horizontalHeader()->setStretchLastSection(true);
     auto* loss_box = new QGroupBox(tr("Time per kind (stalls: time lost)"));
     auto* loss_lay = new QVBoxLayout(loss_box);
     loss_lay->addWidget(losses_);
 
     auto* chart = new QChart;
-    chart->setTitle(tr("Latency histogram"));
+    chart->setTitle(tr("Latency histogram: calls per bin"));   // the y axis needs no title then
     chart->legend()->hide();
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart_view_->setChart(chart);
@@ -83,13 +80,13 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     fl->addWidget(findings_);
 
     auto* top = new QHBoxLayout;
-    loss_box->setMinimumWidth(360);
+    // Its width: the table's (every column whole, OverviewPage::onResult).
     // The top row stays compact so the ranked findings get the room.
     // (The Capture rows take the height they need: their text is never clipped.)
     for (QWidget* w : {static_cast<QWidget*>(loss_box), static_cast<QWidget*>(chart_view_)}) w->setMaximumHeight(250);
     top->addWidget(stats_box, 0);
-    top->addWidget(loss_box, 3);
-    top->addWidget(chart_view_, 3);
+    top->addWidget(loss_box, 0);   // its columns' width; the rest to the histogram
+    top->addWidget(chart_view_, 1);
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top, 0);
     lay->addWidget(findings_box, 1);
@@ -138,7 +135,11 @@ void OverviewPage::onResult(const ResultPtr& r) {
     setStat("connections", QString::number(r->connectionCount()));
     {   // where the capture was taken and whose view the latencies are, as the report says
         const CapturePointText cp = capturePointText(summarize_capture_point(*r));
-        setStat("captured", cp.where);
+        // Its parenthesis on a line of its own: the Capture column stays
+        // narrow, so the histogram beside it has room for its bin labels.
+        QString where = cp.where;
+        if (const qsizetype at = where.indexOf(QStringLiteral(" (")); at > 0) where[at] = QLatin1Char('\n');
+        setStat("captured", where);
         setStat("view", cp.view);
         if (QLabel* l = stats_.value(QStringLiteral("captured"))) l->setToolTip(cp.evidence);
         if (QLabel* l = stats_.value(QStringLiteral("view"))) l->setToolTip(tr("Latencies are %1").arg(cp.view_long));
@@ -180,8 +181,12 @@ void OverviewPage::onResult(const ResultPtr& r) {
         if (!is_stall_kind(k.kind)) time->setForeground(palette().color(QPalette::PlaceholderText));   // not lost: neutral
         losses_->setItem(i, 3, time);
     }
+    // Every column whole, names and times unelided (issue 27): the table
+    // asks for the width of its columns and the histogram beside it gives way.
     losses_->resizeColumnsToContents();
-    losses_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    int need = 2 * losses_->frameWidth();   // a few rows: no room kept for a scroll bar
+    for (int c = 0; c < losses_->columnCount(); ++c) need += losses_->horizontalHeader()->sectionSize(c);
+    losses_->setMinimumWidth(need);
 
     std::vector<double> lat;
     lat.reserve(r->callCount());
@@ -205,14 +210,14 @@ void OverviewPage::onResult(const ResultPtr& r) {
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(cats);
-    x->setTitleText(tr("latency, ms (log bins)"));
+    x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
+    chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
     auto* y = new QValueAxis;
     // Round ticks at a 1-2-5 step of whole calls.
     const CountAxis axis = countAxis(peak);
     y->setRange(0, double(axis.top));
     y->setLabelFormat(QStringLiteral("%d"));
     y->setTickCount(axis.ticks());
-    y->setTitleText(tr("calls"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);

@@ -63,6 +63,14 @@ QString msLabel(double v) {
     return QString::number(v, 'g', 2);
 }
 
+// A bin's start in at most 4 characters, so a dozen bins fit under a
+// half-window chart unelided ("0.05", "0.22", "2.2", "46"; "22" for 21.5).
+QString binStartLabel(double v) {
+    if (v >= 10) return QString::number(v, 'f', 0);
+    if (v >= 1) return QString::number(v, 'f', 1);
+    return QString::number(v, 'g', v < 0.1 ? 1 : 2);
+}
+
 QChart* baseChart(const QString& title) {
     auto* chart = new QChart;
     // Qt Charts read titles as rich text: "echoString [<1 KiB]" lost its "<1 KiB]".
@@ -146,7 +154,7 @@ QChart* makeHistogramChart(const GroupComparison& g, bool dark) {
         *before << double(bins.before[i]);
         *after << double(bins.after[i]);
         top = std::max({top, bins.before[i], bins.after[i]});
-        categories << msLabel(bins.edges[i]);
+        categories << binStartLabel(bins.edges[i]);
     }
     auto* series = new QBarSeries;
     series->append(before);

@@ -1,4 +1,4 @@
-// stallscope-compare-shot BEFORE AFTER OUT.png [--tab summary|side-by-side] [--size WxH] [--group N]
+// stallscope-compare-shot BEFORE AFTER OUT.png [--tab summary|side-by-side] [--size WxH] [--group N] [--theme light|dark]
 // Opens the Compare view on two captures (offscreen unless QT_QPA_PLATFORM
 // says otherwise) and saves a grab of it: the screenshots in docs/compare.md.
 #include "app/gui/compare/compare_window.h"
@@ -17,10 +17,10 @@ int main(int argc, char** argv) {
     QStringList args = app.arguments();
     if (args.size() < 4) {
         std::fprintf(stderr, "usage: stallscope-compare-shot BEFORE AFTER OUT.png [--tab summary|side-by-side] "
-                             "[--size WxH] [--group N]\n");
+                             "[--size WxH] [--group N] [--theme light|dark]\n");
         return 2;
     }
-    QString tab = QStringLiteral("summary");
+    QString tab = QStringLiteral("summary"), theme = QStringLiteral("light");
     int w = 1500, h = 950, group = -1;
     for (int i = 4; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--tab")) tab = args[i + 1];
@@ -28,9 +28,10 @@ int main(int argc, char** argv) {
             QStringList wh = args[i + 1].split(QLatin1Char('x'));
             if (wh.size() == 2) { w = wh[0].toInt(); h = wh[1].toInt(); }
         } else if (args[i] == QLatin1String("--group")) group = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--theme")) theme = args[i + 1];
     }
     using namespace stallscope::gui;
-    applyTheme(Theme::Light);
+    applyTheme(theme == QLatin1String("dark") ? Theme::Dark : Theme::Light);
     CompareWindow win(core_backend());
     win.resize(w, h);
     win.show();

@@ -13,6 +13,20 @@ namespace {
 
 QString ms(double v) { return QString::fromStdString(ms_number(v)); }   // as the compare report
 
+// "Nagle / delayed ACK (client + server)", "All stalls"; "What after removed: …" first.
+QString predictionLabel(const PredictionCheck& p) {
+    QString what;
+    if (p.kind == "all_stalls") what = QObject::tr("All stalls");
+    else if (p.fixes.empty()) what = findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side));
+    else if (p.kind != "combined")
+        what = findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side).replace('+', QStringLiteral(" + ")));
+    else
+        for (const auto& [kind, side] : p.fixes)
+            what += (what.isEmpty() ? QString() : QStringLiteral(" + ")) + findingKindLabel(kind) +
+                    QStringLiteral(" (%1)").arg(QString::fromStdString(side));
+    return p.for_after ? QObject::tr("What after removed: %1").arg(what) : what;
+}
+
 QColor outcomeColor(bool good, bool dark) {
     return good ? (dark ? QColor(0x2e, 0x6b, 0x3a) : QColor(0xd4, 0xf0, 0xd4))
                 : (dark ? QColor(0x7a, 0x2a, 0x2a) : QColor(0xf8, 0xd0, 0xcc));
@@ -93,13 +107,20 @@ void fillPredictionsTable(QTableWidget* t, const Comparison& c) {
             int(c.predictions.size()));
     int i = 0;
     for (const PredictionCheck& p : c.predictions) {
-        QString what = p.kind == "all_stalls" ? QObject::tr("All stalls")
-                                              : findingKindLabel(p.kind) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.side));
+        QString what = predictionLabel(p);
         if (p.client_time) what += QObject::tr(" — client time from SYN");
         setRow(t, i, {what, QString::fromStdString(p.verdict), formatMs(p.before_median_ms), formatMs(p.predicted_median_ms),
                       formatMs(p.measured_median_ms),
                       (p.error_ms >= 0 ? QStringLiteral("+") : QString()) + formatMs(p.error_ms)});
         for (int col = 2; col < 6; ++col) t->item(i, col)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (p.for_after) {   // the one to read: what the after capture removed, predicted and measured
+            for (int col = 0; col < 6; ++col) {
+                QFont f = t->item(i, col)->font();
+                f.setBold(true);
+                t->item(i, col)->setFont(f);
+            }
+            t->item(i, 0)->setToolTip(QObject::tr("The prediction for exactly the fixes the after capture made, together"));
+        }
         ++i;
     }
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

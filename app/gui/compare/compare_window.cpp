@@ -50,27 +50,8 @@ QLabel* titleLabel() {
 }
 } // namespace
 
-CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
-    : QWidget(parent), backend_(std::move(backend)), runner_(new AnalysisRunner(backend_.analyze, this)),
-      header_(new QLabel), verdict_(new QLabel), tabs_(new QTabWidget), operations_(new QTableWidget),
-      kinds_(new QTableWidget), predictions_(new QTableWidget), distribution_(new QChartView), histogram_(new QChartView), pairs_(new QComboBox) {
-    setWindowTitle(tr("Compare"));   // Qt adds " — StallScope" (the application display name)
-    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    header_->setWordWrap(true);
-    verdict_->setTextFormat(Qt::RichText);
-    verdict_->setWordWrap(true);
-    answer_ = new QLabel;
-    answer_->setObjectName(QStringLiteral("compareAnswer"));
-    answer_->setWordWrap(true);
-    answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    {
-        QFont f = answer_->font();
-        f.setBold(true);
-        f.setPointSizeF(f.pointSizeF() * 1.25);
-        answer_->setFont(f);
-    }
-
-    // Summary: tables on the left, the two distributions on the right.
+// Summary: tables on the left, the two distributions on the right.
+QWidget* CompareWindow::buildSummaryTab() {
     auto* ops_box = new QGroupBox(tr("Latency per operation (select a row for its charts and matched calls)"));
     (new QVBoxLayout(ops_box))->addWidget(operations_);
     auto* kinds_box = new QGroupBox(tr("Findings per kind"));
@@ -93,10 +74,15 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     summary->addWidget(left);
     summary->addWidget(charts);
     charts->setMinimumWidth(420);
-    summary->setSizes({800, 600});   // proportions: tables get a little more room than the charts
-    tabs_->addTab(summary, tr("Summary"));
+    // Proportions: the tables get the room their columns need at 1360 px
+    // (every header whole, the latency verdict last); the charts the rest.
+    summary->setSizes({840, 520});
 
-    // Side by side: timelines on top, the matched call's traces below.
+    return summary;
+}
+
+// Side by side: timelines on top, the matched call's traces below.
+QWidget* CompareWindow::buildSideBySideTab() {
     auto* tl_row = new QSplitter(Qt::Horizontal);
     auto* tr_row = new QSplitter(Qt::Horizontal);
     for (int s = 0; s < 2; ++s) {
@@ -135,8 +121,12 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
     side->addWidget(bottom);
     side->setStretchFactor(0, 1);
     side->setStretchFactor(1, 2);
-    tabs_->addTab(side, tr("Side by side"));
 
+    return side;
+}
+
+// The header (files and counts) with Export beside it; Esc and Ctrl+W close the window.
+QHBoxLayout* CompareWindow::buildHeadRow() {
     auto* export_button = new QPushButton(tr("&Export…"));
     export_button->setToolTip(tr("Save this view as PNG or SVG, or the comparison report as text, Markdown or JSON"));
     connect(export_button, &QPushButton::clicked, this, &CompareWindow::exportDialog);
@@ -154,6 +144,32 @@ CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
         sc->setContext(Qt::WindowShortcut);
         connect(sc, &QShortcut::activated, this, &QWidget::close);
     }
+    return head_row;
+}
+
+CompareWindow::CompareWindow(GuiBackend backend, QWidget* parent)
+    : QWidget(parent), backend_(std::move(backend)), runner_(new AnalysisRunner(backend_.analyze, this)),
+      header_(new QLabel), verdict_(new QLabel), tabs_(new QTabWidget), operations_(new QTableWidget),
+      kinds_(new QTableWidget), predictions_(new QTableWidget), distribution_(new QChartView), histogram_(new QChartView), pairs_(new QComboBox) {
+    setWindowTitle(tr("Compare"));   // Qt adds " — StallScope" (the application display name)
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header_->setWordWrap(true);
+    verdict_->setTextFormat(Qt::RichText);
+    verdict_->setWordWrap(true);
+    answer_ = new QLabel;
+    answer_->setObjectName(QStringLiteral("compareAnswer"));
+    answer_->setWordWrap(true);
+    answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    {
+        QFont f = answer_->font();
+        f.setBold(true);
+        f.setPointSizeF(f.pointSizeF() * 1.25);
+        answer_->setFont(f);
+    }
+
+    tabs_->addTab(buildSummaryTab(), tr("Summary"));
+    tabs_->addTab(buildSideBySideTab(), tr("Side by side"));
+    QHBoxLayout* head_row = buildHeadRow();
     auto* lay = new QVBoxLayout(this);
     lay->addWidget(answer_);
     lay->addLayout(head_row);

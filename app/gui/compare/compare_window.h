@@ -12,6 +12,7 @@
 
 class QChartView;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QTabWidget;
 class QTableWidget;
@@ -58,6 +59,10 @@ signals:
     void loaded(bool ok);
 
 private:
+    // The constructor's parts.
+    QWidget* buildSummaryTab();
+    QWidget* buildSideBySideTab();
+    QHBoxLayout* buildHeadRow();
     void exportDialog();
     void onRunnerFinished(const LoadOutcome& o);
     const GroupComparison* group() const;

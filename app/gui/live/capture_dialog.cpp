@@ -64,11 +64,8 @@ int CaptureDialog::pickFreePort() {
     return 28080;
 }
 
-CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Start Live Capture"));
-    auto* top = new QVBoxLayout(this);
-
-    // Where and how to capture.
+// Where and how to capture: interface, port, filter, output file, key log, time limit.
+QFormLayout* CaptureDialog::buildWhereForm() {
     auto* where = new QFormLayout;
     iface_ = new QComboBox;
     iface_->setEditable(true);
@@ -106,9 +103,12 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     duration_->setSuffix(tr(" s"));
     duration_->setSpecialValueText(tr("until Stop or the client's end"));
     where->addRow(tr("&Time limit:"), duration_);
-    top->addLayout(where);
+    connect(browse, &QPushButton::clicked, this, &CaptureDialog::browseOutput);
+    return where;
+}
 
-    // What to run.
+// What to run: a reference service, a real toolkit's script, or custom commands.
+QTabWidget* CaptureDialog::buildModeTabs(const QString& binDir, const QString& toolkitDir) {
     modes_ = new QTabWidget;
     auto* ref = new QWidget;
     auto* rf = new QFormLayout(ref);
@@ -156,8 +156,11 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     cf->addRow(tr("C&lient command:"), custom_client_);
     cf->addRow(new QLabel(tr("Commands run with /bin/sh -c in their own process group.")));
     modes_->addTab(cu, tr("C&ustom commands"));
-    top->addWidget(modes_);
+    return modes_;
+}
 
+// The "Will run:" box and the buttons; returns Start.
+QPushButton* CaptureDialog::addPreviewAndButtons(QVBoxLayout* top) {
     top->addWidget(new QLabel(tr("Will run:")));
     preview_ = new QPlainTextEdit;
     preview_->setReadOnly(true);
@@ -171,6 +174,11 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     top->addWidget(buttons);
 
+    return startButton;
+}
+
+// Every input refreshes the preview; the port follows into the filter, the toolkit into its variants.
+void CaptureDialog::connectInputs() {
     auto refresh = [this] { updatePreview(); };
     connect(port_, &QSpinBox::valueChanged, this, &CaptureDialog::onPortChanged);
     connect(filter_, &QLineEdit::textEdited, this, [this] { filter_edited_ = true; updatePreview(); });
@@ -188,7 +196,15 @@ CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, Q
             toolkit_->addItem(QFileInfo(q(p)).fileName(), q(p));
     });
     connect(modes_, &QTabWidget::currentChanged, this, refresh);
-    connect(browse, &QPushButton::clicked, this, &CaptureDialog::browseOutput);
+}
+
+CaptureDialog::CaptureDialog(const QString& binDir, const QString& toolkitDir, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Start Live Capture"));
+    auto* top = new QVBoxLayout(this);
+    top->addLayout(buildWhereForm());
+    top->addWidget(buildModeTabs(binDir, toolkitDir));
+    QPushButton* startButton = addPreviewAndButtons(top);
+    connectInputs();
     emit toolkit_dir_->textChanged(toolkit_dir_->text());
     restoreChoices();
     connect(this, &QDialog::accepted, this, &CaptureDialog::saveChoices);

@@ -11,10 +11,13 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QVBoxLayout;
 
 namespace stallscope::gui::live {
 
@@ -48,6 +51,11 @@ public:
     static QString defaultCaptureDir();
 
 private:
+    // The constructor's steps, in order.
+    QFormLayout* buildWhereForm();
+    QTabWidget* buildModeTabs(const QString& binDir, const QString& toolkitDir);
+    QPushButton* addPreviewAndButtons(QVBoxLayout* top);
+    void connectInputs();
     void updatePreview();
     void onPortChanged();
     void onToolkitChanged();
