@@ -9,7 +9,7 @@
 //    Frame::interface_id and a per-packet link type are impossible with it;
 //  - libpcap skips non-packet blocks inside pcap_next_ex, so ftell() before
 //    the call is not the offset of the packet's block.
-// Classic pcap still goes through libpcap (see pcap_file_reader.cpp).
+// Classic pcap: libpcap reads the header, mapped_pcap_reader.cpp the records.
 #include "capture/byte_reader.h"
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/pcap/reader_support.h"
