@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace stallscope::cli {
 
@@ -82,129 +83,140 @@ bool known_kind(const std::string& k) {
     const auto& v = known_finding_kinds();
     return std::find(v.begin(), v.end(), k) != v.end();
 }
-} // namespace
 
-int cmd_compare(Args& a) {
+// What the command line asks for.
+struct CompareRequest {
     std::vector<std::string> positional, expect_fixed_kinds;
     Side sides[2];
-    std::string out_path;
+    std::string out_path, keylog;
     bool json = false, markdown = false, no_regression = false, quiet = false;
     size_t spill_after = kDefaultSpillAfterCalls;
     CompareOptions opt;
-    std::string keylog;
+};
+
+// One option of the statistics (--alpha, --min-change-ms, --min-change-pct); nullopt = parsed.
+std::optional<int> parse_statistics_option(Args& a, const std::string& s, CompareOptions& opt) {
+    std::string v;
+    if (!a.value(s, v)) return kExitUsage;
+    if (s == "--alpha") {
+        if (!parse_double(v, opt.alpha) || opt.alpha <= 0 || opt.alpha >= 1)
+            return usage_error("compare", "--alpha must be between 0 and 1");
+    } else if (s == "--min-change-ms") {
+        if (!parse_double(v, opt.min_change_ms) || opt.min_change_ms < 0)
+            return usage_error("compare", "--min-change-ms must be a number >= 0");
+    } else {
+        double pct = 0;
+        if (!parse_double(v, pct) || pct < 0) return usage_error("compare", "--min-change-pct must be a number >= 0");
+        opt.min_change_ratio = pct / 100;
+    }
+    return std::nullopt;
+}
+
+// The command line into `r`; nullopt = go on, else the exit code (help, usage).
+std::optional<int> parse_compare_args(Args& a, CompareRequest& r) {
     while (!a.done()) {
         std::string s = a.next(), v;
         if (s == "-h" || s == "--help") { std::fputs(kHelp, stdout); return kExitOk; }
-        else if (s == "--json") json = true;
+        else if (s == "--json") r.json = true;
         else if (s == "--format") {
             if (!a.value(s, v)) return kExitUsage;
-            if (v == "json") json = true;
-            else if (v == "markdown" || v == "md") markdown = true;
+            if (v == "json") r.json = true;
+            else if (v == "markdown" || v == "md") r.markdown = true;
             else if (v != "text") return usage_error("compare", "--format must be text, json or markdown");
         }
-        else if (s == "--quiet" || s == "-q") quiet = true;
-        else if (s == "--expect-no-regression") no_regression = true;
-        else if (s == "--no-size-match") opt.match_by_size = false;
-        else if (s == "--strict") opt.min_worse_calls = 1;
-        else if (s == "-o" || s == "--output") { if (!a.value(s, out_path)) return kExitUsage; }
+        else if (s == "--quiet" || s == "-q") r.quiet = true;
+        else if (s == "--expect-no-regression") r.no_regression = true;
+        else if (s == "--no-size-match") r.opt.match_by_size = false;
+        else if (s == "--strict") r.opt.min_worse_calls = 1;
+        else if (s == "-o" || s == "--output") { if (!a.value(s, r.out_path)) return kExitUsage; }
         else if (s == "--spill-after") {
             uint64_t n = 0;
             if (!a.value(s, v)) return kExitUsage;
             if (!parse_u64(v, n)) return usage_error("compare", "--spill-after needs a number of calls, got '" + v + "'");
-            spill_after = size_t(n);
+            r.spill_after = size_t(n);
         }
-        else if (s == "--keylog") { if (!a.value(s, keylog)) return kExitUsage; }
+        else if (s == "--keylog") { if (!a.value(s, r.keylog)) return kExitUsage; }
         else if (s == "--before" || s == "--after") {
             if (!a.value(s, v)) return kExitUsage;
-            if (!add_to_side(sides[s == "--after"], v)) return usage_error("compare", "no file matches " + v);
+            if (!add_to_side(r.sides[s == "--after"], v)) return usage_error("compare", "no file matches " + v);
         }
         else if (s == "--expect-fixed") {
             if (!a.value(s, v)) return kExitUsage;
             if (!known_kind(v)) return usage_error("compare", "unknown finding kind '" + v + "'");
-            expect_fixed_kinds.push_back(v);
-        } else if (s == "--alpha") {
-            if (!a.value(s, v)) return kExitUsage;
-            if (!parse_double(v, opt.alpha) || opt.alpha <= 0 || opt.alpha >= 1)
-                return usage_error("compare", "--alpha must be between 0 and 1");
-        } else if (s == "--min-change-ms") {
-            if (!a.value(s, v)) return kExitUsage;
-            if (!parse_double(v, opt.min_change_ms) || opt.min_change_ms < 0)
-                return usage_error("compare", "--min-change-ms must be a number >= 0");
-        } else if (s == "--min-change-pct") {
-            double pct = 0;
-            if (!a.value(s, v)) return kExitUsage;
-            if (!parse_double(v, pct) || pct < 0) return usage_error("compare", "--min-change-pct must be a number >= 0");
-            opt.min_change_ratio = pct / 100;
+            r.expect_fixed_kinds.push_back(v);
+        } else if (s == "--alpha" || s == "--min-change-ms" || s == "--min-change-pct") {
+            if (auto rc = parse_statistics_option(a, s, r.opt)) return rc;
         } else if (!s.empty() && s[0] == '-' && s != "-") return usage_error("compare", "unknown option " + s);
-        else positional.push_back(s);
+        else r.positional.push_back(s);
     }
-    const bool by_option = !sides[0].files.empty() || !sides[1].files.empty();
-    if (by_option) {
-        if (!positional.empty())
+    return std::nullopt;
+}
+
+// The two sides, from BEFORE AFTER or from --before/--after; nullopt = fine.
+std::optional<int> resolve_sides(CompareRequest& r) {
+    Side* sides = r.sides;
+    if (!sides[0].files.empty() || !sides[1].files.empty()) {
+        if (!r.positional.empty())
             return usage_error("compare", "give the sides either as BEFORE AFTER or with --before and --after, not both (got also " +
-                                              positional.front() + ")");
+                                              r.positional.front() + ")");
         if (sides[0].files.empty() || sides[1].files.empty())
             return usage_error("compare", std::string("--before and --after go together: no ") +
                                               (sides[0].files.empty() ? "--before" : "--after") + " file given");
-    } else {
-        if (positional.size() != 2)
-            return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " + std::to_string(positional.size()) +
-                                              "); a side of several files is a quoted pattern, the first file of a ring, "
-                                              "or --before/--after repeated");
-        for (int i = 0; i < 2; ++i)
-            if (!add_to_side(sides[i], positional[size_t(i)]))
-                return usage_error("compare", "no file matches " + positional[size_t(i)]);
+        return std::nullopt;
     }
+    if (r.positional.size() != 2)
+        return usage_error("compare", "needs exactly two captures, BEFORE and AFTER (got " + std::to_string(r.positional.size()) +
+                                          "); a side of several files is a quoted pattern, the first file of a ring, "
+                                          "or --before/--after repeated");
+    for (int i = 0; i < 2; ++i)
+        if (!add_to_side(sides[i], r.positional[size_t(i)]))
+            return usage_error("compare", "no file matches " + r.positional[size_t(i)]);
+    return std::nullopt;
+}
 
-    // The same capture twice compares nothing: say so (the report still
-    // follows, every kind "still present", so scripts see a normal run).
-    if (same_files(sides[0], sides[1]))
-        std::fprintf(stderr, "stallscope-cli compare: warning: BEFORE and AFTER are the same file (%s): "
-                             "nothing can have changed\n", sides[0].named.c_str());
-
-    // One side at a time: analysed (spilled to disk past spill_after calls
-    // like `analyze`), reduced to what the comparison needs, and dropped,
-    // so memory stays that of one analysis plus 40 bytes per complete call.
-    CompareInput inputs[2];
-    const char* names[2] = {"BEFORE", "AFTER"};
-    for (int i = 0; i < 2; ++i) {
-        ProgressPrinter progress(!quiet);
-        AnalysisOptions opt;
-        opt.threads = default_analysis_threads();
-        opt.spill_after_calls = spill_after;
-        opt.keylog_path = keylog;
-        const Side& side = sides[i];
-        const std::string& first = side.files.front();
-        AnalyzeOutcome o = analyze_files(side.files, opt, std::ref(progress));
-        progress.done();
-        if (!o.ok) {
-            std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
-                         side.named.c_str(), o.error.c_str());
-            return kExitInput;
-        }
-        // A damaged file is compared up to the damage: the line analyze prints for it.
-        if (const Warning* w = damage_warning(o.result.capture); w && !quiet)
-            std::fprintf(stderr, "%s (%s)\n", warning_line(first, *w).c_str(), names[i]);
-        if (!quiet && !o.result.capture.warnings.empty())
-            std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
-                         side.named.c_str(), o.result.capture.warnings.size(), side.named.c_str());
-        try {
-            inputs[i] = compare_input(o.result);
-        } catch (const SpillError& e) {
-            std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
-                         side.named.c_str(), e.what());
-            return kExitInput;
-        }
+// One side analysed (spilled to disk past spill_after calls like `analyze`)
+// and reduced to what the comparison needs; false (said on stderr) when it
+// could not be analysed.
+bool analyse_side(const CompareRequest& r, int i, CompareInput& input) {
+    static const char* const names[2] = {"BEFORE", "AFTER"};
+    ProgressPrinter progress(!r.quiet);
+    AnalysisOptions opt;
+    opt.threads = default_analysis_threads();
+    opt.spill_after_calls = r.spill_after;
+    opt.keylog_path = r.keylog;
+    const Side& side = r.sides[i];
+    AnalyzeOutcome o = analyze_files(side.files, opt, std::ref(progress));
+    progress.done();
+    if (!o.ok) {
+        std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
+                     side.named.c_str(), o.error.c_str());
+        return false;
     }
+    // A damaged file is compared up to the damage: the line analyze prints for it.
+    if (const Warning* w = damage_warning(o.result.capture); w && !r.quiet)
+        std::fprintf(stderr, "%s (%s)\n", warning_line(side.files.front(), *w).c_str(), names[i]);
+    if (!r.quiet && !o.result.capture.warnings.empty())
+        std::fprintf(stderr, "stallscope-cli compare: %s: %zu warning(s); 'stallscope-cli analyze %s' lists them\n",
+                     side.named.c_str(), o.result.capture.warnings.size(), side.named.c_str());
+    try {
+        input = compare_input(o.result);
+    } catch (const SpillError& e) {
+        std::fprintf(stderr, "stallscope-cli compare: error: %s capture %s could not be analysed: %s\n", names[i],
+                     side.named.c_str(), e.what());
+        return false;
+    }
+    return true;
+}
 
-    Comparison c = compare_inputs(inputs[0], inputs[1], opt);
+// The report written; the expectations checked. The exit code.
+int report(const CompareRequest& r, const Comparison& c) {
     std::vector<CheckedExpectation> checked;
-    for (const std::string& k : expect_fixed_kinds) checked.push_back({"expect-fixed " + k, expect_fixed(c, k)});
-    if (no_regression) checked.push_back({"expect-no-regression", expect_no_regression(c)});
+    for (const std::string& k : r.expect_fixed_kinds) checked.push_back({"expect-fixed " + k, expect_fixed(c, k)});
+    if (r.no_regression) checked.push_back({"expect-no-regression", expect_no_regression(c)});
 
-    std::string text = json ? compare_json(c, checked) : markdown ? compare_markdown(c, checked) : compare_text(c, checked);
+    std::string text = r.json ? compare_json(c, checked) : r.markdown ? compare_markdown(c, checked) : compare_text(c, checked);
     std::string err;
-    if (!write_output(out_path, text, err)) {
+    if (!write_output(r.out_path, text, err)) {
         std::fprintf(stderr, "stallscope-cli compare: error: %s\n", err.c_str());
         return kExitInput;
     }
@@ -212,10 +224,28 @@ int cmd_compare(Args& a) {
     for (const CheckedExpectation& e : checked) {
         if (e.result.ok) continue;
         ok = false;
-        for (const std::string& r : e.result.reasons)
-            std::fprintf(stderr, "stallscope-cli compare: %s failed: %s\n", e.name.c_str(), r.c_str());
+        for (const std::string& reason : e.result.reasons)
+            std::fprintf(stderr, "stallscope-cli compare: %s failed: %s\n", e.name.c_str(), reason.c_str());
     }
     return ok ? kExitOk : kExitInput;
+}
+} // namespace
+
+int cmd_compare(Args& a) {
+    CompareRequest r;
+    if (auto rc = parse_compare_args(a, r)) return *rc;
+    if (auto rc = resolve_sides(r)) return *rc;
+    // The same capture twice compares nothing: say so (the report still
+    // follows, every kind "still present", so scripts see a normal run).
+    if (same_files(r.sides[0], r.sides[1]))
+        std::fprintf(stderr, "stallscope-cli compare: warning: BEFORE and AFTER are the same file (%s): "
+                             "nothing can have changed\n", r.sides[0].named.c_str());
+    // One side at a time: analysed, reduced and dropped, so memory stays
+    // that of one analysis plus 40 bytes per complete call.
+    CompareInput inputs[2];
+    for (int i = 0; i < 2; ++i)
+        if (!analyse_side(r, i, inputs[i])) return kExitInput;
+    return report(r, compare_inputs(inputs[0], inputs[1], r.opt));
 }
 
 } // namespace stallscope::cli
