@@ -125,16 +125,24 @@ void OverviewPage::onResult(const ResultPtr& r) {
         for (auto* l : stats_) l->setText(QStringLiteral("—"));
         return;
     }
-    const SummaryGroup& all = r->summary.overall;
-    setStat("file", QFileInfo(QString::fromStdString(r->capture.file)).fileName() + QStringLiteral(" (") +
-                        QString::fromStdString(r->capture.format) +
-                        (r->capture.files.size() > 1 ? tr(", file set of %1 files").arg(r->capture.files.size()) : QString()) +
+    fillStats(*r);
+    fillLossTable(r->summary.overall);
+    fillHistogram(*r);
+    refreshColors();
+    for (int c = 0; c < FindingsTreeModel::Fix; ++c) findings_->resizeColumnToContents(c);
+}
+
+// The Capture box: the file, counts, where it was captured, and the times.
+void OverviewPage::fillStats(const LoadedResult& r) {
+    setStat("file", QFileInfo(QString::fromStdString(r.capture.file)).fileName() + QStringLiteral(" (") +
+                        QString::fromStdString(r.capture.format) +
+                        (r.capture.files.size() > 1 ? tr(", file set of %1 files").arg(r.capture.files.size()) : QString()) +
                         QLatin1Char(')'));
-    setStat("packets", QString::number(r->capture.packets));
-    setStat("calls", QString::number(r->callCount()));
-    setStat("connections", QString::number(r->connectionCount()));
+    setStat("packets", QString::number(r.capture.packets));
+    setStat("calls", QString::number(r.callCount()));
+    setStat("connections", QString::number(r.connectionCount()));
     {   // where the capture was taken and whose view the latencies are, as the report says
-        const CapturePointText cp = capturePointText(summarize_capture_point(*r));
+        const CapturePointText cp = capturePointText(summarize_capture_point(r));
         // Its parenthesis on a line of its own: the Capture column stays
         // narrow, so the histogram beside it has room for its bin labels.
         QString where = cp.where;
@@ -144,12 +152,17 @@ void OverviewPage::onResult(const ResultPtr& r) {
         if (QLabel* l = stats_.value(QStringLiteral("captured"))) l->setToolTip(cp.evidence);
         if (QLabel* l = stats_.value(QStringLiteral("view"))) l->setToolTip(tr("Latencies are %1").arg(cp.view_long));
     }
+    fillTimeStats(r.summary.overall);
+    setStat("warnings", QString::number(r.capture.warnings.size()) + (r.capture.truncated ? tr(" (file truncated)") : QString()));
+}
+
+// Latencies and the call ledger's partition: stalls (time lost) + server
+// processing + transfer = all call time; connection setup is the client's
+// time before the first request byte, beside it (as in the CLI report).
+void OverviewPage::fillTimeStats(const SummaryGroup& all) {
     setStat("median", formatMs(all.latency.median_ms));
     setStat("p90", formatMs(all.latency.p90_ms));
     setStat("max", formatMs(all.latency.max_ms));
-    // The call ledger's partition: stalls (time lost) + server processing +
-    // transfer = all call time; connection setup is the client's time before
-    // the first request byte, beside it (as in the CLI report).
     const double total = all.latency.total_ms;
     auto share = [total](double ms) { return total > 0 ? QStringLiteral(" (%1 %)").arg(100 * ms / total, 0, 'f', 1) : QString(); };
     setStat("lost", formatMs(all.avoidable_ms) + (total > 0 ? QStringLiteral(" (%1 % of all call time)").arg(100 * all.avoidable_ms / total, 0, 'f', 1) : QString()));
@@ -164,8 +177,10 @@ void OverviewPage::onResult(const ResultPtr& r) {
     if (QLabel* l = stats_.value(QStringLiteral("setup")))
         l->setToolTip(tr("The client's time before the first request byte (TCP handshakes of calls that opened a connection)"));
     setStat("predicted", formatMs(all.predicted_median_ms));
-    setStat("warnings", QString::number(r->capture.warnings.size()) + (r->capture.truncated ? tr(" (file truncated)") : QString()));
+}
 
+// Time per kind; time that is not lost (server, transfer) in a neutral colour.
+void OverviewPage::fillLossTable(const SummaryGroup& all) {
     losses_->setRowCount(int(all.losses.size()));
     for (int i = 0; i < int(all.losses.size()); ++i) {
         const KindLoss& k = all.losses[size_t(i)];
@@ -187,12 +202,15 @@ void OverviewPage::onResult(const ResultPtr& r) {
     int need = 2 * losses_->frameWidth();   // a few rows: no room kept for a scroll bar
     for (int c = 0; c < losses_->columnCount(); ++c) need += losses_->horizontalHeader()->sectionSize(c);
     losses_->setMinimumWidth(need);
+}
 
+// Latency histogram in log bins (a capture's fast calls and its stalls
+// differ by decades), ticks at the decade edges, a round count axis.
+void OverviewPage::fillHistogram(const LoadedResult& r) {
     std::vector<double> lat;
-    lat.reserve(r->callCount());
-    for (const CallKey& c : r->callKeys())
+    lat.reserve(r.callCount());
+    for (const CallKey& c : r.callKeys())
         if (c.complete()) lat.push_back(c.latency_ms);
-    // Log bins: a capture's fast calls and its stalls differ by decades.
     const auto bins = logLatencyHistogram(lat, 4);
     auto* set = new QBarSet(tr("calls"));
     QStringList cats;
@@ -204,6 +222,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
         // Categories must differ: an unlabelled bin is i+1 zero-width spaces.
         cats << (ticks[i].empty() ? QString(qsizetype(i + 1), QChar(0x200B)) : QString::fromStdString(ticks[i]));
     }
+    QChart* chart = chart_view_->chart();
     auto* series = new QBarSeries;
     series->setBarWidth(0.95);
     series->append(set);
@@ -213,8 +232,7 @@ void OverviewPage::onResult(const ResultPtr& r) {
     x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
     chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
     auto* y = new QValueAxis;
-    // Round ticks at a 1-2-5 step of whole calls.
-    const CountAxis axis = countAxis(peak);
+    const CountAxis axis = countAxis(peak);  // round ticks at a 1-2-5 step of whole calls
     y->setRange(0, double(axis.top));
     y->setLabelFormat(QStringLiteral("%d"));
     y->setTickCount(axis.ticks());
@@ -222,8 +240,6 @@ void OverviewPage::onResult(const ResultPtr& r) {
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    refreshColors();
-    for (int c = 0; c < FindingsTreeModel::Fix; ++c) findings_->resizeColumnToContents(c);
 }
 
 } // namespace stallscope::gui

@@ -32,6 +32,10 @@ public:
 private:
     void onResult(const ResultPtr& r);
     void setStat(const QString& key, const QString& value);
+    void fillStats(const LoadedResult& r);
+    void fillTimeStats(const SummaryGroup& all);
+    void fillLossTable(const SummaryGroup& all);
+    void fillHistogram(const LoadedResult& r);
 
     SelectionHub* hub_;
     QHash<QString, QLabel*> stats_;
