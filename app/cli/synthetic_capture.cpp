@@ -127,6 +127,133 @@ struct Later {
 void put16(std::vector<uint8_t>& b, uint16_t v) { b.push_back(uint8_t(v >> 8)); b.push_back(uint8_t(v)); }
 void put32(std::vector<uint8_t>& b, uint32_t v) { put16(b, uint16_t(v >> 16)); put16(b, uint16_t(v)); }
 
+// Ethernet + IPv4 + TCP (no options) of one packet of `c`, and its payload.
+void build_frame(std::vector<uint8_t>& pkt, const Pkt& p, const Conn& c, uint16_t server_port,
+                 const std::string* payload) {
+    const uint32_t len = payload ? uint32_t(payload->size()) : 0;
+    pkt.clear();
+    for (int i = 0; i < 12; ++i) pkt.push_back(uint8_t(i));  // Ethernet
+    put16(pkt, 0x0800);
+    put16(pkt, 0x4500);  // IPv4
+    put16(pkt, uint16_t(20 + 20 + len));
+    put32(pkt, 0);
+    put16(pkt, 0x4006);
+    put16(pkt, 0);
+    put32(pkt, p.from_client ? c.client_ip : c.server_ip);
+    put32(pkt, p.from_client ? c.server_ip : c.client_ip);
+    put16(pkt, p.from_client ? c.cport : server_port);  // TCP
+    put16(pkt, p.from_client ? server_port : c.cport);
+    put32(pkt, p.from_client ? c.cseq : c.sseq);
+    put32(pkt, (p.flags & kA) ? (p.from_client ? c.sseq : c.cseq) : 0);
+    put16(pkt, uint16_t(0x5000 | p.flags));
+    put16(pkt, 65535);
+    put32(pkt, 0);
+    if (payload) pkt.insert(pkt.end(), payload->begin(), payload->end());
+}
+
+// The capture being written: connections in flight, ordered by the time of
+// their next packet, each replaced by a new one when it ends.
+class SyntheticWriter {
+public:
+    SyntheticWriter(FILE* f, FILE* keys, const Messages& msgs, SyntheticStats& st)
+        : f_(f), keys_(keys), tls_(keys != nullptr), st_(st), pool_(kConcurrent), body_(msgs.request_body),
+          hk_(msgs.request_head(true)), h0_(msgs.request_head(false)), rk_(msgs.response(true)), r0_(msgs.response(false)) {}
+
+    void run(uint64_t target, uint64_t connections) {
+        // Classic pcap, nanosecond magic, Ethernet.
+        uint32_t hdr[6] = {0xa1b23c4d, 0x00040002, 0, 0, 262144, 1};
+        std::fwrite(hdr, sizeof hdr, 1, f_);
+        const int64_t now = 1'700'000'000LL * 1'000'000'000LL;
+        for (int i = 0; i < kConcurrent && (!connections || started_ < connections); ++i)
+            start(pool_[size_t(i)], now + i * 37 * kUs);
+        while (!q_.empty()) {
+            Conn* c = q_.top();
+            q_.pop();
+            write_packet(*c);
+            if (++c->next < c->pkts.size()) {
+                c->t += c->pkts[c->next].delay;
+                q_.push(c);
+            } else if (connections ? started_ < connections : st_.packets < target) {
+                start(*c, c->t + 50 * kUs);
+            }
+        }
+    }
+
+    // Every connection's records sealed (libcrypto did not fail).
+    bool sealed_ok() {
+        for (Conn& c : pool_) sealed_ok_ = sealed_ok_ && (!c.tls || c.tls->ok());
+        return sealed_ok_;
+    }
+
+private:
+    void start(Conn& c, int64_t t) {
+        c.keepalive = started_ % 3 != 2;  // two keep-alive connections for each HTTP/1.0 one
+        c.pkts = script(c.keepalive, c.keepalive ? 10 : 1, tls_);
+        if (tls_) {
+            if (c.tls) sealed_ok_ = sealed_ok_ && c.tls->ok();  // the previous connection on this slot
+            c.tls = std::make_unique<SyntheticTls>(started_);
+            std::fputs(c.tls->keylog_lines().c_str(), keys_);
+        }
+        c.next = 0;
+        c.t = t;
+        c.client_ip = 0xC0000200u | uint32_t(1 + started_ % 200);  // 192.0.2.x (documentation range)
+        c.server_ip = 0xC6336401u;                                  // 198.51.100.1
+        c.cport = uint16_t(1024 + started_ % 60000);
+        c.cseq = uint32_t(started_ * 7919u);
+        c.sseq = uint32_t(started_ * 104729u);
+        c.order = started_++;
+        ++st_.connections;
+        st_.calls += c.keepalive ? 10 : 1;
+        q_.push(&c);
+    }
+
+    // What packet `p` of `c` carries (null: none); over TLS each write is one record.
+    const std::string* payload(const Pkt& p, Conn& c, std::string& whole) const {
+        const std::string* out = nullptr;
+        switch (p.kind) {
+        case 1: out = &h0_; break;
+        case 2: out = &body_; break;
+        case 3: whole = hk_ + body_; out = &whole; break;
+        case 4: out = c.keepalive ? &rk_ : &r0_; break;
+        case 5: whole = c.tls->client_hello(); out = &whole; break;
+        case 6: whole = c.tls->server_flight(); out = &whole; break;
+        case 7: whole = c.tls->client_finished(); out = &whole; break;
+        }
+        if (tls_ && p.kind >= 1 && p.kind <= 4) {  // one SSL_write per write: one record
+            whole = c.tls->seal(p.from_client, *out);
+            out = &whole;
+        }
+        return out;
+    }
+
+    void write_packet(Conn& c) {
+        const Pkt& p = c.pkts[c.next];
+        std::string whole;
+        const std::string* data = payload(p, c, whole);
+        build_frame(pkt_, p, c, tls_ ? 443 : 80, data);
+        uint32_t& seq = p.from_client ? c.cseq : c.sseq;
+        seq += (data ? uint32_t(data->size()) : 0) + ((p.flags & (kS | kF)) ? 1 : 0);
+        uint32_t rec[4] = {uint32_t(c.t / 1'000'000'000), uint32_t(c.t % 1'000'000'000), uint32_t(pkt_.size()),
+                           uint32_t(pkt_.size())};
+        std::fwrite(rec, sizeof rec, 1, f_);
+        std::fwrite(pkt_.data(), 1, pkt_.size(), f_);
+        ++st_.packets;
+        st_.bytes += sizeof rec + pkt_.size();
+    }
+
+    FILE* f_;
+    FILE* keys_;
+    const bool tls_;
+    SyntheticStats& st_;
+    std::priority_queue<Conn*, std::vector<Conn*>, Later> q_;
+    std::vector<Conn> pool_;
+    uint64_t started_ = 0;
+    bool sealed_ok_ = true;
+    const std::string& body_;
+    const std::string hk_, h0_, rk_, r0_;
+    std::vector<uint8_t> pkt_;
+};
+
 } // namespace
 
 bool write_synthetic_capture(const std::string& path, uint64_t target, SyntheticStats& st, std::string& error,
@@ -136,118 +263,27 @@ bool write_synthetic_capture(const std::string& path, uint64_t target, Synthetic
         return false;
     }
     const Messages msgs = messages(envelope_bytes);
-    const bool tls = !tls_keylog.empty();
     FILE* keys = nullptr;
-    if (tls && !(keys = std::fopen(tls_keylog.c_str(), "w"))) { error = tls_keylog + ": " + std::strerror(errno); return false; }
+    if (!tls_keylog.empty() && !(keys = std::fopen(tls_keylog.c_str(), "w"))) {
+        error = tls_keylog + ": " + std::strerror(errno);
+        return false;
+    }
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) {
         error = path + ": " + std::strerror(errno);
         if (keys) std::fclose(keys);
         return false;
     }
-    bool sealed_ok = true;
     std::vector<char> buf(1 << 20);
     std::setvbuf(f, buf.data(), _IOFBF, buf.size());
-    // Classic pcap, nanosecond magic, Ethernet.
-    uint32_t hdr[6] = {0xa1b23c4d, 0x00040002, 0, 0, 262144, 1};
-    std::fwrite(hdr, sizeof hdr, 1, f);
-
-    std::priority_queue<Conn*, std::vector<Conn*>, Later> q;
-    std::vector<Conn> pool(kConcurrent);
-    uint64_t started = 0;
-    int64_t now = 1'700'000'000LL * 1'000'000'000LL;
-    auto start = [&](Conn& c, int64_t t) {
-        c.keepalive = started % 3 != 2;  // two keep-alive connections for each HTTP/1.0 one
-        c.pkts = script(c.keepalive, c.keepalive ? 10 : 1, tls);
-        if (tls) {
-            if (c.tls) sealed_ok = sealed_ok && c.tls->ok();  // the previous connection on this slot
-            c.tls = std::make_unique<SyntheticTls>(started);
-            std::fputs(c.tls->keylog_lines().c_str(), keys);
-        }
-        c.next = 0;
-        c.t = t;
-        c.client_ip = 0xC0000200u | uint32_t(1 + started % 200);  // 192.0.2.x (documentation range)
-        c.server_ip = 0xC6336401u;                                 // 198.51.100.1
-        c.cport = uint16_t(1024 + started % 60000);
-        c.cseq = uint32_t(started * 7919u);
-        c.sseq = uint32_t(started * 104729u);
-        c.order = started++;
-        ++st.connections;
-        st.calls += c.keepalive ? 10 : 1;
-        q.push(&c);
-    };
-    for (int i = 0; i < kConcurrent && (!connections || started < connections); ++i)
-        start(pool[size_t(i)], now + i * 37 * kUs);
-
-    const std::string hk = msgs.request_head(true), h0 = msgs.request_head(false), rk = msgs.response(true),
-                      r0 = msgs.response(false);
-    const std::string& body = msgs.request_body;
-    std::vector<uint8_t> pkt;
-    while (!q.empty()) {
-        Conn* c = q.top();
-        q.pop();
-        const Pkt& p = c->pkts[c->next];
-        const std::string* payload = nullptr;
-        std::string whole;
-        switch (p.kind) {
-        case 1: payload = &h0; break;
-        case 2: payload = &body; break;
-        case 3: whole = hk + body; payload = &whole; break;
-        case 4: payload = c->keepalive ? &rk : &r0; break;
-        case 5: whole = c->tls->client_hello(); payload = &whole; break;
-        case 6: whole = c->tls->server_flight(); payload = &whole; break;
-        case 7: whole = c->tls->client_finished(); payload = &whole; break;
-        }
-        if (tls && p.kind >= 1 && p.kind <= 4) {  // one SSL_write per write: one record
-            whole = c->tls->seal(p.from_client, *payload);
-            payload = &whole;
-        }
-        const uint16_t server_port = tls ? 443 : 80;
-        uint32_t len = payload ? uint32_t(payload->size()) : 0;
-        pkt.clear();
-        // Ethernet
-        for (int i = 0; i < 12; ++i) pkt.push_back(uint8_t(i));
-        put16(pkt, 0x0800);
-        // IPv4
-        put16(pkt, 0x4500);
-        put16(pkt, uint16_t(20 + 20 + len));
-        put32(pkt, 0);
-        put16(pkt, 0x4006);
-        put16(pkt, 0);
-        put32(pkt, p.from_client ? c->client_ip : c->server_ip);
-        put32(pkt, p.from_client ? c->server_ip : c->client_ip);
-        // TCP
-        put16(pkt, p.from_client ? c->cport : server_port);
-        put16(pkt, p.from_client ? server_port : c->cport);
-        put32(pkt, p.from_client ? c->cseq : c->sseq);
-        put32(pkt, (p.flags & kA) ? (p.from_client ? c->sseq : c->cseq) : 0);
-        put16(pkt, uint16_t(0x5000 | p.flags));
-        put16(pkt, 65535);
-        put32(pkt, 0);
-        if (payload) pkt.insert(pkt.end(), payload->begin(), payload->end());
-        uint32_t& seq = p.from_client ? c->cseq : c->sseq;
-        seq += len + ((p.flags & (kS | kF)) ? 1 : 0);
-
-        uint32_t rec[4] = {uint32_t(c->t / 1'000'000'000), uint32_t(c->t % 1'000'000'000), uint32_t(pkt.size()),
-                           uint32_t(pkt.size())};
-        std::fwrite(rec, sizeof rec, 1, f);
-        std::fwrite(pkt.data(), 1, pkt.size(), f);
-        ++st.packets;
-        st.bytes += sizeof rec + pkt.size();
-
-        if (++c->next < c->pkts.size()) {
-            c->t += c->pkts[c->next].delay;
-            q.push(c);
-        } else if (connections ? started < connections : st.packets < target) {
-            start(*c, c->t + 50 * kUs);
-        }
-    }
+    SyntheticWriter w(f, keys, msgs, st);
+    w.run(target, connections);
     bool ok = std::fclose(f) == 0;
     if (!ok) error = path + ": " + std::strerror(errno);
     if (keys) {
-        for (Conn& c : pool) sealed_ok = sealed_ok && (!c.tls || c.tls->ok());
+        const bool sealed = w.sealed_ok();
         if (std::fclose(keys) != 0 && ok) { ok = false; error = tls_keylog + ": " + std::strerror(errno); }
-        if (!sealed_ok && ok) { ok = false; error = "libcrypto could not seal the synthetic TLS records"; }
+        if (!sealed && ok) { ok = false; error = "libcrypto could not seal the synthetic TLS records"; }
     }
     return ok;
 }
