@@ -252,105 +252,102 @@ struct BenchRows {
     bool ok = true;
 };
 
-BenchRows measure_rows(const BenchOptions& o, const BenchFiles& files) {
-    const unsigned repeat = o.repeat, threads = o.threads;
-    const bool tools = o.tools;
-    const std::string &path = files.path, &tls_path = files.tls_path;
-    const uint64_t file_bytes = files.file_bytes;
-    BenchRows out;
-    Measure& bare = out.bare;
-    bare = best_of(repeat, [&] {
+Measure measure_read_loop(unsigned repeat, const std::string& path) {
+    return best_of(repeat, [&] {
         return in_child([&](uint64_t& p, uint64_t&) {
             ReadLoopStats s = bare_pcap_read(path);
             p = s.packets;
             return s.ok;
         });
     });
+}
+
+// What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
+// do: the analysis with its spill file, then the whole report written.
+Measure measure_analysis(unsigned repeat, const std::string& target, bool json, unsigned n, const std::string& keylog = {}) {
+    return best_of(repeat, [&, json, n] { return in_child([&, json, n](uint64_t& p, uint64_t& calls) {
+        AnalysisOptions opt;
+        opt.spill_after_calls = kDefaultSpillAfterCalls;
+        opt.threads = n;
+        opt.keylog_path = keylog;
+        AnalyzeOutcome o = analyze_file(target, opt);
+        p = o.result.capture.packets;
+        calls = call_count(o.result);
+        if (!o.ok) return false;
+        // With a key log every connection must decrypt: a keyless fallback would time something else.
+        for (const Warning& w : o.result.capture.warnings)
+            if (w.code == WarningCode::TlsUndecrypted) return false;
+        std::ofstream sink("/dev/null");
+        if (json) write_report_json(o.result, sink);
+        else write_report_text(o.result, sink);
+        return true;
+    }); });
+}
+
+// tcptrace and tshark on the same file, where they are installed.
+void measure_tools(unsigned repeat, const std::string& path, uint64_t file_bytes, const Measure& bare) {
+    struct Tool { const char* name; std::vector<std::string> argv; };
+    for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
+                          Tool{"tshark -q -z http,tree", {"tshark", "-n", "-q", "-z", "http,tree", "-r", path}}}) {
+        int exit_code = 0;
+        Measure m = best_of(repeat, [&] { return run_tool(t.argv, exit_code); });
+        m.packets = bare.packets;
+        if (m.ok) print_row(t.name, m, file_bytes, bare);
+        else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
+    }
+}
+
+// The table; false when a row failed or found other calls than the first.
+bool print_rows(const BenchRows& out, const BenchFiles& files, const Measure& decoded) {
+    std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
+                "peak RSS MB", "x read");
+    print_row("libpcap read", out.bare, files.file_bytes, out.bare);
+    print_row("read + decode (floor)", decoded, files.file_bytes, out.bare);
+    bool ok = out.bare.ok && decoded.ok;
+    for (auto& [name, m] : out.rows) {
+        print_row(name, m, files.file_bytes, out.bare);
+        ok = ok && m.ok && m.calls == out.rows.front().second.calls;  // every N finds the same calls
+    }
+    if (!files.tls_path.empty()) {
+        std::error_code ec;
+        const uint64_t tls_bytes = std::filesystem::file_size(files.tls_path, ec);
+        print_row("HTTPS libpcap read", out.tls_bare, tls_bytes, out.tls_bare);
+        ok = ok && out.tls_bare.ok;
+        for (auto& [name, m] : out.tls_rows) {
+            print_row(name, m, tls_bytes, out.tls_bare);
+            ok = ok && m.ok && m.calls == out.rows.front().second.calls;  // the same calls as in plaintext, all decrypted
+        }
+    }
+    return ok;
+}
+
+BenchRows measure_rows(const BenchOptions& o, const BenchFiles& files) {
+    BenchRows out;
+    out.bare = measure_read_loop(o.repeat, files.path);
     // The floor of any analysis of TCP segments: our reader and the first
     // stage's decoding of every frame, nothing analysed.
-    Measure decoded = best_of(repeat, [&] {
+    Measure decoded = best_of(o.repeat, [&] {
         return in_child([&](uint64_t& p, uint64_t&) {
             uint64_t segments = 0;
             std::string error;
-            return decode_only(path, p, segments, error);
+            return decode_only(files.path, p, segments, error);
         });
     });
-    // What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
-    // do: the analysis with its spill file, then the whole report written.
-    auto analysis = [&](bool json, unsigned n, const std::string& file = {}, const std::string& keylog = {}) {
-        const std::string& target = file.empty() ? path : file;
-        return best_of(repeat, [&, json, n] { return in_child([&, json, n](uint64_t& p, uint64_t& calls) {
-            AnalysisOptions opt;
-            opt.spill_after_calls = kDefaultSpillAfterCalls;
-            opt.threads = n;
-            opt.keylog_path = keylog;
-            AnalyzeOutcome o = analyze_file(target, opt);
-            p = o.result.capture.packets;
-            calls = call_count(o.result);
-            if (!o.ok) return false;
-            // With a key log every connection must decrypt: a keyless fallback would time something else.
-            for (const Warning& w : o.result.capture.warnings)
-                if (w.code == WarningCode::TlsUndecrypted) return false;
-            std::ofstream sink("/dev/null");
-            if (json) write_report_json(o.result, sink);
-            else write_report_text(o.result, sink);
-            return true;
-        }); });
-    };
     // One thread, then N (once when N is 1).
-    const std::vector<unsigned>& counts = out.counts = threads > 1 ? std::vector<unsigned>{1, threads} : std::vector<unsigned>{1};
-    auto& rows = out.rows;
+    out.counts = o.threads > 1 ? std::vector<unsigned>{1, o.threads} : std::vector<unsigned>{1};
     for (bool json : {false, true})
-        for (unsigned n : counts)
-            rows.push_back({std::string(json ? "analyze --json" : "analyze") + " --threads " + std::to_string(n),
-                            analysis(json, n)});
+        for (unsigned n : out.counts)
+            out.rows.push_back({std::string(json ? "analyze --json" : "analyze") + " --threads " + std::to_string(n),
+                                measure_analysis(o.repeat, files.path, json, n)});
     // HTTPS: its own read loop (a larger file), then the keyed analysis.
-    Measure& tls_bare = out.tls_bare;
-    auto& tls_rows = out.tls_rows;
-    uint64_t tls_bytes = 0;
-    if (!tls_path.empty()) {
-        std::error_code ec;
-        tls_bytes = std::filesystem::file_size(tls_path, ec);
-        tls_bare = best_of(repeat, [&] {
-            return in_child([&](uint64_t& p, uint64_t&) {
-                ReadLoopStats s = bare_pcap_read(tls_path);
-                p = s.packets;
-                return s.ok;
-            });
-        });
-        for (unsigned n : counts)
-            tls_rows.push_back(
-                {"HTTPS analyze --keylog --threads " + std::to_string(n), analysis(false, n, tls_path, files.tls_keys)});
+    if (!files.tls_path.empty()) {
+        out.tls_bare = measure_read_loop(o.repeat, files.tls_path);
+        for (unsigned n : out.counts)
+            out.tls_rows.push_back({"HTTPS analyze --keylog --threads " + std::to_string(n),
+                                    measure_analysis(o.repeat, files.tls_path, false, n, files.tls_keys)});
     }
-    std::printf("\n%-26s %10s %9s %12s %9s %12s %10s\n", "measurement", "packets", "seconds", "packets/s", "MB/s",
-                "peak RSS MB", "x read");
-    print_row("libpcap read", bare, file_bytes, bare);
-    print_row("read + decode (floor)", decoded, file_bytes, bare);
-    bool& ok = out.ok;
-    ok = bare.ok && decoded.ok;
-    for (auto& [name, m] : rows) {
-        print_row(name, m, file_bytes, bare);
-        ok = ok && m.ok && m.calls == rows.front().second.calls;  // every N finds the same calls
-    }
-    if (!tls_path.empty()) {
-        print_row("HTTPS libpcap read", tls_bare, tls_bytes, tls_bare);
-        ok = ok && tls_bare.ok;
-        for (auto& [name, m] : tls_rows) {
-            print_row(name, m, tls_bytes, tls_bare);
-            ok = ok && m.ok && m.calls == rows.front().second.calls;  // the same calls as in plaintext, all decrypted
-        }
-    }
-    if (tools) {
-        struct Tool { const char* name; std::vector<std::string> argv; };
-        for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
-                              Tool{"tshark -q -z http,tree", {"tshark", "-n", "-q", "-z", "http,tree", "-r", path}}}) {
-            int exit_code = 0;
-            Measure m = best_of(repeat, [&] { return run_tool(t.argv, exit_code); });
-            m.packets = bare.packets;
-            if (m.ok) print_row(t.name, m, file_bytes, bare);
-            else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
-        }
-    }
+    out.ok = print_rows(out, files, decoded);
+    if (o.tools) measure_tools(o.repeat, files.path, files.file_bytes, out.bare);
     return out;
 }
 
