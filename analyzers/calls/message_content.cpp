@@ -78,9 +78,10 @@ void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields
 
 // Size facts for the message_size detector: decoded bytes (of what was
 // kept, see max_soap_body_bytes), the share that is markup, and what
-// deflate would make of it (see DeflateSampler; each compressed body is
-// measured on its first 64 KiB and scaled, so a big body costs a bounded
-// amount of CPU).
+// deflate would make of it (see DeflateSampler; a compressed body larger
+// than 16 KiB is measured on 16 KiB of it and scaled, deflate_sample, so a
+// big body costs a bounded amount of CPU; without a sampler every body is
+// compressed whole).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key,
                      bool count_markup) {
     m.content_bytes = content.size();
@@ -94,7 +95,7 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
         sampler->measure(key, content, m);
         return;
     }
-    DeflateSampler every_message(0, 0);
+    DeflateSampler every_message(0, 0, true);
     every_message.measure(key, content, m);
 }
 
