@@ -123,21 +123,33 @@ void MessageBody::set_head(const HeadFields& f) {
 }
 
 void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
+    if (data.empty()) return;
+    if (bytes_.empty() && borrowed_.empty() && !capped_ && data.size() <= cap) {
+        borrowed_ = {reinterpret_cast<const char*>(data.data()), data.size()};
+        return;
+    }
+    own();
     size_t room = cap > bytes_.size() ? cap - bytes_.size() : 0;
     if (data.size() > room) capped_ = true;
     bytes_.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+}
+
+void MessageBody::own() {
+    bytes_.append(borrowed_);
+    borrowed_ = {};
 }
 
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
                          const std::function<std::string()>& what,
                          const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
                          const std::function<std::string()>& sample_key, const std::function<bool()>& read_whole) {
-    if (bytes_.empty()) return;
+    const std::string_view body = borrowed_.empty() ? std::string_view(bytes_) : borrowed_;
+    if (body.empty()) return;
     std::string decoded;
-    std::string_view xml = bytes_;
+    std::string_view xml = body;
     if (!encoding_.empty() && !ascii_icontains(encoding_, "identity")) {
         std::string err;
-        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
+        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
                             opt.max_decompressed_bytes, decoded, err)) {
             out.fail(SoapError::ContentEncoding, "content-encoding " + encoding_ + ": " + err);
             if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
@@ -172,6 +184,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
 }
 
 void MessageBody::release() {
+    borrowed_ = {};
     if (bytes_.capacity() > kKeepBytes) bytes_ = std::string();
     else bytes_.clear();
 }
