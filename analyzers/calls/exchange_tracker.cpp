@@ -306,6 +306,13 @@ void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t)
     Dir& d = *t_.dirs_[dir_];
     if (!d.have_active || !d.active.call || d.active.interim) return;
     d.active.call->bodies[dir_].append(data, t_.opt_.max_soap_body_bytes);
+    t_.borrowed_ = true;
+}
+
+void ExchangeTracker::keep_bodies(int dir) {
+    if (!borrowed_) return;
+    borrowed_ = false;
+    for (auto& cs : calls_) cs->bodies[dir].keep();
 }
 
 void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
@@ -604,9 +611,11 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         uint64_t skip = d.base > offset ? d.base - offset : 0;
         d.cursor = std::max(d.cursor, offset + skip);
         d.parser->feed(data.subspan(size_t(skip)));
+        keep_bodies(dir);  // before the sniffer's held bytes go
     } else {
         d.cursor = std::max(d.cursor, offset);
         d.parser->feed(data);
+        keep_bodies(dir);
     }
     attribute(dir, offset + data.size());
     // After 101 or CONNECT 2xx the request direction carries no more HTTP either.

@@ -89,6 +89,8 @@ private:
     class Listener;
     void attribute(int dir, uint64_t upto);
     void relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg);
+    // The bytes just fed are about to go: bodies that only reference them copy them (MessageBody::keep).
+    void keep_bodies(int dir);
     void finish_soap(CallState& c, bool response);
     void set_done(CallState& cs);
     void discard_method(CallState& cs);
@@ -121,6 +123,7 @@ private:
     bool pending_cap_warned_ = false;
     Fifo<EarlyResponse> early_;
     bool parked_ = false;
+    bool borrowed_ = false;            // a body references bytes fed in this on_data (keep_bodies)
     std::vector<Parked> parked_calls_;
     int parked_http_[2] = {-1, -1};
     uint64_t first_message_[2] = {UINT64_MAX, UINT64_MAX};

@@ -78,9 +78,10 @@ void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields
 
 // Size facts for the message_size detector: decoded bytes (of what was
 // kept, see max_soap_body_bytes), the share that is markup, and what
-// deflate would make of it (see DeflateSampler; each compressed body is
-// measured on its first 64 KiB and scaled, so a big body costs a bounded
-// amount of CPU).
+// deflate would make of it (see DeflateSampler; a compressed body larger
+// than 16 KiB is measured on 16 KiB of it and scaled, deflate_sample, so a
+// big body costs a bounded amount of CPU; without a sampler every body is
+// compressed whole).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key,
                      bool count_markup) {
     m.content_bytes = content.size();
@@ -94,7 +95,7 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
         sampler->measure(key, content, m);
         return;
     }
-    DeflateSampler every_message(0, 0);
+    DeflateSampler every_message(0, 0, true);
     every_message.measure(key, content, m);
 }
 
@@ -122,21 +123,33 @@ void MessageBody::set_head(const HeadFields& f) {
 }
 
 void MessageBody::append(std::span<const uint8_t> data, size_t cap) {
+    if (data.empty()) return;
+    if (bytes_.empty() && borrowed_.empty() && !capped_ && data.size() <= cap) {
+        borrowed_ = {reinterpret_cast<const char*>(data.data()), data.size()};
+        return;
+    }
+    own();
     size_t room = cap > bytes_.size() ? cap - bytes_.size() : 0;
     if (data.size() > room) capped_ = true;
     bytes_.append(reinterpret_cast<const char*>(data.data()), std::min(room, data.size()));
+}
+
+void MessageBody::own() {
+    bytes_.append(borrowed_);
+    borrowed_ = {};
 }
 
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
                          const std::function<std::string()>& what,
                          const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
                          const std::function<std::string()>& sample_key, const std::function<bool()>& read_whole) {
-    if (bytes_.empty()) return;
+    const std::string_view body = borrowed_.empty() ? std::string_view(bytes_) : borrowed_;
+    if (body.empty()) return;
     std::string decoded;
-    std::string_view xml = bytes_;
+    std::string_view xml = body;
     if (!encoding_.empty() && !ascii_icontains(encoding_, "identity")) {
         std::string err;
-        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()},
+        if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
                             opt.max_decompressed_bytes, decoded, err)) {
             out.fail(SoapError::ContentEncoding, "content-encoding " + encoding_ + ": " + err);
             if (decoded.size() >= opt.max_decompressed_bytes)  // the cap, not corrupt data
@@ -171,6 +184,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
 }
 
 void MessageBody::release() {
+    borrowed_ = {};
     if (bytes_.capacity() > kKeepBytes) bytes_ = std::string();
     else bytes_.clear();
 }

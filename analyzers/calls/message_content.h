@@ -42,7 +42,14 @@ public:
     // not XML gets a soap_error saying so.
     void set_head(const HeadFields& fields);
     // Keeps at most `cap` bytes in all; past it the body is marked capped.
+    // A body's first piece is only referenced where it lies (most bodies are
+    // one piece, decoded before the bytes under them go): keep() copies it
+    // before they do.
     void append(std::span<const uint8_t> data, size_t cap);
+    // The bytes passed to append() are about to go: copy what is referenced.
+    void keep() {
+        if (!borrowed_.empty()) own();
+    }
     // The message ended: undo Content-Encoding, measure the content into
     // `msg`, decode the SOAP envelope into `soap`, free the buffer. `what`
     // names the body in warnings ("response body of call 7"), asked only
@@ -56,7 +63,7 @@ public:
     void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
                 const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler = nullptr,
                 const std::function<std::string()>& sample_key = {}, const std::function<bool()>& read_whole = {});
-    size_t held() const { return bytes_.size(); }
+    size_t held() const { return bytes_.size() + borrowed_.size(); }
     // Back to a new body's state; the buffer's memory stays for the next
     // message (up to kKeepBytes).
     void clear();
@@ -64,7 +71,9 @@ public:
 private:
     static constexpr size_t kKeepBytes = 8 * 1024;
     void release();  // empties the buffer, keeping up to kKeepBytes of memory
+    void own();      // borrowed_ into bytes_
     std::string bytes_;
+    std::string_view borrowed_;  // the body, where it lies (bytes_ then empty)
     bool capped_ = false;
     std::string encoding_;
     bool xml_expected_ = false;

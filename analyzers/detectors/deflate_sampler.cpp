@@ -4,7 +4,6 @@
 #include "analyzers/result/model.h"
 
 #include <algorithm>
-#include <vector>
 
 #include <zlib.h>
 
@@ -18,16 +17,63 @@ uint64_t scale(uint64_t in, uint64_t out, size_t size) { return uint64_t(double(
 
 } // namespace
 
-DeflateSample deflate_sample(std::string_view content) {
-    constexpr size_t kSample = 64 * 1024;  // a big body costs a bounded amount of CPU
+namespace {
+
+// One zlib stream (level 6, zlib wrapper: what compress2 makes) fed piece by
+// piece; counts its output bytes, which go to a scratch buffer.
+class DeflateCounter {
+public:
+    DeflateCounter() { ok_ = deflateInit(&z_, 6) == Z_OK; }
+    ~DeflateCounter() { if (ok_) deflateEnd(&z_); }
+    DeflateCounter(const DeflateCounter&) = delete;
+    DeflateCounter& operator=(const DeflateCounter&) = delete;
+
+    // Compresses `in`; `flush` Z_SYNC_FLUSH makes out() include all of it so far.
+    bool feed(std::string_view in, int flush) {
+        if (!ok_) return false;
+        z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+        z_.avail_in = uInt(in.size());
+        unsigned char buf[16384];
+        int rc;
+        do {
+            z_.next_out = buf;
+            z_.avail_out = sizeof buf;
+            rc = deflate(&z_, flush);
+            if (rc == Z_STREAM_ERROR) return ok_ = false;
+        } while (z_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+        return true;
+    }
+    uint64_t out() const { return z_.total_out; }
+
+private:
+    z_stream z_{};
+    bool ok_ = false;
+};
+
+} // namespace
+
+DeflateSample deflate_sample(std::string_view content, bool whole) {
     DeflateSample s;
-    size_t n = std::min(content.size(), kSample);
-    uLongf cap = compressBound(uLong(n));
-    thread_local std::vector<Bytef> buf;
-    if (buf.size() < cap) buf.resize(cap);
-    if (n == 0 || compress2(buf.data(), &cap, reinterpret_cast<const Bytef*>(content.data()), uLong(n), 6) != Z_OK) return s;
-    s.in = n;
-    s.out = cap;
+    if (content.empty()) return s;
+    DeflateCounter z;
+    if (whole || content.size() <= kDeflateWholeUpTo) {
+        if (!z.feed(content, Z_FINISH)) return s;
+        s.in = content.size();
+        s.out = z.out();
+        s.ok = true;
+        return s;
+    }
+    // The head, then the slices, each in the middle of its share of the rest.
+    if (!z.feed(content.substr(0, kDeflateHead), Z_SYNC_FLUSH)) return s;
+    const uint64_t head_out = z.out();
+    const size_t rest = content.size() - kDeflateHead, step = rest / kDeflateSlices;
+    for (size_t i = 0; i < kDeflateSlices; ++i) {
+        size_t at = kDeflateHead + i * step + (step - kDeflateSlice) / 2;
+        if (!z.feed(content.substr(at, kDeflateSlice), i + 1 == kDeflateSlices ? Z_FINISH : Z_NO_FLUSH)) return s;
+    }
+    const double slices_ratio = double(z.out() - head_out) / double(kDeflateSlices * kDeflateSlice);
+    s.in = content.size();
+    s.out = head_out + uint64_t(slices_ratio * double(rest) + 0.5);
     s.ok = true;
     return s;
 }
@@ -59,7 +105,7 @@ bool DeflateSampler::among_first(const std::string& key, uint64_t frame) {
 void DeflateSampler::measure(const std::string& key, std::string_view content, MessageInfo& m) {
     m.deflate_pick = deflate_hash_pick(m.first_frame, every_);
     if (!m.deflate_pick && !among_first(key, m.first_frame)) return;
-    DeflateSample s = deflate_sample(content);
+    DeflateSample s = deflate_sample(content, whole_);
     ++compressed_;
     if (s.ok) m.deflate_estimate = scale(s.in, s.out, content.size());
 }

@@ -22,10 +22,18 @@ namespace stallscope {
 
 struct MessageInfo;
 
-// Deflate size (zlib wrapper included) of the first 64 KiB of `content`, and
-// how many bytes that was; the estimate for the whole scales the ratio.
+// Deflate size (zlib wrapper included) of `content`, or its estimate from a
+// bounded part (`out` bytes for `in` bytes; the estimate for the whole scales
+// the ratio). A body of up to kDeflateWholeUpTo bytes, or any body when
+// `whole`, is compressed whole: the exact figure. A larger one costs a fixed
+// amount whatever its size: its first kDeflateHead bytes, then
+// kDeflateSlices slices of kDeflateSlice bytes spread evenly over the rest, in
+// one deflate stream (so the slices compress against what came before, as
+// in the whole body); the rest is charged the slices' ratio.
 struct DeflateSample { uint64_t in = 0, out = 0; bool ok = false; };
-DeflateSample deflate_sample(std::string_view content);
+constexpr size_t kDeflateHead = 8192, kDeflateSlices = 4, kDeflateSlice = 2048;
+constexpr size_t kDeflateWholeUpTo = kDeflateHead + kDeflateSlices * kDeflateSlice;
+DeflateSample deflate_sample(std::string_view content, bool whole = false);
 
 // Picked whatever came before: the frame number hashes into the 1 in `every`
 // (every = 0: every body, the full computation).
@@ -38,7 +46,9 @@ public:
     // Past this many distinct keys every message is compressed (exact, only slower).
     static constexpr size_t kMaxKeys = 4096;
 
-    explicit DeflateSampler(uint64_t first = kFirst, uint64_t every = kEvery) : first_(first), every_(every) {}
+    // `whole`: each compressed body is compressed whole (deflate_sample).
+    explicit DeflateSampler(uint64_t first = kFirst, uint64_t every = kEvery, bool whole = false)
+        : first_(first), every_(every), whole_(whole) {}
 
     // Fills m.deflate_estimate (>= 512 B bodies) and m.deflate_pick for the
     // body `content` of a message whose first frame is m.first_frame.
@@ -56,6 +66,7 @@ public:
 private:
     bool among_first(const std::string& key, uint64_t frame);
     uint64_t first_, every_;
+    bool whole_;
     std::map<std::string, std::priority_queue<uint64_t>> lowest_;  // per key, its `first` lowest frames
     uint64_t compressed_ = 0;
 };

@@ -50,8 +50,8 @@ struct AnalysisOptions {
     size_t snapshot_recent_calls = 0;
     // Bodies compressed for message_size's gzip estimate, per operation and
     // direction: the `first` with the lowest frame numbers, plus those whose
-    // frame number hashes into one in `every` (0: every body, the full
-    // computation). See analyzers/detectors/deflate_sampler.h.
+    // frame number hashes into one in `every` (0: every body); a body over
+    // 16 KiB is measured on 16 KiB of it. See analyzers/detectors/deflate_sampler.h.
     uint64_t deflate_sample_first = 32;
     uint64_t deflate_sample_every = 64;
     // SOAP envelopes are read up to their head (version, operation, fault)
@@ -60,7 +60,8 @@ struct AnalysisOptions {
     // markup_bytes): the calls among the first `xml_sample_first` of their
     // operation (by request frame) plus those whose request frame hashes into
     // one in `xml_sample_every`. full_xml: every envelope read whole
-    // (analyze --full-xml). See analyzers/calls/xml_sample.h.
+    // (analyze --full-xml), and every body compressed whole for the gzip
+    // estimate (deflate_sample_* ignored). See analyzers/calls/xml_sample.h.
     bool full_xml = false;
     uint64_t xml_sample_first = 32;
     uint64_t xml_sample_every = 64;

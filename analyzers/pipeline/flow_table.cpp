@@ -5,7 +5,9 @@
 namespace stallscope {
 
 FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards)
-    : opt_(options), sink_(sink), deflate_sampler_(options.deflate_sample_first, options.deflate_sample_every),
+    : opt_(options), sink_(sink), // --full-xml: every body compressed whole, the exact gzip estimate.
+      deflate_sampler_(options.full_xml ? 0 : options.deflate_sample_first, options.full_xml ? 0 : options.deflate_sample_every,
+                       options.full_xml),
       xml_sampler_(options.xml_sample_first, options.xml_sample_every),
       max_open_(shards > 1 ? (options.max_open_connections + shards - 1) / shards : options.max_open_connections),
       cap_text_(std::to_string(options.max_open_connections)) {

@@ -10,12 +10,35 @@
 #include <algorithm>
 #include <cstdarg>
 #include <map>
+#include <sstream>
+#include <string_view>
 
 namespace stallscope {
 
 namespace {
 
 constexpr size_t kGroupRun = 1 << 15;  // a finding group's costs or calls sorted in memory at a time (256 KiB)
+
+// The report as it is made: written out every 64 KiB, so the whole report
+// is never one string (a capture's warnings have no bound).
+class TextOut {
+public:
+    explicit TextOut(std::ostream& os) : os_(os) {}
+    TextOut& operator+=(std::string_view s) {
+        buf_.append(s);
+        if (buf_.size() >= kFlushAt) flush();
+        return *this;
+    }
+    void flush() {
+        os_.write(buf_.data(), std::streamsize(buf_.size()));
+        buf_.clear();
+    }
+
+private:
+    static constexpr size_t kFlushAt = 64 * 1024;
+    std::ostream& os_;
+    std::string buf_;
+};
 
 std::string fmt(const char* f, ...) {
     char buf[1024];
@@ -91,7 +114,7 @@ std::string capture_point_text(const AnalysisResult& r) {
 }
 
 // The capture: file, format, counts, damage, where it was taken.
-void header_section(const AnalysisResult& r, std::string& out) {
+void header_section(const AnalysisResult& r, TextOut& out) {
     const CaptureInfo& cap = r.capture;
     std::string links;
     for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
@@ -105,7 +128,7 @@ void header_section(const AnalysisResult& r, std::string& out) {
 }
 
 // Summary: latency, where the time went (the ledger), time per kind, what each fix buys.
-void summary_section(const AnalysisResult& r, std::string& out) {
+void summary_section(const AnalysisResult& r, TextOut& out) {
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
     if (all.latency.calls)
@@ -159,7 +182,7 @@ void summary_section(const AnalysisResult& r, std::string& out) {
 }
 
 // Per operation: latency and the ledger's stall time per operation.
-void operations_section(const AnalysisResult& r, std::string& out) {
+void operations_section(const AnalysisResult& r, TextOut& out) {
     if (!r.summary.per_operation.empty()) {
         out += "\nPer operation\n";
         out += fmt("  %-28s %6s %11s %11s %11s %11s %13s\n", "operation", "calls", "median_ms", "p90_ms", "max_ms",
@@ -177,7 +200,7 @@ void operations_section(const AnalysisResult& r, std::string& out) {
 }
 
 // Findings grouped by kind and side, by time counted (KindTotals: the Summary's rule).
-void findings_section(const AnalysisResult& r, std::string& out) {
+void findings_section(const AnalysisResult& r, TextOut& out) {
     if (finding_count(r)) {
         // Findings of one kind and side usually repeat call after call: show
         // each group once (total, typical cost, the calls) with its first
@@ -252,7 +275,7 @@ void findings_section(const AnalysisResult& r, std::string& out) {
 }
 
 // TLS connections, only when there are any.
-void tls_section(const AnalysisResult& r, std::string& out) {
+void tls_section(const AnalysisResult& r, TextOut& out) {
     // TLS connections, only when there are any (plaintext reports keep their bytes).
     std::string tls_lines;
     size_t tls_conns = 0;
@@ -276,7 +299,7 @@ void tls_section(const AnalysisResult& r, std::string& out) {
 }
 
 // Calls: one line each, the first 500.
-void calls_section(const AnalysisResult& r, std::string& out) {
+void calls_section(const AnalysisResult& r, TextOut& out) {
     if (size_t total = call_count(r)) {
         CallFindings kinds(r);
         out += "\nCalls (ms)\n";
@@ -302,7 +325,7 @@ void calls_section(const AnalysisResult& r, std::string& out) {
 }
 
 // Warnings, each with its connection and frame.
-void warnings_section(const AnalysisResult& r, std::string& out) {
+void warnings_section(const AnalysisResult& r, TextOut& out) {
     const CaptureInfo& cap = r.capture;
     if (!cap.warnings.empty()) {
         out += fmt("\nWarnings (%zu)\n", cap.warnings.size());
@@ -317,8 +340,8 @@ void warnings_section(const AnalysisResult& r, std::string& out) {
 
 } // namespace
 
-std::string report_text(const AnalysisResult& r) {
-    std::string out;
+void write_report_text(const AnalysisResult& r, std::ostream& os) {
+    TextOut out(os);
     header_section(r, out);
     summary_section(r, out);
     operations_section(r, out);
@@ -326,9 +349,13 @@ std::string report_text(const AnalysisResult& r) {
     tls_section(r, out);
     calls_section(r, out);
     warnings_section(r, out);
-    return out;
+    out.flush();
 }
 
-void write_report_text(const AnalysisResult& r, std::ostream& os) { os << report_text(r); }
+std::string report_text(const AnalysisResult& r) {
+    std::ostringstream os;
+    write_report_text(r, os);
+    return std::move(os).str();
+}
 
 } // namespace stallscope

@@ -95,8 +95,9 @@ struct MessageInfo {
     // message_size detector; 0 when the body was empty or not decoded.
     uint64_t content_bytes = 0;         // decoded body bytes
     uint64_t markup_bytes = 0;          // of those, bytes inside <...> (XML tags, declarations)
-    // Deflate size of the body, estimated from its first 64 KiB: bodies under
-    // 512 B count whole; larger ones only when compressed (0: not in the sample).
+    // Deflate size of the body (estimated from 16 KiB of a larger one,
+    // deflate_sample): bodies under 512 B count whole; larger ones only when
+    // compressed (0: not in the sample).
     uint64_t deflate_estimate = 0;
     bool deflate_pick = false;          // hash-picked into the sample (DeflateSampler)
     // The body was read whole (analyzers/calls/xml_sample.h): markup_bytes

@@ -6,7 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -82,15 +85,17 @@ TEST_CASE("deflate estimate: the same figure in any order, the sample's own size
 }
 
 // Stated error: a sample of 2 then 1 in 4 (far smaller than the default 32
-// then 1 in 64) keeps each operation's estimated gzip size within 5 % of
-// compressing every body; with the defaults the bundled captures (fewer
-// than 32 bodies per operation) are computed exactly.
+// then 1 in 64), with bodies over 16 KiB measured on 16 KiB of them
+// (deflate_sample), keeps each operation's estimated gzip size within 5 % of
+// compressing every body whole (--full-xml); with the defaults the bundled
+// captures (fewer than 32 bodies per operation) are exact wherever their
+// bodies are at most 16 KiB, and within 5 % where they are larger.
 TEST_CASE("deflate sampler: the sampled estimate is within 5% of the full one on every bundled capture", "[deflate]") {
-    int compared = 0;
+    int compared = 0, bounded = 0;
     for (auto& e : fs::directory_iterator(STALLSCOPE_TESTDATA_DIR)) {
         if (e.path().extension() != ".pcap") continue;
         AnalysisOptions full_opt;
-        full_opt.deflate_sample_every = 0;
+        full_opt.full_xml = true;
         AnalysisOptions small_opt;
         small_opt.deflate_sample_first = 2;
         small_opt.deflate_sample_every = 4;
@@ -101,13 +106,61 @@ TEST_CASE("deflate sampler: the sampled estimate is within 5% of the full one on
         auto f = per_operation(full.result, 0), d = per_operation(dflt.result, DeflateSampler::kFirst),
              s = per_operation(small.result, 2);
         REQUIRE(f.size() == s.size());
+        uint64_t largest = 0;
+        for (const Call& c : full.result.calls)
+            largest = std::max({largest, c.request.content_bytes, c.response.content_bytes});
         for (auto& [op, sums] : f) {
             INFO(e.path().filename().string() << ": " << op);
             CHECK(s[op].content == sums.content);
             CHECK(std::abs(s[op].deflated - sums.deflated) <= 0.05 * sums.deflated);
-            CHECK(d[op].deflated == sums.deflated);
+            if (largest <= kDeflateWholeUpTo) {
+                CHECK(d[op].deflated == sums.deflated);
+            } else {
+                CHECK(std::abs(d[op].deflated - sums.deflated) <= 0.05 * sums.deflated);
+                ++bounded;
+            }
             ++compared;
         }
     }
     CHECK(compared > 0);
+    CHECK(bounded > 0);  // some bundled capture has bodies over 16 KiB
+}
+
+namespace {
+
+std::string envelope(const std::function<std::string(int)>& item, size_t bytes) {
+    std::string out = "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                      "<soap:Body><m:echo xmlns:m=\"urn:t\"><input>";
+    for (int i = 0; out.size() < bytes; ++i) out += item(i);
+    return out + "</input></m:echo></soap:Body></soap:Envelope>";
+}
+
+} // namespace
+
+// Stated error of the bounded part: on arrays of doubles, ints and strings
+// (seed 002's kinds) of 6 KB to 400 KB, the estimate from 16 KiB of a body
+// stays within 20 % of compressing it whole (measured: doubles -3.9 to +1.0 %,
+// strings +1.0 to +3.4 %, ints +0.8 % at 20 KB and +16.5 % at 400 KB, whose
+// whole-body ratio keeps improving as the window fills); up to 16 KiB it is exact.
+TEST_CASE("deflate sample: 16 KiB of a large body estimate it within 20% of compressing it whole", "[deflate]") {
+    char buf[64];
+    const std::function<std::string(int)> kinds[] = {
+        [&](int i) { std::snprintf(buf, sizeof buf, "<item>%.9f</item>", double(i) * 1.000000007 + 0.5); return std::string(buf); },
+        [](int i) { return "<item xsi:type=\"xsd:int\">" + std::to_string(i) + "</item>"; },
+        [](int i) { return "<s>" + std::string("call ") + std::to_string(i * 7919 % 1000) + " of the day, name " +
+                           std::to_string(i * 104729 % 8191) + "</s>"; },
+    };
+    for (const auto& kind : kinds) {
+        for (size_t bytes : {6000, 20000, 40000, 400000}) {
+            std::string body = envelope(kind, bytes);
+            DeflateSample whole = deflate_sample(body, true), part = deflate_sample(body);
+            REQUIRE(whole.ok);
+            REQUIRE(part.ok);
+            INFO(body.size() << " B: whole " << whole.out << ", estimate " << part.out);
+            CHECK(whole.in == body.size());
+            CHECK(part.in == body.size());
+            if (body.size() <= kDeflateWholeUpTo) CHECK(part.out == whole.out);
+            else CHECK(std::abs(double(part.out) - double(whole.out)) <= 0.20 * double(whole.out));
+        }
+    }
 }

@@ -7,6 +7,7 @@
 #include "analyzers/calls/response_pairing.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -313,4 +314,35 @@ TEST_CASE("choose_request: ACKs narrow the choice, a hole says a response may be
     // ... but never a request sent after the response arrived.
     std::vector<WaitingRequest> late = {{100, 1}, {200, 601}};
     CHECK(choose_request(late, r).may_answer == 1);
+}
+
+// Bodies reference the bytes they are fed where they lie (issue 26) and must
+// copy them before on_data returns: here each segment's buffer is
+// overwritten as soon as it was given, and the envelope still decodes.
+TEST_CASE("a body fed in segments whose buffers are overwritten after each on_data decodes whole") {
+    std::string items;
+    for (int i = 0; i < 200; ++i) items += "<item>" + std::to_string(i) + "</item>";
+    const std::string xml = "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                            "<soap:Body><m:echo xmlns:m=\"urn:t\">" + items + "</m:echo></soap:Body></soap:Envelope>";
+    const std::string request = "POST /svc HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nSOAPAction: \"echo\"\r\n"
+                                "Content-Length: " + std::to_string(xml.size()) + "\r\n\r\n" + xml;
+    for (size_t piece : {size_t(7), size_t(500), size_t(1400), request.size()}) {
+        INFO("segments of " << piece << " bytes");
+        Conn c;
+        std::string buf;
+        for (size_t at = 0; at < request.size(); at += piece) {
+            buf = request.substr(at, piece);
+            c.send(0, buf);
+            std::fill(buf.begin(), buf.end(), 'z');
+        }
+        buf = resp(0, "done");
+        c.send(1, buf);
+        std::fill(buf.begin(), buf.end(), 'z');
+        auto calls = c.calls();
+        REQUIRE(calls.size() == 1);
+        CHECK(calls[0].soap.error.empty());
+        CHECK(calls[0].soap.operation == "echo");
+        CHECK(calls[0].soap.element_count == 203);  // Envelope, Body, echo, 200 items
+        CHECK(calls[0].request.content_bytes == xml.size());
+    }
 }

@@ -62,3 +62,69 @@ TEST_CASE("message content: one pass over the head finds what header() finds", "
     CHECK((none.user_agent || none.content_type || none.soap_action || none.content_encoding || none.server ||
            none.upgrade) == false);
 }
+
+namespace {
+
+struct Finished { SoapInfo soap; MessageInfo msg; };
+
+Finished finish(MessageBody& body) {
+    Finished f;
+    AnalysisOptions opt;
+    body.finish(opt, f.msg, f.soap, [] { return std::string("body"); }, [](WarningCode, const std::string&) {});
+    return f;
+}
+
+std::span<const uint8_t> bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+} // namespace
+
+// A body's first piece is referenced where it lies, not copied (issue 26):
+// what is decoded is the same whether the bytes are still there at the end,
+// were kept before they went, or came in several pieces.
+TEST_CASE("message body: a referenced piece decodes the same as a copied one, and keep() outlives its bytes", "[content]") {
+    std::string items;
+    for (int i = 0; i < 300; ++i) items += "<item>" + std::to_string(i) + "</item>";
+    const std::string xml = "<?xml version=\"1.0\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                            "<soap:Body><m:echo xmlns:m=\"urn:t\">" + items + "</m:echo></soap:Body></soap:Envelope>";
+    const size_t cap = 1 << 20;
+
+    MessageBody whole;  // one piece, decoded while its bytes are there
+    std::string buf = xml;
+    whole.append(bytes(buf), cap);
+    CHECK(whole.held() == xml.size());
+    Finished a = finish(whole);
+    REQUIRE(a.soap.error.empty());
+    CHECK(a.soap.operation == "echo");
+    CHECK(a.soap.element_count == 303);  // Envelope, Body, echo, 300 items
+    CHECK(a.msg.content_bytes == xml.size());
+
+    MessageBody kept;  // kept, then its bytes overwritten
+    buf = xml;
+    kept.append(bytes(buf), cap);
+    kept.keep();
+    std::fill(buf.begin(), buf.end(), 'x');
+    Finished b = finish(kept);
+    CHECK(b.soap.operation == "echo");
+    CHECK(b.soap.element_count == a.soap.element_count);
+    CHECK(b.msg.markup_bytes == a.msg.markup_bytes);
+    CHECK(b.msg.deflate_estimate == a.msg.deflate_estimate);
+
+    MessageBody pieces;  // three pieces, each buffer reused after it was given
+    std::string piece;
+    for (size_t at = 0; at < xml.size(); at += 1000) {
+        piece = xml.substr(at, 1000);
+        pieces.append(bytes(piece), cap);
+        pieces.keep();
+        std::fill(piece.begin(), piece.end(), 'y');
+    }
+    Finished c = finish(pieces);
+    CHECK(c.soap.element_count == a.soap.element_count);
+    CHECK(c.msg.content_bytes == xml.size());
+
+    MessageBody capped;  // larger than the cap on its first piece: marked, not referenced whole
+    buf = xml;
+    capped.append(bytes(buf), 100);
+    CHECK(capped.held() == 100);
+    Finished d = finish(capped);
+    CHECK(d.soap.error_code == SoapError::BodyCapped);
+}
