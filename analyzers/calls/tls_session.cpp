@@ -70,7 +70,6 @@ void TlsSession::on_tls_record(int dir, const TlsRecord& r, bool encrypted, uint
 }
 
 void TlsSession::on_tls_handshake(int dir, const HandshakeMessage& m) {
-    if (m.type < 32) decrypted_types_ |= 1u << m.type;  // read only after a decrypted record's feed
     if (dec_) dec_->on_handshake_message(dir, m.type, m.body);
     if (m.type == tls::kEncryptedExtensions) check_alpn(m.last_tag);
     if (dir == 1 && m.type == tls::kServerHello && info().server_hello && !pending_.empty()) {
@@ -143,9 +142,8 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
         event->plaintext_length = uint32_t(plain_.size());
     }
     if (inner == tls::kHandshake) {
-        decrypted_types_ = 0;
-        parser_.feed_decrypted_handshake(dir, plain_, r.last_tag);
-        if (event) event->handshake_types |= decrypted_types_;  // event traces name them
+        const uint32_t types = parser_.feed_decrypted_handshake(dir, plain_, r.last_tag);
+        if (event) event->handshake_types |= types;  // event traces name them
     } else if (inner == tls::kApplicationData && !plain_.empty() && !stopped_) {
         dec_state_.decrypted = true;
         tracker_.on_data(dir, plain_off_[dir], plain_, r.last_tag);

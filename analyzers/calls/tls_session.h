@@ -115,7 +115,6 @@ private:
     bool ended_[2] = {false, false};  // each direction's end of stream
     uint64_t plain_off_[2] = {0, 0};
     std::vector<uint8_t> plain_;
-    uint32_t decrypted_types_ = 0;  // handshake types that ended in the record being decrypted
     // Per direction, for plain_ack: wire offset past each decrypted
     // application record and the plaintext offset past it (the latest few).
     struct Boundary { uint64_t wire_end, plain_end; };

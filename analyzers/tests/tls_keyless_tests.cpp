@@ -7,6 +7,7 @@
 #include "analyzers/accounting/capture_point_summary.h"
 
 #include <string>
+#include <vector>
 
 using namespace stallscope;
 
@@ -89,21 +90,37 @@ TEST_CASE("keyless and keyed analyses of the same capture agree on calls, sizes 
     }
 }
 
+namespace {
+// testdata/NAME.pcap analysed keeping its segments, with NAME.keys or without.
+AnalysisResult analyse_keeping_segments(const std::string& name, bool keyed) {
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/" + name;
+    AnalysisOptions opt;
+    opt.keep_segments = true;
+    if (keyed) opt.keylog_path = base + ".keys";
+    AnalyzeOutcome o = analyze_file(base + ".pcap", opt);
+    INFO(o.error);
+    REQUIRE(o.ok);
+    return std::move(o.result);
+}
+
+// The call's segments that completed TLS handshake messages (or alerts).
+std::vector<const SegmentInfo*> tls_message_segments(const Call& c) {
+    std::vector<const SegmentInfo*> out;
+    for (const SegmentInfo& s : c.segments)
+        if (s.carries & carries::kTlsMessages) out.push_back(&s);
+    return out;
+}
+} // namespace
+
 TEST_CASE("TLS 1.2: the encrypted Finished after ChangeCipherSpec is named Finished, keyed and keyless") {
-    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-expect-tls12";
     for (bool keyed : {false, true}) {
-        AnalysisOptions opt;
-        opt.keep_segments = true;
-        if (keyed) opt.keylog_path = base + ".keys";
-        AnalyzeOutcome o = analyze_file(base + ".pcap", opt);
-        REQUIRE(o.ok);
-        REQUIRE_FALSE(o.result.calls.empty());
+        const AnalysisResult r = analyse_keeping_segments("https-expect-tls12", keyed);
+        REQUIRE_FALSE(r.calls.empty());
         std::string labels;
         int finished[2] = {0, 0};
-        for (const SegmentInfo& s : o.result.calls[0].segments) {
-            if (!(s.carries & carries::kTlsMessages)) continue;
-            labels += carries_label(s.carries) + "\n";
-            if (s.carries & carries::kTlsFinished) ++finished[s.from == Side::Client ? 0 : 1];
+        for (const SegmentInfo* s : tls_message_segments(r.calls[0])) {
+            labels += carries_label(s->carries) + "\n";
+            if (s->carries & carries::kTlsFinished) ++finished[s->from == Side::Client ? 0 : 1];
         }
         INFO((keyed ? "keyed:\n" : "keyless:\n") << labels);
         CHECK(finished[0] == 1);  // one Finished a side, each after its ChangeCipherSpec
@@ -133,19 +150,13 @@ TEST_CASE("a keyless HTTPS capture is placed on the path as its keyed twin is") 
 }
 
 TEST_CASE("TLS 1.3: tickets and alerts named without keys; the decrypted flight named with them") {
-    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-xsoap-tls13";
     for (bool keyed : {false, true}) {
-        AnalysisOptions opt;
-        opt.keep_segments = true;
-        if (keyed) opt.keylog_path = base + ".keys";
-        AnalyzeOutcome o = analyze_file(base + ".pcap", opt);
-        REQUIRE(o.ok);
+        const AnalysisResult r = analyse_keeping_segments("https-xsoap-tls13", keyed);
         std::string labels;
         int tickets = 0, alerts = 0, finished = 0;
-        for (const Call& c : o.result.calls)
-            for (const SegmentInfo& s : c.segments) {
-                if (!(s.carries & carries::kTlsMessages)) continue;
-                const std::string l = carries_label(s.carries);
+        for (const Call& c : r.calls)
+            for (const SegmentInfo* s : tls_message_segments(c)) {
+                const std::string l = carries_label(s->carries);
                 labels += l + "\n";
                 tickets += l.find("SessionTicket") != std::string::npos;
                 alerts += l.find("Alert") != std::string::npos;

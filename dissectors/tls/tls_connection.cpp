@@ -42,11 +42,13 @@ void TlsConnectionParser::end(int dir, uint64_t tag) { dirs_[dir & 1]->reader.en
 
 bool TlsConnectionParser::in_sync(int dir) const { return dirs_[dir & 1]->reader.in_sync(); }
 
-void TlsConnectionParser::feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag) {
+uint32_t TlsConnectionParser::feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag) {
     Dir& d = *dirs_[dir & 1];
+    d.types = 0;
     d.feeding_decrypted = true;
     d.decrypted.feed(data, tag);
     d.feeding_decrypted = false;
+    return d.types;
 }
 
 // Before TLS 1.3, everything after a direction's ChangeCipherSpec is

@@ -61,8 +61,10 @@ public:
     void gap(int dir, uint64_t offset, uint64_t len, uint64_t tag);
     void end(int dir, uint64_t tag);
     // Handshake bytes the caller decrypted (TLS 1.3 EncryptedExtensions,
-    // Certificate, NewSessionTicket...; TLS 1.2 Finished), in order.
-    void feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag);
+    // Certificate, NewSessionTicket...; TLS 1.2 Finished), in order. Returns
+    // the handshake types that ended in them (bit t: type t), as the record
+    // callback gives them for clear records.
+    uint32_t feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag);
 
     const TlsConnectionInfo& info() const { return info_; }
     bool in_sync(int dir) const;

@@ -19,6 +19,8 @@ import os
 import subprocess
 import sys
 
+from tls_report import handshake_problem, handshakes
+
 STALL_KINDS = ("nagle_delayed_ack", "tls_nagle_delayed_ack", "tls_ticket_stall")
 
 
@@ -31,7 +33,7 @@ def analyze(cli, args):
 def check(rep, label):
     wire, p = label["wire_check"], label["pathologies"]
     problems = []
-    tls = [k["tls"] for k in rep["connections"] if "tls" in k]
+    tls, _, _ = handshakes(rep)
     undecrypted = [t.get("reason", "?") for t in tls if not t["decrypted"]]
     if undecrypted:
         problems.append(f"{len(undecrypted)} connection(s) not decrypted: {undecrypted[0]}")
@@ -64,11 +66,8 @@ def check(rep, label):
     for key in found:
         if key not in wire_keys:
             problems.append(f"{key[0]} stall ending at frame {key[1]} that the wire does not show")
-    full = sum(1 for t in tls if not t["resumed"] and t["handshake_first_frame"])
-    resumed = sum(1 for t in tls if t["resumed"])
-    if (full, resumed) != (p["full_handshakes"], p["resumed_handshakes"]):
-        problems.append(f"handshakes full/resumed: stallscope {full}/{resumed}, "
-                        f"label {p['full_handshakes']}/{p['resumed_handshakes']}")
+    if (bad := handshake_problem(rep, p)):
+        problems.append(bad)
     return problems, calls, len(expected)
 
 

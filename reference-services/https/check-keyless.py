@@ -16,6 +16,8 @@ import os
 import subprocess
 import sys
 
+from tls_report import handshake_problem, handshakes
+
 
 def main():
     cli, testdata = sys.argv[1], sys.argv[2]
@@ -55,12 +57,9 @@ def main():
         flights = sum(1 for f in rep["findings"] if f["kind"] == "tls_certificate_flight")
         if flights != p.get("flight_waits_for_ack", 0):
             problems.append(f"tls_certificate_flight: stallscope {flights}, label {p.get('flight_waits_for_ack', 0)}")
-        tls = [k["tls"] for k in rep["connections"] if "tls" in k]
-        full = sum(1 for t in tls if not t["resumed"] and t["handshake_first_frame"])
-        resumed = sum(1 for t in tls if t["resumed"])
-        if (full, resumed) != (p["full_handshakes"], p["resumed_handshakes"]):
-            problems.append(f"handshakes full/resumed: stallscope {full}/{resumed}, "
-                            f"label {p['full_handshakes']}/{p['resumed_handshakes']}")
+        _, full, resumed = handshakes(rep)
+        if (bad := handshake_problem(rep, p)):
+            problems.append(bad)
         if problems:
             failures += 1
             print(f"FAIL {label['name']}")
