@@ -14,23 +14,28 @@ bool sample_hash_pick(uint64_t x, uint64_t every) {
 
 bool XmlCallSelector::selected(const Call& c) {
     if (s_.full) return true;
-    if (sample_hash_pick(c.request.first_frame, s_.every)) return true;
+    if (sample_hash_pick(c.request.first_frame, s_.every, c.request.content_bytes)) return true;
     return seen_[operation_key(c)]++ < s_.first;
 }
 
 void XmlSampleSums::add_to(Figures& f, const Entry& e) {
     if (!e.use) return;
     ++f.calls;
-    f.elements += e.elements;
-    f.markup += e.markup;
-    f.content += e.content;
+    f.weight += e.weight;
+    f.elements += e.weight * e.elements;
+    f.markup += e.weight * e.markup;
+    f.content += e.weight * e.content;
 }
 
 void XmlSampleSums::add(const Call& c, bool counted) {
-    const Entry e{c.id, counted && whole_xml_measured(c), double(c.soap.element_count + c.soap_response.element_count),
-                  double(c.request.markup_bytes + c.response.markup_bytes),
-                  double(c.request.content_bytes + c.response.content_bytes)};
-    if (s_.full || sample_hash_pick(c.request.first_frame, s_.every)) return add_to(picked_, e);
+    const bool picked = s_.full || sample_hash_pick(c.request.first_frame, s_.every, c.request.content_bytes);
+    Entry e{c.id, counted && whole_xml_measured(c), 1.0, double(c.soap.element_count + c.soap_response.element_count),
+            double(c.request.markup_bytes + c.response.markup_bytes),
+            double(c.request.content_bytes + c.response.content_bytes)};
+    if (picked) {
+        if (!s_.full) e.weight = double(sample_weight(c.request.content_bytes));
+        return add_to(picked_, e);
+    }
     lowest_.push(e);
     if (lowest_.size() > s_.first) lowest_.pop();
 }

@@ -5,7 +5,8 @@
 // figures (element_count, max_depth, well-formedness past the head,
 // markup_bytes) are statistics, taken on a sample of each operation's calls:
 // the first `first` calls by request frame (call id) that are not hash-picked,
-// plus every call whose request frame hashes into one in `every` (the gzip
+// plus every call whose request frame hashes into one in `every` (rarer for a
+// request body past 8 KiB, each pick then weighing more: sample_weight; the gzip
 // estimate's idea, analyzers/detectors/deflate_sampler.h). The sample depends
 // on the calls' frames and ids only, so a report is the same for any number
 // of threads: workers read whole a superset (DeflateSampler::picks, per
@@ -33,6 +34,21 @@ inline XmlSampling xml_sampling_of(const AnalysisResult& r) {
 // frame numbers spread evenly; every <= 1: all).
 bool sample_hash_pick(uint64_t frame, uint64_t every);
 
+// A body past 8 KiB is hash-picked as many times more rarely as it holds
+// 4 KiB blocks: one in every * sample_weight(bytes). So what the samples read
+// and compress per call stays about the same whatever the envelopes' size
+// (issue 26: time per call flat when envelopes grow tenfold), and each such
+// pick stands for sample_weight(bytes) bodies in the figures. The size is
+// the body's decoded bytes (MessageInfo::content_bytes), known wherever the
+// choice is made or replayed, so the sample still depends on nothing else.
+constexpr uint64_t kSampleBlockBytes = 4096;
+inline uint64_t sample_weight(uint64_t bytes) { return bytes / kSampleBlockBytes > 1 ? bytes / kSampleBlockBytes : 1; }
+inline uint64_t sized_every(uint64_t every, uint64_t bytes) { return every <= 1 ? every : every * sample_weight(bytes); }
+// Hash-picked, for a body of `bytes` (the request's, for a call).
+inline bool sample_hash_pick(uint64_t frame, uint64_t every, uint64_t bytes) {
+    return sample_hash_pick(frame, sized_every(every, bytes));
+}
+
 // Were the whole-document figures of both of the call's bodies measured?
 inline bool whole_xml_measured(const Call& c) { return c.request.whole_xml && c.response.whole_xml; }
 
@@ -56,7 +72,8 @@ class XmlSampleSums {
 public:
     struct Figures {
         uint64_t calls = 0;  // the calls the figures come from
-        double elements = 0, markup = 0, content = 0;
+        double weight = 0;   // the calls they stand for (a pick of a large body weighs more)
+        double elements = 0, markup = 0, content = 0;  // weighted sums
     };
     explicit XmlSampleSums(XmlSampling s) : s_(s) {}
     void add(const Call& c, bool counted);
@@ -66,7 +83,7 @@ private:
     struct Entry {
         uint64_t id;
         bool use;  // counted and measured
-        double elements, markup, content;
+        double weight, elements, markup, content;
         bool operator<(const Entry& o) const { return id < o.id; }
     };
     static void add_to(Figures& f, const Entry& e);

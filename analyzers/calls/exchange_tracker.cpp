@@ -389,9 +389,12 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     // a response ending before its request is read whole, as its call's key
     // is not known yet (analyzers/accounting/xml_sample.h).
     DeflateSampler* xml = opt_.full_xml ? nullptr : host_.xml_sampler();
-    auto read_whole = [&] {
+    // The request body's size weighs in the pick (sample_weight); asked for
+    // the response, it is the request's measured size (0 if it had none).
+    auto read_whole = [&](uint64_t bytes) {
         if (response && !cs.request_ended) return true;
-        if (cs.whole_xml < 0) cs.whole_xml = xml->picks(operation_key(cs.call), cs.call.request.first_frame) ? 1 : 0;
+        const uint64_t request_bytes = response ? cs.call.request.content_bytes : bytes;
+        if (cs.whole_xml < 0) cs.whole_xml = xml->picks(operation_key(cs.call), cs.call.request.first_frame, request_bytes) ? 1 : 0;
         return cs.whole_xml == 1;
     };
     // The body's name is for warnings only: made when one is given.
@@ -399,7 +402,7 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); },
-                                       xml ? std::function<bool()>(read_whole) : std::function<bool()>());
+                                       xml ? std::function<bool(uint64_t)>(read_whole) : std::function<bool(uint64_t)>());
 }
 
 void ExchangeTracker::set_done(CallState& cs) {

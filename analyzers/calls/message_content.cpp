@@ -142,7 +142,7 @@ void MessageBody::own() {
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
                          const std::function<std::string()>& what,
                          const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
-                         const std::function<std::string()>& sample_key, const std::function<bool()>& read_whole) {
+                         const std::function<std::string()>& sample_key, const std::function<bool(uint64_t)>& read_whole) {
     const std::string_view body = borrowed_.empty() ? std::string_view(bytes_) : borrowed_;
     if (body.empty()) return;
     std::string decoded;
@@ -174,7 +174,7 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     }
     // After the head: whether this call is in the whole-XML sample depends
     // on its operation, which the envelope names.
-    const bool whole = !read_whole || read_whole();
+    const bool whole = !read_whole || read_whole(xml.size());
     if (whole && out.head_only) out = decode_soap(xml);
     // After the decode: the sample is per operation, which the envelope names.
     // The key (a string per message) only for a body the sampler may compress.

@@ -57,12 +57,12 @@ public:
     // `sampler` (null: compress every body) and `sample_key` (its operation
     // and direction, asked after the decode) choose the bodies compressed.
     // `read_whole` (empty: every body whole) says, after the envelope's head
-    // is read, whether the body is in the whole-XML sample
+    // is read, whether the body (of the bytes given) is in the whole-XML sample
     // (analyzers/accounting/xml_sample.h): then it is read to its end and its
     // markup counted; else msg.whole_xml is false.
     void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
                 const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler = nullptr,
-                const std::function<std::string()>& sample_key = {}, const std::function<bool()>& read_whole = {});
+                const std::function<std::string()>& sample_key = {}, const std::function<bool(uint64_t)>& read_whole = {});
     size_t held() const { return bytes_.size() + borrowed_.size(); }
     // Back to a new body's state; the buffer's memory stays for the next
     // message (up to kKeepBytes).

@@ -78,10 +78,10 @@ DeflateSample deflate_sample(std::string_view content, bool whole) {
     return s;
 }
 
-bool deflate_hash_pick(uint64_t frame, uint64_t every) { return sample_hash_pick(frame, every); }
+bool deflate_hash_pick(uint64_t frame, uint64_t every, uint64_t bytes) { return sample_hash_pick(frame, every, bytes); }
 
-bool DeflateSampler::picks(const std::string& key, uint64_t frame) {
-    return deflate_hash_pick(frame, every_) || among_first(key, frame);
+bool DeflateSampler::picks(const std::string& key, uint64_t frame, uint64_t bytes) {
+    return deflate_hash_pick(frame, every_, bytes) || among_first(key, frame);
 }
 
 bool DeflateSampler::among_first(const std::string& key, uint64_t frame) {
@@ -103,7 +103,7 @@ bool DeflateSampler::among_first(const std::string& key, uint64_t frame) {
 }
 
 void DeflateSampler::measure(const std::string& key, std::string_view content, MessageInfo& m) {
-    m.deflate_pick = deflate_hash_pick(m.first_frame, every_);
+    m.deflate_pick = deflate_hash_pick(m.first_frame, every_, content.size());
     if (!m.deflate_pick && !among_first(key, m.first_frame)) return;
     DeflateSample s = deflate_sample(content, whole_);
     ++compressed_;
@@ -121,8 +121,9 @@ void DeflateEstimate::add(const MessageInfo& m, uint64_t call_id, bool counted) 
             if (counted) unsampled_size_ += double(m.content_bytes), ++unsampled_;
             return;
         }
-        sample_size_ += double(m.content_bytes);
-        sample_estimate_ += double(m.deflate_estimate - kGzipExtra);
+        const double w = sized_ ? double(sample_weight(m.content_bytes)) : 1.0;
+        sample_size_ += w * double(m.content_bytes);
+        sample_estimate_ += w * double(m.deflate_estimate - kGzipExtra);
         if (counted) counted_estimate_ += double(m.deflate_estimate);
         return;
     }

@@ -8,7 +8,9 @@
 // workers) gives the same figure: per (operation, direction) it is the
 // first `first` bodies by frame number, plus every body whose first frame
 // number hashes to 0 modulo `every` (about one in `every`, spread over the
-// whole capture). DeflateSampler decides, where the body is, whether to
+// whole capture; a body past 8 KiB as many times more rarely as it holds
+// 4 KiB blocks, and weighing as much more in the ratio: sample_weight in
+// analyzers/accounting/xml_sample.h). DeflateSampler decides, where the body is, whether to
 // compress it; DeflateEstimate, where the calls meet, adds up the estimate.
 #include <cstdint>
 #include <map>
@@ -35,9 +37,9 @@ constexpr size_t kDeflateHead = 8192, kDeflateSlices = 4, kDeflateSlice = 2048;
 constexpr size_t kDeflateWholeUpTo = kDeflateHead + kDeflateSlices * kDeflateSlice;
 DeflateSample deflate_sample(std::string_view content, bool whole = false);
 
-// Picked whatever came before: the frame number hashes into the 1 in `every`
-// (every = 0: every body, the full computation).
-bool deflate_hash_pick(uint64_t frame, uint64_t every);
+// Picked whatever came before: the frame number hashes into the 1 in
+// sized_every(every, bytes) (every = 0: every body, the full computation).
+bool deflate_hash_pick(uint64_t frame, uint64_t every, uint64_t bytes = 0);
 
 class DeflateSampler {
 public:
@@ -59,9 +61,10 @@ public:
 
     uint64_t compressed() const { return compressed_; }
 
-    // Hash-picked, or among the `first` lowest frames of `key` seen here
-    // (the whole-XML sample's superset per worker, analyzers/accounting/xml_sample.h).
-    bool picks(const std::string& key, uint64_t frame);
+    // Hash-picked (for a body of `bytes`), or among the `first` lowest frames
+    // of `key` seen here (the whole-XML sample's superset per worker,
+    // analyzers/accounting/xml_sample.h).
+    bool picks(const std::string& key, uint64_t frame, uint64_t bytes);
 
 private:
     bool among_first(const std::string& key, uint64_t frame);
@@ -74,10 +77,11 @@ private:
 // The estimated deflate size of one (operation, direction)'s bodies, the
 // same in any order they are added: the hash-picked bodies and the `first`
 // lowest by (frame, call id) are the sample, each counted at its own
-// compressed size; the others get the sample's ratio.
+// compressed size; the others get the sample's ratio, in which a hash-picked
+// body weighs sample_weight(its size) when `sized` (the sampler's every > 1).
 class DeflateEstimate {
 public:
-    explicit DeflateEstimate(uint64_t first = DeflateSampler::kFirst) : first_(first) {}
+    explicit DeflateEstimate(uint64_t first = DeflateSampler::kFirst, bool sized = true) : first_(first), sized_(sized) {}
     // `counted`: the body is part of the figure (a complete call); others only
     // take their place in the sample order.
     void add(const MessageInfo& m, uint64_t call_id, bool counted);
@@ -90,6 +94,7 @@ private:
         bool operator<(const Body& o) const { return std::tie(frame, call) < std::tie(o.frame, o.call); }
     };
     uint64_t first_;
+    bool sized_;
     std::priority_queue<Body> lowest_;  // the `first` lowest bodies so far
     double sample_size_ = 0, sample_estimate_ = 0;    // hash-picked bodies: the ratio
     double counted_estimate_ = 0, unsampled_size_ = 0;  // counted bodies: their estimate, or size to scale

@@ -50,7 +50,7 @@ public:
         // Every call takes its place in the gzip sample (as DeflateSampler
         // chose it); complete calls are counted.
         Op& a = ops_[operation_key(c)];
-        if (!a.gzip[0]) a.gzip[0] = a.gzip[1] = DeflateEstimate(first_);
+        if (!a.gzip[0]) a.gzip[0] = a.gzip[1] = DeflateEstimate(first_, !xml_.full);
         a.gzip[0]->add(c.request, c.id, c.complete);
         a.gzip[1]->add(c.response, c.id, c.complete);
         if (!a.xml) a.xml.emplace(xml_);
@@ -123,7 +123,7 @@ public:
             f.details.push_back({"bytes_per_call_median", std::to_string(uint64_t(median))});
             f.details.push_back({"request_bytes_mean", std::to_string(uint64_t(a.req_wire / n))});
             f.details.push_back({"response_bytes_mean", std::to_string(uint64_t(a.resp_wire / n))});
-            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(x.calls ? x.elements / double(x.calls) : 0))});
+            f.details.push_back({"xml_elements_per_call", std::to_string(uint64_t(x.weight > 0 ? x.elements / x.weight : 0))});
             f.details.push_back({"markup_share", pct(markup_share)});
             // The two above are from this many calls read whole (docs/json-format.md).
             f.details.push_back({"xml_sampled_calls", std::to_string(x.calls)});

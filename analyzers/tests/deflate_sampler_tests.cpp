@@ -2,6 +2,7 @@
 // the one from compressing every body, on every bundled capture.
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/accounting/xml_sample.h"
 #include "analyzers/accounting/summary.h"
 
 #include <catch2/catch.hpp>
@@ -163,4 +164,64 @@ TEST_CASE("deflate sample: 16 KiB of a large body estimate it within 20% of comp
             else CHECK(std::abs(double(part.out) - double(whole.out)) <= 0.20 * double(whole.out));
         }
     }
+}
+
+// Issue 26: what the sample compresses per call stays the same whatever the
+// envelopes' size, so a body past 8 KiB is picked as many times more rarely
+// as it holds 4 KiB blocks, and weighs as many bodies in the ratio.
+TEST_CASE("deflate sampler: a large body is picked rarer by its 4 KiB blocks and weighs as much", "[deflate]") {
+    uint64_t small_hits = 0, large_hits = 0;
+    for (uint64_t f = 1; f <= 640000; ++f) {
+        small_hits += deflate_hash_pick(f, 64, 4000);
+        large_hits += deflate_hash_pick(f, 64, 40960);  // 10 blocks
+    }
+    CHECK(sample_weight(8191) == 1);
+    CHECK(sample_weight(40960) == 10);
+    CHECK(small_hits > 9000);
+    CHECK(small_hits < 11000);
+    CHECK(large_hits > 850);
+    CHECK(large_hits < 1150);
+    CHECK(deflate_hash_pick(7, 0, 1 << 20));  // every = 0: the full computation picks every body
+
+    // Half the bodies 4 KB deflating to half, half 40 KB deflating to a
+    // tenth: the weighted ratio finds the whole's size; unweighted, the small
+    // bodies (picked ten times as often) would pull it up by half.
+    DeflateEstimate weighted(0), unweighted(0, false);
+    double exact = 0;
+    for (uint64_t f = 1; f <= 200000; ++f) {
+        MessageInfo m = body_at(f);
+        const bool large = f % 2 == 0;
+        m.content_bytes = large ? 40960 : 4096;
+        const uint64_t deflated = large ? 4096 : 2048;
+        exact += double(deflated + 12);
+        m.deflate_pick = deflate_hash_pick(f, 64, m.content_bytes);
+        if (m.deflate_pick) m.deflate_estimate = deflated + 12;
+        weighted.add(m, f, true);
+        unweighted.add(m, f, true);
+    }
+    CHECK(std::abs(weighted.deflated() - exact) <= 0.03 * exact);
+    CHECK(std::abs(unweighted.deflated() - exact) > 0.2 * exact);
+}
+
+TEST_CASE("whole-XML sample: a call with a large request is picked rarer and weighs as much in the figures", "[deflate][xml]") {
+    XmlSampleSums sums(XmlSampling{false, 0, 64});
+    XmlCallSelector selector(XmlSampling{false, 0, 64});
+    uint64_t selected = 0;
+    for (uint64_t id = 1; id <= 100000; ++id) {
+        Call c;
+        c.id = id;
+        c.request.first_frame = id * 3;
+        const bool large = id % 2 == 0;
+        c.request.content_bytes = large ? 40960 : 4096;
+        c.request.whole_xml = c.response.whole_xml = true;
+        c.soap.element_count = large ? 1000 : 100;
+        selected += selector.selected(c);
+        sums.add(c, true);
+    }
+    const XmlSampleSums::Figures x = sums.figures();
+    CHECK(x.calls == selected);
+    CHECK(selected > 50000 / 64 + 50000 / 640 - 150);
+    CHECK(selected < 50000 / 64 + 50000 / 640 + 150);
+    // The mean over every call is 550; unweighted, the sample would say about 180.
+    CHECK(x.elements / x.weight == Approx(550).epsilon(0.1));
 }
