@@ -36,23 +36,16 @@ public:
     // Keys and values are written hundreds of millions of times in a big
     // report: the usual case (plain ASCII, room in the buffer) is inline.
     JsonStream& key(std::string_view k) {
-        const size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
-        if (k.size() <= kShortKey && pad <= kPadCopy && plain(k)) {
-            char* p = room(1 + kPadCopy + k.size() + 4);  // , pad "k":_
-            if (open_.back()++) *p++ = ',';
-            std::memcpy(p, newline_.data(), kPadCopy);  // a fixed size copies fastest: the tail is overwritten
-            p += pad;
-            *p++ = '"';
-            std::memcpy(p, k.data(), k.size());
-            p += k.size();
-            *p++ = '"';
-            *p++ = ':';
-            *p = ' ';
-            used_ = size_t(p + (indent_ >= 0) - buf_.get());
-            after_key_ = true;
-            return *this;
-        }
+        if (k.size() <= kShortKey && plain(k)) return plain_key(k);
         return key_slow(k);
+    }
+    // A key written in the code ("id"): plain ASCII by our own convention
+    // (json_stream_tests checks every key a report writes), its length known
+    // when compiled, so nothing is scanned. A char array that is not a
+    // literal must go through the string_view overload.
+    template <size_t N> JsonStream& key(const char (&k)[N]) {
+        static_assert(N > 0 && N - 1 <= kShortKey);
+        return plain_key(std::string_view(k, N - 1));
     }
 
     JsonStream& value(std::string_view s) {
@@ -98,6 +91,7 @@ public:
 
     // key(k).value(v)
     template <class T> JsonStream& member(std::string_view k, const T& v) { return key(k).value(v); }
+    template <size_t N, class T> JsonStream& member(const char (&k)[N], const T& v) { return key(k).value(v); }
 
     // Bytes outside the document (the report's final newline).
     void raw(std::string_view s) { put(s.data(), s.size()); }
@@ -105,12 +99,43 @@ public:
     void flush();
 
 private:
+    // A key known to need no escape.
+    JsonStream& plain_key(std::string_view k) {
+        const size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
+        if (pad <= kPadCopy) {
+            char* p = room(1 + kPadCopy + k.size() + 4);  // , pad "k":_
+            if (open_.back()++) *p++ = ',';
+            std::memcpy(p, newline_.data(), kPadCopy);  // a fixed size copies fastest: the tail is overwritten
+            p += pad;
+            *p++ = '"';
+            std::memcpy(p, k.data(), k.size());
+            p += k.size();
+            *p++ = '"';
+            *p++ = ':';
+            *p = ' ';
+            used_ = size_t(p + (indent_ >= 0) - buf_.get());
+            after_key_ = true;
+            return *this;
+        }
+        return key_slow(k);
+    }
     // What a byte needs in a JSON string: 0 nothing, 1 an escape, 2 the UTF-8 check.
     static const std::array<uint8_t, 256> kByteClass;
     // Written as it is between quotes.
+    // Eight bytes at a time: a byte >= 0x80, < 0x20, '"' or '\\' sets its high
+    // bit in `bad` (the exact "has zero byte" / "has less than" word tests).
     static bool plain(std::string_view s) {
-        unsigned bad = 0;  // no early exit: short strings, fewer branches
-        for (char c : s) bad |= kByteClass[uint8_t(c)];
+        constexpr uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+        const char* p = s.data();
+        size_t n = s.size();
+        uint64_t bad = 0;  // no early exit: short strings, fewer branches
+        for (; n >= 8; p += 8, n -= 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            const uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+            bad |= (w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high;
+        }
+        for (; n; ++p, --n) bad |= kByteClass[uint8_t(*p)];
         return !bad;
     }
     // Room for n more bytes (n <= kBufferSize), flushing first if need be.

@@ -121,14 +121,14 @@ struct Rel {
 };
 
 // 0 means "none" for frame numbers, offsets, ids and the status.
-template <class T> void nonzero(Json& w, const char* key, T v) {
+template <size_t N, class T> void nonzero(Json& w, const char (&key)[N], T v) {
     w.key(key);
     if (v) w.value(v);
     else w.value(nullptr);
 }
 
 // An empty string means "none".
-void nonempty(Json& w, const char* key, const std::string& s) {
+template <size_t N> void nonempty(Json& w, const char (&key)[N], const std::string& s) {
     w.key(key);
     if (s.empty()) w.value(nullptr);
     else w.value(s);

@@ -7,7 +7,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -312,4 +316,48 @@ TEST_CASE("json stream: random keys and strings, fast and slow paths, as nlohman
     ojson deep = "leaf";
     for (int d = 0; d < 40; ++d) deep = ojson{{"k" + std::to_string(d), deep}, {"s", random_string()}};
     check_same(deep);
+}
+
+// plain() reads eight bytes at a time: every byte that needs an escape or
+// the UTF-8 check, at every place in a string longer than a word.
+TEST_CASE("json stream: a byte that needs escaping is found at every place of a string", "[json]") {
+    for (int b = 0; b < 256; ++b) {
+        for (size_t at = 0; at < 19; ++at) {
+            std::string s(19, 'a');
+            s[at] = char(b);
+            std::ostringstream os;
+            {
+                JsonStream w(os, -1);
+                w.value(s);
+            }
+            INFO("byte " << b << " at " << at);
+            CHECK(os.str() == ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace));
+        }
+    }
+}
+
+// The reports' keys take the literal path (key(const char (&)[N])), which
+// does not scan for escapes: every key of every golden report is plain.
+TEST_CASE("json stream: every key the reports write is plain ASCII", "[json]") {
+    size_t files = 0, keys = 0;
+    std::function<void(const ojson&)> walk = [&](const ojson& j) {
+        if (j.is_object()) {
+            for (auto& [k, v] : j.items()) {
+                ++keys;
+                INFO(k);
+                CHECK(std::all_of(k.begin(), k.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }));
+                walk(v);
+            }
+        } else if (j.is_array()) {
+            for (auto& v : j) walk(v);
+        }
+    };
+    for (auto& e : std::filesystem::directory_iterator(std::string(STALLSCOPE_TESTDATA_DIR) + "/golden")) {
+        if (e.path().string().find(".json.expected") == std::string::npos) continue;
+        std::ifstream in(e.path());
+        walk(ojson::parse(in));
+        ++files;
+    }
+    CHECK(files > 5);
+    CHECK(keys > 1000);
 }
