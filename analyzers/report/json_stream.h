@@ -95,6 +95,21 @@ public:
 
     // Bytes outside the document (the report's final newline).
     void raw(std::string_view s) { put(s.data(), s.size()); }
+
+    // Pieces of one array written by other streams (analyzers/report/json_calls.h):
+    // a stream that starts as if `depth` containers were open, the innermost
+    // already holding `elements_before` elements (call on a new stream);
+    // and, in the stream that owns the array, `count` elements written
+    // elsewhere appended as they are.
+    size_t depth() const { return open_.size(); }
+    void resume_inside(size_t depth, uint32_t elements_before) {
+        open_.assign(depth, 1);
+        if (depth) open_.back() = elements_before;
+    }
+    void raw_elements(std::string_view text, uint32_t count) {
+        put(text.data(), text.size());
+        open_.back() += count;
+    }
     // Hands the buffer to the stream (also done when it fills and at the end).
     void flush();
 

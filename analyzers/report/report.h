@@ -17,7 +17,8 @@ std::string report_csv_summary(const AnalysisResult& r);  // one row per operati
 // The same, written as they are made: a report of a big capture never has
 // to fit in memory (the strings above are these into a string).
 void write_report_text(const AnalysisResult& r, std::ostream& os);
-void write_report_json(const AnalysisResult& r, std::ostream& os, int indent = 2);
+// threads > 1: the calls' JSON is made by that many workers, the same bytes (json_calls.h).
+void write_report_json(const AnalysisResult& r, std::ostream& os, int indent = 2, unsigned threads = 1);
 void write_report_csv(const AnalysisResult& r, std::ostream& os);
 
 // Helpers shared by the writers.

@@ -7,6 +7,7 @@
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/xml_sample.h"
+#include "analyzers/report/json_calls.h"
 
 #include <cmath>
 #include <ctime>
@@ -361,9 +362,11 @@ void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& 
     w.end_object();
 }
 
+void call_element(Json& w, const Call& k, int64_t t0, bool measured) { call_json(w, k, Rel{t0}, measured); }
+
 } // namespace
 
-void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
+void write_report_json(const AnalysisResult& r, std::ostream& os, int indent, unsigned threads) {
     Rel rel{r.capture.first_ns};
     Json w(os, indent);
     w.begin_object();
@@ -377,15 +380,8 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent) {
     w.end_array();
     w.key("calls").begin_array();
     const XmlSampling xml = xml_sampling_of(r);
-    XmlCallSelector sample(xml);
-    uint64_t calls = 0, whole = 0;
-    for_each_call(r, [&](const Call& k) {
-        const bool measured = sample.selected(k) && whole_xml_measured(k);
-        ++calls;
-        whole += measured;
-        call_json(w, k, rel, measured);
-        return true;
-    });
+    const CallsWritten written = write_calls_json(w, indent, r, threads, call_element);
+    const uint64_t calls = written.calls, whole = written.measured;
     w.end_array();
     w.key("whole_xml").begin_object();
     w.member("sampled", !xml.full);

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -204,4 +205,33 @@ TEST_CASE("report json: streamed report equals the nlohmann-tree report for rand
         INFO("random result " << i);
         check_same_report(random_result(rng));
     }
+}
+
+// The calls array made by workers in batches of 256 (json_calls.h): the same
+// bytes as one thread, for results of 0 to several batches, every indent.
+TEST_CASE("report json: the calls written on several threads are the same bytes as on one", "[json]") {
+    std::mt19937_64 rng(26);
+    size_t batches_seen = 0;
+    for (size_t want : {size_t(0), size_t(1), size_t(255), size_t(256), size_t(257), size_t(1300)}) {
+        AnalysisResult r = random_result(rng);
+        for (int guard = 0; r.calls.size() < want && guard < 100000; ++guard) {
+            AnalysisResult more = random_result(rng);
+            for (Call& c : more.calls) r.calls.push_back(std::move(c));
+        }
+        REQUIRE(r.calls.size() >= want);
+        r.calls.resize(want);
+        batches_seen += (want + 255) / 256;
+        for (int indent : {2, -1, 0}) {
+            std::ostringstream one;
+            write_report_json(r, one, indent, 1);
+            CHECK(one.str() == test::reference_report_json(r, indent));
+            for (unsigned threads : {2u, 3u, 8u}) {
+                INFO(want << " calls, indent " << indent << ", " << threads << " threads");
+                std::ostringstream many;
+                write_report_json(r, many, indent, threads);
+                CHECK(many.str() == one.str());
+            }
+        }
+    }
+    CHECK(batches_seen > 8);
 }

@@ -37,6 +37,7 @@ const char* kHelp =
     "                  from the first call), so memory stays flat on big captures\n"
     "  --threads N     analyse connections on N threads, sharded by address pair (default:\n"
     "                  the machine's cores; 1 = one thread); the report is the same for every N\n"
+    "                  (with --json its calls are also written on N threads)\n"
     "  --keylog FILE   TLS secrets in the NSS key log format (SSLKEYLOGFILE): HTTPS is\n"
     "                  decrypted and analysed like plaintext (docs/https.md); secrets embedded\n"
     "                  in a pcapng (Decryption Secrets Blocks) are used without it\n"
@@ -50,8 +51,8 @@ const char* kHelp =
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
 
-void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os) {
-    if (format == "json") write_report_json(r, os);
+void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os, unsigned threads) {
+    if (format == "json") write_report_json(r, os, 2, threads);
     else if (format == "csv") write_report_csv(r, os);
     else if (format == "csv-summary") os << report_csv_summary(r);
     else write_report_text(r, os);
@@ -125,7 +126,7 @@ int cmd_analyze(Args& a) {
         return kExitInput;
     }
     try {
-        write_report(o.result, format, out.stream());
+        write_report(o.result, format, out.stream(), options.threads);
     } catch (const SpillError& e) {
         std::fprintf(stderr, "stallscope-cli: error: %s: %s\n", capture.c_str(), e.what());
         return kExitInput;

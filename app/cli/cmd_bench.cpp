@@ -278,7 +278,7 @@ Measure measure_analysis(unsigned repeat, const std::string& target, bool json, 
         for (const Warning& w : o.result.capture.warnings)
             if (w.code == WarningCode::TlsUndecrypted) return false;
         std::ofstream sink("/dev/null");
-        if (json) write_report_json(o.result, sink);
+        if (json) write_report_json(o.result, sink, 2, n);
         else write_report_text(o.result, sink);
         return true;
     }); });
