@@ -2,15 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <system_error>
 
 namespace stallscope {
 
 namespace {
+// std::to_chars writes what printf's "%.*f" writes (C locale), at a tenth
+// of its cost: detectors format a time into every finding's explanation.
 std::string fixed(double v, int decimals, const char* unit) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, v, unit);
-    return buf;
+    char buf[400];  // %f of the largest double: 309 digits and the decimals
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf - 16, v, std::chars_format::fixed, decimals);
+    if (ec != std::errc()) {
+        std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+        end = buf + std::strlen(buf);
+    }
+    return std::string(buf, end) + unit;
 }
 } // namespace
 

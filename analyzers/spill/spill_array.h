@@ -70,7 +70,6 @@ public:
     // zero. Throws SpillError.
     void read(uint64_t first, size_t n, std::vector<T>& out) const {
         out.assign(n, T{});
-        std::string bytes;
         for (size_t k = 0; k < n;) {
             const uint64_t i = first + k;
             const size_t b = size_t(i / block_), off = size_t(i % block_);
@@ -80,8 +79,8 @@ public:
                 if (s.recs) {
                     std::memcpy(static_cast<void*>(&out[k]), &s.recs[off], take * sizeof(T));
                 } else if (s.on_file) {
-                    file_->read_written(block_bytes() * b + off * sizeof(T), uint32_t(take * sizeof(T)), bytes);
-                    std::memcpy(static_cast<void*>(&out[k]), bytes.data(), take * sizeof(T));
+                    file_->read_written(block_bytes() * b + off * sizeof(T), uint32_t(take * sizeof(T)),
+                                        reinterpret_cast<char*>(&out[k]));
                 }
             }
             k += take;
@@ -120,12 +119,10 @@ private:
         if (s.recs) return s.recs.get();
         if (file_ && loaded_.size() >= cached_) evict();
         s.recs.reset(new T[block_]);
-        std::memset(static_cast<void*>(s.recs.get()), 0, block_bytes());
-        if (s.on_file) {
-            std::string bytes;
-            file_->read_written(block_bytes() * b, uint32_t(block_bytes()), bytes);
-            std::memcpy(static_cast<void*>(s.recs.get()), bytes.data(), block_bytes());
-        }
+        // Straight from the file into the records (a zeroed copy in between
+        // was 3.5 % of the bench's instructions), or zero for a new block.
+        if (s.on_file) file_->read_written(block_bytes() * b, uint32_t(block_bytes()), reinterpret_cast<char*>(s.recs.get()));
+        else std::memset(static_cast<void*>(s.recs.get()), 0, block_bytes());
         if (file_) loaded_.push_back(b);
         return s.recs.get();
     }

@@ -80,9 +80,15 @@ void SpillFile::read_written(uint64_t offset, uint32_t len, std::string& out) co
     if (offset + len > written_)
         throw SpillError("spill file in " + dir_ + ": read past the end at offset " + std::to_string(offset));
     out.resize(len);
+    read_written(offset, len, out.data());
+}
+
+void SpillFile::read_written(uint64_t offset, uint32_t len, char* out) const {
+    if (offset + len > written_)
+        throw SpillError("spill file in " + dir_ + ": read past the end at offset " + std::to_string(offset));
     size_t done = 0;
     while (done < len) {
-        ssize_t n = ::pread(fd_, out.data() + done, len - done, off_t(offset + done));
+        ssize_t n = ::pread(fd_, out + done, len - done, off_t(offset + done));
         if (n < 0 && errno == EINTR) continue;
         if (n == 0) throw SpillError("spill file in " + dir_ + ": short read at offset " + std::to_string(offset));
         if (n < 0) throw SpillError(sys_error("read failed", dir_));

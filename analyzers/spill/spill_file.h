@@ -34,6 +34,8 @@ public:
     // The same for bytes already written (not in the append buffer): a
     // pread only, so safe from several threads. Throws SpillError.
     void read_written(uint64_t offset, uint32_t len, std::string& out) const;
+    // The same into `len` bytes at `out` (a block read straight into its records).
+    void read_written(uint64_t offset, uint32_t len, char* out) const;
     // Writes the append buffer out, so later reads need no write. Throws SpillError.
     void flush();
     uint64_t size() const { return written_ + buffer_.size(); }
