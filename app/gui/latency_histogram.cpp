@@ -92,7 +92,8 @@ std::vector<std::string> logHistogramTickLabels(const std::vector<HistogramBin>&
         labels[i] = text(bins[i].lo_ms);
         first_decade = std::min(first_decade, i);
     }
-    if (!bins.empty() && first_decade >= 2) labels[0] = text(bins[0].lo_ms);
+    // No decade edge near the start, or none at all (a single bin): the first bin says where the axis starts.
+    if (!bins.empty() && (first_decade >= 2 || first_decade == bins.size())) labels[0] = text(bins[0].lo_ms);
     return labels;
 }
 

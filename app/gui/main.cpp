@@ -138,14 +138,14 @@ int main(int argc, char** argv) {
         });
     }
     if (cli.isSet(shots) && !cli.positionalArguments().isEmpty()) {
-        // A load long enough to say how long is left is also shot half-way:
+        // A load long enough to say how long is left is also shot at 60 %:
         // PREFIX-loading.png, the Overview's figures so far and the load bar
         // with the counts so far (docs/gui.md).
         auto* poll = new QTimer(&w);
         const QString path = cli.value(shots) + QStringLiteral("-loading.png");
         QObject::connect(poll, &QTimer::timeout, &w, [&w, poll, path] {
             if (!w.loadBar()->isVisible() || w.loadBar()->callsShown() == 0 || !w.loadBar()->text().contains(QStringLiteral(" left")) ||
-                !w.overviewPage()->showsPartial() || w.loadBar()->fractionShown() < 0.4)
+                !w.overviewPage()->showsPartial() || w.loadBar()->fractionShown() < 0.6)
                 return;
             poll->stop();
             w.grab().save(path);

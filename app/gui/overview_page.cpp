@@ -123,12 +123,17 @@ void OverviewPage::setStat(const QString& key, const QString& value) {
 
 void OverviewPage::refreshColors() { themeChart(chart_view_->chart(), phaseColor(PhaseKind::RequestHeaders, isDarkPalette())); }
 
+// The chart keeps its one series and two axes (made once, fillHistogram):
+// removing and deleting them at each refresh of a load's figures left
+// stale axis labels drawn under the new ones.
 void OverviewPage::clearFigures() {
     QChart* chart = chart_view_->chart();
-    chart->removeAllSeries();
-    for (auto* a : chart->axes()) {
-        chart->removeAxis(a);
-        delete a;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* bars = qobject_cast<QBarSeries*>(s))
+            for (QBarSet* set : bars->barSets()) set->remove(0, set->count());
+    for (QAbstractAxis* a : chart->axes()) {
+        if (auto* x = qobject_cast<QBarCategoryAxis*>(a)) x->clear();
+        a->hide();
     }
     losses_->setRowCount(0);
 }
@@ -228,34 +233,45 @@ void OverviewPage::fillLossTable(const SummaryGroup& all) {
 // Latency histogram in log bins (a capture's fast calls and its stalls
 // differ by decades), ticks at the decade edges, a round count axis.
 void OverviewPage::fillHistogram(const std::vector<HistogramBin>& bins) {
-    auto* set = new QBarSet(tr("calls"));
+    QChart* chart = chart_view_->chart();
+    if (chart->series().isEmpty()) {   // the first time: the series and its axes
+        auto* series = new QBarSeries;
+        series->setBarWidth(0.95);
+        series->append(new QBarSet(tr("calls")));
+        chart->addSeries(series);
+        auto* x = new QBarCategoryAxis;
+        x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
+        auto* y = new QValueAxis;
+        y->setLabelFormat(QStringLiteral("%d"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
+    }
+    auto* series = static_cast<QBarSeries*>(chart->series().front());
+    auto* x = static_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal).front());
+    auto* y = static_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+    QList<qreal> counts;
     QStringList cats;
     uint64_t peak = 0;
     const std::vector<std::string> ticks = logHistogramTickLabels(bins, 4);
     for (size_t i = 0; i < bins.size(); ++i) {
-        *set << double(bins[i].count);
+        counts << double(bins[i].count);
         peak = std::max(peak, bins[i].count);
         // Categories must differ: an unlabelled bin is i+1 zero-width spaces.
         cats << (ticks[i].empty() ? QString(qsizetype(i + 1), QChar(0x200B)) : QString::fromStdString(ticks[i]));
     }
-    QChart* chart = chart_view_->chart();
-    auto* series = new QBarSeries;
-    series->setBarWidth(0.95);
-    series->append(set);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis;
+    QBarSet* set = series->barSets().front();
+    set->remove(0, set->count());
+    x->clear();
     x->append(cats);
-    x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
-    chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
-    auto* y = new QValueAxis;
+    set->append(counts);
     const CountAxis axis = countAxis(peak);  // round ticks at a 1-2-5 step of whole calls
     y->setRange(0, double(axis.top));
-    y->setLabelFormat(QStringLiteral("%d"));
     y->setTickCount(axis.ticks());
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
+    x->show();
+    y->show();
 }
 
 } // namespace stallscope::gui

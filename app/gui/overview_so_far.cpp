@@ -43,8 +43,9 @@ SummaryGroup summarySoFar(const LoadFigures& f) {
         loss.findings = k.findings;
         loss.lost_ms = k.lost_ms;
         loss.avoidable = is_avoidable(kind);
-        // connection_setup's share is of the client's time, known at the end only
-        loss.share = kind != "connection_setup" && f.latency_total_ms > 0 ? k.lost_ms / f.latency_total_ms : 0;
+        // As the summary's: connection_setup's share is of the client's time (setup + latency)
+        const double base = f.latency_total_ms + (kind == "connection_setup" ? f.ledger.setup_ms() : 0.0);
+        loss.share = base > 0 ? k.lost_ms / base : 0;
         g.losses.push_back(loss);
     }
     std::stable_sort(g.losses.begin(), g.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
@@ -78,6 +79,7 @@ void OverviewPage::startPartial(const QString& file_name, std::shared_ptr<const 
 void OverviewPage::setLoadProgress(double fraction, quint64 packets) {
     fraction_ = fraction;
     packets_ = packets;
+    if (partial_shown_) refreshPartial();   // the per cent and the figures of the same moment
 }
 
 void OverviewPage::stopPartial(bool restore) {
@@ -129,7 +131,7 @@ void OverviewPage::refreshPartial() {
     setStat("p90", binText(quantileBin(bins, 0.9)));
     setStat("predicted", at_end);
     fillHistogram(bins);
-    refreshColors();
+    if (first) refreshColors();   // the chart's theme once (a theme change while loading: changeEvent)
     if (first) emit partialShown();
 }
 

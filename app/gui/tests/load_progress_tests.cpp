@@ -207,6 +207,8 @@ TEST_CASE("A big load fills the Overview in as it goes, then shows the result ex
     // The result's view, exactly as a page that never saw the load shows it.
     OverviewPage fresh(w.hub());
     CHECK(shown(&fresh).texts == end.texts);
+    CHECK(page->chart()->axes().size() == 2);   // one x and one y axis: none of the partial ones left
+    CHECK(page->chart()->series().size() == 1);
     CHECK_FALSE(end.partial);
     CHECK_FALSE(end.banner);
     uint64_t complete = 0;
