@@ -106,12 +106,12 @@ void OverviewPage::refreshPartial() {
     auto count = [&loc](uint64_t n, const QString& one, const QString& many) {
         return loc.toString(qulonglong(n)) + QLatin1Char(' ') + (n == 1 ? one : many);
     };
-    const QString so_far = fraction_ >= 0 ? tr("so far \u00b7 %1 %").arg(int(fraction_ * 100)) : tr("so far");
+    const QString so_far = fraction_ >= 0 ? tr("so far \u00b7 %1 %").arg(qRound(fraction_ * 100)) : tr("so far");
     setPartialTitles(so_far);
     banner_->setText(tr("<b>Loading %1, %2 read:</b> the figures of the %3 and %4 found so far. "
                         "They fill in as the load goes on; the final result replaces them at its end.")
                          .arg(loading_name_.toHtmlEscaped(),
-                              fraction_ >= 0 ? tr("%1 %").arg(int(fraction_ * 100)) : loc.toString(packets_) + tr(" packets"),
+                              fraction_ >= 0 ? tr("%1 %").arg(qRound(fraction_ * 100)) : loc.toString(packets_) + tr(" packets"),
                               count(calls, tr("call"), tr("calls")), count(findings, tr("finding"), tr("findings"))));
     banner_->show();
 
