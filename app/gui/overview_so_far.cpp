@@ -68,6 +68,7 @@ void OverviewPage::setPartialTitles(const QString& so_far) {
 }
 
 void OverviewPage::startPartial(const QString& file_name, std::shared_ptr<const LoadCounters> counters) {
+    stopPartial(true);   // a load replacing a running one: nothing of that one stays
     counters_ = std::move(counters);
     loading_name_ = file_name;
     fraction_ = -1;
