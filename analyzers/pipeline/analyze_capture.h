@@ -15,12 +15,19 @@
 
 namespace stallscope {
 
+class LoadFiguresSoFar;   // analyzers/pipeline/load_figures.h
+
 // What an analysis has found so far, for a front end to show while a big
 // capture loads (the desktop app's load bar polls it on a timer). Updated by
 // the analysis as calls complete; at the end it holds the result's counts.
 struct LoadCounters {
     std::atomic<uint64_t> calls{0};      // finished calls
     std::atomic<uint64_t> findings{0};   // findings of those calls (the whole-capture ones come at the end)
+    // The overview's figures of those calls (the desktop app's Overview);
+    // its own header, so front ends that only count need not see the ledger.
+    std::unique_ptr<LoadFiguresSoFar> figures;
+    LoadCounters();
+    ~LoadCounters();
 };
 
 struct AnalysisOptions {

@@ -1,6 +1,7 @@
 #include "analyzers/pipeline/back_stage.h"
 
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/pipeline/load_figures.h"
 
 #include <algorithm>
 
@@ -49,6 +50,9 @@ void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
         if (!spill_) call.segments.shrink_to_fit();  // kept in memory; a spilled call's buffer is reused
     }
     summary_.add_call(call);
+    if (opt_.counters)   // after add_call: the summary knows this call is complete
+        opt_.counters->figures->add(&call, std::span<const Finding>(result_.findings).subspan(first_new),
+                                   [this](const Finding& f) { return summary_.complete_calls(f); });
     if (spill_) {
         if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
         spill_->add(call);
@@ -111,8 +115,11 @@ void AnalysisBack::spill_findings() {
 void AnalysisBack::connection_closed(Connection&& info) {
     const size_t before = result_.findings.size();
     for (auto& d : detectors_) d->on_connection_closed(info, result_.findings);
-    if (opt_.counters)
+    if (opt_.counters) {
         opt_.counters->findings.fetch_add(result_.findings.size() - before, std::memory_order_relaxed);
+        opt_.counters->figures->add(nullptr, std::span<const Finding>(result_.findings).subspan(before),
+                                   [this](const Finding& f) { return summary_.complete_calls(f); });
+    }
     if (spill_) {
         spill_->add(info);
         spill_findings();
@@ -172,6 +179,7 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
     if (opt_.counters) {   // the final counts, whole-capture findings included
         opt_.counters->calls.store(call_count(result_), std::memory_order_relaxed);
         opt_.counters->findings.store(finding_count(result_), std::memory_order_relaxed);
+        opt_.counters->figures->finish(result_.summary.overall);
     }
     return std::move(result_);
 }

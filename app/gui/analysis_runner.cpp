@@ -67,7 +67,7 @@ void AnalysisRunner::start(const QStringList& paths) {
             options.spill_after_calls = spill_after;   // big captures stay on disk
             options.threads = default_analysis_threads();  // as `analyze`: the same result for any N
             options.keylog_path = keylog;       // HTTPS decrypted with it (docs/https.md)
-            options.counters = counters;        // calls and findings so far, for the load bar
+            options.counters = counters;        // found so far: the load bar's counts, the Overview's figures
             AnalyzeOutcome r = analyze(files, options, on_progress);
             out.ok = r.ok;
             out.cancelled = r.cancelled || cancel->load();

@@ -1,6 +1,7 @@
 #include "app/gui/latency_histogram.h"
 
 #include "app/gui/time_axis.h"
+#include "analyzers/pipeline/load_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,22 +41,38 @@ CountAxis countAxis(uint64_t peak) {
 }
 
 std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values, int per_decade) {
-    std::vector<HistogramBin> bins;
-    if (values.empty()) return bins;
     per_decade = std::clamp(per_decade, 1, 20);
-    double lo = HUGE_VAL, hi = 0;
-    for (double v : values)
-        if (v > 0) { lo = std::min(lo, v); hi = std::max(hi, v); }
-    if (hi <= 0) return {{0, 1, uint64_t(values.size())}};
-    const int k0 = int(std::floor(std::log10(lo) * per_decade + 1e-9));
-    const int k1 = std::min(int(std::floor(std::log10(hi) * per_decade + 1e-9)) + 1, k0 + 12 * per_decade);
+    std::map<int, uint64_t> by_bin;
+    uint64_t not_positive = 0;
+    for (double v : values) {
+        if (v > 0) ++by_bin[log_latency_bin(v, per_decade)];
+        else ++not_positive;
+    }
+    return logHistogramOfBins(by_bin, not_positive, per_decade);
+}
+
+std::vector<HistogramBin> logHistogramOfBins(const std::map<int, uint64_t>& by_bin, uint64_t not_positive, int per_decade) {
+    if (by_bin.empty()) return not_positive ? std::vector<HistogramBin>{{0, 1, not_positive}} : std::vector<HistogramBin>{};
+    per_decade = std::clamp(per_decade, 1, 20);
+    const int k0 = by_bin.begin()->first;
+    const int k1 = std::min(by_bin.rbegin()->first + 1, k0 + 12 * per_decade);
+    std::vector<HistogramBin> bins;
     for (int k = k0; k < k1; ++k)
         bins.push_back({std::pow(10.0, double(k) / per_decade), std::pow(10.0, double(k + 1) / per_decade), 0});
-    for (double v : values) {
-        int i = v > 0 ? int(std::floor(std::log10(v) * per_decade + 1e-9)) - k0 : 0;
-        bins[size_t(std::clamp(i, 0, int(bins.size()) - 1))].count++;
-    }
+    for (auto [k, n] : by_bin) bins[size_t(std::clamp(k - k0, 0, int(bins.size()) - 1))].count += n;
+    bins.front().count += not_positive;   // a latency of 0 counts in the first bin
     return bins;
+}
+
+const HistogramBin* quantileBin(const std::vector<HistogramBin>& bins, double q) {
+    uint64_t n = 0;
+    for (const HistogramBin& b : bins) n += b.count;
+    if (n == 0) return nullptr;
+    const uint64_t rank = std::max<uint64_t>(1, uint64_t(std::ceil(q * double(n))));
+    uint64_t seen = 0;
+    for (const HistogramBin& b : bins)
+        if ((seen += b.count) >= rank) return &b;
+    return &bins.back();
 }
 
 std::vector<std::string> logHistogramTickLabels(const std::vector<HistogramBin>& bins, int per_decade) {
@@ -75,7 +92,8 @@ std::vector<std::string> logHistogramTickLabels(const std::vector<HistogramBin>&
         labels[i] = text(bins[i].lo_ms);
         first_decade = std::min(first_decade, i);
     }
-    if (!bins.empty() && first_decade >= 2) labels[0] = text(bins[0].lo_ms);
+    // No decade edge near the start, or none at all (a single bin): the first bin says where the axis starts.
+    if (!bins.empty() && (first_decade >= 2 || first_decade == bins.size())) labels[0] = text(bins[0].lo_ms);
     return labels;
 }
 

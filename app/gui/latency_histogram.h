@@ -1,6 +1,7 @@
 #pragma once
 // Latency histogram bins for the overview chart (pure, no Qt).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ std::vector<HistogramBin> latencyHistogram(const std::vector<double>& values_ms,
 // decades (0.2 ms calls and 200 ms stalls) each get readable bars. Values
 // <= 0 count in the first bin. Empty input -> no bins.
 std::vector<HistogramBin> logLatencyHistogram(const std::vector<double>& values_ms, int per_decade = 4);
+
+// The same bins from counts per log bin (log_latency_bin, analyzers/pipeline/
+// load_figures.h) and of latencies <= 0: what a load's figures so far keep
+// instead of the values.
+std::vector<HistogramBin> logHistogramOfBins(const std::map<int, uint64_t>& by_bin, uint64_t not_positive, int per_decade = 4);
+
+// The bin holding the q-quantile of the counted values (the median: 0.5),
+// null when there are none: where a percentile lies when only bins are kept.
+const HistogramBin* quantileBin(const std::vector<HistogramBin>& bins, double q);
 
 // Tick labels for log bins made with `per_decade`: the decade edges ("0.1",
 // "1", "10") and the first bin when no decade edge is near it; "" for the

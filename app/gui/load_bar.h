@@ -36,6 +36,7 @@ public:
     // The calls and findings the bar shows now (what the test reads).
     quint64 callsShown() const { return calls_; }
     quint64 findingsShown() const { return findings_; }
+    double fractionShown() const { return have_progress_ ? fraction_ : -1; }   // -1: not known yet
     QToolButton* cancelButton() const { return cancel_; }
 
 signals:

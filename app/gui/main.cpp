@@ -4,6 +4,7 @@
 #include "app/gui/load_bar.h"
 #include "app/gui/main_window.h"
 #include "app/gui/memory_release.h"
+#include "app/gui/overview_page.h"
 #include "app/gui/selection_hub.h"
 
 #include <QApplication>
@@ -137,12 +138,14 @@ int main(int argc, char** argv) {
         });
     }
     if (cli.isSet(shots) && !cli.positionalArguments().isEmpty()) {
-        // A load long enough to say how long is left is also shot while it runs:
-        // PREFIX-loading.png, the load bar with the counts so far (docs/gui.md).
+        // A load long enough to say how long is left is also shot at 60 %:
+        // PREFIX-loading.png, the Overview's figures so far and the load bar
+        // with the counts so far (docs/gui.md).
         auto* poll = new QTimer(&w);
         const QString path = cli.value(shots) + QStringLiteral("-loading.png");
         QObject::connect(poll, &QTimer::timeout, &w, [&w, poll, path] {
-            if (!w.loadBar()->isVisible() || w.loadBar()->callsShown() == 0 || !w.loadBar()->text().contains(QStringLiteral(" left")))
+            if (!w.loadBar()->isVisible() || w.loadBar()->callsShown() == 0 || !w.loadBar()->text().contains(QStringLiteral(" left")) ||
+                !w.overviewPage()->showsPartial() || w.loadBar()->fractionShown() < 0.6)
                 return;
             poll->stop();
             w.grab().save(path);

@@ -73,7 +73,7 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     // The event trace needs the full width (the layout is ~960 px wide), so it
     // is a page, not a dock; evidence clicks and double-clicks bring it up.
     pages_->addTab(trace_, tr("&Event trace"));
-    auto* analysis = new QWidget;   // a damaged capture's banner over the pages
+    auto* analysis = analysis_ = new QWidget;   // a damaged capture's banner over the pages
     auto* central_layout = new QVBoxLayout(analysis);
     central_layout->setContentsMargins(0, 0, 0, 0);
     central_layout->setSpacing(0);
@@ -87,6 +87,12 @@ MainWindow::MainWindow(GuiBackend backend, QWidget* parent)
     connect(hub_, &SelectionHub::resultChanged, this, [this, analysis](const ResultPtr& r) {
         stack_->setCurrentWidget(r ? analysis : static_cast<QWidget*>(start_));
         showDocks(r != nullptr);
+    });
+    // A load's first figures so far show on the Overview, over the start page if no capture is open.
+    connect(overview_, &OverviewPage::partialShown, this, [this] {
+        if (hub_->result()) return;
+        stack_->setCurrentWidget(analysis_);
+        pages_->setCurrentWidget(overview_);
     });
     connect(start_, &StartPage::openRequested, this, &MainWindow::openFile);
     connect(start_, &StartPage::openDialogRequested, this, &MainWindow::openDialog);
@@ -307,10 +313,14 @@ void MainWindow::openFiles(const QStringList& paths) {
     load_bar_->start(paths.size() > 1 ? tr("%1 and %n more file(s)", nullptr, int(paths.size() - 1)).arg(QFileInfo(path).fileName())
                                       : QFileInfo(path).fileName(),
                      runner_->counters());
+    overview_->startPartial(QFileInfo(path).fileName(), runner_->counters());
     statusBar()->clearMessage();   // the load bar says it
 }
 
-void MainWindow::onProgress(double fraction, quint64 packets) { load_bar_->setProgress(fraction, packets); }
+void MainWindow::onProgress(double fraction, quint64 packets) {
+    load_bar_->setProgress(fraction, packets);
+    overview_->setLoadProgress(fraction, packets);
+}
 
 void MainWindow::showError(const QString& title, const QString& text) {
     last_error_ = text;
@@ -323,6 +333,10 @@ void MainWindow::showError(const QString& title, const QString& text) {
 
 void MainWindow::onLoadFinished(const LoadOutcome& out) {
     load_bar_->finish();
+    // The figures so far go: replaced by the result, or (cancelled, failed) by what was open before.
+    const bool loaded = out.ok && !out.cancelled && out.result;
+    overview_->stopPartial(!loaded);
+    if (!loaded) stack_->setCurrentWidget(hub_->result() ? analysis_ : static_cast<QWidget*>(start_));
     if (out.cancelled) {
         statusBar()->showMessage(tr("Cancelled loading %1").arg(out.path), 8000);
         releaseFreedMemory();

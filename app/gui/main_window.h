@@ -124,6 +124,7 @@ private:
     QListWidget* warnings_;
     StartPage* start_;
     QStackedWidget* stack_ = nullptr;
+    QWidget* analysis_ = nullptr;   // the pages under the damage banner (the stack's other page)
     bool docks_shown_ = true;
     bool dock_was_visible_[2] = {true, true};
     QDockWidget *findings_dock_, *warnings_dock_;

@@ -17,6 +17,7 @@
 #include <QScrollBar>
 #include <QLabel>
 #include <QSplitter>
+#include <QTimer>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTreeView>
@@ -39,8 +40,9 @@ static const char* const kStatKeys[][2] = {
 
 OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     : QWidget(parent), hub_(hub), losses_(new QTableWidget(0, 4)), findings_(new QTreeView),
-      findings_model_(new FindingsTreeModel(this)), chart_view_(new QChartView) {
-    auto* stats_box = new QGroupBox(tr("Capture"));
+      findings_model_(new FindingsTreeModel(this)), chart_view_(new QChartView), banner_(new QLabel),
+      stats_box_(new QGroupBox), loss_box_(new QGroupBox), findings_box_(new QGroupBox), partial_timer_(new QTimer(this)) {
+    auto* stats_box = stats_box_;
     auto* form = new QFormLayout(stats_box);
     for (const auto& kv : kStatKeys) {
         auto* value = new QLabel(QStringLiteral("—"));
@@ -57,12 +59,11 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     losses_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     losses_->setSelectionMode(QAbstractItemView::NoSelection);
     losses_->horizontalHeader()->setStretchLastSection(true);
-    auto* loss_box = new QGroupBox(tr("Time per kind (stalls: time lost)"));
+    auto* loss_box = loss_box_;
     auto* loss_lay = new QVBoxLayout(loss_box);
     loss_lay->addWidget(losses_);
 
     auto* chart = new QChart;
-    chart->setTitle(tr("Latency histogram: calls per bin"));   // the y axis needs no title then
     chart->legend()->hide();
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart_view_->setChart(chart);
@@ -75,7 +76,7 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     findings_->setUniformRowHeights(true);   // 100k children stay fast
     findings_->header()->setStretchLastSection(true);
     findings_->setAlternatingRowColors(true);
-    auto* findings_box = new QGroupBox(tr("Findings by kind, ranked by time lost (expand a row for each finding)"));
+    auto* findings_box = findings_box_;
     auto* fl = new QVBoxLayout(findings_box);
     fl->addWidget(findings_);
 
@@ -87,7 +88,17 @@ OverviewPage::OverviewPage(SelectionHub* hub, QWidget* parent)
     top->addWidget(stats_box, 0);
     top->addWidget(loss_box, 0);   // its columns' width; the rest to the histogram
     top->addWidget(chart_view_, 1);
+    // A load's figures so far say so above them (overview_so_far.cpp).
+    banner_->setObjectName(QStringLiteral("partialBanner"));
+    banner_->setWordWrap(true);
+    banner_->setMargin(6);
+    banner_->setStyleSheet(QStringLiteral("QLabel#partialBanner { background: #dbe9f7; color: #123a5e; border: 1px solid #9dbfe0; }"));
+    banner_->hide();
+    partial_timer_->setInterval(250);
+    connect(partial_timer_, &QTimer::timeout, this, &OverviewPage::refreshPartial);
+    setPartialTitles({});
     auto* lay = new QVBoxLayout(this);
+    lay->addWidget(banner_, 0);
     lay->addLayout(top, 0);
     lay->addWidget(findings_box, 1);
     stats_box->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
@@ -112,22 +123,35 @@ void OverviewPage::setStat(const QString& key, const QString& value) {
 
 void OverviewPage::refreshColors() { themeChart(chart_view_->chart(), phaseColor(PhaseKind::RequestHeaders, isDarkPalette())); }
 
-void OverviewPage::onResult(const ResultPtr& r) {
-    findings_model_->setResult(r);
+// The chart keeps its one series and two axes (made once, fillHistogram):
+// removing and deleting them at each refresh of a load's figures left
+// stale axis labels drawn under the new ones.
+void OverviewPage::clearFigures() {
     QChart* chart = chart_view_->chart();
-    chart->removeAllSeries();
-    for (auto* a : chart->axes()) {
-        chart->removeAxis(a);
-        delete a;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* bars = qobject_cast<QBarSeries*>(s))
+            for (QBarSet* set : bars->barSets()) set->remove(0, set->count());
+    for (QAbstractAxis* a : chart->axes()) {
+        if (auto* x = qobject_cast<QBarCategoryAxis*>(a)) x->clear();
+        a->hide();
     }
     losses_->setRowCount(0);
+}
+
+void OverviewPage::onResult(const ResultPtr& r) {
+    findings_model_->setResult(r);
+    clearFigures();
     if (!r) {
         for (auto* l : stats_) l->setText(QStringLiteral("—"));
         return;
     }
     fillStats(*r);
     fillLossTable(r->summary.overall);
-    fillHistogram(*r);
+    std::vector<double> lat;
+    lat.reserve(r->callCount());
+    for (const CallKey& c : r->callKeys())
+        if (c.complete()) lat.push_back(c.latency_ms);
+    fillHistogram(logLatencyHistogram(lat, 4));
     refreshColors();
     for (int c = 0; c < FindingsTreeModel::Fix; ++c) findings_->resizeColumnToContents(c);
 }
@@ -190,9 +214,11 @@ void OverviewPage::fillLossTable(const SummaryGroup& all) {
             return it;
         };
         losses_->setItem(i, 0, item(findingKindLabel(k.kind), false));
+        losses_->item(i, 0)->setData(Qt::UserRole, QString::fromStdString(k.kind));   // for tests: the kind and its ms
         losses_->setItem(i, 1, item(QString::number(k.findings), true));
         losses_->setItem(i, 2, item(QString::number(k.calls), true));
         auto* time = item(QStringLiteral("%1 (%2 %)").arg(kindTimeText(k.kind, k.lost_ms)).arg(100 * k.share, 0, 'f', 1), true);
+        time->setData(Qt::UserRole, k.lost_ms);
         if (!is_stall_kind(k.kind)) time->setForeground(palette().color(QPalette::PlaceholderText));   // not lost: neutral
         losses_->setItem(i, 3, time);
     }
@@ -206,40 +232,46 @@ void OverviewPage::fillLossTable(const SummaryGroup& all) {
 
 // Latency histogram in log bins (a capture's fast calls and its stalls
 // differ by decades), ticks at the decade edges, a round count axis.
-void OverviewPage::fillHistogram(const LoadedResult& r) {
-    std::vector<double> lat;
-    lat.reserve(r.callCount());
-    for (const CallKey& c : r.callKeys())
-        if (c.complete()) lat.push_back(c.latency_ms);
-    const auto bins = logLatencyHistogram(lat, 4);
-    auto* set = new QBarSet(tr("calls"));
+void OverviewPage::fillHistogram(const std::vector<HistogramBin>& bins) {
+    QChart* chart = chart_view_->chart();
+    if (chart->series().isEmpty()) {   // the first time: the series and its axes
+        auto* series = new QBarSeries;
+        series->setBarWidth(0.95);
+        series->append(new QBarSet(tr("calls")));
+        chart->addSeries(series);
+        auto* x = new QBarCategoryAxis;
+        x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
+        auto* y = new QValueAxis;
+        y->setLabelFormat(QStringLiteral("%d"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
+    }
+    auto* series = static_cast<QBarSeries*>(chart->series().front());
+    auto* x = static_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal).front());
+    auto* y = static_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+    QList<qreal> counts;
     QStringList cats;
     uint64_t peak = 0;
     const std::vector<std::string> ticks = logHistogramTickLabels(bins, 4);
     for (size_t i = 0; i < bins.size(); ++i) {
-        *set << double(bins[i].count);
+        counts << double(bins[i].count);
         peak = std::max(peak, bins[i].count);
         // Categories must differ: an unlabelled bin is i+1 zero-width spaces.
         cats << (ticks[i].empty() ? QString(qsizetype(i + 1), QChar(0x200B)) : QString::fromStdString(ticks[i]));
     }
-    QChart* chart = chart_view_->chart();
-    auto* series = new QBarSeries;
-    series->setBarWidth(0.95);
-    series->append(set);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis;
+    QBarSet* set = series->barSets().front();
+    set->remove(0, set->count());
+    x->clear();
     x->append(cats);
-    x->setTitleText(tr("ms (log bins)"));   // short: the chart gives way to the table beside it
-    chart_view_->setToolTip(tr("Calls per latency bin; each tick is where its bin starts (ms, log bins)"));
-    auto* y = new QValueAxis;
+    set->append(counts);
     const CountAxis axis = countAxis(peak);  // round ticks at a 1-2-5 step of whole calls
     y->setRange(0, double(axis.top));
-    y->setLabelFormat(QStringLiteral("%d"));
     y->setTickCount(axis.ticks());
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
+    x->show();
+    y->show();
 }
 
 } // namespace stallscope::gui

@@ -205,6 +205,8 @@ TEST_CASE("Overview histogram uses log bins") {
     const auto narrow = logHistogramTickLabels(logLatencyHistogram({0.25, 0.3, 0.9}, 4), 4);
     REQUIRE(!narrow.empty());
     CHECK(narrow.front() == "0.18");
+    // One bin (every call as fast as the others): it is labelled too.
+    CHECK(logHistogramTickLabels(logLatencyHistogram({0.32, 0.32}, 4), 4) == std::vector<std::string>{"0.32"});
 }
 
 TEST_CASE("Dark theme: the histogram and the event trace follow the palette") {
