@@ -134,7 +134,7 @@ TEST_CASE("connection: handshake is SYN -> SYN-ACK -> pure ACK, never a data seg
         if (p.kind == PhaseKind::ServerTime) CHECK(p.start_ns >= c.request.first_ns);
 }
 
-TEST_CASE("connection: a late pure ACK still ends the handshake; data before it does not", "[connection]") {
+TEST_CASE("connection: a late pure ACK still ends the handshake, data before it does not", "[connection]") {
     Wire w;
     w.syn(0);
     w.synack(25);
@@ -208,7 +208,7 @@ TEST_CASE("connection: zero-window probes and the segment that repeats their byt
     CHECK(probes == 2);
 }
 
-TEST_CASE("connection: a real retransmission is counted; its cost stays inside the call", "[connection]") {
+TEST_CASE("connection: a real retransmission is counted, its cost stays inside the call", "[connection]") {
     Wire w;
     w.handshake();
     uint32_t c_end = uint32_t(kReq.size()), s_end = uint32_t(kResp.size());
@@ -235,7 +235,7 @@ TEST_CASE("connection: a real retransmission is counted; its cost stays inside t
     CHECK(out[0].end_ns <= c.end_ns);
 }
 
-TEST_CASE("connection: port reuse after a close opens a new connection; a retransmitted SYN does not",
+TEST_CASE("connection: port reuse after a close opens a new connection, a retransmitted SYN does not",
           "[connection]") {
     Wire w;
     w.syn(0);
@@ -346,7 +346,7 @@ std::string server_hello() {
 
 } // namespace
 
-TEST_CASE("connection: TLS is detected by its record header on any port; no HTTP calls without keys, only keyless ones", "[connection][tls]") {
+TEST_CASE("connection: TLS is detected by its record header on any port, no HTTP calls without keys, only keyless ones", "[connection][tls]") {
     Wire w;  // server port 80: the port says HTTP, the bytes say TLS
     w.handshake();
     std::string ch = tls_record(22, client_hello("soap.example.com"), 0x0301);

@@ -213,7 +213,7 @@ TEST_CASE("HEAD stays aligned after a lost response") {
     CHECK(calls[2].status == 203);
 }
 
-TEST_CASE("101 Switching Protocols ends the call; what follows is opaque both ways") {
+TEST_CASE("101 Switching Protocols ends the call, what follows is opaque both ways") {
     Conn c;
     c.send(0, "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
     c.send(1, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x02hi");

@@ -113,7 +113,7 @@ TEST_CASE("linger: past one second the closed connection is over, whatever else 
     }
 }
 
-TEST_CASE("fifo: push, pop and reuse keep order; an empty one owns nothing", "[linger]") {
+TEST_CASE("fifo: push, pop and reuse keep order, an empty one owns nothing", "[linger]") {
     Fifo<std::unique_ptr<int>> q;
     CHECK(q.empty());
     int next_in = 0, next_out = 0;

@@ -99,7 +99,7 @@ TEST_CASE("mid-connection: an ACK acknowledging past the first byte seen leaves 
     CHECK(c.gaps == 0);
 }
 
-TEST_CASE("mid-connection: the peer's first ACK before the first byte seen places the origin; the bytes between are a gap") {
+TEST_CASE("mid-connection: the peer's first ACK before the first byte seen places the origin, the bytes between are a gap") {
     Collect c;
     StreamReassembler r(c, 1 << 20);
     r.on_segment(5000 + 4320, b("continuation"), 12, 1);  // the first captured server bytes

@@ -86,7 +86,7 @@ TEST_CASE("TLS 1.3 with the key log: every call tshark shows, on its frames, 0-R
     CHECK(r.calls[1].latency_ms == Approx(1.660).margin(0.001));
 }
 
-TEST_CASE("TLS 1.3 without the early secret: 0-RTT not decrypted, said with its frame; the rest decrypts", "[tls]") {
+TEST_CASE("TLS 1.3 without the early secret: 0-RTT not decrypted, said with its frame, the rest decrypts", "[tls]") {
     if (!have_corpus()) return;
     auto r = analyze("tls13-rfc8446.pcap", (tls_corpus() / "tls13-rfc8446-noearly.keys").string());
     CHECK(calls_of(r) == std::vector<std::string>{"GET /first 200 5 6", "GET /second 200 12 13"});

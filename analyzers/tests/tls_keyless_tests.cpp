@@ -149,7 +149,7 @@ TEST_CASE("a keyless HTTPS capture is placed on the path as its keyed twin is") 
     CHECK(a.client_side_ms > 10);  // most of the round trip lies on the client's side
 }
 
-TEST_CASE("TLS 1.3: tickets and alerts named without keys; the decrypted flight named with them") {
+TEST_CASE("TLS 1.3: tickets and alerts named without keys, the decrypted flight named with them") {
     for (bool keyed : {false, true}) {
         const AnalysisResult r = analyse_keeping_segments("https-xsoap-tls13", keyed);
         std::string labels;

@@ -237,7 +237,7 @@ TEST_CASE("Linear time axis: crowded arrows never print time labels over each ot
     }
 }
 
-TEST_CASE("Stall brackets are the ledger's counted stretches: an overlap once, under its root; none under 1 ms",
+TEST_CASE("Stall brackets are the ledger's counted stretches: an overlap once, under its root, none under 1 ms",
           "[trace]") {
     // An Expect wait covering the Nagle hold (the chain started by Expect):
     // one bracket, the expect_100_wait one; the Nagle finding draws none.

@@ -337,7 +337,7 @@ TEST_CASE("Every test capture opens and every view holds the result") {
     CHECK(tiny_findings > 0);   // some capture has a stall under 1 ms the timeline must not draw
 }
 
-TEST_CASE("A damaged capture shows a banner saying what was lost and where; a whole one does not") {
+TEST_CASE("A damaged capture shows a banner saying what was lost and where, a whole one does not") {
     MainWindow w(core_backend());
     w.resize(1360, 860);
     w.show();
@@ -372,7 +372,7 @@ static bool gzipFile(const QString& from, const QString& to, qint64 keep_bytes =
     return done && out.open(QIODevice::WriteOnly) && out.write(keep_bytes < 0 ? gz : gz.left(keep_bytes)) >= 0;
 }
 
-TEST_CASE("A gzip-compressed capture opens like the plain one; a cut one shows the banner") {
+TEST_CASE("A gzip-compressed capture opens like the plain one, a cut one shows the banner") {
     const QString plain = QStringLiteral(STALLSCOPE_TESTDATA_DIR "/toolkit-soaplite-keepalive.pcap");
     QTemporaryDir dir;
     const QString gz = dir.filePath(QStringLiteral("toolkit-soaplite-keepalive.pcap.gz"));
@@ -403,7 +403,7 @@ TEST_CASE("A gzip-compressed capture opens like the plain one; a cut one shows t
     CHECK(banner->text().contains(QStringLiteral("truncated gzip file")));
 }
 
-TEST_CASE("With no capture open the window shows the start page; a capture replaces it") {
+TEST_CASE("With no capture open the window shows the start page, a capture replaces it") {
     const QString plain = QFileInfo(QStringLiteral(STALLSCOPE_TESTDATA_DIR "/refsvc-xsoap.pcap")).absoluteFilePath();
     QSettings().setValue(QStringLiteral("recentFiles"), QStringList{plain, QStringLiteral("/no/such/dir/gone.pcap")});
     MainWindow w(core_backend());
@@ -754,7 +754,7 @@ TEST_CASE("A capture begun mid-connection: the call whose response began before 
     CHECK(warned);
 }
 
-TEST_CASE("HTTPS in the calls table: a TLS column per connection, encrypted and why, or decrypted; handshake records named in the event trace") {
+TEST_CASE("HTTPS in the calls table: a TLS column per connection, encrypted and why, or decrypted, handshake records named in the event trace") {
     const QString capture = QStringLiteral(STALLSCOPE_TESTDATA_DIR "/https-xsoap-tls13.pcap");
     MainWindow w(core_backend());
     REQUIRE(load(w, capture));

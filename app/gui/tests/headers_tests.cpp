@@ -36,7 +36,7 @@ void checkHeaders(MainWindow& w, const QString& where) {
 }
 } // namespace
 
-TEST_CASE("Every column header is whole at 1360x860, light and dark; the Findings list shows all its columns") {
+TEST_CASE("Every column header is whole at 1360x860, light and dark, the Findings list shows all its columns") {
     for (Theme theme : {Theme::Light, Theme::Dark}) {
         applyTheme(theme);
         MainWindow w(core_backend());

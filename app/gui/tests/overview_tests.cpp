@@ -316,7 +316,7 @@ TEST_CASE("Over time: latencies at capture time, per-interval stalls, zoom, hove
     v->render(&img);   // paints without crashing, at any zoom
 }
 
-TEST_CASE("Calls table fits long ids and start times; Help reaches the docs") {
+TEST_CASE("Calls table fits long ids and start times, Help reaches the docs") {
     AnalysisResult r = test::makeResult();
     Call last = r.calls.back();
     for (uint64_t i = 0; i < 3000; ++i) {   // more rows than resizeColumnsToContents samples

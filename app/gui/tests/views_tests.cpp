@@ -265,7 +265,7 @@ TEST_CASE("Main window shows a loaded result in every view") {
     CHECK(w.recentFiles().size() >= 1);
 }
 
-TEST_CASE("Event trace: fit to window, zoom by keys, buttons and Ctrl+wheel; a mark at each call of a connection") {
+TEST_CASE("Event trace: fit to window, zoom by keys, buttons and Ctrl+wheel, a mark at each call of a connection") {
     MainWindow w(test::fakeBackend());
     w.resize(1360, 860);
     w.show();
@@ -335,7 +335,7 @@ TEST_CASE("Event trace: fit to window, zoom by keys, buttons and Ctrl+wheel; a m
     c->render(&img);   // paints with the marks
 }
 
-TEST_CASE("A load shows its progress in the status bar, not a modal box; Cancel stops it") {
+TEST_CASE("A load shows its progress in the status bar, not a modal box, Cancel stops it") {
     CHECK(timeLeftText(0.5, 0.5).isEmpty());    // too early to tell
     CHECK(timeLeftText(10, 0.01).isEmpty());
     CHECK(timeLeftText(4, 0.5) == "about 4 s left");

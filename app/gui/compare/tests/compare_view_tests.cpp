@@ -241,7 +241,7 @@ TEST_CASE("the Compare view names the side a partial fix left stalling") {
     CHECK(v.contains(QStringLiteral("the server still holds its response")));
 }
 
-TEST_CASE("Compare: Ctrl+W and Esc close it; its title names the app once") {
+TEST_CASE("Compare: Ctrl+W and Esc close it, its title names the app once") {
     for (auto key : {QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(Qt::Key_Escape)}) {
         auto* w = new CompareWindow(core_backend());
         QPointer<CompareWindow> alive(w);

@@ -166,7 +166,7 @@ TEST_CASE("capture dialog: loopback by default, the filter follows the port unti
     CHECK(c.runCommand == "curl -s http://127.0.0.1:24681/");
 }
 
-TEST_CASE("capture dialog: remembers its tab, toolkit and variant; writes under the user's data folder", "[gui][live]") {
+TEST_CASE("capture dialog: remembers its tab, toolkit and variant, writes under the user's data folder", "[gui][live]") {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().remove(QStringLiteral("live"));
     QString variant;
