@@ -43,7 +43,12 @@ bool sample_hash_pick(uint64_t frame, uint64_t every);
 // choice is made or replayed, so the sample still depends on nothing else.
 constexpr uint64_t kSampleBlockBytes = 4096;
 inline uint64_t sample_weight(uint64_t bytes) { return bytes / kSampleBlockBytes > 1 ? bytes / kSampleBlockBytes : 1; }
-inline uint64_t sized_every(uint64_t every, uint64_t bytes) { return every <= 1 ? every : every * sample_weight(bytes); }
+// Saturates: a huge --xml-sample EVERY times a big body stays huge, never wraps.
+inline uint64_t sized_every(uint64_t every, uint64_t bytes) {
+    uint64_t out = 0;
+    if (every <= 1) return every;
+    return __builtin_mul_overflow(every, sample_weight(bytes), &out) ? UINT64_MAX : out;
+}
 // Hash-picked, for a body of `bytes` (the request's, for a call).
 inline bool sample_hash_pick(uint64_t frame, uint64_t every, uint64_t bytes) {
     return sample_hash_pick(frame, sized_every(every, bytes));

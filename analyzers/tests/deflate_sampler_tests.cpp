@@ -225,3 +225,9 @@ TEST_CASE("whole-XML sample: a call with a large request is picked rarer and wei
     // The mean over every call is 550; unweighted, the sample would say about 180.
     CHECK(x.elements / x.weight == Approx(550).epsilon(0.1));
 }
+
+TEST_CASE("sized sample rate saturates instead of wrapping", "[deflate]") {
+    CHECK(sized_every(UINT64_MAX / 2, 1 << 20) == UINT64_MAX);
+    CHECK(sized_every(64, 1 << 20) == 64 * 256);
+    CHECK(sized_every(1, 1 << 20) == 1);  // every body: stays every body
+}
