@@ -30,7 +30,7 @@ struct CallProgress {
 // One call being assembled.
 struct CallState : CallProgress {
     Call call;
-    MessageBody bodies[2];        // request, response: each decoded with its own message's coding
+    PerSide<MessageBody> bodies;  // request (client), response (server): each decoded with its own message's coding
 
     // Back to a new CallState's values, keeping the memory of the call's
     // strings and vectors and of the body buffers.
@@ -101,7 +101,7 @@ struct MsgTrack {
 
 class ExchangeTracker::Listener : public HttpStreamListener {
 public:
-    Listener(ExchangeTracker& t, int dir) : t_(t), dir_(dir) {}
+    Listener(ExchangeTracker& t, Side dir) : t_(t), dir_(dir) {}
     void on_message_begin(uint64_t offset) override;
     void on_start_line(const HttpMessageHead& head, uint64_t end_offset) override;
     void on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) override;
@@ -110,7 +110,7 @@ public:
     void on_error(const HttpParseError& error) override;
 private:
     ExchangeTracker& t_;
-    int dir_;
+    Side dir_;
 };
 
 struct ExchangeTracker::Dir {
@@ -155,11 +155,11 @@ ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments,
 
 ExchangeTracker::~ExchangeTracker() = default;
 
-int ExchangeTracker::http_state(int dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
+int ExchangeTracker::http_state(Side dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
 
 // Attribute stream bytes [cursor, upto) of direction `dir` to the active
 // message (or to "other"), marking what the current segment carries.
-void ExchangeTracker::attribute(int dir, uint64_t upto) {
+void ExchangeTracker::attribute(Side dir, uint64_t upto) {
     Dir& d = *dirs_[dir];
     if (upto <= d.cursor) return;
     uint64_t n = upto - d.cursor;
@@ -202,7 +202,7 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     d.active.begin_ns = seg ? seg->ts_ns : 0;
     d.active.begin_seg = d.cur_seg;
     d.active.begin_seg_prior = seg ? seg->carries : 0;
-    if (dir_ == 0) {
+    if (dir_ == Side::Client) {
         CallStatePtr cs = new_call_state();
         cs->call.id = t_.host_.new_call_id();
         cs->call.connection_id = t_.conn_id_;
@@ -231,12 +231,12 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
 
 void ExchangeTracker::Listener::on_start_line(const HttpMessageHead& head, uint64_t) {
     Dir& d = *t_.dirs_[dir_];
-    if (dir_ == 1 && d.have_active) {
+    if (dir_ == Side::Server && d.have_active) {
         d.active.call = t_.pair_response(d.active.begin_offset, t_.segs_.at(d.active.begin_seg));
         if (!d.active.call) d.active.info = nullptr;
         return;
     }
-    if (dir_ != 0 || !d.have_active || !d.active.call) return;
+    if (dir_ != Side::Client || !d.have_active || !d.active.call) return;
     CallState& cs = *d.active.call;
     cs.start_line = true;
     cs.call.method = head.method;
@@ -251,9 +251,9 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
     CallState* cs = m.call;
     // 101 Switching Protocols and a CONNECT 2xx end the call: what follows
     // on the connection is another protocol, in both directions.
-    bool switches = head.status == 101 || (dir_ == 1 && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
-    if (dir_ == 1 && switches) t_.enter_tunnel(true);
-    if (dir_ == 1 && cs) {
+    bool switches = head.status == 101 || (dir_ == Side::Server && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
+    if (dir_ == Side::Server && switches) t_.enter_tunnel(true);
+    if (dir_ == Side::Server && cs) {
         if (head.status >= 100 && head.status < 200 && !switches) {
             m.interim = true;
             m.head_bit = m.body_bit = carries::kContinue;
@@ -270,13 +270,13 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             m.info = &cs->call.response;
             const HeadFields fields(head);
             fill_response_fields(cs->call, head, fields);
-            cs->bodies[1].set_head(fields);
+            cs->bodies[Side::Server].set_head(fields);
         }
     }
-    if (dir_ == 0 && cs) {
+    if (dir_ == Side::Client && cs) {
         const HeadFields fields(head);  // one pass over the fields for all that is read of them
         fill_request_fields(cs->call, head, fields);
-        cs->bodies[0].set_head(fields);
+        cs->bodies[Side::Client].set_head(fields);
         d.tunnel_candidate = head.method == "CONNECT" || fields.upgrade != nullptr;
         t_.request_waits(*cs, d.base + end_offset, head.method);
     }
@@ -309,7 +309,7 @@ void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t)
     t_.borrowed_ = true;
 }
 
-void ExchangeTracker::keep_bodies(int dir) {
+void ExchangeTracker::keep_bodies(Side dir) {
     if (!borrowed_) return;
     borrowed_ = false;
     for (auto& cs : calls_) cs->bodies[dir].keep();
@@ -331,7 +331,7 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     d.active = MsgTrack{};
     if (!m.call || m.interim) return;
     CallState& cs = *m.call;
-    if (dir_ == 0) {
+    if (dir_ == Side::Client) {
         cs.call.request.complete = cs.call.request.missing_bytes == 0;
         t_.finish_soap(cs, false);
         return;
@@ -350,7 +350,7 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
 void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
     Dir& d = *t_.dirs_[dir_];
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
-    if (dir_ == 0 && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
+    if (dir_ == Side::Client && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
         // The client started talking the protocol it asked for (WebSocket,
         // h2c, TLS through CONNECT) before the 101/2xx was processed.
         t_.enter_tunnel(false);
@@ -363,7 +363,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
         ", bytes skipped up to the next message",                  // Skipped
     };
     if (e.code != HttpError::TunnelEntered && ++d.errors <= 20) {
-        t_.host_.warn(WarningCode::HttpStreamError, std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
+        t_.host_.warn(WarningCode::HttpStreamError, std::string(dir_ == Side::Client ? "request" : "response") + " stream: " + e.message + " (stream offset " +
                           std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
                       seg ? seg->frame : 0);
     }
@@ -372,7 +372,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
         // Bytes that never had a valid HTTP/1.x start line are not a call:
         // drop the one opened at message begin.
         CallState* cs = d.active.call;
-        if (e.effect == HttpErrorEffect::Rejected && dir_ == 0 && cs && !cs->start_line && !t_.calls_.empty() &&
+        if (e.effect == HttpErrorEffect::Rejected && dir_ == Side::Client && cs && !cs->start_line && !t_.calls_.empty() &&
             t_.calls_.back().get() == cs) {
             t_.calls_.pop_back();
             --t_.calls_started_;
@@ -396,7 +396,7 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     };
     // The body's name is for warnings only: made when one is given.
     auto what = [&] { return std::string(response ? "response" : "request") + " body of call {call}"; };
-    cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
+    cs.bodies[response ? Side::Server : Side::Client].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); },
                                        xml ? std::function<bool()>(read_whole) : std::function<bool()>());
@@ -411,7 +411,7 @@ void ExchangeTracker::set_done(CallState& cs) {
 // will never be parsed: drop it so HEAD responses stay aligned.
 void ExchangeTracker::discard_method(CallState& cs) {
     if (cs.final_head || !cs.have_request_head) return;
-    Dir& resp = *dirs_[1];
+    Dir& resp = *dirs_[Side::Server];
     if (resp.parser) resp.parser->discard_request_method();
     else if (!resp.pending_methods.empty()) resp.pending_methods.erase(resp.pending_methods.begin());
 }
@@ -421,7 +421,7 @@ void ExchangeTracker::discard_method(CallState& cs) {
 void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
     cs.have_request_head = true;
     cs.req_head_end = head_end;
-    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = host_.stream_ack(1, s->ack);
+    if (SegmentInfo* s = segs_.at(dirs_[Side::Client]->active.begin_seg)) cs.req_ack = host_.stream_ack(Side::Server, s->ack);
     ++waiting_;
     if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
         // The early response popped a method already: do not push this one.
@@ -434,7 +434,7 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
         set_done(cs);
         return;
     }
-    Dir& resp = *dirs_[1];
+    Dir& resp = *dirs_[Side::Server];
     // A response direction given up as not HTTP (the capture began inside a
     // response longer than the sniffing budget) is sniffed again from its
     // next bytes: this request waits for an answer there.
@@ -460,11 +460,11 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
 
 // Which waiting request the response starting at server offset `off` answers.
 CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) {
-    Dir& d = *dirs_[1];
+    Dir& d = *dirs_[Side::Server];
     const uint64_t frame = seg ? seg->frame : 0;
     ResponseStart r;
     r.offset = off;
-    r.ack = seg ? host_.stream_ack(0, seg->ack) : 0;
+    r.ack = seg ? host_.stream_ack(Side::Client, seg->ack) : 0;
     r.hole = d.hole;
     r.hole_from = d.hole_from;
     r.hole_explained = d.hole_explained;
@@ -492,7 +492,7 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
             }
         host_.warn(WarningCode::ResponseWithoutRequest, "response without a request (stream offset " + std::to_string(off) + why + ")", frame);
         // It acknowledges client bytes not seen yet: its request comes later in the capture.
-        if (r.ack && ack_covers(r.ack, dirs_[0]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
+        if (r.ack && ack_covers(r.ack, dirs_[Side::Client]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
             early_.push_back({r.ack, frame});
         return nullptr;
     }
@@ -515,19 +515,19 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
 // A gap ended the message in progress on `dir`, or lay between messages
 // (the parser resynchronises). `rejected`: the message had no complete start
 // line, so it is not a message at all (the caller forgets it).
-void ExchangeTracker::gap_dropped(int dir, bool rejected) {
+void ExchangeTracker::gap_dropped(Side dir, bool rejected) {
     Dir& d = *dirs_[dir];
-    if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
+    if (dir == Side::Server && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
     if (!d.have_active || rejected) return;
     MsgTrack& m = d.active;
     if (m.info) m.info->missing_bytes += d.gap_left;
     d.gap_left = 0;
-    if (m.call && dir == 1 && !m.interim) {
+    if (m.call && dir == Side::Server && !m.interim) {
         // Its response was cut short: the request is answered, incompletely
         // (the parser consumed its method with the dropped head).
         set_done(*m.call);
         d.hole_explained = true;
-    } else if (m.call && dir == 0 && !m.call->have_request_head) {
+    } else if (m.call && dir == Side::Client && !m.call->have_request_head) {
         // A request cut inside its head still gets a response.
         request_waits(*m.call, d.gap_at, m.call->call.method);
     }
@@ -537,10 +537,11 @@ void ExchangeTracker::gap_dropped(int dir, bool rejected) {
 // the client started early); a message the client began in the new
 // protocol's bytes is not a call.
 void ExchangeTracker::enter_tunnel(bool both) {
-    for (int dir = 0; dir < (both ? 2 : 1); ++dir) {
+    for (Side dir : kSides) {
+        if (dir == Side::Server && !both) break;
         Dir& d = *dirs_[dir];
         d.tunnel = true;
-        if (dir == 0 && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
+        if (dir == Side::Client && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
             calls_.back().get() == d.active.call) {
             calls_.pop_back();
             --calls_started_;
@@ -555,7 +556,7 @@ void ExchangeTracker::begin_packet() {
     for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
 }
 
-void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + data.size());
@@ -575,11 +576,11 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         // HTTP once a whole valid start line is seen (split over segments
         // or not). Until then (capture began mid-message, or not HTTP) its
         // bytes are not parsed.
-        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == 0, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
+        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == Side::Client, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
         auto verdict = d.sniffer->feed(offset, data, seg);
         if (auto at = d.sniffer->take_rejected_first_line()) {
             SegmentInfo* s = segs_.at(*at);
-            host_.warn(WarningCode::NotHttp, dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
+            host_.warn(WarningCode::NotHttp, dir == Side::Client ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
                                 : "response stream: first line is not an HTTP/1.x status line",
                        s ? s->frame : 0);
         }
@@ -595,7 +596,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         d.listener = std::make_unique<Listener>(*this, dir);
         HttpParserLimits lim;
         lim.max_header_bytes = opt_.max_header_bytes;
-        d.parser = std::make_unique<HttpStreamParser>(dir == 0 ? HttpStreamParser::Role::Request
+        d.parser = std::make_unique<HttpStreamParser>(dir == Side::Client ? HttpStreamParser::Role::Request
                                                                : HttpStreamParser::Role::Response,
                                                       *d.listener, lim);
         for (auto& m : d.pending_methods) d.parser->push_request_method(m);
@@ -619,8 +620,8 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
     }
     attribute(dir, offset + data.size());
     // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
-    Dir& req = *dirs_[0];
-    if (dir == 1 && d.parser->in_tunnel()) {
+    Dir& req = *dirs_[Side::Client];
+    if (dir == Side::Server && d.parser->in_tunnel()) {
         if (req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
         if (!req.parser && req.http != 0) {  // its request was never seen: still no HTTP in the tunnel
             req.http = 0;
@@ -629,14 +630,14 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
     }
 }
 
-void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
+void ExchangeTracker::on_gap(Side dir, uint64_t offset, uint64_t len) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + len);
     if (d.tunnel || d.ended) return;
     if (!d.parser) {
         // Not parsing yet (the sniffer sees the jump in offsets); a response may be in it.
-        if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = offset; }
+        if (dir == Side::Server && !d.hole) { d.hole = true; d.hole_from = offset; }
         return;
     }
     // Gap bytes are no message's bytes on the wire: never attributed.
@@ -653,7 +654,7 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
         SegmentInfo* s = segs_.at(d.cur_seg);
         if (d.active.call && ++d.errors <= 20)
             host_.warn(WarningCode::BodyNotCaptured,
-                       std::string(dir == 0 ? "request" : "response") + " body of call {call}: " +
+                       std::string(dir == Side::Client ? "request" : "response") + " body of call {call}: " +
                            std::to_string(d.gap_left) + " bytes never captured (stream offset " +
                            std::to_string(offset) + "); the call is not complete",
                        s ? s->frame : 0, d.active.call->call.id);
@@ -661,12 +662,12 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
     d.gap_left = 0;
 }
 
-void ExchangeTracker::on_end_of_stream(int dir) {
+void ExchangeTracker::on_end_of_stream(Side dir) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     if (d.parser && !d.tunnel) d.parser->end_of_stream();
     d.ended = true;
-    if (!dirs_[1 - dir]->ended) return;
+    if (!dirs_[other_side(dir)]->ended) return;
     // Both directions are over: the parsers have nothing more to do. A closed
     // connection lingers a while for late ACKs; it keeps only its calls.
     for (auto& e : dirs_) {
@@ -696,7 +697,7 @@ void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
     while (!calls_.empty()) {
         CallState& cs = *calls_.front();
         // In a tunnel no more HTTP comes: every call is finished.
-        bool ready = all || dirs_[1]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
+        bool ready = all || dirs_[Side::Server]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
         if (!ready) break;
         // Its window runs to where the next call begins (or to now).
         uint64_t end = cs.seg_last + 1;
@@ -738,7 +739,7 @@ void ExchangeTracker::park() {
     }
     calls_ = {};
     early_ = {};
-    for (int d = 0; d < 2; ++d) {
+    for (Side d : kSides) {
         parked_http_[d] = dirs_[d]->http;
         dirs_[d].reset();
     }

@@ -31,7 +31,7 @@ public:
     // A segment's ACK (SegmentInfo::ack, 1-based in the TCP stream of
     // direction `acked_dir`) in the tracker's stream space: the same, except
     // for decrypted TLS, whose plaintext stream is shorter than the wire's.
-    virtual uint32_t stream_ack(int acked_dir, uint32_t ack) { return ack; }
+    virtual uint32_t stream_ack(Side acked_dir, uint32_t ack) { return ack; }
 };
 
 struct CallState;  // defined in exchange_tracker.cpp
@@ -46,18 +46,18 @@ public:
     ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host, const AnalysisOptions& options);
     ~ExchangeTracker();
 
-    // Stream bytes of one direction (0 = client->server), carried by the
+    // Stream bytes of one direction (named by its sender), carried by the
     // segment with index `seg`.
-    void on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
+    void on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
     // A new packet: bytes it delivers are timed from the latest segment
     // delivered with them (see Dir::delivery_ns).
     void begin_packet();
-    void on_gap(int dir, uint64_t offset, uint64_t len);
-    void on_end_of_stream(int dir);
+    void on_gap(Side dir, uint64_t offset, uint64_t len);
+    void on_end_of_stream(Side dir);
 
     // Did the direction's first bytes look like HTTP? (-1 unknown, 0 no, 1 yes)
-    int http_state(int dir) const;
-    bool any_http() const { return http_state(0) == 1 || http_state(1) == 1; }
+    int http_state(Side dir) const;
+    bool any_http() const { return http_state(Side::Client) == 1 || http_state(Side::Server) == 1; }
 
     // Calls that are finished and safe to hand on: every call before the
     // last completed one, or all of them when `all` (connection closed or
@@ -77,7 +77,7 @@ public:
     uint32_t calls_started() const { return calls_started_; }
     // Stream offset of the first HTTP message of a direction (UINT64_MAX:
     // none found): captured bytes before it ended a message begun earlier.
-    uint64_t first_message_offset(int dir) const { return first_message_[dir]; }
+    uint64_t first_message_offset(Side dir) const { return first_message_[dir]; }
     // Both directions ended and the finished calls were taken: what is left
     // waits only for take_ready(true). The parsers and per-direction state
     // go, and the calls left are kept encoded (model_spill), a few hundred
@@ -87,16 +87,16 @@ public:
 private:
     struct Dir;
     class Listener;
-    void attribute(int dir, uint64_t upto);
+    void attribute(Side dir, uint64_t upto);
     void relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg);
     // The bytes just fed are about to go: bodies that only reference them copy them (MessageBody::keep).
-    void keep_bodies(int dir);
+    void keep_bodies(Side dir);
     void finish_soap(CallState& c, bool response);
     void set_done(CallState& cs);
     void discard_method(CallState& cs);
     void request_waits(CallState& cs, uint64_t head_end, const std::string& method);
     CallState* pair_response(uint64_t offset, const SegmentInfo* seg);
-    void gap_dropped(int dir, bool rejected);
+    void gap_dropped(Side dir, bool rejected);
     void enter_tunnel(bool both);
 
     // A response that acknowledged client bytes not captured yet: the request
@@ -116,7 +116,7 @@ private:
     SegmentStore& segs_;
     ExchangeHost& host_;
     const AnalysisOptions& opt_;
-    std::unique_ptr<Dir> dirs_[2];
+    PerSide<std::unique_ptr<Dir>> dirs_;
     Fifo<CallStatePtr> calls_;
     uint32_t calls_started_ = 0;
     size_t waiting_ = 0;               // calls whose request waits for a response
@@ -125,8 +125,8 @@ private:
     bool parked_ = false;
     bool borrowed_ = false;            // a body references bytes fed in this on_data (keep_bodies)
     std::vector<Parked> parked_calls_;
-    int parked_http_[2] = {-1, -1};
-    uint64_t first_message_[2] = {UINT64_MAX, UINT64_MAX};
+    PerSide<int> parked_http_ = {-1, -1};
+    PerSide<uint64_t> first_message_ = {UINT64_MAX, UINT64_MAX};
     friend class Listener;
 };
 
