@@ -1,103 +1,15 @@
 #include "analyzers/calls/exchange_tracker.h"
 
-#include "analyzers/result/call_reuse.h"
 #include "analyzers/calls/message_content.h"
-#include "analyzers/result/model_spill.h"
 #include "analyzers/calls/response_pairing.h"
+#include "analyzers/calls/segment_attribution.h"
 #include "analyzers/accounting/summary.h"
 #include "dissectors/http/http_sniffer.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <vector>
 
 namespace stallscope {
-
-// What is known of one call being assembled, besides the call itself.
-struct CallProgress {
-    uint64_t seg_first = 0, seg_last = 0;
-    bool have_request_head = false;
-    bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
-    bool done = false;            // final response complete (or given up)
-    bool final_head = false;      // its final response's head was parsed (the response parser used its method)
-    uint64_t req_head_end = 0;    // client stream offset just past the request head
-    uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
-    bool request_ended = false;   // the request message ended (its envelope, if any, decoded)
-    int8_t whole_xml = -1;        // in the whole-XML sample: -1 not asked yet, 0 no, 1 yes
-    bool waiting() const { return have_request_head && !done; }
-};
-
-// One call being assembled.
-struct CallState : CallProgress {
-    Call call;
-    PerSide<MessageBody> bodies;  // request (client), response (server): each decoded with its own message's coding
-
-    // Back to a new CallState's values, keeping the memory of the call's
-    // strings and vectors and of the body buffers.
-    void clear() {
-        static_cast<CallProgress&>(*this) = CallProgress{};
-        clear_call(call);
-        for (MessageBody& b : bodies) b.clear();
-    }
-};
-
-namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kSpareStates = 0;   // ASan builds free every state, so a stale pointer is still caught
-#else
-constexpr size_t kSpareStates = 16;  // per thread: calls handed on at once are few
-#endif
-
-// CallStates of finished calls, per thread, for the next calls.
-struct SpareStates {
-    std::vector<CallState*> states;
-    ~SpareStates();
-};
-thread_local SpareStates spare_states;
-thread_local bool spare_states_gone = false;  // trivially destructible: safe to read at thread exit
-
-SpareStates::~SpareStates() {
-    spare_states_gone = true;
-    for (CallState* cs : states) delete cs;
-}
-
-CallStatePtr new_call_state() {
-    if (spare_states_gone || spare_states.states.empty()) return CallStatePtr(new CallState);
-    CallState* cs = spare_states.states.back();
-    spare_states.states.pop_back();
-    return CallStatePtr(cs);
-}
-
-} // namespace
-
-void CallStateRecycler::operator()(CallState* cs) const {
-    if (spare_states_gone || spare_states.states.size() >= kSpareStates) {
-        delete cs;
-        return;
-    }
-    cs->clear();
-    spare_states.states.push_back(cs);
-}
-
-Call& ExchangeTracker::Ready::call() { return state->call; }
-
-// Where the bytes of the message being parsed in one direction go.
-struct MsgTrack {
-    CallState* call = nullptr;    // nullptr: bytes of no known message
-    MessageInfo* info = nullptr;
-    uint16_t head_bit = carries::kOther, body_bit = carries::kOther;
-    bool in_body = false;
-    bool interim = false;
-    uint64_t begin_frame = 0;
-    int64_t begin_ns = 0;
-    uint64_t last_seg = UINT64_MAX;
-    // Where the message began and what that segment carried before it, so a
-    // head that turns out to be an interim 1xx can be relabelled.
-    uint64_t begin_seg = 0;
-    uint16_t begin_seg_prior = 0;
-    uint64_t begin_offset = 0;    // stream offset of its first byte
-};
 
 class ExchangeTracker::Listener : public HttpStreamListener {
 public:
@@ -113,25 +25,17 @@ private:
     Side dir_;
 };
 
-struct ExchangeTracker::Dir {
+// One direction: the sniffer, then the parser, and where its bytes go (SegmentAttribution).
+struct ExchangeTracker::Dir : SegmentAttribution {
     int http = -1;                 // -1 not sniffed yet, 0 not HTTP, 1 HTTP
     std::unique_ptr<HttpSniffer> sniffer;  // until the first valid start line
     uint64_t base = 0;             // stream offset where the parser started
     std::unique_ptr<Listener> listener;
     std::unique_ptr<HttpStreamParser> parser;
-    uint64_t cur_seg = 0;
-    uint64_t cursor = 0;           // stream offset attributed so far
-    MsgTrack active;
-    bool have_active = false;
     MessageInfo scratch;           // interim responses and orphans
     std::vector<std::string> pending_methods;  // requests seen before this parser existed
     uint32_t errors = 0;
     uint64_t seen_end = 0;         // stream offset past the last byte or gap seen
-    // The latest segment whose bytes this packet delivered. Bytes held behind
-    // a hole arrive only when a later segment fills it: a message they end is
-    // over then, not when its highest-sequence segment was captured.
-    int64_t delivery_ns = INT64_MIN;
-    uint64_t delivery_frame = 0;
     // After 101 Switching Protocols or a CONNECT 2xx the connection carries
     // another protocol in both directions: bytes are opaque, not parsed.
     bool tunnel = false;
@@ -157,44 +61,10 @@ ExchangeTracker::~ExchangeTracker() = default;
 
 int ExchangeTracker::http_state(Side dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
 
-// Attribute stream bytes [cursor, upto) of direction `dir` to the active
-// message (or to "other"), marking what the current segment carries.
-void ExchangeTracker::attribute(Side dir, uint64_t upto) {
-    Dir& d = *dirs_[dir];
-    if (upto <= d.cursor) return;
-    uint64_t n = upto - d.cursor;
-    d.cursor = upto;
-    SegmentInfo* seg = segs_.at(d.cur_seg);
-    if (!d.have_active || !d.active.info) {
-        if (seg) seg->carries |= carries::kOther;
-        return;
-    }
-    MsgTrack& m = d.active;
-    MessageInfo& info = *m.info;
-    uint64_t frame = seg ? seg->frame : 0;
-    int64_t ts = seg ? seg->ts_ns : 0;
-    if (seg) seg->carries |= m.in_body ? m.body_bit : m.head_bit;
-    if (m.last_seg != d.cur_seg) {
-        info.write_sizes.push_back(uint32_t(std::min<uint64_t>(n, UINT32_MAX)));
-        info.frames.push_back(frame);
-        m.last_seg = d.cur_seg;
-    } else if (!info.write_sizes.empty()) {
-        info.write_sizes.back() += uint32_t(std::min<uint64_t>(n, UINT32_MAX));
-    }
-    if (m.in_body) {
-        if (info.body_first_frame == 0) { info.body_first_frame = frame; info.body_first_ns = ts; }
-        info.body_bytes += n;
-    }
-    bool held = d.delivery_ns > ts;
-    info.last_frame = held ? d.delivery_frame : frame;
-    info.last_ns = held ? d.delivery_ns : ts;
-    if (m.call) m.call->seg_last = std::max(m.call->seg_last, d.cur_seg);
-}
-
 void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     Dir& d = *t_.dirs_[dir_];
     uint64_t off = d.base + offset;
-    t_.attribute(dir_, off);
+    d.attribute(t_.segs_, off);
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
     d.active = MsgTrack{};
     d.have_active = true;
@@ -257,7 +127,7 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         if (head.status >= 100 && head.status < 200 && !switches) {
             m.interim = true;
             m.head_bit = m.body_bit = carries::kContinue;
-            t_.relabel_interim_head(m.begin_seg, m.begin_seg_prior, d.cur_seg);
+            relabel_interim_head(t_.segs_, m.begin_seg, m.begin_seg_prior, d.cur_seg);
             if (head.status == 100 && !cs->call.got_continue) {
                 cs->call.got_continue = true;
                 cs->call.continue_frame = m.begin_frame;
@@ -280,7 +150,7 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         d.tunnel_candidate = head.method == "CONNECT" || fields.upgrade != nullptr;
         t_.request_waits(*cs, d.base + end_offset, head.method);
     }
-    t_.attribute(dir_, d.base + end_offset);
+    d.attribute(t_.segs_, d.base + end_offset);
     if (m.info) {
         SegmentInfo* seg = t_.segs_.at(d.cur_seg);
         m.info->header_bytes = head.header_bytes;
@@ -288,18 +158,6 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
         m.info->headers_end_ns = seg ? seg->ts_ns : 0;
     }
     m.in_body = true;
-}
-
-// The head's earlier segments were marked as response headers before the
-// status line could say 1xx (a status line and its CRLF written apart):
-// they carried the interim response.
-void ExchangeTracker::relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg) {
-    for (uint64_t i = begin_seg; i < cur_seg; ++i) {
-        SegmentInfo* s = segs_.at(i);
-        if (!s || s->from != Side::Server || !(s->carries & carries::kResponseHeaders)) continue;
-        const uint16_t keep = i == begin_seg ? begin_prior : uint16_t(s->carries & ~carries::kResponseHeaders);
-        s->carries = uint16_t(keep | carries::kContinue);
-    }
 }
 
 void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {
@@ -317,7 +175,7 @@ void ExchangeTracker::keep_bodies(Side dir) {
 
 void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     Dir& d = *t_.dirs_[dir_];
-    t_.attribute(dir_, d.base + end_offset);
+    d.attribute(t_.segs_, d.base + end_offset);
     if (!d.have_active) return;
     if (d.in_gap && d.active.info) {
         // A gap that ran into this body ended it: its part of the gap is missing.
@@ -553,7 +411,7 @@ void ExchangeTracker::enter_tunnel(bool both) {
 
 void ExchangeTracker::begin_packet() {
     if (parked_) return;
-    for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
+    for (auto& d : dirs_) d->begin_packet();
 }
 
 void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
@@ -561,11 +419,7 @@ void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + data.size());
     if (d.http == 0 || d.ended) return;
-    d.cur_seg = seg;
-    if (SegmentInfo* s = segs_.at(seg); s && s->ts_ns > d.delivery_ns) {
-        d.delivery_ns = s->ts_ns;
-        d.delivery_frame = s->frame;
-    }
+    d.deliver(segs_, seg);
     if (d.tunnel) {
         if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
         d.cursor = std::max(d.cursor, offset + data.size());
@@ -606,7 +460,7 @@ void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t
         for (const auto& h : sniffer->held()) {
             d.cur_seg = h.tag;
             d.parser->feed(h.bytes);
-            attribute(dir, h.offset + h.bytes.size());
+            d.attribute(segs_, h.offset + h.bytes.size());
         }
         d.cur_seg = seg;
         uint64_t skip = d.base > offset ? d.base - offset : 0;
@@ -618,7 +472,7 @@ void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t
         d.parser->feed(data);
         keep_bodies(dir);
     }
-    attribute(dir, offset + data.size());
+    d.attribute(segs_, offset + data.size());
     // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
     Dir& req = *dirs_[Side::Client];
     if (dir == Side::Server && d.parser->in_tunnel()) {
@@ -681,7 +535,10 @@ void ExchangeTracker::on_end_of_stream(Side dir) {
 
 void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
     out.clear();
-    if (parked_) return take_parked(all, out);
+    if (parked_) {
+        if (all) parked_calls_.take_all(segs_.end_index(), calls_started_, out);
+        return;
+    }
     // A message whose start line never completed is not a call.
     if (all)
         while (!calls_.empty() && !calls_.back()->start_line) {
@@ -714,13 +571,12 @@ std::vector<Call> ExchangeTracker::provisional() const {
     std::vector<Call> out;
     for (auto& cs : calls_)
         if (cs->start_line) out.push_back(cs->call);
-    for (auto& p : parked_calls_)
-        if (Call c; p.start_line && spill_decode(p.call, c)) out.push_back(std::move(c));
+    parked_calls_.provisional(out);
     return out;
 }
 
 uint64_t ExchangeTracker::oldest_needed_segment() const {
-    if (parked_) return parked_calls_.empty() ? segs_.end_index() : parked_calls_.front().seg_first;
+    if (parked_) return parked_calls_.oldest_needed_segment(segs_.end_index());
     if (calls_.empty()) return segs_.end_index();
     return calls_.front()->seg_first;
 }
@@ -728,41 +584,12 @@ uint64_t ExchangeTracker::oldest_needed_segment() const {
 void ExchangeTracker::park() {
     if (parked_) return;
     parked_ = true;
-    for (auto& cs : calls_) {
-        Parked p;
-        spill_encode(cs->call, p.call);
-        p.call.shrink_to_fit();
-        p.seg_first = cs->seg_first;
-        p.seg_last = cs->seg_last;
-        p.start_line = cs->start_line;
-        parked_calls_.push_back(std::move(p));
-    }
-    calls_ = {};
+    parked_calls_.park(calls_);
     early_ = {};
     for (Side d : kSides) {
         parked_http_[d] = dirs_[d]->http;
         dirs_[d].reset();
     }
-}
-
-// take_ready() of a parked tracker: no call becomes done any more (no bytes
-// come), so only the end hands them on, with the same windows.
-void ExchangeTracker::take_parked(bool all, std::vector<Ready>& out) {
-    if (!all) return;
-    while (!parked_calls_.empty() && !parked_calls_.back().start_line) {
-        parked_calls_.pop_back();
-        --calls_started_;
-    }
-    for (size_t i = 0; i < parked_calls_.size(); ++i) {
-        Parked& p = parked_calls_[i];
-        uint64_t end = p.seg_last + 1;
-        if (i + 1 < parked_calls_.size()) end = std::max(end, parked_calls_[i + 1].seg_first);
-        else end = segs_.end_index();
-        Ready r{new_call_state(), p.seg_first, end};
-        if (!spill_decode(p.call, r.call())) throw std::logic_error("parked call does not decode");
-        out.push_back(std::move(r));
-    }
-    parked_calls_ = {};
 }
 
 } // namespace stallscope

@@ -1,10 +1,17 @@
 #pragma once
 // Turns the two reassembled byte streams of one connection into HTTP
 // exchanges (request, optional interim 100 Continue, final response) and
-// calls, recording which segment carried which bytes of each message.
+// calls: drives the sniffer and the parser of each direction, builds the
+// calls, pairs responses with requests (response_pairing), handles gaps and
+// tunnels. Its helpers each do one job: which segment carried which bytes
+// (segment_attribution), call-state recycling (call_state_pool), a closed
+// connection's calls kept encoded (parked_calls), what messages say
+// (message_content).
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/calls/call_state_pool.h"
 #include "analyzers/calls/fifo.h"
+#include "analyzers/calls/parked_calls.h"
 #include "analyzers/result/model.h"
 #include "analyzers/calls/segment_store.h"
 #include "dissectors/http/http_stream_parser.h"
@@ -34,13 +41,6 @@ public:
     virtual uint32_t stream_ack(Side acked_dir, uint32_t ack) { return ack; }
 };
 
-struct CallState;  // defined in exchange_tracker.cpp
-// Owns a CallState; "deleting" it keeps it (emptied, with the memory of its
-// strings, vectors and body buffers) for the next call on this thread, so
-// calls are assembled without allocating once a few have passed.
-struct CallStateRecycler { void operator()(CallState* cs) const; };
-using CallStatePtr = std::unique_ptr<CallState, CallStateRecycler>;
-
 class ExchangeTracker {
 public:
     ExchangeTracker(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host, const AnalysisOptions& options);
@@ -63,11 +63,7 @@ public:
     // last completed one, or all of them when `all` (connection closed or
     // capture ended). Each gets its segment window [first, end). The call
     // lives in the state it was assembled in, reused when the Ready goes.
-    struct Ready {
-        CallStatePtr state;
-        uint64_t seg_first, seg_end;
-        Call& call();
-    };
+    using Ready = ReadyCall;
     // Into `out` (cleared first; the caller keeps it to reuse its memory).
     void take_ready(bool all, std::vector<Ready>& out);
     // Copies of calls still open (for live snapshots).
@@ -80,15 +76,13 @@ public:
     uint64_t first_message_offset(Side dir) const { return first_message_[dir]; }
     // Both directions ended and the finished calls were taken: what is left
     // waits only for take_ready(true). The parsers and per-direction state
-    // go, and the calls left are kept encoded (model_spill), a few hundred
-    // bytes instead of a CallState, while the closed connection lingers.
+    // go, and the calls left are kept encoded (ParkedCalls) while the closed
+    // connection lingers.
     void park();
 
 private:
     struct Dir;
     class Listener;
-    void attribute(Side dir, uint64_t upto);
-    void relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg);
     // The bytes just fed are about to go: bodies that only reference them copy them (MessageBody::keep).
     void keep_bodies(Side dir);
     void finish_soap(CallState& c, bool response);
@@ -104,14 +98,6 @@ private:
     struct EarlyResponse { uint32_t ack; uint64_t frame; };
     static constexpr size_t kMaxEarlyResponses = 64;
 
-    // A call kept while its closed connection lingers (see park()).
-    struct Parked {
-        std::string call;  // spill_encode(Call)
-        uint64_t seg_first = 0, seg_last = 0;
-        bool start_line = false;
-    };
-    void take_parked(bool all, std::vector<Ready>& out);
-
     uint64_t conn_id_;
     SegmentStore& segs_;
     ExchangeHost& host_;
@@ -124,7 +110,7 @@ private:
     Fifo<EarlyResponse> early_;
     bool parked_ = false;
     bool borrowed_ = false;            // a body references bytes fed in this on_data (keep_bodies)
-    std::vector<Parked> parked_calls_;
+    ParkedCalls parked_calls_;
     PerSide<int> parked_http_ = {-1, -1};
     PerSide<uint64_t> first_message_ = {UINT64_MAX, UINT64_MAX};
     friend class Listener;
