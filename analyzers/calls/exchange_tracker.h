@@ -50,7 +50,7 @@ public:
     // segment with index `seg`.
     void on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
     // A new packet: bytes it delivers are timed from the latest segment
-    // delivered with them (see Dir::delivery_ns).
+    // delivered with them (see SegmentAttribution::delivery_ns).
     void begin_packet();
     void on_gap(Side dir, uint64_t offset, uint64_t len);
     void on_end_of_stream(Side dir);
