@@ -21,7 +21,7 @@ bool has(uint8_t flags, uint8_t f) { return (flags & f) != 0; }
 // anything else to the HTTP exchange tracker, as before.
 struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
     enum class Route : uint8_t { Undecided, Http, Tls };
-    DirSink(ConnectionAnalyzer& c, int dir) : conn(c), dir(dir) {}
+    DirSink(ConnectionAnalyzer& c, Side dir) : conn(c), dir(dir) {}
     void on_stream_data(uint64_t offset, std::span<const uint8_t> data, uint64_t tag) override {
         // Bytes are placed in time by the segment that carried them. One held
         // behind a hole until the stream ended (far ahead in sequence space: a
@@ -31,7 +31,7 @@ struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
         if (!conn.segs_.at(tag)) {
             if (!unplaced)
                 conn.host_.warn({WarningCode::BytesUnplaced,
-                                 std::to_string(data.size()) + " " + (dir == 0 ? "client" : "server") +
+                                 std::to_string(data.size()) + " " + side_name(dir) +
                                      " bytes at stream offset " + std::to_string(offset) +
                                      ", held behind a hole until frame " + std::to_string(conn.info_.last_frame) +
                                      ", could not be placed (their segment is no longer known): dropped as a gap",
@@ -52,12 +52,12 @@ struct ConnectionAnalyzer::DirSink : StreamReassembler::Sink {
         gaps += len;
     }
     void decide(std::span<const uint8_t> first) {
-        bool tls = conn.sinks_[1 - dir]->route == Route::Tls || sniff_tls_record(first) != TlsSniff::No;
+        bool tls = conn.sinks_[other_side(dir)]->route == Route::Tls || sniff_tls_record(first) != TlsSniff::No;
         route = tls ? Route::Tls : Route::Http;
         if (tls) conn.tls_session();
     }
     ConnectionAnalyzer& conn;
-    int dir;
+    Side dir;
     Route route = Route::Undecided;
     uint64_t gaps = 0, unplaced = 0;
     bool any_data = false;
@@ -80,7 +80,7 @@ ConnectionAnalyzer::ConnectionAnalyzer(uint64_t id, const TcpPacket& first, cons
         info_.client = src_client ? first.src : first.dst;
         info_.server = src_client ? first.dst : first.src;
     }
-    for (int d = 0; d < 2; ++d) {
+    for (Side d : kSides) {
         sinks_[d] = std::make_unique<DirSink>(*this, d);
         reasm_[d] = std::make_unique<StreamReassembler>(*sinks_[d], options.max_out_of_order_bytes);
     }
@@ -98,7 +98,7 @@ TlsSession& ConnectionAnalyzer::tls_session() {
     return *tls_;
 }
 
-void ConnectionAnalyzer::end_of_stream(int dir) {
+void ConnectionAnalyzer::end_of_stream(Side dir) {
     if (sinks_[dir]->route == DirSink::Route::Tls) tls_->on_end_of_stream(dir);
     else tracker_.on_end_of_stream(dir);
 }
@@ -131,7 +131,7 @@ void ConnectionAnalyzer::settle_orientation(const TcpPacket& p) {
         if (SegmentInfo* s = segs_.at(i)) s->from = s->from == Side::Client ? Side::Server : Side::Client;
 }
 
-void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int dir) {
+void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, Side dir) {
     bool syn = has(p.flags, tcpflag::kSyn), ack = has(p.flags, tcpflag::kAck);
     if (syn && !ack) {
         if (!info_.saw_syn) {
@@ -142,7 +142,7 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
             client_syn_data_ = p.payload_len;
             info_.client_mss = p.mss;
             info_.client_wscale = p.wscale;
-            reasm_[0]->on_syn(p.seq);
+            reasm_[Side::Client]->on_syn(p.seq);
         } else {
             ++info_.syn_retransmissions;
         }
@@ -153,8 +153,8 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, int di
             info_.server_mss = p.mss;
             info_.server_wscale = p.wscale;
         }
-        if (!have_server_isn_) { server_isn_ = p.seq; have_server_isn_ = true; reasm_[1]->on_syn(p.seq); }
-    } else if (dir == 0 && info_.synack_frame && !info_.ack_frame && is_handshake_ack(p)) {
+        if (!have_server_isn_) { server_isn_ = p.seq; have_server_isn_ = true; reasm_[Side::Server]->on_syn(p.seq); }
+    } else if (dir == Side::Client && info_.synack_frame && !info_.ack_frame && is_handshake_ack(p)) {
         info_.ack_ns = f.ts_ns;
         info_.ack_frame = f.number;
     }
@@ -180,12 +180,12 @@ bool ConnectionAnalyzer::is_handshake_ack(const TcpPacket& p) const {
 // keep-alive is 0 or 1 byte at the next expected sequence number - 1; a
 // zero-window probe is 1 byte at the next expected number while the peer
 // advertises a zero window.
-uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, int dir) const {
+uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, Side dir) const {
     if (has(p.flags, tcpflag::kSyn | tcpflag::kFin | tcpflag::kRst) || p.payload_len > 1) return probe::kNone;
     if (!reasm_[dir]->has_origin()) return probe::kNone;
     int64_t at = reasm_[dir]->offset_of(p.seq);
     // A repeated probe (its byte was not accepted) is still a probe.
-    if (p.payload_len == 1 && zero_window_[1 - dir] && (at == next_seq_[dir] || at == zwp_at_[dir]))
+    if (p.payload_len == 1 && zero_window_[other_side(dir)] && (at == next_seq_[dir] || at == zwp_at_[dir]))
         return probe::kZeroWindowProbe;
     if (at == next_seq_[dir] - 1) return probe::kKeepAlive;
     return probe::kNone;
@@ -194,17 +194,17 @@ uint8_t ConnectionAnalyzer::classify_probe(const TcpPacket& p, int dir) const {
 // A data segment and the ACK that covered it: at least the round trip from
 // the capture point to the acknowledging side and back (more when that side
 // delayed its ACK), so the least of them is that side's share of the path.
-void ConnectionAnalyzer::note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir) {
+void ConnectionAnalyzer::note_path_sample(const SegmentInfo& s, int64_t ack_ns, Side ack_dir) {
     if (s.retransmission || s.len == 0 || ack_ns < s.ts_ns) return;
-    int64_t& least = ack_dir == 0 ? info_.client_path_ns : info_.server_path_ns;
+    int64_t& least = ack_dir == Side::Client ? info_.client_path_ns : info_.server_path_ns;
     int64_t d = ack_ns - s.ts_ns;
     if (least < 0 || d < least) least = d;
     ++info_.path_samples;
 }
 
-void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg) {
+void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, Side dir, uint64_t seg) {
     if (!has(p.flags, tcpflag::kAck)) return;
-    int other = 1 - dir;
+    const Side other = other_side(dir);
     reasm_[other]->on_peer_ack(p.ack);
     int64_t acked = reasm_[other]->offset_of(p.ack);
     if (acked < 0) return;
@@ -221,18 +221,18 @@ void ConnectionAnalyzer::track_acks(const Frame& f, const TcpPacket& p, int dir,
     }
 }
 
-SegmentInfo ConnectionAnalyzer::segment_record(const Frame& f, const TcpPacket& p, int dir) {
+SegmentInfo ConnectionAnalyzer::segment_record(const Frame& f, const TcpPacket& p, Side dir) {
     SegmentInfo s;
     s.frame = f.number;
     s.ts_ns = f.ts_ns;
-    s.from = dir == 0 ? Side::Client : Side::Server;
+    s.from = dir;
     s.flags = p.flags;
     s.len = p.payload_len;
     int64_t rel = reasm_[dir]->offset_of(p.seq);
     s.seq = rel >= 0 ? uint32_t(rel + 1) : 0;
-    int64_t arel = reasm_[1 - dir]->offset_of(p.ack);
+    int64_t arel = reasm_[other_side(dir)]->offset_of(p.ack);
     s.ack = has(p.flags, tcpflag::kAck) && arel >= 0 ? uint32_t(arel + 1) : 0;
-    auto own_ws = dir == 0 ? info_.client_wscale : info_.server_wscale;
+    auto own_ws = dir == Side::Client ? info_.client_wscale : info_.server_wscale;
     bool scaled = info_.client_wscale && info_.server_wscale && !has(p.flags, tcpflag::kSyn);
     s.window = scaled ? uint32_t(p.window) << std::min<uint8_t>(*own_ws, 14) : p.window;
     s.probe = classify_probe(p, dir);
@@ -240,11 +240,11 @@ SegmentInfo ConnectionAnalyzer::segment_record(const Frame& f, const TcpPacket& 
     return s;
 }
 
-void ConnectionAnalyzer::take_payload(const Frame& f, const TcpPacket& p, int dir, uint64_t idx, uint8_t probe_kind) {
+void ConnectionAnalyzer::take_payload(const Frame& f, const TcpPacket& p, Side dir, uint64_t idx, uint8_t probe_kind) {
     // A keep-alive's byte is an old one, sent again only to get an ACK: not data.
     if (p.payload_len == 0 || ended_[dir] || probe_kind == probe::kKeepAlive) return;
     any_payload_ = true;
-    (dir == 0 ? info_.client_bytes : info_.server_bytes) += p.payload_len;
+    (dir == Side::Client ? info_.client_bytes : info_.server_bytes) += p.payload_len;
     // Data on a SYN or SYN-ACK (TCP Fast Open, RFC 7413) follows the SYN's
     // own sequence number: its first byte is ISN+1, stream offset 0.
     const uint32_t data_seq = p.seq + (has(p.flags, tcpflag::kSyn) ? 1 : 0);
@@ -279,22 +279,22 @@ void ConnectionAnalyzer::take_payload(const Frame& f, const TcpPacket& p, int di
         host_.warn({WarningCode::OutOfOrderCap,
                     "out-of-order buffer cap (" + std::to_string(opt_.max_out_of_order_bytes) +
                         " bytes per direction) hit at frame " + std::to_string(f.number) + ": " +
-                        (dir == 0 ? "client" : "server") +
+                        side_name(dir) +
                         " bytes held behind a hole were released, the hole becomes a gap",
                     f.number, 0, info_.id});
     }
 }
 
-void ConnectionAnalyzer::take_close_flags(const TcpPacket& p, int dir) {
+void ConnectionAnalyzer::take_close_flags(const TcpPacket& p, Side dir) {
     if (has(p.flags, tcpflag::kFin) && !ended_[dir]) {
-        (dir == 0 ? info_.fin_client : info_.fin_server) = true;
+        (dir == Side::Client ? info_.fin_client : info_.fin_server) = true;
         ended_[dir] = true;
         reasm_[dir]->flush();
         end_of_stream(dir);
     }
     if (has(p.flags, tcpflag::kRst)) {
         info_.rst = true;
-        for (int d = 0; d < 2; ++d) {
+        for (Side d : kSides) {
             if (ended_[d]) continue;
             ended_[d] = true;
             reasm_[d]->flush();
@@ -310,11 +310,11 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     ++info_.packets;
     tracker_.begin_packet();
     settle_orientation(p);
-    int dir = dir_of(p);
-    uint8_t& ttl = dir == 0 ? info_.client_ttl : info_.server_ttl;
+    Side dir = dir_of(p);
+    uint8_t& ttl = dir == Side::Client ? info_.client_ttl : info_.server_ttl;
     ttl = std::max(ttl, p.ttl);
-    int64_t origin_before[2];
-    for (int d = 0; d < 2; ++d) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
+    PerSide<int64_t> origin_before;
+    for (Side d : kSides) origin_before[d] = reasm_[d]->has_origin() ? reasm_[d]->origin() : INT64_MIN;
     on_handshake(f, p, dir);
 
     const SegmentInfo s = segment_record(f, p, dir);
@@ -325,14 +325,14 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
 
     take_payload(f, p, dir, idx, s.probe);
     take_close_flags(p, dir);
-    for (int d = 0; d < 2; ++d)
+    for (Side d : kSides)
         if (origin_before[d] != INT64_MIN && reasm_[d]->origin() != origin_before[d])
             shift_offsets(d, origin_before[d] - reasm_[d]->origin());
     if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
         rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
     if (SegmentInfo* rec = segs_.at(idx); rec && rec->ack == 0 && has(p.flags, tcpflag::kAck) &&
-                                          reasm_[1 - dir]->offset_of(p.ack) >= 0)
-        rec->ack = uint32_t(reasm_[1 - dir]->offset_of(p.ack) + 1);  // its ACK placed the peer's origin
+                                          reasm_[other_side(dir)]->offset_of(p.ack) >= 0)
+        rec->ack = uint32_t(reasm_[other_side(dir)]->offset_of(p.ack) + 1);  // its ACK placed the peer's origin
     if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
@@ -349,13 +349,12 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
 // Direction `dir`'s stream origin moved back by `by` bytes (a segment
 // captured late carried earlier bytes, or a late SYN): offsets kept so far
 // grow by that much.
-void ConnectionAnalyzer::shift_offsets(int dir, int64_t by) {
-    Side side = dir == 0 ? Side::Client : Side::Server;
+void ConnectionAnalyzer::shift_offsets(Side dir, int64_t by) {
     for (uint64_t i = segs_.begin_index(); i < segs_.end_index(); ++i) {
         SegmentInfo* s = segs_.at(i);
         if (!s) continue;
-        if (s->from == side && s->seq) s->seq += uint32_t(by);
-        if (s->from != side && s->ack) s->ack += uint32_t(by);
+        if (s->from == dir && s->seq) s->seq += uint32_t(by);
+        if (s->from != dir && s->ack) s->ack += uint32_t(by);
     }
     for (auto& u : unacked_[dir]) u.end += uint64_t(by);
     next_seq_[dir] += by;
@@ -389,7 +388,7 @@ void ConnectionAnalyzer::hand_on(bool all) {
         uint64_t keep = tracker_.calls_started() > 0 ? tracker_.oldest_needed_segment() : segs_.end_index();
         segs_.release_before(std::min(keep, keyless_->oldest_needed_segment()));
     } else if (tracker_.calls_started() > 0) segs_.release_before(tracker_.oldest_needed_segment());
-    else if (tracker_.http_state(0) == 0 && tracker_.http_state(1) == 0) segs_.release_before(segs_.end_index());
+    else if (tracker_.http_state(Side::Client) == 0 && tracker_.http_state(Side::Server) == 0) segs_.release_before(segs_.end_index());
     else if (tls_ && !tls_->needs_segments()) segs_.release_before(segs_.end_index());
 }
 
@@ -418,19 +417,18 @@ void ConnectionAnalyzer::hand_on_tls(bool all) {
 // captured byte, so an incomplete first call is not read as a slow one.
 void ConnectionAnalyzer::warn_began_before_capture() {
     if (info_.saw_syn || info_.synack_frame || !info_.http) return;
-    const uint64_t missed[2] = {sinks_[0]->before_capture, sinks_[1]->before_capture};
+    const PerSide<uint64_t> missed = {sinks_[Side::Client]->before_capture, sinks_[Side::Server]->before_capture};
     std::string what = "connection " + info_.client.to_string() + " -> " + info_.server.to_string() +
                        " began before the capture (no handshake): ";
-    if (missed[0] == 0 && missed[1] == 0)
+    if (missed[Side::Client] == 0 && missed[Side::Server] == 0)
         what += "no bytes missed before the first captured ones (by each side's first ACK)";
     else
-        what += std::to_string(missed[0]) + " client and " + std::to_string(missed[1]) +
+        what += std::to_string(missed[Side::Client]) + " client and " + std::to_string(missed[Side::Server]) +
                 " server bytes missed between each side's first ACK and its first captured bytes";
-    static constexpr const char* kSide[] = {"client", "server"};
-    for (int d = 0; d < 2; ++d) {
+    for (Side d : kSides) {
         const uint64_t first = tracker_.first_message_offset(d);
         if (first != UINT64_MAX && first > missed[d])
-            what += std::string("; the ") + kSide[d] + "'s first " + std::to_string(first - missed[d]) +
+            what += std::string("; the ") + side_name(d) + "'s first " + std::to_string(first - missed[d]) +
                     " captured bytes end a message begun before the capture (not parsed)";
     }
     what += "; a call whose message began before the capture is reported incomplete, not timed";
@@ -441,8 +439,8 @@ void ConnectionAnalyzer::finish() {
     // Held segments are released with gaps; a stream that did not end stays
     // open (its last message is incomplete, not ended by the capture's end).
     tracker_.begin_packet();
-    for (int d = 0; d < 2; ++d) reasm_[d]->flush();
-    info_.gap_bytes = sinks_[0]->gaps + sinks_[1]->gaps;
+    for (Side d : kSides) reasm_[d]->flush();
+    info_.gap_bytes = sinks_[Side::Client]->gaps + sinks_[Side::Server]->gaps;
     info_.http = tracker_.any_http();
     warn_began_before_capture();
     hand_on(true);

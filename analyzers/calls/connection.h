@@ -58,54 +58,54 @@ private:
     }
     DeflateSampler* deflate_sampler() override { return host_.deflate_sampler(); }
     DeflateSampler* xml_sampler() override { return host_.xml_sampler(); }
-    uint32_t stream_ack(int acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
+    uint32_t stream_ack(Side acked_dir, uint32_t ack) override { return tls_ ? tls_->plain_ack(acked_dir, ack) : ack; }
 
-    int dir_of(const TcpPacket& p) const { return p.src == info_.client ? 0 : 1; }
+    Side dir_of(const TcpPacket& p) const { return p.src == info_.client ? Side::Client : Side::Server; }
     void settle_orientation(const TcpPacket& p);
-    void on_handshake(const Frame& f, const TcpPacket& p, int dir);
+    void on_handshake(const Frame& f, const TcpPacket& p, Side dir);
     bool is_handshake_ack(const TcpPacket& p) const;
-    uint8_t classify_probe(const TcpPacket& p, int dir) const;
-    void track_acks(const Frame& f, const TcpPacket& p, int dir, uint64_t seg);
+    uint8_t classify_probe(const TcpPacket& p, Side dir) const;
+    void track_acks(const Frame& f, const TcpPacket& p, Side dir, uint64_t seg);
     // on_packet's steps: the segment's record (and whether its window is 0); its payload into the
     // reassembler (retransmission, out of order, unacked, caps); FIN and RST.
-    SegmentInfo segment_record(const Frame& f, const TcpPacket& p, int dir);
-    void take_payload(const Frame& f, const TcpPacket& p, int dir, uint64_t idx, uint8_t probe_kind);
-    void take_close_flags(const TcpPacket& p, int dir);
-    void note_path_sample(const SegmentInfo& s, int64_t ack_ns, int ack_dir);
+    SegmentInfo segment_record(const Frame& f, const TcpPacket& p, Side dir);
+    void take_payload(const Frame& f, const TcpPacket& p, Side dir, uint64_t idx, uint8_t probe_kind);
+    void take_close_flags(const TcpPacket& p, Side dir);
+    void note_path_sample(const SegmentInfo& s, int64_t ack_ns, Side ack_dir);
     void hand_on(bool all);
     void hand_on_tls(bool all);
     void warn_began_before_capture();
-    void shift_offsets(int dir, int64_t by);
+    void shift_offsets(Side dir, int64_t by);
     TlsSession& tls_session();
-    void end_of_stream(int dir);
+    void end_of_stream(Side dir);
 
     const AnalysisOptions& opt_;
     ConnectionHost& host_;
     Connection info_;
     SegmentStore segs_;
     ExchangeTracker tracker_;
-    std::unique_ptr<DirSink> sinks_[2];
+    PerSide<std::unique_ptr<DirSink>> sinks_;
     std::unique_ptr<TlsSession> tls_;
     std::unique_ptr<TlsKeylessCalls> keyless_;  // calls from the TLS records (no keys)
-    std::unique_ptr<StreamReassembler> reasm_[2];
-    Fifo<Unacked> unacked_[2];
+    PerSide<std::unique_ptr<StreamReassembler>> reasm_;
+    PerSide<Fifo<Unacked>> unacked_;
     bool orientation_known_ = false;
     bool any_payload_ = false;
     uint32_t client_isn_ = 0, server_isn_ = 0;
     uint32_t client_syn_data_ = 0;  // bytes on the first SYN (TCP Fast Open)
     bool have_server_isn_ = false;
-    bool ended_[2] = {false, false};
+    PerSide<bool> ended_ = {false, false};
     bool shrunk_ = false;  // closed: buffers cut to what they hold
     uint64_t close_frame_ = 0;
     // Frames where a per-connection cap was first hit (0 = not hit), for the warnings.
     uint64_t segment_cap_frame_ = 0, unacked_cap_frame_ = 0;
-    bool reorder_cap_warned_[2] = {false, false};
+    PerSide<bool> reorder_cap_warned_ = {false, false};
     int64_t close_ns_ = 0;
     // Probe classification, per direction: the next expected stream offset,
     // whether that side's last advertised window was 0, the last zero-window probe's offset.
-    int64_t next_seq_[2] = {0, 0};
-    bool zero_window_[2] = {false, false};
-    int64_t zwp_at_[2] = {-1, -1};
+    PerSide<int64_t> next_seq_ = {0, 0};
+    PerSide<bool> zero_window_ = {false, false};
+    PerSide<int64_t> zwp_at_ = {-1, -1};
 };
 
 } // namespace stallscope

@@ -1,107 +1,19 @@
 #include "analyzers/calls/exchange_tracker.h"
 
-#include "analyzers/result/call_reuse.h"
 #include "analyzers/calls/message_content.h"
-#include "analyzers/result/model_spill.h"
 #include "analyzers/calls/response_pairing.h"
+#include "analyzers/calls/segment_attribution.h"
 #include "analyzers/accounting/summary.h"
 #include "dissectors/http/http_sniffer.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <vector>
 
 namespace stallscope {
 
-// What is known of one call being assembled, besides the call itself.
-struct CallProgress {
-    uint64_t seg_first = 0, seg_last = 0;
-    bool have_request_head = false;
-    bool start_line = false;      // the request line was valid HTTP/1.x (never a phantom call)
-    bool done = false;            // final response complete (or given up)
-    bool final_head = false;      // its final response's head was parsed (the response parser used its method)
-    uint64_t req_head_end = 0;    // client stream offset just past the request head
-    uint32_t req_ack = 0;         // ACK of the request's first segment (SegmentInfo::ack)
-    bool request_ended = false;   // the request message ended (its envelope, if any, decoded)
-    int8_t whole_xml = -1;        // in the whole-XML sample: -1 not asked yet, 0 no, 1 yes
-    bool waiting() const { return have_request_head && !done; }
-};
-
-// One call being assembled.
-struct CallState : CallProgress {
-    Call call;
-    MessageBody bodies[2];        // request, response: each decoded with its own message's coding
-
-    // Back to a new CallState's values, keeping the memory of the call's
-    // strings and vectors and of the body buffers.
-    void clear() {
-        static_cast<CallProgress&>(*this) = CallProgress{};
-        clear_call(call);
-        for (MessageBody& b : bodies) b.clear();
-    }
-};
-
-namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kSpareStates = 0;   // ASan builds free every state, so a stale pointer is still caught
-#else
-constexpr size_t kSpareStates = 16;  // per thread: calls handed on at once are few
-#endif
-
-// CallStates of finished calls, per thread, for the next calls.
-struct SpareStates {
-    std::vector<CallState*> states;
-    ~SpareStates();
-};
-thread_local SpareStates spare_states;
-thread_local bool spare_states_gone = false;  // trivially destructible: safe to read at thread exit
-
-SpareStates::~SpareStates() {
-    spare_states_gone = true;
-    for (CallState* cs : states) delete cs;
-}
-
-CallStatePtr new_call_state() {
-    if (spare_states_gone || spare_states.states.empty()) return CallStatePtr(new CallState);
-    CallState* cs = spare_states.states.back();
-    spare_states.states.pop_back();
-    return CallStatePtr(cs);
-}
-
-} // namespace
-
-void CallStateRecycler::operator()(CallState* cs) const {
-    if (spare_states_gone || spare_states.states.size() >= kSpareStates) {
-        delete cs;
-        return;
-    }
-    cs->clear();
-    spare_states.states.push_back(cs);
-}
-
-Call& ExchangeTracker::Ready::call() { return state->call; }
-
-// Where the bytes of the message being parsed in one direction go.
-struct MsgTrack {
-    CallState* call = nullptr;    // nullptr: bytes of no known message
-    MessageInfo* info = nullptr;
-    uint16_t head_bit = carries::kOther, body_bit = carries::kOther;
-    bool in_body = false;
-    bool interim = false;
-    uint64_t begin_frame = 0;
-    int64_t begin_ns = 0;
-    uint64_t last_seg = UINT64_MAX;
-    // Where the message began and what that segment carried before it, so a
-    // head that turns out to be an interim 1xx can be relabelled.
-    uint64_t begin_seg = 0;
-    uint16_t begin_seg_prior = 0;
-    uint64_t begin_offset = 0;    // stream offset of its first byte
-};
-
 class ExchangeTracker::Listener : public HttpStreamListener {
 public:
-    Listener(ExchangeTracker& t, int dir) : t_(t), dir_(dir) {}
+    Listener(ExchangeTracker& t, Side dir) : t_(t), dir_(dir) {}
     void on_message_begin(uint64_t offset) override;
     void on_start_line(const HttpMessageHead& head, uint64_t end_offset) override;
     void on_headers_complete(const HttpMessageHead& head, uint64_t end_offset) override;
@@ -110,28 +22,20 @@ public:
     void on_error(const HttpParseError& error) override;
 private:
     ExchangeTracker& t_;
-    int dir_;
+    Side dir_;
 };
 
-struct ExchangeTracker::Dir {
+// One direction: the sniffer, then the parser, and where its bytes go (SegmentAttribution).
+struct ExchangeTracker::Dir : SegmentAttribution {
     int http = -1;                 // -1 not sniffed yet, 0 not HTTP, 1 HTTP
     std::unique_ptr<HttpSniffer> sniffer;  // until the first valid start line
     uint64_t base = 0;             // stream offset where the parser started
     std::unique_ptr<Listener> listener;
     std::unique_ptr<HttpStreamParser> parser;
-    uint64_t cur_seg = 0;
-    uint64_t cursor = 0;           // stream offset attributed so far
-    MsgTrack active;
-    bool have_active = false;
     MessageInfo scratch;           // interim responses and orphans
     std::vector<std::string> pending_methods;  // requests seen before this parser existed
     uint32_t errors = 0;
     uint64_t seen_end = 0;         // stream offset past the last byte or gap seen
-    // The latest segment whose bytes this packet delivered. Bytes held behind
-    // a hole arrive only when a later segment fills it: a message they end is
-    // over then, not when its highest-sequence segment was captured.
-    int64_t delivery_ns = INT64_MIN;
-    uint64_t delivery_frame = 0;
     // After 101 Switching Protocols or a CONNECT 2xx the connection carries
     // another protocol in both directions: bytes are opaque, not parsed.
     bool tunnel = false;
@@ -155,46 +59,12 @@ ExchangeTracker::ExchangeTracker(uint64_t connection_id, SegmentStore& segments,
 
 ExchangeTracker::~ExchangeTracker() = default;
 
-int ExchangeTracker::http_state(int dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
-
-// Attribute stream bytes [cursor, upto) of direction `dir` to the active
-// message (or to "other"), marking what the current segment carries.
-void ExchangeTracker::attribute(int dir, uint64_t upto) {
-    Dir& d = *dirs_[dir];
-    if (upto <= d.cursor) return;
-    uint64_t n = upto - d.cursor;
-    d.cursor = upto;
-    SegmentInfo* seg = segs_.at(d.cur_seg);
-    if (!d.have_active || !d.active.info) {
-        if (seg) seg->carries |= carries::kOther;
-        return;
-    }
-    MsgTrack& m = d.active;
-    MessageInfo& info = *m.info;
-    uint64_t frame = seg ? seg->frame : 0;
-    int64_t ts = seg ? seg->ts_ns : 0;
-    if (seg) seg->carries |= m.in_body ? m.body_bit : m.head_bit;
-    if (m.last_seg != d.cur_seg) {
-        info.write_sizes.push_back(uint32_t(std::min<uint64_t>(n, UINT32_MAX)));
-        info.frames.push_back(frame);
-        m.last_seg = d.cur_seg;
-    } else if (!info.write_sizes.empty()) {
-        info.write_sizes.back() += uint32_t(std::min<uint64_t>(n, UINT32_MAX));
-    }
-    if (m.in_body) {
-        if (info.body_first_frame == 0) { info.body_first_frame = frame; info.body_first_ns = ts; }
-        info.body_bytes += n;
-    }
-    bool held = d.delivery_ns > ts;
-    info.last_frame = held ? d.delivery_frame : frame;
-    info.last_ns = held ? d.delivery_ns : ts;
-    if (m.call) m.call->seg_last = std::max(m.call->seg_last, d.cur_seg);
-}
+int ExchangeTracker::http_state(Side dir) const { return parked_ ? parked_http_[dir] : dirs_[dir]->http; }
 
 void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     Dir& d = *t_.dirs_[dir_];
     uint64_t off = d.base + offset;
-    t_.attribute(dir_, off);
+    d.attribute(t_.segs_, off);
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
     d.active = MsgTrack{};
     d.have_active = true;
@@ -202,7 +72,7 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
     d.active.begin_ns = seg ? seg->ts_ns : 0;
     d.active.begin_seg = d.cur_seg;
     d.active.begin_seg_prior = seg ? seg->carries : 0;
-    if (dir_ == 0) {
+    if (dir_ == Side::Client) {
         CallStatePtr cs = new_call_state();
         cs->call.id = t_.host_.new_call_id();
         cs->call.connection_id = t_.conn_id_;
@@ -231,12 +101,12 @@ void ExchangeTracker::Listener::on_message_begin(uint64_t offset) {
 
 void ExchangeTracker::Listener::on_start_line(const HttpMessageHead& head, uint64_t) {
     Dir& d = *t_.dirs_[dir_];
-    if (dir_ == 1 && d.have_active) {
+    if (dir_ == Side::Server && d.have_active) {
         d.active.call = t_.pair_response(d.active.begin_offset, t_.segs_.at(d.active.begin_seg));
         if (!d.active.call) d.active.info = nullptr;
         return;
     }
-    if (dir_ != 0 || !d.have_active || !d.active.call) return;
+    if (dir_ != Side::Client || !d.have_active || !d.active.call) return;
     CallState& cs = *d.active.call;
     cs.start_line = true;
     cs.call.method = head.method;
@@ -251,13 +121,13 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
     CallState* cs = m.call;
     // 101 Switching Protocols and a CONNECT 2xx end the call: what follows
     // on the connection is another protocol, in both directions.
-    bool switches = head.status == 101 || (dir_ == 1 && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
-    if (dir_ == 1 && switches) t_.enter_tunnel(true);
-    if (dir_ == 1 && cs) {
+    bool switches = head.status == 101 || (dir_ == Side::Server && cs && cs->call.method == "CONNECT" && head.status / 100 == 2);
+    if (dir_ == Side::Server && switches) t_.enter_tunnel(true);
+    if (dir_ == Side::Server && cs) {
         if (head.status >= 100 && head.status < 200 && !switches) {
             m.interim = true;
             m.head_bit = m.body_bit = carries::kContinue;
-            t_.relabel_interim_head(m.begin_seg, m.begin_seg_prior, d.cur_seg);
+            relabel_interim_head(t_.segs_, m.begin_seg, m.begin_seg_prior, d.cur_seg);
             if (head.status == 100 && !cs->call.got_continue) {
                 cs->call.got_continue = true;
                 cs->call.continue_frame = m.begin_frame;
@@ -270,17 +140,17 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
             m.info = &cs->call.response;
             const HeadFields fields(head);
             fill_response_fields(cs->call, head, fields);
-            cs->bodies[1].set_head(fields);
+            cs->bodies[Side::Server].set_head(fields);
         }
     }
-    if (dir_ == 0 && cs) {
+    if (dir_ == Side::Client && cs) {
         const HeadFields fields(head);  // one pass over the fields for all that is read of them
         fill_request_fields(cs->call, head, fields);
-        cs->bodies[0].set_head(fields);
+        cs->bodies[Side::Client].set_head(fields);
         d.tunnel_candidate = head.method == "CONNECT" || fields.upgrade != nullptr;
         t_.request_waits(*cs, d.base + end_offset, head.method);
     }
-    t_.attribute(dir_, d.base + end_offset);
+    d.attribute(t_.segs_, d.base + end_offset);
     if (m.info) {
         SegmentInfo* seg = t_.segs_.at(d.cur_seg);
         m.info->header_bytes = head.header_bytes;
@@ -290,18 +160,6 @@ void ExchangeTracker::Listener::on_headers_complete(const HttpMessageHead& head,
     m.in_body = true;
 }
 
-// The head's earlier segments were marked as response headers before the
-// status line could say 1xx (a status line and its CRLF written apart):
-// they carried the interim response.
-void ExchangeTracker::relabel_interim_head(uint64_t begin_seg, uint16_t begin_prior, uint64_t cur_seg) {
-    for (uint64_t i = begin_seg; i < cur_seg; ++i) {
-        SegmentInfo* s = segs_.at(i);
-        if (!s || s->from != Side::Server || !(s->carries & carries::kResponseHeaders)) continue;
-        const uint16_t keep = i == begin_seg ? begin_prior : uint16_t(s->carries & ~carries::kResponseHeaders);
-        s->carries = uint16_t(keep | carries::kContinue);
-    }
-}
-
 void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t) {
     Dir& d = *t_.dirs_[dir_];
     if (!d.have_active || !d.active.call || d.active.interim) return;
@@ -309,7 +167,7 @@ void ExchangeTracker::Listener::on_body(std::span<const uint8_t> data, uint64_t)
     t_.borrowed_ = true;
 }
 
-void ExchangeTracker::keep_bodies(int dir) {
+void ExchangeTracker::keep_bodies(Side dir) {
     if (!borrowed_) return;
     borrowed_ = false;
     for (auto& cs : calls_) cs->bodies[dir].keep();
@@ -317,7 +175,7 @@ void ExchangeTracker::keep_bodies(int dir) {
 
 void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     Dir& d = *t_.dirs_[dir_];
-    t_.attribute(dir_, d.base + end_offset);
+    d.attribute(t_.segs_, d.base + end_offset);
     if (!d.have_active) return;
     if (d.in_gap && d.active.info) {
         // A gap that ran into this body ended it: its part of the gap is missing.
@@ -331,7 +189,7 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
     d.active = MsgTrack{};
     if (!m.call || m.interim) return;
     CallState& cs = *m.call;
-    if (dir_ == 0) {
+    if (dir_ == Side::Client) {
         cs.call.request.complete = cs.call.request.missing_bytes == 0;
         t_.finish_soap(cs, false);
         return;
@@ -350,7 +208,7 @@ void ExchangeTracker::Listener::on_message_complete(uint64_t end_offset) {
 void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
     Dir& d = *t_.dirs_[dir_];
     SegmentInfo* seg = t_.segs_.at(d.cur_seg);
-    if (dir_ == 0 && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
+    if (dir_ == Side::Client && d.tunnel_candidate && e.effect == HttpErrorEffect::Rejected) {
         // The client started talking the protocol it asked for (WebSocket,
         // h2c, TLS through CONNECT) before the 101/2xx was processed.
         t_.enter_tunnel(false);
@@ -363,7 +221,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
         ", bytes skipped up to the next message",                  // Skipped
     };
     if (e.code != HttpError::TunnelEntered && ++d.errors <= 20) {
-        t_.host_.warn(WarningCode::HttpStreamError, std::string(dir_ == 0 ? "request" : "response") + " stream: " + e.message + " (stream offset " +
+        t_.host_.warn(WarningCode::HttpStreamError, std::string(dir_ == Side::Client ? "request" : "response") + " stream: " + e.message + " (stream offset " +
                           std::to_string(d.base + e.offset) + kWhat[size_t(e.effect)] + ")",
                       seg ? seg->frame : 0);
     }
@@ -372,7 +230,7 @@ void ExchangeTracker::Listener::on_error(const HttpParseError& e) {
         // Bytes that never had a valid HTTP/1.x start line are not a call:
         // drop the one opened at message begin.
         CallState* cs = d.active.call;
-        if (e.effect == HttpErrorEffect::Rejected && dir_ == 0 && cs && !cs->start_line && !t_.calls_.empty() &&
+        if (e.effect == HttpErrorEffect::Rejected && dir_ == Side::Client && cs && !cs->start_line && !t_.calls_.empty() &&
             t_.calls_.back().get() == cs) {
             t_.calls_.pop_back();
             --t_.calls_started_;
@@ -399,7 +257,7 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     };
     // The body's name is for warnings only: made when one is given.
     auto what = [&] { return std::string(response ? "response" : "request") + " body of call {call}"; };
-    cs.bodies[response ? 1 : 0].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
+    cs.bodies[response ? Side::Server : Side::Client].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
                                        [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
                                        [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); },
                                        xml ? std::function<bool(uint64_t)>(read_whole) : std::function<bool(uint64_t)>());
@@ -414,7 +272,7 @@ void ExchangeTracker::set_done(CallState& cs) {
 // will never be parsed: drop it so HEAD responses stay aligned.
 void ExchangeTracker::discard_method(CallState& cs) {
     if (cs.final_head || !cs.have_request_head) return;
-    Dir& resp = *dirs_[1];
+    Dir& resp = *dirs_[Side::Server];
     if (resp.parser) resp.parser->discard_request_method();
     else if (!resp.pending_methods.empty()) resp.pending_methods.erase(resp.pending_methods.begin());
 }
@@ -424,7 +282,7 @@ void ExchangeTracker::discard_method(CallState& cs) {
 void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std::string& method) {
     cs.have_request_head = true;
     cs.req_head_end = head_end;
-    if (SegmentInfo* s = segs_.at(dirs_[0]->active.begin_seg)) cs.req_ack = host_.stream_ack(1, s->ack);
+    if (SegmentInfo* s = segs_.at(dirs_[Side::Client]->active.begin_seg)) cs.req_ack = host_.stream_ack(Side::Server, s->ack);
     ++waiting_;
     if (!early_.empty() && ack_covers(early_.front().ack, head_end)) {
         // The early response popped a method already: do not push this one.
@@ -437,7 +295,7 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
         set_done(cs);
         return;
     }
-    Dir& resp = *dirs_[1];
+    Dir& resp = *dirs_[Side::Server];
     // A response direction given up as not HTTP (the capture began inside a
     // response longer than the sniffing budget) is sniffed again from its
     // next bytes: this request waits for an answer there.
@@ -463,11 +321,11 @@ void ExchangeTracker::request_waits(CallState& cs, uint64_t head_end, const std:
 
 // Which waiting request the response starting at server offset `off` answers.
 CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) {
-    Dir& d = *dirs_[1];
+    Dir& d = *dirs_[Side::Server];
     const uint64_t frame = seg ? seg->frame : 0;
     ResponseStart r;
     r.offset = off;
-    r.ack = seg ? host_.stream_ack(0, seg->ack) : 0;
+    r.ack = seg ? host_.stream_ack(Side::Client, seg->ack) : 0;
     r.hole = d.hole;
     r.hole_from = d.hole_from;
     r.hole_explained = d.hole_explained;
@@ -495,7 +353,7 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
             }
         host_.warn(WarningCode::ResponseWithoutRequest, "response without a request (stream offset " + std::to_string(off) + why + ")", frame);
         // It acknowledges client bytes not seen yet: its request comes later in the capture.
-        if (r.ack && ack_covers(r.ack, dirs_[0]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
+        if (r.ack && ack_covers(r.ack, dirs_[Side::Client]->seen_end + 1) && early_.size() < kMaxEarlyResponses)
             early_.push_back({r.ack, frame});
         return nullptr;
     }
@@ -518,19 +376,19 @@ CallState* ExchangeTracker::pair_response(uint64_t off, const SegmentInfo* seg) 
 // A gap ended the message in progress on `dir`, or lay between messages
 // (the parser resynchronises). `rejected`: the message had no complete start
 // line, so it is not a message at all (the caller forgets it).
-void ExchangeTracker::gap_dropped(int dir, bool rejected) {
+void ExchangeTracker::gap_dropped(Side dir, bool rejected) {
     Dir& d = *dirs_[dir];
-    if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
+    if (dir == Side::Server && !d.hole) { d.hole = true; d.hole_from = d.gap_at; }
     if (!d.have_active || rejected) return;
     MsgTrack& m = d.active;
     if (m.info) m.info->missing_bytes += d.gap_left;
     d.gap_left = 0;
-    if (m.call && dir == 1 && !m.interim) {
+    if (m.call && dir == Side::Server && !m.interim) {
         // Its response was cut short: the request is answered, incompletely
         // (the parser consumed its method with the dropped head).
         set_done(*m.call);
         d.hole_explained = true;
-    } else if (m.call && dir == 0 && !m.call->have_request_head) {
+    } else if (m.call && dir == Side::Client && !m.call->have_request_head) {
         // A request cut inside its head still gets a response.
         request_waits(*m.call, d.gap_at, m.call->call.method);
     }
@@ -540,10 +398,11 @@ void ExchangeTracker::gap_dropped(int dir, bool rejected) {
 // the client started early); a message the client began in the new
 // protocol's bytes is not a call.
 void ExchangeTracker::enter_tunnel(bool both) {
-    for (int dir = 0; dir < (both ? 2 : 1); ++dir) {
+    for (Side dir : kSides) {
+        if (dir == Side::Server && !both) break;
         Dir& d = *dirs_[dir];
         d.tunnel = true;
-        if (dir == 0 && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
+        if (dir == Side::Client && d.have_active && d.active.call && !d.active.call->have_request_head && !calls_.empty() &&
             calls_.back().get() == d.active.call) {
             calls_.pop_back();
             --calls_started_;
@@ -555,19 +414,15 @@ void ExchangeTracker::enter_tunnel(bool both) {
 
 void ExchangeTracker::begin_packet() {
     if (parked_) return;
-    for (auto& d : dirs_) { d->delivery_ns = INT64_MIN; d->delivery_frame = 0; }
+    for (auto& d : dirs_) d->begin_packet();
 }
 
-void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+void ExchangeTracker::on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + data.size());
     if (d.http == 0 || d.ended) return;
-    d.cur_seg = seg;
-    if (SegmentInfo* s = segs_.at(seg); s && s->ts_ns > d.delivery_ns) {
-        d.delivery_ns = s->ts_ns;
-        d.delivery_frame = s->frame;
-    }
+    d.deliver(segs_, seg);
     if (d.tunnel) {
         if (SegmentInfo* s = segs_.at(seg)) s->carries |= carries::kOther;
         d.cursor = std::max(d.cursor, offset + data.size());
@@ -578,11 +433,11 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         // HTTP once a whole valid start line is seen (split over segments
         // or not). Until then (capture began mid-message, or not HTTP) its
         // bytes are not parsed.
-        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == 0, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
+        if (!d.sniffer) d.sniffer = std::make_unique<HttpSniffer>(dir == Side::Client, HttpSniffer::kDefaultBudget, opt_.max_header_bytes);
         auto verdict = d.sniffer->feed(offset, data, seg);
         if (auto at = d.sniffer->take_rejected_first_line()) {
             SegmentInfo* s = segs_.at(*at);
-            host_.warn(WarningCode::NotHttp, dir == 0 ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
+            host_.warn(WarningCode::NotHttp, dir == Side::Client ? "request stream: first line is not an HTTP/1.x request line (HTTP/0.9 or malformed): not a call"
                                 : "response stream: first line is not an HTTP/1.x status line",
                        s ? s->frame : 0);
         }
@@ -598,7 +453,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         d.listener = std::make_unique<Listener>(*this, dir);
         HttpParserLimits lim;
         lim.max_header_bytes = opt_.max_header_bytes;
-        d.parser = std::make_unique<HttpStreamParser>(dir == 0 ? HttpStreamParser::Role::Request
+        d.parser = std::make_unique<HttpStreamParser>(dir == Side::Client ? HttpStreamParser::Role::Request
                                                                : HttpStreamParser::Role::Response,
                                                       *d.listener, lim);
         for (auto& m : d.pending_methods) d.parser->push_request_method(m);
@@ -608,7 +463,7 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         for (const auto& h : sniffer->held()) {
             d.cur_seg = h.tag;
             d.parser->feed(h.bytes);
-            attribute(dir, h.offset + h.bytes.size());
+            d.attribute(segs_, h.offset + h.bytes.size());
         }
         d.cur_seg = seg;
         uint64_t skip = d.base > offset ? d.base - offset : 0;
@@ -620,10 +475,10 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
         d.parser->feed(data);
         keep_bodies(dir);
     }
-    attribute(dir, offset + data.size());
+    d.attribute(segs_, offset + data.size());
     // After 101 or CONNECT 2xx the request direction carries no more HTTP either.
-    Dir& req = *dirs_[0];
-    if (dir == 1 && d.parser->in_tunnel()) {
+    Dir& req = *dirs_[Side::Client];
+    if (dir == Side::Server && d.parser->in_tunnel()) {
         if (req.parser && !req.parser->in_tunnel()) req.parser->enter_tunnel();
         if (!req.parser && req.http != 0) {  // its request was never seen: still no HTTP in the tunnel
             req.http = 0;
@@ -632,14 +487,14 @@ void ExchangeTracker::on_data(int dir, uint64_t offset, std::span<const uint8_t>
     }
 }
 
-void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
+void ExchangeTracker::on_gap(Side dir, uint64_t offset, uint64_t len) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     d.seen_end = std::max(d.seen_end, offset + len);
     if (d.tunnel || d.ended) return;
     if (!d.parser) {
         // Not parsing yet (the sniffer sees the jump in offsets); a response may be in it.
-        if (dir == 1 && !d.hole) { d.hole = true; d.hole_from = offset; }
+        if (dir == Side::Server && !d.hole) { d.hole = true; d.hole_from = offset; }
         return;
     }
     // Gap bytes are no message's bytes on the wire: never attributed.
@@ -656,7 +511,7 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
         SegmentInfo* s = segs_.at(d.cur_seg);
         if (d.active.call && ++d.errors <= 20)
             host_.warn(WarningCode::BodyNotCaptured,
-                       std::string(dir == 0 ? "request" : "response") + " body of call {call}: " +
+                       std::string(dir == Side::Client ? "request" : "response") + " body of call {call}: " +
                            std::to_string(d.gap_left) + " bytes never captured (stream offset " +
                            std::to_string(offset) + "); the call is not complete",
                        s ? s->frame : 0, d.active.call->call.id);
@@ -664,12 +519,12 @@ void ExchangeTracker::on_gap(int dir, uint64_t offset, uint64_t len) {
     d.gap_left = 0;
 }
 
-void ExchangeTracker::on_end_of_stream(int dir) {
+void ExchangeTracker::on_end_of_stream(Side dir) {
     if (parked_) return;
     Dir& d = *dirs_[dir];
     if (d.parser && !d.tunnel) d.parser->end_of_stream();
     d.ended = true;
-    if (!dirs_[1 - dir]->ended) return;
+    if (!dirs_[other_side(dir)]->ended) return;
     // Both directions are over: the parsers have nothing more to do. A closed
     // connection lingers a while for late ACKs; it keeps only its calls.
     for (auto& e : dirs_) {
@@ -683,7 +538,10 @@ void ExchangeTracker::on_end_of_stream(int dir) {
 
 void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
     out.clear();
-    if (parked_) return take_parked(all, out);
+    if (parked_) {
+        if (all) parked_calls_.take_all(segs_.end_index(), calls_started_, out);
+        return;
+    }
     // A message whose start line never completed is not a call.
     if (all)
         while (!calls_.empty() && !calls_.back()->start_line) {
@@ -699,7 +557,7 @@ void ExchangeTracker::take_ready(bool all, std::vector<Ready>& out) {
     while (!calls_.empty()) {
         CallState& cs = *calls_.front();
         // In a tunnel no more HTTP comes: every call is finished.
-        bool ready = all || dirs_[1]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
+        bool ready = all || dirs_[Side::Server]->tunnel || (cs.done && last_done != SIZE_MAX && last_done > 0);
         if (!ready) break;
         // Its window runs to where the next call begins (or to now).
         uint64_t end = cs.seg_last + 1;
@@ -716,13 +574,12 @@ std::vector<Call> ExchangeTracker::provisional() const {
     std::vector<Call> out;
     for (auto& cs : calls_)
         if (cs->start_line) out.push_back(cs->call);
-    for (auto& p : parked_calls_)
-        if (Call c; p.start_line && spill_decode(p.call, c)) out.push_back(std::move(c));
+    parked_calls_.provisional(out);
     return out;
 }
 
 uint64_t ExchangeTracker::oldest_needed_segment() const {
-    if (parked_) return parked_calls_.empty() ? segs_.end_index() : parked_calls_.front().seg_first;
+    if (parked_) return parked_calls_.oldest_needed_segment(segs_.end_index());
     if (calls_.empty()) return segs_.end_index();
     return calls_.front()->seg_first;
 }
@@ -730,41 +587,12 @@ uint64_t ExchangeTracker::oldest_needed_segment() const {
 void ExchangeTracker::park() {
     if (parked_) return;
     parked_ = true;
-    for (auto& cs : calls_) {
-        Parked p;
-        spill_encode(cs->call, p.call);
-        p.call.shrink_to_fit();
-        p.seg_first = cs->seg_first;
-        p.seg_last = cs->seg_last;
-        p.start_line = cs->start_line;
-        parked_calls_.push_back(std::move(p));
-    }
-    calls_ = {};
+    parked_calls_.park(calls_);
     early_ = {};
-    for (int d = 0; d < 2; ++d) {
+    for (Side d : kSides) {
         parked_http_[d] = dirs_[d]->http;
         dirs_[d].reset();
     }
-}
-
-// take_ready() of a parked tracker: no call becomes done any more (no bytes
-// come), so only the end hands them on, with the same windows.
-void ExchangeTracker::take_parked(bool all, std::vector<Ready>& out) {
-    if (!all) return;
-    while (!parked_calls_.empty() && !parked_calls_.back().start_line) {
-        parked_calls_.pop_back();
-        --calls_started_;
-    }
-    for (size_t i = 0; i < parked_calls_.size(); ++i) {
-        Parked& p = parked_calls_[i];
-        uint64_t end = p.seg_last + 1;
-        if (i + 1 < parked_calls_.size()) end = std::max(end, parked_calls_[i + 1].seg_first);
-        else end = segs_.end_index();
-        Ready r{new_call_state(), p.seg_first, end};
-        if (!spill_decode(p.call, r.call())) throw std::logic_error("parked call does not decode");
-        out.push_back(std::move(r));
-    }
-    parked_calls_ = {};
 }
 
 } // namespace stallscope

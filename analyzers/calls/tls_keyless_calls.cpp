@@ -11,7 +11,6 @@
 namespace stallscope {
 
 namespace {
-constexpr int kClient = 0, kServer = 1;
 constexpr uint32_t kContinueBytes = 25;  // "HTTP/1.1 100 Continue\r\n\r\n" (and the 1.0 form)
 constexpr uint32_t bit(uint8_t handshake_type) { return 1u << handshake_type; }
 } // namespace
@@ -27,10 +26,9 @@ uint32_t TlsKeylessCalls::plaintext(uint32_t length) const {
 }
 
 // Sets `bits` on the segments of direction `dir` that carried the record.
-void TlsKeylessCalls::mark(int dir, const TlsRecordEvent& r, uint16_t bits) {
-    const Side from = dir == kClient ? Side::Client : Side::Server;
+void TlsKeylessCalls::mark(Side dir, const TlsRecordEvent& r, uint16_t bits) {
     for (uint64_t i = r.first_seg; i <= r.last_seg; ++i)
-        if (SegmentInfo* s = segs_.at(i); s && s->from == from && s->len > 0) s->carries |= bits;
+        if (SegmentInfo* s = segs_.at(i); s && s->from == dir && s->len > 0) s->carries |= bits;
 }
 
 // Decrypted records go to the HTTP tracker; 0-RTT records wait for the
@@ -40,20 +38,20 @@ bool TlsKeylessCalls::read_with_keys(const TlsRecordEvent& r) const {
     return r.inner_type != 0 || (d.attempted && d.failure == TlsDecryptFailure::None) || session_.holding_early_data();
 }
 
-bool TlsKeylessCalls::is_handshake_record(int dir, const TlsRecordEvent& r) {
+bool TlsKeylessCalls::is_handshake_record(Side dir, const TlsRecordEvent& r) {
     if (r.type != tls::kApplicationData) return true;  // handshake, ChangeCipherSpec, alerts, heartbeats
     if (r.inner_type) {  // decrypted: its real type
-        if (dir == kClient && session_.info().tls13()) client_finished_ = true;
+        if (dir == Side::Client && session_.info().tls13()) client_finished_ = true;
         return r.inner_type != tls::kApplicationData;
     }
     const TlsConnectionInfo& info = session_.info();
     if (!info.tls13()) return false;
     // TLS 1.3 hides its handshake in application-data records (see the header).
     if (!client_finished_) {
-        if (dir == kClient) client_finished_ = true;
+        if (dir == Side::Client) client_finished_ = true;
         return true;
     }
-    if (dir == kServer && !any_response_ && (!any_request_ || (ticket_len_ && r.length == ticket_len_))) {
+    if (dir == Side::Server && !any_response_ && (!any_request_ || (ticket_len_ && r.length == ticket_len_))) {
         ticket_len_ = r.length;
         ++keyless_tickets_;
         ticket_guess_ = true;
@@ -94,13 +92,13 @@ static uint16_t tls_messages(const TlsRecordEvent& r, bool finished12, bool aler
     return m;
 }
 
-void TlsKeylessCalls::on_handshake_record(int dir, const TlsRecordEvent& r) {
+void TlsKeylessCalls::on_handshake_record(Side dir, const TlsRecordEvent& r) {
     mark(dir, r, carries::kTlsHandshake);
     // Before TLS 1.3 the first handshake message encrypted after ChangeCipherSpec is always the Finished.
     bool finished12 = r.type == tls::kHandshake && r.encrypted && !r.handshake_types && !session_.info().tls13() &&
-                      !encrypted_finished_[dir & 1];
-    if (finished12) encrypted_finished_[dir & 1] = true;
-    if (SegmentInfo* s = segs_.at(r.last_seg); s && s->len > 0 && s->from == (dir == kClient ? Side::Client : Side::Server))
+                      !encrypted_finished_[dir];
+    if (finished12) encrypted_finished_[dir] = true;
+    if (SegmentInfo* s = segs_.at(r.last_seg); s && s->len > 0 && s->from == dir)
         s->carries |= tls_messages(r, finished12, is_alert(r), std::exchange(ticket_guess_, false));
     if (r.type == tls::kAlert || any_request_) return;  // the handshake ends before the first request
     const SegmentInfo* first = segs_.at(r.first_seg);
@@ -111,17 +109,17 @@ void TlsKeylessCalls::on_handshake_record(int dir, const TlsRecordEvent& r) {
     }
     // Tickets come after the handshake: they do not lengthen it.
     bool ticket = (r.handshake_types & bit(tls::kNewSessionTicket)) && session_.info().tls13();
-    if (last && !ticket && !(dir == kServer && client_finished_ && session_.info().tls13())) {
+    if (last && !ticket && !(dir == Side::Server && client_finished_ && session_.info().tls13())) {
         hs_last_frame_ = last->frame;
         hs_end_ns_ = last->ts_ns;
     }
 }
 
-void TlsKeylessCalls::on_tls_record(int dir, const TlsRecordEvent& r) {
+void TlsKeylessCalls::on_tls_record(Side dir, const TlsRecordEvent& r) {
     // The server's first flight: from its ServerHello until the client answers.
-    if (dir == kServer && (r.handshake_types & bit(tls::kServerHello)) && !flight_closed_) flight_open_ = true;
-    if (dir == kClient && flight_open_) { flight_open_ = false; flight_closed_ = true; }
-    if (dir == kServer && flight_open_) {
+    if (dir == Side::Server && (r.handshake_types & bit(tls::kServerHello)) && !flight_closed_) flight_open_ = true;
+    if (dir == Side::Client && flight_open_) { flight_open_ = false; flight_closed_ = true; }
+    if (dir == Side::Server && flight_open_) {
         flight_bytes_ += uint64_t(r.length) + tls::kHeaderBytes;
         for (uint64_t i = r.first_seg; i <= r.last_seg; ++i) {
             if (flight_seg_counted_ && i <= flight_last_seg_) continue;
@@ -134,14 +132,14 @@ void TlsKeylessCalls::on_tls_record(int dir, const TlsRecordEvent& r) {
     else on_data_record(dir, r);
 }
 
-void TlsKeylessCalls::on_data_record(int dir, const TlsRecordEvent& r) {
+void TlsKeylessCalls::on_data_record(Side dir, const TlsRecordEvent& r) {
     if (read_with_keys(r)) {  // the tracker makes the calls (with HTTP carries on the segments)
         keyed_data_ = true;
-        (dir == kClient ? any_request_ : any_response_) = true;  // the handshake is over
+        (dir == Side::Client ? any_request_ : any_response_) = true;  // the handshake is over
         return;
     }
     Record rec{r.first_seg, r.last_seg, plaintext(r.length)};
-    if (dir == kClient) {
+    if (dir == Side::Client) {
         // The client speaks after the server answered: the call before is over,
         // unless that answer was an interim 100 Continue.
         if (!open_.empty() && !open_.back().resp.empty() && !take_as_continue(open_.back())) close_open(r.first_seg);
@@ -168,7 +166,7 @@ void TlsKeylessCalls::on_data_record(int dir, const TlsRecordEvent& r) {
     mark(dir, r, carries::kResponseBody | carries::kEncrypted);
 }
 
-void TlsKeylessCalls::on_tls_end_of_stream(int) {}
+void TlsKeylessCalls::on_tls_end_of_stream(Side) {}
 
 bool TlsKeylessCalls::take_as_continue(Open& o) {
     const TlsConnectionInfo& info = session_.info();

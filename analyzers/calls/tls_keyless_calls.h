@@ -34,8 +34,8 @@ class TlsKeylessCalls : public TlsSessionObserver {
 public:
     TlsKeylessCalls(uint64_t connection_id, SegmentStore& segments, ExchangeHost& host, const TlsSession& session);
 
-    void on_tls_record(int dir, const TlsRecordEvent& record) override;
-    void on_tls_end_of_stream(int dir) override;
+    void on_tls_record(Side dir, const TlsRecordEvent& record) override;
+    void on_tls_end_of_stream(Side dir) override;
 
     struct Ready {
         Call call;
@@ -56,12 +56,12 @@ private:
         uint64_t seg_first = 0;
         size_t head_records = 0;  // records before an interim 100 Continue (0: none seen)
     };
-    bool is_handshake_record(int dir, const TlsRecordEvent& r);
+    bool is_handshake_record(Side dir, const TlsRecordEvent& r);
     bool is_alert(const TlsRecordEvent& r) const;
     bool read_with_keys(const TlsRecordEvent& r) const;
-    void on_handshake_record(int dir, const TlsRecordEvent& r);
-    void on_data_record(int dir, const TlsRecordEvent& r);
-    void mark(int dir, const TlsRecordEvent& r, uint16_t bits);
+    void on_handshake_record(Side dir, const TlsRecordEvent& r);
+    void on_data_record(Side dir, const TlsRecordEvent& r);
+    void mark(Side dir, const TlsRecordEvent& r, uint16_t bits);
     void close_open(uint64_t seg_end);
     void fill_message(MessageInfo& m, const std::vector<Record>& recs, size_t head_records = 0);
     bool take_as_continue(Open& o);
@@ -78,7 +78,7 @@ private:
     uint64_t hs_first_frame_ = 0, hs_last_frame_ = 0;
     int64_t hs_start_ns_ = 0, hs_end_ns_ = 0;
     bool client_finished_ = false;    // TLS 1.3: the client's first encrypted record went by
-    bool encrypted_finished_[2] = {false, false};  // TLS 1.2: this direction's encrypted Finished went by
+    PerSide<bool> encrypted_finished_ = {false, false};  // TLS 1.2: this direction's encrypted Finished went by
     bool ticket_guess_ = false;  // TLS 1.3 without keys: the record being read is taken for a ticket
     bool any_request_ = false, any_response_ = false;
     bool keyed_data_ = false;  // application data went to the HTTP tracker (decrypted)

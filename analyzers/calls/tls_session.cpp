@@ -7,7 +7,6 @@
 namespace stallscope {
 
 namespace {
-const char* side(int dir) { return dir == 0 ? "client" : "server"; }
 constexpr size_t kMaxPendingBytes = 256 * 1024;  // 0-RTT data held until the ServerHello names the suite
 constexpr size_t kMaxBoundaries = 4096;          // records remembered per direction for ACK translation
 }
@@ -18,19 +17,19 @@ TlsSession::TlsSession(SegmentStore& segments, ExchangeHost& host, ExchangeTrack
 
 TlsSession::~TlsSession() = default;
 
-void TlsSession::on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
+void TlsSession::on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg) {
     last_seg_[dir] = seg;
     parser_.feed(dir, offset, data, seg);
 }
 
-void TlsSession::on_gap(int dir, uint64_t offset, uint64_t len) { parser_.gap(dir, offset, len, last_seg_[dir]); }
+void TlsSession::on_gap(Side dir, uint64_t offset, uint64_t len) { parser_.gap(dir, offset, len, last_seg_[dir]); }
 
-void TlsSession::on_end_of_stream(int dir) {
+void TlsSession::on_end_of_stream(Side dir) {
     parser_.end(dir, last_seg_[dir]);
     if (dec_state_.decrypted) tracker_.on_end_of_stream(dir);
     if (observer_) observer_->on_tls_end_of_stream(dir);
-    ended_[dir & 1] = true;
-    if (ended_[0] && ended_[1]) {
+    ended_[dir] = true;
+    if (ended_[Side::Client] && ended_[Side::Server]) {
         // No record can come any more: the keys, cipher contexts and buffers
         // go now, not when the closed connection finally leaves the flow table.
         dec_.reset();
@@ -45,7 +44,7 @@ uint64_t TlsSession::frame_of(uint64_t seg) {
     return s ? s->frame : 0;
 }
 
-void TlsSession::on_tls_record(int dir, const TlsRecord& r, bool encrypted, uint32_t handshake_types) {
+void TlsSession::on_tls_record(Side dir, const TlsRecord& r, bool encrypted, uint32_t handshake_types) {
     TlsRecordEvent e;
     e.type = r.type;
     e.length = r.length;
@@ -69,10 +68,10 @@ void TlsSession::on_tls_record(int dir, const TlsRecord& r, bool encrypted, uint
     if (observer_) observer_->on_tls_record(dir, e);
 }
 
-void TlsSession::on_tls_handshake(int dir, const HandshakeMessage& m) {
+void TlsSession::on_tls_handshake(Side dir, const HandshakeMessage& m) {
     if (dec_) dec_->on_handshake_message(dir, m.type, m.body);
     if (m.type == tls::kEncryptedExtensions) check_alpn(m.last_tag);
-    if (dir == 1 && m.type == tls::kServerHello && info().server_hello && !pending_.empty()) {
+    if (dir == Side::Server && m.type == tls::kServerHello && info().server_hello && !pending_.empty()) {
         // The suite is known: the held 0-RTT records go first, in order.
         Fifo<Pending> held;
         std::swap(held, pending_);
@@ -107,7 +106,7 @@ void TlsSession::check_alpn(uint64_t tag) {
     if (info().alpn == "h2" && !stopped_) fail(TlsDecryptFailure::Http2, tag);
 }
 
-void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
+void TlsSession::decrypt(Side dir, const TlsRecord& r, TlsRecordEvent* event) {
     if (!set_up_) set_up(r.last_tag);
     if (!dec_ || stopped_) return;
     uint8_t inner = 0;
@@ -115,7 +114,7 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
     if (res != TlsDecryptor::Result::Ok) {
         ++dec_state_.records_failed;
         // 0-RTT data without CLIENT_EARLY_TRAFFIC_SECRET: those records only.
-        bool early = dir == 0 && dec_->tls13() && !have_early_ && !client_decrypted_ && info().client_hello &&
+        bool early = dir == Side::Client && dec_->tls13() && !have_early_ && !client_decrypted_ && info().client_hello &&
                      info().client_hello->early_data;
         if (early) {
             if (early_skipped_++ == 0)
@@ -129,9 +128,9 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
                     r.last_tag);
     }
     ++dec_state_.records_decrypted;
-    if (dir == 0) client_decrypted_ = true;
+    if (dir == Side::Client) client_decrypted_ = true;
     if (gap_frame_[dir]) {
-        host_.warn(WarningCode::TlsUndecrypted, std::string("TLS: decryption of the ") + side(dir) + " records resumed at frame " +
+        host_.warn(WarningCode::TlsUndecrypted, std::string("TLS: decryption of the ") + side_name(dir) + " records resumed at frame " +
                        std::to_string(frame_of(r.last_tag)) + " after the gap before frame " +
                        std::to_string(gap_frame_[dir]),
                    frame_of(r.last_tag));
@@ -154,9 +153,9 @@ void TlsSession::decrypt(int dir, const TlsRecord& r, TlsRecordEvent* event) {
     }
 }
 
-uint32_t TlsSession::plain_ack(int dir, uint32_t ack) const {
+uint32_t TlsSession::plain_ack(Side dir, uint32_t ack) const {
     if (ack == 0) return 0;
-    const auto& b = bounds_[dir & 1];
+    const auto& b = bounds_[dir];
     // Wire bytes acknowledged, in the 32-bit space (streams over 4 GiB wrap).
     uint32_t acked = ack - 1;
     // The last record ending within them (records are in wire order).
@@ -213,7 +212,7 @@ void TlsSession::fail(TlsDecryptFailure why, uint64_t tag) {
 // Framing faults are the sender's or the capture's: one warning per
 // direction when framing is lost (a gap is warned by whoever reports gaps),
 // and one when it is found again.
-void TlsSession::on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t tag) {
+void TlsSession::on_tls_error(Side dir, TlsError code, uint64_t offset, uint64_t tag) {
     switch (code) {
     case TlsError::BadContentType:
     case TlsError::BadVersion:
@@ -223,14 +222,14 @@ void TlsSession::on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t 
         if (!gap_frame_[dir]) gap_frame_[dir] = frame_of(tag);
         if (desync_warned_[dir]) return;
         desync_warned_[dir] = true;
-        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " record framing lost at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side_name(dir) + " record framing lost at frame " + std::to_string(frame_of(tag)) +
                        " (" + tls_error_name(code) + ", stream offset " + std::to_string(offset) +
                        "): bytes are skipped until records are found again",
                    frame_of(tag));
         return;
     case TlsError::Resynchronised:
         if (!desync_warned_[dir]) return;  // after a plain gap: nothing was lost beyond the gap
-        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " records found again at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side_name(dir) + " records found again at frame " + std::to_string(frame_of(tag)) +
                        " (stream offset " + std::to_string(offset) + ")",
                    frame_of(tag));
         desync_warned_[dir] = false;
@@ -252,7 +251,7 @@ void TlsSession::on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t 
     case TlsError::UnexpectedMessage:
         if (handshake_warned_[dir]) return;
         handshake_warned_[dir] = true;
-        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side(dir) + " handshake message at frame " + std::to_string(frame_of(tag)) +
+        host_.warn(WarningCode::TlsFraming, std::string("TLS: ") + side_name(dir) + " handshake message at frame " + std::to_string(frame_of(tag)) +
                        " not understood (" + tls_error_name(code) + ")",
                    frame_of(tag));
         return;

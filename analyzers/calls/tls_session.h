@@ -41,8 +41,8 @@ struct TlsRecordEvent {
 class TlsSessionObserver {
 public:
     virtual ~TlsSessionObserver() = default;
-    virtual void on_tls_record(int dir, const TlsRecordEvent& record) = 0;
-    virtual void on_tls_end_of_stream(int dir) {}
+    virtual void on_tls_record(Side dir, const TlsRecordEvent& record) = 0;
+    virtual void on_tls_end_of_stream(Side dir) {}
 };
 
 // Whether the connection's application data reached the HTTP tracker.
@@ -61,9 +61,9 @@ public:
                std::shared_ptr<const TlsKeyStore> keys);
     ~TlsSession() override;
 
-    void on_data(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
-    void on_gap(int dir, uint64_t offset, uint64_t len);
-    void on_end_of_stream(int dir);
+    void on_data(Side dir, uint64_t offset, std::span<const uint8_t> data, uint64_t seg);
+    void on_gap(Side dir, uint64_t offset, uint64_t len);
+    void on_end_of_stream(Side dir);
 
     // Not owned; null to stop. Set before the first bytes to see every record.
     void set_observer(TlsSessionObserver* observer) { observer_ = observer; }
@@ -79,21 +79,21 @@ public:
     // A TCP ACK (1-based wire offset of direction `dir`) as a plaintext
     // offset (1-based): the plaintext of the records it acknowledges whole.
     // 0 (unknown) when it is older than the records remembered.
-    uint32_t plain_ack(int dir, uint32_t ack) const;
+    uint32_t plain_ack(Side dir, uint32_t ack) const;
 
 private:
     struct Pending {  // an encrypted record seen before the ServerHello (0-RTT)
-        int dir;
+        Side dir;
         TlsRecord record;             // body points into `body`
         std::vector<uint8_t> body;
     };
-    void on_tls_record(int dir, const TlsRecord& record, bool encrypted, uint32_t handshake_types) override;
-    void on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t tag) override;
-    void on_tls_handshake(int dir, const HandshakeMessage& message) override;
+    void on_tls_record(Side dir, const TlsRecord& record, bool encrypted, uint32_t handshake_types) override;
+    void on_tls_error(Side dir, TlsError code, uint64_t offset, uint64_t tag) override;
+    void on_tls_handshake(Side dir, const HandshakeMessage& message) override;
     uint64_t frame_of(uint64_t seg);
     bool keyed() const { return keys_ && !keys_->empty(); }
     void set_up(uint64_t tag);
-    void decrypt(int dir, const TlsRecord& record, TlsRecordEvent* event);
+    void decrypt(Side dir, const TlsRecord& record, TlsRecordEvent* event);
     void fail(TlsDecryptFailure why, uint64_t tag);
     void check_alpn(uint64_t tag);
 
@@ -103,28 +103,28 @@ private:
     std::shared_ptr<const TlsKeyStore> keys_;
     TlsConnectionParser parser_;
     TlsSessionObserver* observer_ = nullptr;
-    uint64_t last_seg_[2] = {0, 0};
-    bool desync_warned_[2] = {false, false};
-    bool handshake_warned_[2] = {false, false};
+    PerSide<uint64_t> last_seg_ = {0, 0};
+    PerSide<bool> desync_warned_ = {false, false};
+    PerSide<bool> handshake_warned_ = {false, false};
     uint64_t framing_errors_ = 0;
 
     TlsDecryption dec_state_;
     std::unique_ptr<TlsDecryptor> dec_;
     bool set_up_ = false;
     bool stopped_ = false;          // a failure: no more decryption
-    bool ended_[2] = {false, false};  // each direction's end of stream
-    uint64_t plain_off_[2] = {0, 0};
+    PerSide<bool> ended_ = {false, false};  // each direction's end of stream
+    PerSide<uint64_t> plain_off_ = {0, 0};
     std::vector<uint8_t> plain_;
     // Per direction, for plain_ack: wire offset past each decrypted
     // application record and the plaintext offset past it (the latest few).
     struct Boundary { uint64_t wire_end, plain_end; };
     // Fifos, not deques: every connection has these and a deque allocates
     // ~0.6 KB even empty (closed connections linger a second in the flow table).
-    Fifo<Boundary> bounds_[2];
+    PerSide<Fifo<Boundary>> bounds_;
     Fifo<Pending> pending_;
     size_t pending_bytes_ = 0;
     // After a gap: the frame it was noticed at, until a record decrypts again.
-    uint64_t gap_frame_[2] = {0, 0};
+    PerSide<uint64_t> gap_frame_ = {0, 0};
     uint64_t early_skipped_ = 0;    // 0-RTT records without the early secret
     bool have_early_ = false;       // the key log had CLIENT_EARLY_TRAFFIC_SECRET
     bool client_decrypted_ = false; // a client record decrypted

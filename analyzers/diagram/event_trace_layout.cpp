@@ -223,8 +223,8 @@ void place_stall_brackets(EventTraceLayout& L, const std::vector<const SegmentIn
     }
     std::sort(pieces.begin(), pieces.end(),
               [](const Piece& a, const Piece& b) { return a.iv.start_ns < b.iv.start_ns; });
-    std::vector<double> col_end[2];       // per side: y where each column frees up
-    double last_label_y[2] = {-1e18, -1e18};
+    PerSide<std::vector<double>> col_end;  // per side: y where each column frees up
+    PerSide<double> last_label_y = {-1e18, -1e18};
     for (const auto& [f, iv] : pieces) {
         TraceStall st;
         st.side = waiting_side(segs, *f);
@@ -235,18 +235,17 @@ void place_stall_brackets(EventTraceLayout& L, const std::vector<const SegmentIn
         st.label = finding_kind_title(f->kind) + ": " + format_ms(st.cost_ms);
         st.y_start = L.axis.px_of(iv.start_ns);
         st.y_end = std::max(L.axis.px_of(iv.end_ns), st.y_start + 4);
-        int side = st.side == Side::Client ? 0 : 1;
-        auto& cols = col_end[side];
+        auto& cols = col_end[st.side];
         size_t c = 0;
         while (c < cols.size() && cols[c] > st.y_start) ++c;
         if (c == cols.size()) cols.push_back(0);
         cols[c] = st.y_end + 2;
         st.column = int(c);
         double off = 14 + 9 * double(c);
-        st.x = side == 0 ? L.client_x - off : L.server_x + off;
+        st.x = st.side == Side::Client ? L.client_x - off : L.server_x + off;
         // Two label lines (kind, duration) need about 30 px.
-        st.label_y = std::max((st.y_start + st.y_end) / 2, last_label_y[side] + 32);
-        last_label_y[side] = st.label_y;
+        st.label_y = std::max((st.y_start + st.y_end) / 2, last_label_y[st.side] + 32);
+        last_label_y[st.side] = st.label_y;
         L.stalls.push_back(std::move(st));
     }
     for (const auto& st : L.stalls) L.lanes_bottom = std::max(L.lanes_bottom, st.label_y + 20);

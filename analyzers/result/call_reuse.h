@@ -1,6 +1,6 @@
 #pragma once
 // Reusing a finished call's memory for the next one: the analysis assembles
-// calls in a few recycled records (analyzers/calls/exchange_tracker.cpp)
+// calls in a few recycled records (analyzers/calls/call_state_pool.h)
 // instead of allocating a dozen strings and vectors for each. Part of the
 // model library: it knows only Call, and the ledger uses it too.
 #include "analyzers/result/model.h"

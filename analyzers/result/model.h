@@ -5,6 +5,7 @@
 #include "analyzers/result/warning_code.h"
 #include "capture/frame_runs.h"
 #include "capture/ip_address.h"
+#include "capture/side.h"
 #include "dissectors/soap/soap_info.h"
 
 #include <cstdint>
@@ -15,7 +16,6 @@
 
 namespace stallscope {
 
-enum class Side : uint8_t { Client, Server };
 const char* side_name(Side s);  // "client" / "server"
 
 // Where on the path the capture was taken (analyzers/result/capture_point.h).

@@ -364,8 +364,8 @@ TEST_CASE("connection: TLS is detected by its record header on any port, no HTTP
     CHECK(i.sni == "soap.example.com");
     CHECK(i.version == 0x0303);
     CHECK(i.cipher_suite == 0xc02f);
-    CHECK(i.records[0] == 2);
-    CHECK(i.records[1] == 2);
+    CHECK(i.records[Side::Client] == 2);
+    CHECK(i.records[Side::Server] == 2);
     REQUIRE(w.host.calls.size() == 1);  // the keyless model's: one request record, one answer
     CHECK(w.host.calls[0].encrypted);
     CHECK(w.host.calls[0].status == 0);

@@ -27,10 +27,10 @@ std::map<std::string, Sums> per_operation(const AnalysisResult& r, uint64_t firs
     std::map<std::string, Sums> out;
     std::map<std::string, DeflateEstimate> est;
     for (const Call& c : r.calls) {
-        int dir = 0;
+        int which = 0;
         for (const MessageInfo* m : {&c.request, &c.response}) {
-            ++dir;
-            std::string key = std::to_string(dir) + " " + operation_key(c);
+            ++which;
+            std::string key = std::to_string(which) + " " + operation_key(c);
             est.try_emplace(key, first).first->second.add(*m, c.id, c.complete);
             if (!c.complete || m->content_bytes < 512) continue;
             out[key].content += double(m->content_bytes);

@@ -23,7 +23,7 @@ constexpr uint16_t RqH = carries::kRequestHeaders, RqB = carries::kRequestBody, 
 struct Builder {
     Call call;
     Connection conn;
-    uint32_t next_seq[2] = {1, 1};  // next byte each side sends (relative)
+    PerSide<uint32_t> next_seq = {1, 1};  // next byte each side sends (relative)
 
     Builder() {
         call.id = 1;
@@ -51,7 +51,6 @@ struct Builder {
     // A segment at `t_ms`; `ack_upto` < 0 acks everything the peer sent.
     Builder& seg(Side from, double t_ms, uint32_t len, uint16_t bits = 0, int64_t ack_upto = -1, bool retx = false,
                  uint8_t extra_flags = 0) {
-        int d = from == Side::Client ? 0 : 1;
         SegmentInfo s;
         s.frame = call.segments.size() + 10;
         s.ts_ns = int64_t(t_ms * kMs);
@@ -66,10 +65,10 @@ struct Builder {
             for (auto it = call.segments.rbegin(); it != call.segments.rend(); ++it)
                 if (it->from == from && it->len) { s.seq = it->seq; break; }
         } else {
-            s.seq = next_seq[d];
-            next_seq[d] += len;
+            s.seq = next_seq[from];
+            next_seq[from] += len;
         }
-        s.ack = ack_upto >= 0 ? uint32_t(ack_upto) : next_seq[1 - d];
+        s.ack = ack_upto >= 0 ? uint32_t(ack_upto) : next_seq[other_side(from)];
         // This segment acks the peer's data it covers (first ack wins).
         for (SegmentInfo& o : call.segments) {
             if (o.from == from || o.len == 0 || o.retransmission || o.acked_ns >= 0) continue;

@@ -19,13 +19,13 @@ struct Conn {
     Host host;
     AnalysisOptions opt;
     ExchangeTracker t{1, segs, host, opt};
-    uint64_t off[2] = {0, 0};
+    PerSide<uint64_t> off = {0, 0};
     uint64_t frame = 0;
     // One segment of `dir` carrying `s`; returns its store index.
-    uint64_t send(int dir, const std::string& s) {
+    uint64_t send(Side dir, const std::string& s) {
         SegmentInfo si;
         si.frame = ++frame;
-        si.from = dir == 0 ? Side::Client : Side::Server;
+        si.from = dir;
         si.len = uint32_t(s.size());
         const uint64_t idx = segs.push(si);
         t.on_data(dir, off[dir], {reinterpret_cast<const uint8_t*>(s.data()), s.size()}, idx);
@@ -38,11 +38,11 @@ struct Conn {
 
 TEST_CASE("a 100 Continue whose status line and CRLF are written apart is labelled 100 Continue") {
     Conn c;
-    c.send(0, "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
-    const uint64_t status = c.send(1, "HTTP/1.1 100 Continue\r\n");   // 23 bytes
-    const uint64_t crlf = c.send(1, "\r\n");
-    c.send(0, "abcd");
-    const uint64_t final_head = c.send(1, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    c.send(Side::Client, "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+    const uint64_t status = c.send(Side::Server, "HTTP/1.1 100 Continue\r\n");   // 23 bytes
+    const uint64_t crlf = c.send(Side::Server, "\r\n");
+    c.send(Side::Client, "abcd");
+    const uint64_t final_head = c.send(Side::Server, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     CHECK(c.label(status) == "100 Continue");
     CHECK(c.label(crlf) == "100 Continue");
     CHECK(c.label(final_head) == "response headers+body");
@@ -50,9 +50,9 @@ TEST_CASE("a 100 Continue whose status line and CRLF are written apart is labell
 
 TEST_CASE("a final response written in pieces stays response headers") {
     Conn c;
-    c.send(0, "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
-    const uint64_t a = c.send(1, "HTTP/1.1 200 OK\r\n");
-    const uint64_t b = c.send(1, "Content-Length: 0\r\n\r\n");
+    c.send(Side::Client, "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    const uint64_t a = c.send(Side::Server, "HTTP/1.1 200 OK\r\n");
+    const uint64_t b = c.send(Side::Server, "Content-Length: 0\r\n\r\n");
     CHECK(c.label(a) == "response headers");
     CHECK(c.label(b) == "response headers");
 }

@@ -37,16 +37,16 @@ struct Conn {
     Host host;
     AnalysisOptions opt;
     ExchangeTracker t{1, segs, host, opt};
-    uint64_t off[2] = {0, 0};
+    PerSide<uint64_t> off = {0, 0};
     uint64_t frame = 0;
     // One segment of `dir` carrying `s`, acknowledging everything the peer
     // sent so far (ack = peer offset + 1, as SegmentInfo::ack counts).
-    uint64_t send(int dir, const std::string& s) { return send_ack(dir, s, uint32_t(off[1 - dir] + 1)); }
-    uint64_t send_ack(int dir, const std::string& s, uint32_t ack) {
+    uint64_t send(Side dir, const std::string& s) { return send_ack(dir, s, uint32_t(off[other_side(dir)] + 1)); }
+    uint64_t send_ack(Side dir, const std::string& s, uint32_t ack) {
         SegmentInfo si;
         si.frame = ++frame;
         si.ts_ns = int64_t(frame) * 1000000;
-        si.from = dir == 0 ? Side::Client : Side::Server;
+        si.from = dir;
         si.len = uint32_t(s.size());
         si.ack = ack;
         const uint64_t idx = segs.push(si);
@@ -55,7 +55,7 @@ struct Conn {
         return si.frame;
     }
     // `n` bytes of `dir` never captured.
-    void lose(int dir, uint64_t n) {
+    void lose(Side dir, uint64_t n) {
         t.on_gap(dir, off[dir], n);
         off[dir] += n;
     }
@@ -80,7 +80,7 @@ std::string resp(int i, const std::string& body = "ok") {
 
 TEST_CASE("sequential calls pair in order") {
     Conn c;
-    for (int i = 1; i <= 3; ++i) { c.send(0, req(i)); c.send(1, resp(i)); }
+    for (int i = 1; i <= 3; ++i) { c.send(Side::Client, req(i)); c.send(Side::Server, resp(i)); }
     auto calls = c.calls();
     REQUIRE(calls.size() == 3);
     for (int i = 0; i < 3; ++i) {
@@ -92,9 +92,9 @@ TEST_CASE("sequential calls pair in order") {
 
 TEST_CASE("pipelined requests: responses pair in order") {
     Conn c;
-    c.send(0, req(1) + req(2) + req(3));
-    c.send(1, resp(1) + resp(2));
-    c.send(1, resp(3));
+    c.send(Side::Client, req(1) + req(2) + req(3));
+    c.send(Side::Server, resp(1) + resp(2));
+    c.send(Side::Server, resp(3));
     auto calls = c.calls();
     REQUIRE(calls.size() == 3);
     CHECK(calls[0].status == 201);
@@ -105,17 +105,17 @@ TEST_CASE("pipelined requests: responses pair in order") {
 
 TEST_CASE("a lost response header: that request is unanswered, later pairs stay right") {
     Conn c;
-    c.send(0, req(1));
-    c.send(1, resp(1));
-    const uint64_t lost_req = c.send(0, req(2));
+    c.send(Side::Client, req(1));
+    c.send(Side::Server, resp(1));
+    const uint64_t lost_req = c.send(Side::Client, req(2));
     std::string r2 = resp(2);
     const size_t head = r2.find("\r\n\r\n") + 4;
-    c.lose(1, head);                    // the header segment was not captured
-    c.send(1, r2.substr(head));         // its body was
-    c.send(0, req(3));                  // sent after the client got response 2 (its ACK says so)
-    c.send(1, resp(3));
-    c.send(0, req(4));
-    c.send(1, resp(4));
+    c.lose(Side::Server, head);                    // the header segment was not captured
+    c.send(Side::Server, r2.substr(head));         // its body was
+    c.send(Side::Client, req(3));                  // sent after the client got response 2 (its ACK says so)
+    c.send(Side::Server, resp(3));
+    c.send(Side::Client, req(4));
+    c.send(Side::Server, resp(4));
     auto calls = c.calls();
     REQUIRE(calls.size() == 4);
     CHECK(calls[0].status == 201);
@@ -129,10 +129,10 @@ TEST_CASE("a lost response header: that request is unanswered, later pairs stay 
 
 TEST_CASE("pipelining with a lost response: the fewest missing responses that fit") {
     Conn c;
-    c.send(0, req(1) + req(2) + req(3) + req(4));
-    c.send(1, resp(1));
-    c.lose(1, resp(2).size());
-    c.send(1, resp(3) + resp(4));
+    c.send(Side::Client, req(1) + req(2) + req(3) + req(4));
+    c.send(Side::Server, resp(1));
+    c.lose(Side::Server, resp(2).size());
+    c.send(Side::Server, resp(3) + resp(4));
     auto calls = c.calls();
     REQUIRE(calls.size() == 4);
     CHECK(calls[0].status == 201);
@@ -143,13 +143,13 @@ TEST_CASE("pipelining with a lost response: the fewest missing responses that fi
 
 TEST_CASE("a response never answers a request the server had not received (ACK)") {
     Conn c;
-    c.send(0, req(1));
-    c.send(1, resp(1));
-    c.send(0, req(2));
+    c.send(Side::Client, req(1));
+    c.send(Side::Server, resp(1));
+    c.send(Side::Client, req(2));
     // A response whose ACK does not cover request 2: it answers something
     // not in the capture, and request 2 keeps waiting for its own.
-    c.send_ack(1, resp(9), uint32_t(req(1).size() + 1));
-    c.send(1, resp(2));
+    c.send_ack(Side::Server, resp(9), uint32_t(req(1).size() + 1));
+    c.send(Side::Server, resp(2));
     auto calls = c.calls();
     REQUIRE(calls.size() == 2);
     CHECK(calls[1].status == 202);
@@ -159,10 +159,10 @@ TEST_CASE("a response never answers a request the server had not received (ACK)"
 TEST_CASE("a response captured before its request is never paired with it, nor shifts the next") {
     Conn c;
     // The response acknowledges request bytes the tracker has not seen yet.
-    c.send_ack(1, resp(1), uint32_t(req(1).size() + 1));
-    c.send(0, req(1));
-    c.send(0, req(2));
-    c.send(1, resp(2));
+    c.send_ack(Side::Server, resp(1), uint32_t(req(1).size() + 1));
+    c.send(Side::Client, req(1));
+    c.send(Side::Client, req(2));
+    c.send(Side::Server, resp(2));
     auto calls = c.calls();
     REQUIRE(calls.size() == 2);
     CHECK(calls[0].status == 0);
@@ -173,12 +173,12 @@ TEST_CASE("a response captured before its request is never paired with it, nor s
 
 TEST_CASE("interim 100 Continue does not end the call") {
     Conn c;
-    c.send(0, "POST /s HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
-    const uint64_t cont = c.send(1, "HTTP/1.1 100 Continue\r\n\r\n");
-    c.send(0, "abcd");
-    c.send(1, resp(0));
-    c.send(0, req(2));
-    c.send(1, resp(2));
+    c.send(Side::Client, "POST /s HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+    const uint64_t cont = c.send(Side::Server, "HTTP/1.1 100 Continue\r\n\r\n");
+    c.send(Side::Client, "abcd");
+    c.send(Side::Server, resp(0));
+    c.send(Side::Client, req(2));
+    c.send(Side::Server, resp(2));
     auto calls = c.calls();
     REQUIRE(calls.size() == 2);
     CHECK(calls[0].got_continue);
@@ -190,8 +190,8 @@ TEST_CASE("interim 100 Continue does not end the call") {
 
 TEST_CASE("a HEAD response has no body even with Content-Length") {
     Conn c;
-    c.send(0, req(1, "HEAD") + req(2));
-    c.send(1, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + resp(2));
+    c.send(Side::Client, req(1, "HEAD") + req(2));
+    c.send(Side::Server, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + resp(2));
     auto calls = c.calls();
     REQUIRE(calls.size() == 2);
     CHECK(calls[0].status == 200);
@@ -202,9 +202,9 @@ TEST_CASE("a HEAD response has no body even with Content-Length") {
 
 TEST_CASE("HEAD stays aligned after a lost response") {
     Conn c;
-    c.send(0, req(1) + req(2, "HEAD") + req(3));
-    c.lose(1, resp(1).size());
-    c.send(1, "HTTP/1.1 202 OK\r\nContent-Length: 1000\r\n\r\n" + resp(3));
+    c.send(Side::Client, req(1) + req(2, "HEAD") + req(3));
+    c.lose(Side::Server, resp(1).size());
+    c.send(Side::Server, "HTTP/1.1 202 OK\r\nContent-Length: 1000\r\n\r\n" + resp(3));
     auto calls = c.calls();
     REQUIRE(calls.size() == 3);
     CHECK(calls[0].status == 0);
@@ -215,10 +215,10 @@ TEST_CASE("HEAD stays aligned after a lost response") {
 
 TEST_CASE("101 Switching Protocols ends the call, what follows is opaque both ways") {
     Conn c;
-    c.send(0, "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
-    c.send(1, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x02hi");
-    c.send(0, "GET / HTTP/1.1\r\n\r\n");  // text inside the tunnel, not a request
-    c.send(1, "HTTP/1.1 200 OK\r\n\r\n");
+    c.send(Side::Client, "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    c.send(Side::Server, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x02hi");
+    c.send(Side::Client, "GET / HTTP/1.1\r\n\r\n");  // text inside the tunnel, not a request
+    c.send(Side::Server, "HTTP/1.1 200 OK\r\n\r\n");
     auto calls = c.calls();
     REQUIRE(calls.size() == 1);
     CHECK(calls[0].status == 101);
@@ -228,9 +228,9 @@ TEST_CASE("101 Switching Protocols ends the call, what follows is opaque both wa
 
 TEST_CASE("client bytes of the new protocol before the 101: no warning, no call") {
     Conn c;
-    c.send(0, "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n");
-    c.send(0, std::string("\x81\x85\x01\x02\x03\x04zzzzz", 11));
-    c.send(1, "HTTP/1.1 101 Switching Protocols\r\n\r\n");
+    c.send(Side::Client, "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n");
+    c.send(Side::Client, std::string("\x81\x85\x01\x02\x03\x04zzzzz", 11));
+    c.send(Side::Server, "HTTP/1.1 101 Switching Protocols\r\n\r\n");
     auto calls = c.calls();
     REQUIRE(calls.size() == 1);
     CHECK(calls[0].status == 101);
@@ -240,10 +240,10 @@ TEST_CASE("client bytes of the new protocol before the 101: no warning, no call"
 
 TEST_CASE("CONNECT 2xx tunnels both directions") {
     Conn c;
-    c.send(0, "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n" + std::string("\x16\x03\x01\x00\x05hello", 10));
-    c.send(1, "HTTP/1.1 200 Connection established\r\n\r\n");
-    c.send(1, std::string("\x16\x03\x03\x00\x02hi", 7));
-    c.send(0, "GET / HTTP/1.1\r\n\r\n");
+    c.send(Side::Client, "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n" + std::string("\x16\x03\x01\x00\x05hello", 10));
+    c.send(Side::Server, "HTTP/1.1 200 Connection established\r\n\r\n");
+    c.send(Side::Server, std::string("\x16\x03\x03\x00\x02hi", 7));
+    c.send(Side::Client, "GET / HTTP/1.1\r\n\r\n");
     auto calls = c.calls();
     REQUIRE(calls.size() == 1);
     CHECK(calls[0].method == "CONNECT");
@@ -254,13 +254,13 @@ TEST_CASE("CONNECT 2xx tunnels both directions") {
 
 TEST_CASE("missing body bytes: not complete, counted, warned") {
     Conn c;
-    c.send(0, req(1));
+    c.send(Side::Client, req(1));
     std::string r = resp(1, std::string(3000, 'x'));
-    c.send(1, r.substr(0, 1000));
-    c.lose(1, 1000);
-    c.send(1, r.substr(2000));
-    c.send(0, req(2));
-    c.send(1, resp(2));
+    c.send(Side::Server, r.substr(0, 1000));
+    c.lose(Side::Server, 1000);
+    c.send(Side::Server, r.substr(2000));
+    c.send(Side::Client, req(2));
+    c.send(Side::Server, resp(2));
     auto calls = c.calls();
     REQUIRE(calls.size() == 2);
     CHECK(calls[0].status == 201);
@@ -278,8 +278,8 @@ TEST_CASE("pending-request cap: the oldest waiting requests are given up, later 
     c.opt.max_pending_requests = 4;
     std::string all;
     for (int i = 1; i <= 6; ++i) all += req(i);
-    c.send(0, all);
-    for (int i = 1; i <= 6; ++i) c.send(1, resp(i));
+    c.send(Side::Client, all);
+    for (int i = 1; i <= 6; ++i) c.send(Side::Server, resp(i));
     auto calls = c.calls();
     REQUIRE(calls.size() == 6);
     CHECK(calls[0].status == 0);  // given up at the cap; its response is not timed
@@ -332,11 +332,11 @@ TEST_CASE("a body fed in segments whose buffers are overwritten after each on_da
         std::string buf;
         for (size_t at = 0; at < request.size(); at += piece) {
             buf = request.substr(at, piece);
-            c.send(0, buf);
+            c.send(Side::Client, buf);
             std::fill(buf.begin(), buf.end(), 'z');
         }
         buf = resp(0, "done");
-        c.send(1, buf);
+        c.send(Side::Server, buf);
         std::fill(buf.begin(), buf.end(), 'z');
         auto calls = c.calls();
         REQUIRE(calls.size() == 1);

@@ -117,14 +117,14 @@ TEST_CASE("TLS 1.2: the encrypted Finished after ChangeCipherSpec is named Finis
         const AnalysisResult r = analyse_keeping_segments("https-expect-tls12", keyed);
         REQUIRE_FALSE(r.calls.empty());
         std::string labels;
-        int finished[2] = {0, 0};
+        PerSide<int> finished = {0, 0};
         for (const SegmentInfo* s : tls_message_segments(r.calls[0])) {
             labels += carries_label(s->carries) + "\n";
-            if (s->carries & carries::kTlsFinished) ++finished[s->from == Side::Client ? 0 : 1];
+            if (s->carries & carries::kTlsFinished) ++finished[s->from];
         }
         INFO((keyed ? "keyed:\n" : "keyless:\n") << labels);
-        CHECK(finished[0] == 1);  // one Finished a side, each after its ChangeCipherSpec
-        CHECK(finished[1] == 1);
+        CHECK(finished[Side::Client] == 1);  // one Finished a side, each after its ChangeCipherSpec
+        CHECK(finished[Side::Server] == 1);
         CHECK(labels.find("encrypted") == std::string::npos);
         CHECK(labels.find("ChangeCipherSpec+Finished") != std::string::npos);
     }

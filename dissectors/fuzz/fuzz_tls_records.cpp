@@ -18,17 +18,17 @@ using namespace stallscope;
 namespace {
 
 struct Recorder : TlsConnectionListener {
-    std::vector<uint64_t> events[2];
-    uint64_t limit[2] = {0, 0};
-    uint64_t last_end[2] = {0, 0};
-    void on_tls_record(int dir, const TlsRecord& r, bool, uint32_t) override {
+    PerSide<std::vector<uint64_t>> events;
+    PerSide<uint64_t> limit = {0, 0};
+    PerSide<uint64_t> last_end = {0, 0};
+    void on_tls_record(Side dir, const TlsRecord& r, bool, uint32_t) override {
         if (r.last_offset + 1 > limit[dir] || r.first_offset < last_end[dir]) std::abort();
         if (r.last_offset + 1 - r.first_offset != uint64_t(r.length) + 5 || r.body.size() != r.length) std::abort();
         if (r.first_tag > r.last_tag) std::abort();
         last_end[dir] = r.last_offset + 1;
         events[dir].push_back(r.first_offset << 8 | r.type);
     }
-    void on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t) override {
+    void on_tls_error(Side dir, TlsError code, uint64_t offset, uint64_t) override {
         if (code != TlsError::MalformedHandshake && code != TlsError::HandshakeTooLong &&
             code != TlsError::UnexpectedMessage && code != TlsError::Alert && offset > limit[dir])
             std::abort();
@@ -36,8 +36,8 @@ struct Recorder : TlsConnectionListener {
         bool lost = code == TlsError::BadContentType || code == TlsError::BadVersion || code == TlsError::RecordTooLong;
         if (lost && !framed[dir]) framed[dir] = events[dir].size();
     }
-    size_t framed[2] = {0, 0};  // events up to the first loss of framing (0: none lost)
-    std::vector<uint64_t> prefix(int dir) const {
+    PerSide<size_t> framed = {0, 0};  // events up to the first loss of framing (0: none lost)
+    std::vector<uint64_t> prefix(Side dir) const {
         return framed[dir] ? std::vector<uint64_t>(events[dir].begin(), events[dir].begin() + ptrdiff_t(framed[dir]))
                            : events[dir];
     }
@@ -47,8 +47,8 @@ void run(std::span<const uint8_t> stream, size_t split, uint64_t gap, Recorder& 
     TlsLimits lim;
     lim.max_handshake_bytes = 4096;
     TlsConnectionParser p(rec, lim);
-    std::span<const uint8_t> dirs[2] = {stream, stream.subspan(stream.size() / 2)};
-    for (int d = 0; d < 2; ++d) {
+    const PerSide<std::span<const uint8_t>> dirs = {stream, stream.subspan(stream.size() / 2)};
+    for (Side d : kSides) {
         auto s = dirs[d];
         size_t cut = std::min(split, s.size());
         rec.limit[d] = cut;
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!gap) {
         Recorder b;
         run(stream, stream.size(), 0, b);  // the same bytes in one piece
-        for (int d = 0; d < 2; ++d)
+        for (Side d : kSides)
             if (a.prefix(d) != b.prefix(d)) std::abort();
     }
     return 0;

@@ -60,7 +60,7 @@ struct Config {
 };
 
 // The bytes in wire order, with the direction that sent them.
-struct Chunk { int dir; std::string bytes; };
+struct Chunk { Side from; std::string bytes; };
 
 struct Pair {
     SSL_CTX* cctx;
@@ -102,13 +102,13 @@ struct Pair {
     // Moves what each side wrote to the other, recording it; true if anything moved.
     bool pump() {
         bool moved = false;
-        for (int dir = 0; dir < 2; ++dir) {
-            BIO* from = dir == 0 ? c_out : s_out;
-            BIO* to = dir == 0 ? s_in : c_in;
+        for (Side side : kSides) {
+            BIO* from = side == Side::Client ? c_out : s_out;
+            BIO* to = side == Side::Client ? s_in : c_in;
             char buf[65536];
             int n;
             while ((n = BIO_read(from, buf, sizeof buf)) > 0) {
-                wire.push_back({dir, std::string(buf, size_t(n))});
+                wire.push_back({side, std::string(buf, size_t(n))});
                 BIO_write(to, buf, n);
                 moved = true;
             }
@@ -124,12 +124,12 @@ struct Pair {
         }
         return false;
     }
-    void send(int dir, const std::string& data) {
-        SSL_write(dir == 0 ? c : s, data.data(), int(data.size()));
+    void send(Side from, const std::string& data) {
+        SSL_write(from == Side::Client ? c : s, data.data(), int(data.size()));
         pump();
         // The peer reads it (and so takes post-handshake messages such as tickets and KeyUpdate).
         char buf[65536];
-        while (SSL_read(dir == 0 ? s : c, buf, sizeof buf) > 0) {}
+        while (SSL_read(from == Side::Client ? s : c, buf, sizeof buf) > 0) {}
         pump();
     }
 };
@@ -140,11 +140,11 @@ struct Decrypt : TlsConnectionListener {
     TlsKeyStore keys;
     std::unique_ptr<TlsDecryptor> dec;
     TlsDecryptFailure why = TlsDecryptFailure::None;
-    std::string app[2];
+    PerSide<std::string> app;
     int auth_failures = 0;
-    uint64_t off[2] = {0, 0};
+    PerSide<uint64_t> off = {0, 0};
 
-    void on_tls_record(int dir, const TlsRecord& r, bool encrypted, uint32_t) override {
+    void on_tls_record(Side from, const TlsRecord& r, bool encrypted, uint32_t) override {
         if (!encrypted) return;
         if (!dec && why == TlsDecryptFailure::None) {
             const auto& i = parser.info();
@@ -158,28 +158,28 @@ struct Decrypt : TlsConnectionListener {
         }
         std::vector<uint8_t> plain;
         uint8_t inner = 0;
-        auto res = dec->decrypt(dir, r, plain, inner);
+        auto res = dec->decrypt(from, r, plain, inner);
         if (res != TlsDecryptor::Result::Ok) { ++auth_failures; return; }
-        if (inner == 22) parser.feed_decrypted_handshake(dir, plain, 0);
-        if (inner == 23) app[dir].append(plain.begin(), plain.end());
+        if (inner == 22) parser.feed_decrypted_handshake(from, plain, 0);
+        if (inner == 23) app[from].append(plain.begin(), plain.end());
     }
-    void on_tls_error(int dir, TlsError code, uint64_t, uint64_t) override {
-        if (code == TlsError::Gap && dec) dec->on_gap(dir);
+    void on_tls_error(Side from, TlsError code, uint64_t, uint64_t) override {
+        if (code == TlsError::Gap && dec) dec->on_gap(from);
     }
-    void on_tls_handshake(int dir, const HandshakeMessage& m) override {
-        if (dec) dec->on_handshake_message(dir, m.type, m.body);
+    void on_tls_handshake(Side from, const HandshakeMessage& m) override {
+        if (dec) dec->on_handshake_message(from, m.type, m.body);
     }
     // `lost`: the index of a chunk never captured (a gap in its direction).
     void feed(const std::vector<Chunk>& wire, size_t lost = SIZE_MAX) {
         for (size_t i = 0; i < wire.size(); ++i) {
             const Chunk& c = wire[i];
             if (i == lost) {
-                parser.gap(c.dir, off[c.dir], c.bytes.size(), 0);
-                off[c.dir] += c.bytes.size();
+                parser.gap(c.from, off[c.from], c.bytes.size(), 0);
+                off[c.from] += c.bytes.size();
                 continue;
             }
-            parser.feed(c.dir, off[c.dir], std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), 0);
-            off[c.dir] += c.bytes.size();
+            parser.feed(c.from, off[c.from], std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), 0);
+            off[c.from] += c.bytes.size();
         }
     }
 };
@@ -192,19 +192,19 @@ void round_trip(const Config& cfg) {
     g_keylog.clear();
     Pair p(cfg);
     REQUIRE(p.handshake());
-    p.send(0, kRequest);
-    p.send(1, kResponse);
+    p.send(Side::Client, kRequest);
+    p.send(Side::Server, kResponse);
     if (cfg.key_update) {
         REQUIRE(SSL_key_update(p.c, SSL_KEY_UPDATE_REQUESTED) == 1);
     }
-    p.send(0, kRequest + "2");
-    p.send(1, kResponse + "2");
+    p.send(Side::Client, kRequest + "2");
+    p.send(Side::Server, kResponse + "2");
     Decrypt d;
     REQUIRE(d.keys.add_key_log(g_keylog, "test", {}) > 0);
     d.feed(p.wire);
     CHECK(d.auth_failures == 0);
-    CHECK(d.app[0] == kRequest + kRequest + "2");
-    CHECK(d.app[1] == kResponse + kResponse + "2");
+    CHECK(d.app[Side::Client] == kRequest + kRequest + "2");
+    CHECK(d.app[Side::Server] == kResponse + kResponse + "2");
     CHECK(d.parser.info().version == uint16_t(cfg.version));
 }
 
@@ -262,21 +262,21 @@ TEST_CASE("TLS 1.2 resumption: the abbreviated handshake is seen as resumed and 
     g_keylog.clear();
     Pair first(c);
     REQUIRE(first.handshake());
-    first.send(0, kRequest);
+    first.send(Side::Client, kRequest);
     SSL_SESSION* session = SSL_get1_session(first.c);
     REQUIRE(session);
     Pair second(c, session, first.sctx);
     REQUIRE(second.handshake());
-    second.send(0, kRequest);
-    second.send(1, kResponse);
+    second.send(Side::Client, kRequest);
+    second.send(Side::Server, kResponse);
     SSL_SESSION_free(session);
     Decrypt d;
     d.keys.add_key_log(g_keylog, "test", {});
     d.feed(second.wire);
     CHECK(d.parser.info().resumed);
     CHECK(d.parser.info().certificate_bytes == 0);
-    CHECK(d.app[0] == kRequest);
-    CHECK(d.app[1] == kResponse);
+    CHECK(d.app[Side::Client] == kRequest);
+    CHECK(d.app[Side::Server] == kResponse);
 }
 
 TEST_CASE("records lost in a gap: the next record's sequence number is found, decryption goes on") {
@@ -295,13 +295,13 @@ TEST_CASE("records lost in a gap: the next record's sequence number is found, de
             std::string w = "write " + std::to_string(i) + " " + std::string(100 + i, 'x');
             if (i == 2) lost = p.wire.size();  // the chunk this write makes
             else expected += w;
-            p.send(0, w);
+            p.send(Side::Client, w);
         }
         Decrypt d;
         d.keys.add_key_log(g_keylog, "test", {});
         d.feed(p.wire, lost);
         CHECK(d.auth_failures == 0);
-        CHECK(d.app[0] == expected);
+        CHECK(d.app[Side::Client] == expected);
     }
 }
 
@@ -311,7 +311,7 @@ TEST_CASE("a wrong key fails authentication, never gives plaintext") {
     g_keylog.clear();
     Pair p(c);
     REQUIRE(p.handshake());
-    p.send(0, kRequest);
+    p.send(Side::Client, kRequest);
     // Change one hex digit of every secret.
     std::string bad = g_keylog;
     for (size_t at = bad.find('\n'); at != std::string::npos && at > 0; at = bad.find('\n', at + 1))
@@ -320,7 +320,7 @@ TEST_CASE("a wrong key fails authentication, never gives plaintext") {
     d.keys.add_key_log(bad, "test", {});
     d.feed(p.wire);
     CHECK(d.auth_failures > 0);
-    CHECK(d.app[0].empty());
+    CHECK(d.app[Side::Client].empty());
 }
 
 TEST_CASE("key log: unknown labels ignored, malformed lines warned by number without their contents") {

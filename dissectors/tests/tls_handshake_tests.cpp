@@ -22,12 +22,12 @@ struct Msgs : HandshakeListener {
 };
 
 struct Conn : TlsConnectionListener {
-    std::vector<std::tuple<int, uint8_t, bool, uint32_t>> records;
+    std::vector<std::tuple<Side, uint8_t, bool, uint32_t>> records;
     std::vector<TlsError> errors;
-    void on_tls_record(int dir, const TlsRecord& r, bool enc, uint32_t types) override {
-        records.push_back({dir, r.type, enc, types});
+    void on_tls_record(Side from, const TlsRecord& r, bool enc, uint32_t types) override {
+        records.push_back({from, r.type, enc, types});
     }
-    void on_tls_error(int, TlsError code, uint64_t, uint64_t) override { errors.push_back(code); }
+    void on_tls_error(Side, TlsError code, uint64_t, uint64_t) override { errors.push_back(code); }
 };
 
 Bytes tls13_ch_exts() {
@@ -123,17 +123,17 @@ TEST_CASE("a TLS 1.2 connection: version, suite, SNI, ALPN, certificate flight, 
     Bytes sid(32, 5);
     Bytes exts = sni_ext("api.example.org");
     append(exts, alpn_ext({"http/1.1"}));
-    p.feed(0, 0, record(22, client_hello(sid, exts), 0x0301), 1);
+    p.feed(Side::Client, 0, record(22, client_hello(sid, exts), 0x0301), 1);
     Bytes flight = server_hello(Bytes(32, 9), 0xc02f, alpn_ext({"http/1.1"}));
     append(flight, handshake(11, Bytes(3000, 1)));
     append(flight, handshake(14, {}));
     Bytes rec = record(22, flight);
-    p.feed(1, 0, std::span<const uint8_t>(rec).first(100), 2);
-    p.feed(1, 100, std::span<const uint8_t>(rec).subspan(100), 3);
+    p.feed(Side::Server, 0, std::span<const uint8_t>(rec).first(100), 2);
+    p.feed(Side::Server, 100, std::span<const uint8_t>(rec).subspan(100), 3);
     Bytes c2 = record(22, handshake(16, Bytes(33, 1)));
     append(c2, record(20, {1}));
     append(c2, record(22, Bytes(40, 0x99)));  // encrypted Finished
-    p.feed(0, record(22, client_hello(sid, exts), 0x0301).size(), c2, 4);
+    p.feed(Side::Client, record(22, client_hello(sid, exts), 0x0301).size(), c2, 4);
     const auto& i = p.info();
     CHECK(i.version == 0x0303);
     CHECK(i.cipher_suite == 0xc02f);
@@ -153,8 +153,8 @@ TEST_CASE("TLS 1.2 resumption: the server echoes the client's session id") {
     Conn l;
     TlsConnectionParser p(l);
     Bytes sid(32, 5);
-    p.feed(0, 0, record(22, client_hello(sid, {})), 1);
-    p.feed(1, 0, record(22, server_hello(sid, 0xc030, {})), 2);
+    p.feed(Side::Client, 0, record(22, client_hello(sid, {})), 1);
+    p.feed(Side::Server, 0, record(22, server_hello(sid, 0xc030, {})), 2);
     CHECK(p.info().resumed);
     CHECK(p.info().certificate_bytes == 0);
 }
@@ -162,14 +162,14 @@ TEST_CASE("TLS 1.2 resumption: the server echoes the client's session id") {
 TEST_CASE("TLS 1.3: version from supported_versions, PSK means resumed, HelloRetryRequest skipped") {
     Conn l;
     TlsConnectionParser p(l);
-    p.feed(0, 0, record(22, client_hello(Bytes(32, 1), tls13_ch_exts())), 1);
+    p.feed(Side::Client, 0, record(22, client_hello(Bytes(32, 1), tls13_ch_exts())), 1);
     Bytes hrr = server_hello(Bytes(32, 1), 0x1301, ext(43, Bytes{3, 4}));
     static const uint8_t kHrr[32] = {0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C,
                                      0x02, 0x1E, 0x65, 0xB8, 0x91, 0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB,
                                      0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
     std::copy(kHrr, kHrr + 32, hrr.begin() + 6);
     Bytes srv = record(22, hrr);
-    p.feed(1, 0, srv, 2);
+    p.feed(Side::Server, 0, srv, 2);
     CHECK(p.info().hello_retry);
     CHECK(p.info().version == 0);
     Bytes sh_ext = ext(43, Bytes{3, 4});
@@ -177,12 +177,12 @@ TEST_CASE("TLS 1.3: version from supported_versions, PSK means resumed, HelloRet
     Bytes sh = record(22, server_hello(Bytes(32, 1), 0x1302, sh_ext));
     append(sh, record(20, {1}));
     append(sh, record(23, Bytes(100, 3)));
-    p.feed(1, srv.size(), sh, 3);
+    p.feed(Side::Server, srv.size(), sh, 3);
     CHECK(p.info().version == 0x0304);
     CHECK(p.info().cipher_suite == 0x1302);
     CHECK(p.info().resumed);
     // Decrypted EncryptedExtensions give the ALPN.
-    CHECK(p.feed_decrypted_handshake(1, handshake(8, vec(alpn_ext({"http/1.1"}), 2)), 3) == 1u << 8);  // the types it ended
+    CHECK(p.feed_decrypted_handshake(Side::Server, handshake(8, vec(alpn_ext({"http/1.1"}), 2)), 3) == 1u << 8);  // the types it ended
     CHECK(p.info().alpn == "http/1.1");
     CHECK(std::get<2>(l.records.back()));
 }
@@ -190,7 +190,7 @@ TEST_CASE("TLS 1.3: version from supported_versions, PSK means resumed, HelloRet
 TEST_CASE("alerts in the middle are named, not parsed as handshake") {
     Conn l;
     TlsConnectionParser p(l);
-    p.feed(1, 0, record(21, Bytes{2, 40}), 1);
+    p.feed(Side::Server, 0, record(21, Bytes{2, 40}), 1);
     REQUIRE(l.errors.size() == 1);
     CHECK(l.errors[0] == TlsError::Alert);
     CHECK(p.info().last_alert_description == 40);
@@ -199,7 +199,7 @@ TEST_CASE("alerts in the middle are named, not parsed as handshake") {
 TEST_CASE("a ClientHello from the server is unexpected") {
     Conn l;
     TlsConnectionParser p(l);
-    p.feed(1, 0, record(22, client_hello({}, {})), 1);
+    p.feed(Side::Server, 0, record(22, client_hello({}, {})), 1);
     REQUIRE(l.errors.size() == 1);
     CHECK(l.errors[0] == TlsError::UnexpectedMessage);
     CHECK_FALSE(p.info().client_hello);

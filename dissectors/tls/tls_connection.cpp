@@ -3,21 +3,21 @@
 namespace stallscope {
 
 struct TlsConnectionParser::Dir : TlsRecordListener, HandshakeListener {
-    Dir(TlsConnectionParser& p, int dir, TlsLimits lim)
-        : p(p), dir(dir), reader(*this), clear(*this, lim), decrypted(*this, lim) {}
-    void on_record(const TlsRecord& r) override { p.on_record(dir, r); }
+    Dir(TlsConnectionParser& p, Side from, TlsLimits lim)
+        : p(p), from(from), reader(*this), clear(*this, lim), decrypted(*this, lim) {}
+    void on_record(const TlsRecord& r) override { p.on_record(from, r); }
     void on_record_error(TlsError code, uint64_t offset, uint64_t tag) override {
         if (code == TlsError::Gap) clear.reset();
-        p.l_.on_tls_error(dir, code, offset, tag);
+        p.l_.on_tls_error(from, code, offset, tag);
     }
     void on_handshake_message(const HandshakeMessage& m) override {
         if (m.type < 32) types |= 1u << m.type;
-        p.on_message(dir, m, feeding_decrypted);
+        p.on_message(from, m, feeding_decrypted);
     }
-    void on_handshake_error(TlsError code, uint64_t tag) override { p.l_.on_tls_error(dir, code, 0, tag); }
+    void on_handshake_error(TlsError code, uint64_t tag) override { p.l_.on_tls_error(from, code, 0, tag); }
 
     TlsConnectionParser& p;
-    int dir;
+    Side from;
     TlsRecordReader reader;
     HandshakeReassembler clear, decrypted;
     uint32_t types = 0;           // handshake types ended in the record being parsed
@@ -25,25 +25,25 @@ struct TlsConnectionParser::Dir : TlsRecordListener, HandshakeListener {
 };
 
 TlsConnectionParser::TlsConnectionParser(TlsConnectionListener& listener, TlsLimits limits) : l_(listener) {
-    for (int d = 0; d < 2; ++d) dirs_[d] = std::make_unique<Dir>(*this, d, limits);
+    for (Side s : kSides) dirs_[s] = std::make_unique<Dir>(*this, s, limits);
 }
 
 TlsConnectionParser::~TlsConnectionParser() = default;
 
-void TlsConnectionParser::feed(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t tag) {
-    dirs_[dir & 1]->reader.feed(offset, data, tag);
+void TlsConnectionParser::feed(Side from, uint64_t offset, std::span<const uint8_t> data, uint64_t tag) {
+    dirs_[from]->reader.feed(offset, data, tag);
 }
 
-void TlsConnectionParser::gap(int dir, uint64_t offset, uint64_t len, uint64_t tag) {
-    dirs_[dir & 1]->reader.gap(offset, len, tag);
+void TlsConnectionParser::gap(Side from, uint64_t offset, uint64_t len, uint64_t tag) {
+    dirs_[from]->reader.gap(offset, len, tag);
 }
 
-void TlsConnectionParser::end(int dir, uint64_t tag) { dirs_[dir & 1]->reader.end(tag); }
+void TlsConnectionParser::end(Side from, uint64_t tag) { dirs_[from]->reader.end(tag); }
 
-bool TlsConnectionParser::in_sync(int dir) const { return dirs_[dir & 1]->reader.in_sync(); }
+bool TlsConnectionParser::in_sync(Side from) const { return dirs_[from]->reader.in_sync(); }
 
-uint32_t TlsConnectionParser::feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag) {
-    Dir& d = *dirs_[dir & 1];
+uint32_t TlsConnectionParser::feed_decrypted_handshake(Side from, std::span<const uint8_t> data, uint64_t tag) {
+    Dir& d = *dirs_[from];
     d.types = 0;
     d.feeding_decrypted = true;
     d.decrypted.feed(data, tag);
@@ -55,16 +55,16 @@ uint32_t TlsConnectionParser::feed_decrypted_handshake(int dir, std::span<const 
 // encrypted; TLS 1.3 sends every encrypted record as application data (its
 // ChangeCipherSpec is only for middleboxes, and a second ClientHello after a
 // HelloRetryRequest is clear).
-bool TlsConnectionParser::is_encrypted(int dir, uint8_t type) const {
+bool TlsConnectionParser::is_encrypted(Side from, uint8_t type) const {
     if (type == tls::kApplicationData) return true;
     if (type == tls::kChangeCipherSpec || info_.tls13()) return false;
-    return info_.change_cipher_spec[dir];
+    return info_.change_cipher_spec[from];
 }
 
-void TlsConnectionParser::on_record(int dir, const TlsRecord& r) {
-    Dir& d = *dirs_[dir];
-    ++info_.records[dir];
-    bool encrypted = is_encrypted(dir, r.type);
+void TlsConnectionParser::on_record(Side from, const TlsRecord& r) {
+    Dir& d = *dirs_[from];
+    ++info_.records[from];
+    bool encrypted = is_encrypted(from, r.type);
     d.types = 0;
     if (!encrypted) {
         if (r.type == tls::kHandshake) {
@@ -73,30 +73,30 @@ void TlsConnectionParser::on_record(int dir, const TlsRecord& r) {
             ++info_.clear_alerts;
             info_.last_alert_level = r.body[0];
             info_.last_alert_description = r.body[1];
-            l_.on_tls_error(dir, TlsError::Alert, r.first_offset, r.last_tag);
+            l_.on_tls_error(from, TlsError::Alert, r.first_offset, r.last_tag);
         } else if (r.type == tls::kChangeCipherSpec) {
-            info_.change_cipher_spec[dir] = true;
+            info_.change_cipher_spec[from] = true;
             if (!info_.tls13()) d.clear.reset();  // a message across a key change is not one
         }
     }
-    l_.on_tls_record(dir, r, encrypted, d.types);
+    l_.on_tls_record(from, r, encrypted, d.types);
 }
 
-void TlsConnectionParser::on_message(int dir, const HandshakeMessage& m, bool decrypted) {
+void TlsConnectionParser::on_message(Side from, const HandshakeMessage& m, bool decrypted) {
     TlsError err = TlsError::MalformedHandshake;
     switch (m.type) {
     case tls::kClientHello:
-        if (dir != 0) { l_.on_tls_error(dir, TlsError::UnexpectedMessage, 0, m.last_tag); break; }
+        if (from != Side::Client) { l_.on_tls_error(from, TlsError::UnexpectedMessage, 0, m.last_tag); break; }
         if (auto ch = parse_client_hello(m.body, err)) {
             info_.sni = ch->sni;
             info_.client_hello = std::move(*ch);
             info_.client_hello_tag = m.last_tag;
         } else {
-            l_.on_tls_error(dir, err, 0, m.last_tag);
+            l_.on_tls_error(from, err, 0, m.last_tag);
         }
         break;
     case tls::kServerHello:
-        if (dir != 1) { l_.on_tls_error(dir, TlsError::UnexpectedMessage, 0, m.last_tag); break; }
+        if (from != Side::Server) { l_.on_tls_error(from, TlsError::UnexpectedMessage, 0, m.last_tag); break; }
         if (auto sh = parse_server_hello(m.body, err)) {
             if (sh->hello_retry_request) {
                 info_.hello_retry = true;
@@ -114,7 +114,7 @@ void TlsConnectionParser::on_message(int dir, const HandshakeMessage& m, bool de
             info_.server_hello = std::move(*sh);
             info_.server_hello_tag = m.last_tag;
         } else {
-            l_.on_tls_error(dir, err, 0, m.last_tag);
+            l_.on_tls_error(from, err, 0, m.last_tag);
         }
         break;
     case tls::kEncryptedExtensions:
@@ -122,26 +122,26 @@ void TlsConnectionParser::on_message(int dir, const HandshakeMessage& m, bool de
             if (!ee->alpn.empty()) info_.alpn = ee->alpn;
             info_.early_data_accepted = ee->early_data;
         } else {
-            l_.on_tls_error(dir, err, 0, m.last_tag);
+            l_.on_tls_error(from, err, 0, m.last_tag);
         }
         break;
     case tls::kCertificate:
-        if (dir == 1) {
+        if (from == Side::Server) {
             if (!info_.certificate_bytes) info_.certificate_first_tag = m.first_tag;
             info_.certificate_bytes += m.body.size() + tls::kHandshakeHeaderBytes;
             info_.certificate_last_tag = m.last_tag;
         }
         break;
     case tls::kNewSessionTicket:
-        if (dir == 1) {
+        if (from == Side::Server) {
             if (parse_new_session_ticket(m.body, info_.tls13(), err)) ++info_.session_tickets;
-            else l_.on_tls_error(dir, err, 0, m.last_tag);
+            else l_.on_tls_error(from, err, 0, m.last_tag);
         }
         break;
     default: break;
     }
     (void)decrypted;
-    l_.on_tls_handshake(dir, m);
+    l_.on_tls_handshake(from, m);
 }
 
 } // namespace stallscope

@@ -1,8 +1,10 @@
 #pragma once
 // Both directions of one TLS connection: record framing per direction, the
 // clear-text handshake reassembled and parsed, and which records are
-// encrypted. Qt-free and capture-free: the caller gives stream bytes with
-// its own tags (segment indexes) and gets records and the handshake back.
+// encrypted. Qt-free and capture-free (only the Side enum of capture/side.h):
+// the caller gives stream bytes with its own tags (segment indexes) and gets
+// records and the handshake back. A direction is named by the side sending it.
+#include "capture/side.h"
 #include "dissectors/tls/tls_handshake.h"
 #include "dissectors/tls/tls_record.h"
 
@@ -31,25 +33,25 @@ struct TlsConnectionInfo {
     uint64_t certificate_bytes = 0;
     uint64_t certificate_first_tag = 0, certificate_last_tag = 0;
     uint32_t session_tickets = 0;              // NewSessionTicket messages seen
-    bool change_cipher_spec[2] = {false, false};
+    PerSide<bool> change_cipher_spec = {false, false};
     uint32_t clear_alerts = 0;
     uint8_t last_alert_level = 0, last_alert_description = 0;
-    uint64_t records[2] = {0, 0};
+    PerSide<uint64_t> records = {0, 0};
     bool tls13() const { return version == tls::kTls13; }
 };
 
 class TlsConnectionListener {
 public:
     virtual ~TlsConnectionListener() = default;
-    // Every framed record of direction `dir` (0 = client to server).
+    // Every framed record sent by `from`.
     // `encrypted`: its body is ciphertext (application data, and handshake or
     // alerts after the direction's ChangeCipherSpec before TLS 1.3).
     // `handshake_types`: bit t set when a clear handshake message of type t
     // (< 32) ended in this record.
-    virtual void on_tls_record(int dir, const TlsRecord& record, bool encrypted, uint32_t handshake_types) = 0;
-    virtual void on_tls_error(int dir, TlsError code, uint64_t offset, uint64_t tag) = 0;
+    virtual void on_tls_record(Side from, const TlsRecord& record, bool encrypted, uint32_t handshake_types) = 0;
+    virtual void on_tls_error(Side from, TlsError code, uint64_t offset, uint64_t tag) = 0;
     // Each clear handshake message (after the parser took what it needs).
-    virtual void on_tls_handshake(int dir, const HandshakeMessage& message) {}
+    virtual void on_tls_handshake(Side from, const HandshakeMessage& message) {}
 };
 
 class TlsConnectionParser {
@@ -57,27 +59,27 @@ public:
     TlsConnectionParser(TlsConnectionListener& listener, TlsLimits limits = {});
     ~TlsConnectionParser();
 
-    void feed(int dir, uint64_t offset, std::span<const uint8_t> data, uint64_t tag);
-    void gap(int dir, uint64_t offset, uint64_t len, uint64_t tag);
-    void end(int dir, uint64_t tag);
+    void feed(Side from, uint64_t offset, std::span<const uint8_t> data, uint64_t tag);
+    void gap(Side from, uint64_t offset, uint64_t len, uint64_t tag);
+    void end(Side from, uint64_t tag);
     // Handshake bytes the caller decrypted (TLS 1.3 EncryptedExtensions,
     // Certificate, NewSessionTicket...; TLS 1.2 Finished), in order. Returns
     // the handshake types that ended in them (bit t: type t), as the record
     // callback gives them for clear records.
-    uint32_t feed_decrypted_handshake(int dir, std::span<const uint8_t> data, uint64_t tag);
+    uint32_t feed_decrypted_handshake(Side from, std::span<const uint8_t> data, uint64_t tag);
 
     const TlsConnectionInfo& info() const { return info_; }
-    bool in_sync(int dir) const;
+    bool in_sync(Side from) const;
 
 private:
     struct Dir;
-    void on_record(int dir, const TlsRecord& r);
-    void on_message(int dir, const HandshakeMessage& m, bool decrypted);
-    bool is_encrypted(int dir, uint8_t type) const;
+    void on_record(Side from, const TlsRecord& r);
+    void on_message(Side from, const HandshakeMessage& m, bool decrypted);
+    bool is_encrypted(Side from, uint8_t type) const;
 
     TlsConnectionListener& l_;
     TlsConnectionInfo info_;
-    std::unique_ptr<Dir> dirs_[2];
+    PerSide<std::unique_ptr<Dir>> dirs_;
 };
 
 } // namespace stallscope

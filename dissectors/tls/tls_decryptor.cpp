@@ -97,15 +97,17 @@ std::unique_ptr<TlsDecryptor> TlsDecryptor::create(uint16_t version, uint16_t su
         const std::vector<uint8_t>* src[2][3] = {
             {&secrets.client_early, &secrets.client_handshake, &secrets.client_traffic_0},
             {nullptr, &secrets.server_handshake, &secrets.server_traffic_0}};
-        for (int dir = 0; dir < 2; ++dir) {
+        for (size_t i = 0; i < 2; ++i) {  // src's rows: client, server
+            const Side side = kSides[i];
             for (int k = 0; k < 3; ++k) {
-                Epoch& e = d->dirs_[dir]->epochs[k];
-                if (!src[dir][k] || src[dir][k]->empty()) continue;
-                e.secret = *src[dir][k];
+                Epoch& e = d->dirs_[side]->epochs[k];
+                if (!src[i][k] || src[i][k]->empty()) continue;
+                e.secret = *src[i][k];
                 e.usable = tls13_epoch_keys(*s, e.secret, e.key, e.iv);
             }
             // The client starts in 0-RTT when it has that key (the ClientHello's early data comes first).
-            d->dirs_[dir]->cur = dir == 0 && d->dirs_[0]->epochs[Dir::kEarly].usable ? Dir::kEarly : Dir::kHandshake;
+            d->dirs_[side]->cur = side == Side::Client && d->dirs_[Side::Client]->epochs[Dir::kEarly].usable
+                                      ? Dir::kEarly : Dir::kHandshake;
         }
         return d;
     }
@@ -124,21 +126,22 @@ std::unique_ptr<TlsDecryptor> TlsDecryptor::create(uint16_t version, uint16_t su
         return nullptr;
     }
     auto take = [&](size_t at, size_t n) { return std::vector<uint8_t>(block.begin() + ptrdiff_t(at), block.begin() + ptrdiff_t(at + n)); };
-    for (int dir = 0; dir < 2; ++dir) {
-        Epoch& e = d->dirs_[dir]->epochs[Dir::kApplication];
-        e.mac_key = take(dir * mac, mac);
-        e.key = take(2 * mac + dir * key, key);
-        e.iv = take(2 * mac + 2 * key + dir * iv, iv);
+    for (size_t i = 0; i < 2; ++i) {  // the key block's order: client, server
+        Dir& side = *d->dirs_[kSides[i]];
+        Epoch& e = side.epochs[Dir::kApplication];
+        e.mac_key = take(i * mac, mac);
+        e.key = take(2 * mac + i * key, key);
+        e.iv = take(2 * mac + 2 * key + i * iv, iv);
         e.usable = true;
-        d->dirs_[dir]->cur = Dir::kApplication;
+        side.cur = Dir::kApplication;
     }
     wipe(block);
     return d;
 }
 
-void TlsDecryptor::on_handshake_message(int dir, uint8_t type, std::span<const uint8_t> body) {
+void TlsDecryptor::on_handshake_message(Side from, uint8_t type, std::span<const uint8_t> body) {
     if (!tls13()) return;
-    Dir& d = *dirs_[dir & 1];
+    Dir& d = *dirs_[from];
     if (type == tls::kEndOfEarlyData && d.cur == Dir::kEarly) {
         d.cur = Dir::kHandshake;
     } else if (type == tls::kFinished && d.cur == Dir::kHandshake) {
@@ -158,10 +161,10 @@ void TlsDecryptor::on_handshake_message(int dir, uint8_t type, std::span<const u
     }
 }
 
-TlsDecryptor::Result TlsDecryptor::decrypt(int dir, const TlsRecord& r, std::vector<uint8_t>& plain,
+TlsDecryptor::Result TlsDecryptor::decrypt(Side from, const TlsRecord& r, std::vector<uint8_t>& plain,
                                            uint8_t& inner_type) {
-    Dir& d = *dirs_[dir & 1];
-    const bool lost = lost_[dir & 1];
+    Dir& d = *dirs_[from];
+    const bool lost = lost_[from];
     // TLS 1.3 moves on when a record does not open with the current keys but
     // with the next epoch's (0-RTT the server rejected, a Finished not seen).
     int last = tls13() ? Dir::kApplication : d.cur;
@@ -177,7 +180,7 @@ TlsDecryptor::Result TlsDecryptor::decrypt(int dir, const TlsRecord& r, std::vec
             if (res != Result::Ok) continue;
             e.seq += i + 1;
             d.cur = k;
-            lost_[dir & 1] = false;
+            lost_[from] = false;
             return Result::Ok;
         }
     }

@@ -3,6 +3,7 @@
 // secrets of a key log: TLS 1.3 (handshake, application and 0-RTT epochs,
 // KeyUpdate) and TLS 1.0-1.2 (AEAD and CBC with HMAC, encrypt-then-MAC).
 // Every primitive is libcrypto's (tls_crypto.h). Key material stays inside.
+#include "capture/side.h"
 #include "dissectors/tls/cipher_suites.h"
 #include "dissectors/tls/keylog.h"
 #include "dissectors/tls/tls_record.h"
@@ -39,13 +40,13 @@ public:
     ~TlsDecryptor();
 
     enum class Result : uint8_t { Ok, AuthFailed, NoKey, Malformed };
-    // One encrypted record of direction `dir` (0 client). On Ok, `plain`
+    // One encrypted record sent by `from`. On Ok, `plain`
     // holds the content and `inner_type` its real content type.
-    Result decrypt(int dir, const TlsRecord& record, std::vector<uint8_t>& plain, uint8_t& inner_type);
+    Result decrypt(Side from, const TlsRecord& record, std::vector<uint8_t>& plain, uint8_t& inner_type);
     // A decrypted handshake message: Finished, EndOfEarlyData and KeyUpdate move the direction's keys.
-    void on_handshake_message(int dir, uint8_t type, std::span<const uint8_t> body);
-    // Records were lost in `dir`: the next record's sequence number is searched.
-    void on_gap(int dir) { lost_[dir & 1] = true; }
+    void on_handshake_message(Side from, uint8_t type, std::span<const uint8_t> body);
+    // Records sent by `from` were lost: the next record's sequence number is searched.
+    void on_gap(Side from) { lost_[from] = true; }
     bool tls13() const;
 
 private:
@@ -58,8 +59,8 @@ private:
     const TlsCipherSuite* suite_ = nullptr;
     uint16_t version_ = 0;
     bool etm_ = false;
-    std::unique_ptr<Dir> dirs_[2];
-    bool lost_[2] = {false, false};
+    PerSide<std::unique_ptr<Dir>> dirs_;
+    PerSide<bool> lost_ = {false, false};
 };
 
 } // namespace stallscope
