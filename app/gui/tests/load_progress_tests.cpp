@@ -248,3 +248,42 @@ TEST_CASE("A big load fills the Overview in as it goes, then shows the result ex
     CHECK(shown(page).texts == end.texts);
     CHECK_FALSE(page->partialBanner()->isVisible());
 }
+
+TEST_CASE("A capture opened while another loads replaces it: nothing of the dropped load stays on the Overview") {
+    QTemporaryDir dir;
+    const std::string big = dir.filePath("big.pcap").toStdString();
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(big, 1000000, st, error));
+    MainWindow w(pausedCore());
+    w.resize(1360, 860);
+    w.show();
+    OverviewPage* page = w.overviewPage();
+
+    // The big load shows its figures so far (bounded: 120 s) ...
+    w.openFile(QString::fromStdString(big));
+    QElapsedTimer t;
+    t.start();
+    while (!shown(page).partial && t.elapsed() < 120000) QTest::qWait(25);
+    REQUIRE(shown(page).partial);
+
+    // ... then a small capture is opened over it: its own result, shown as a fresh page shows it.
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openFile(QStringLiteral(STALLSCOPE_TESTDATA_DIR "/refsvc-xsoap.pcap"));
+    bool ok = false;
+    t.restart();
+    while (!ok && t.elapsed() < 120000) {
+        QTest::qWait(25);
+        for (; !loaded.isEmpty(); loaded.removeFirst()) ok = ok || loaded.first().at(0).toBool();
+    }
+    REQUIRE(ok);
+    QTest::qWait(600);  // past two of the overview's refreshes: none may bring the dropped load back
+    REQUIRE(w.hub()->result() != nullptr);
+    CHECK(w.hub()->result()->capture.file.find("refsvc-xsoap.pcap") != std::string::npos);
+    const OverviewShown end = shown(page);
+    OverviewPage fresh(w.hub());
+    CHECK(shown(&fresh).texts == end.texts);
+    CHECK_FALSE(end.partial);
+    CHECK_FALSE(end.banner);
+    CHECK(page->chart()->series().size() == 1);
+}
