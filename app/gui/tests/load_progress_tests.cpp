@@ -154,16 +154,20 @@ OverviewShown shown(OverviewPage* p) {
     s.texts << QString::number(p->findingsTree()->model()->rowCount());
     return s;
 }
+// The bench's million packets in `dir`: its stalls (HTTP/1.0 calls) finish from
+// half-way through on, when their connections' linger (1 s of capture time) runs out.
+std::string write_big_capture(const QTemporaryDir& dir) {
+    const std::string path = dir.filePath("big.pcap").toStdString();
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 1000000, st, error));
+    return path;
+}
 } // namespace
 
 TEST_CASE("A big load fills the Overview in as it goes, then shows the result exactly, and a cancel leaves nothing of it") {
     QTemporaryDir dir;
-    const std::string path = dir.filePath("big.pcap").toStdString();
-    cli::SyntheticStats st;
-    std::string error;
-    // The bench's million packets: its stalls (HTTP/1.0 calls) finish from half-way through on,
-    // when their connections' linger (1 s of capture time) runs out.
-    REQUIRE(cli::write_synthetic_capture(path, 1000000, st, error));
+    const std::string path = write_big_capture(dir);
     MainWindow w(pausedCore());
     w.resize(1360, 860);
     w.show();
@@ -251,10 +255,7 @@ TEST_CASE("A big load fills the Overview in as it goes, then shows the result ex
 
 TEST_CASE("A capture opened while another loads replaces it: nothing of the dropped load stays on the Overview") {
     QTemporaryDir dir;
-    const std::string big = dir.filePath("big.pcap").toStdString();
-    cli::SyntheticStats st;
-    std::string error;
-    REQUIRE(cli::write_synthetic_capture(big, 1000000, st, error));
+    const std::string big = write_big_capture(dir);
     MainWindow w(pausedCore());
     w.resize(1360, 860);
     w.show();
