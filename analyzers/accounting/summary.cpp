@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -87,6 +88,10 @@ void SummaryBuilder::add_call(const Call& c) {
     r.avoidable_ms = stall_ms(c);  // every time here is the call ledger's
     r.client_ms = client_ms(c);
     r.predicted_ms = predicted_ms(c);
+    if (c.client_path_ms >= 0) {
+        r.lived = 1;
+        r.lived_ms = c.latency_ms + c.client_path_ms;
+    }
     for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
     if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
     totals_[0].add(c);
@@ -143,7 +148,9 @@ LatencyStats SummaryBuilder::series(size_t g, const std::function<double(uint64_
     };
     ExternalSort<double> sorted(kSeriesRun, make_file);
     calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
-        if (g == 0 || c.op + 1 == g) sorted.add(value(id, c));
+        if (g != 0 && c.op + 1 != g) return;
+        const double v = value(id, c);
+        if (!std::isnan(v)) sorted.add(v);  // NaN: this call has no such value
     });
     SortedStats st(sorted.size());
     sorted.each([&](double x) { st.add(x); });
@@ -165,7 +172,7 @@ Summary SummaryBuilder::build() {
     // With one operation its row's series are the overall row's (every
     // complete call is in both): sorted once, for the many single-operation
     // benchmark captures. kLatency..kFixedAll, then fix indexes.
-    enum : int64_t { kLatency = -3, kClient = -2, kFixedAll = -1 };
+    enum : int64_t { kLived = -4, kLatency = -3, kClient = -2, kFixedAll = -1 };
     std::map<std::pair<size_t, int64_t>, LatencyStats> sorted;
     auto stats = [&](size_t g, int64_t which, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
         const auto key = std::make_pair(ops_.size() == 1 ? size_t(0) : g, which);
@@ -220,6 +227,9 @@ Summary SummaryBuilder::build() {
     };
     Summary s;
     s.overall = group(0, "");
+    s.client_lived = stats(0, kLived, [](uint64_t, const SummaryRecords::Rec& c) {
+        return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
+    });
     std::map<std::string, size_t> by_name;  // per-operation rows in name order
     for (size_t i = 0; i < ops_.size(); ++i) by_name[ops_[i]] = i + 1;
     for (auto& [op, g] : by_name) s.per_operation.push_back(group(g, op));

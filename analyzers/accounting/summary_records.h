@@ -24,7 +24,8 @@ public:
     struct Rec {           // all-zero bytes = no complete call with this id
         uint8_t complete = 0;
         uint8_t nsavings = 0;
-        uint16_t pad = 0;
+        uint8_t lived = 0;         // lived_ms is set: the path to the client is known
+        uint8_t pad = 0;
         uint32_t op = 0;
         uint32_t kinds = 0;
         uint32_t pad2 = 0;
@@ -33,6 +34,7 @@ public:
         double client_ms = 0;
         double predicted_ms = 0;
         double setup_ms = -1;
+        double lived_ms = 0;       // latency + the path to the client (Summary::client_lived)
         Saving savings[kInlineSavings];
     };
     static constexpr size_t kBlock = 1024;       // records per block

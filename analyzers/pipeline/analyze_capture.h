@@ -50,6 +50,12 @@ struct AnalysisOptions {
     // sets it; live views (Analyzer::snapshot) see only what is in memory
     // (see snapshot_recent_calls).
     size_t spill_after_calls = SIZE_MAX;
+    // Calls kept in the result: those with an id up to this. The others still
+    // pass the detectors, the ledger and the summary and are counted
+    // (AnalysisResult::calls_not_kept), but are not stored: for a report that
+    // lists only the first calls (the text report's kTextReportCalls), a call
+    // it will never show costs neither encoding nor disk.
+    uint64_t keep_calls = UINT64_MAX;
     std::string spill_dir;  // "" = $TMPDIR, else /tmp
     // Live views of a spilling analysis: Analyzer::snapshot() then shows the
     // last this many finished calls (and their findings) beside the open

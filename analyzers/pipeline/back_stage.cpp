@@ -53,14 +53,19 @@ void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
     if (opt_.counters)   // after add_call: the summary knows this call is complete
         opt_.counters->figures->add(&call, std::span<const Finding>(result_.findings).subspan(first_new),
                                    [this](const Finding& f) { return summary_.complete_calls(f); });
+    const bool keep = call.id <= opt_.keep_calls;
+    if (!keep) ++result_.calls_not_kept;
     if (spill_) {
-        if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
-        spill_->add(call);
+        if (keep) {
+            if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
+            spill_->add(call);
+        }
         spill_findings();
         return;
     }
-    result_.calls.push_back(std::move(call));
-    if (result_.calls.size() > opt_.spill_after_calls && !spill_failed_) start_spill();
+    if (keep) result_.calls.push_back(std::move(call));
+    // Counted over every call, kept or not: findings and connections grow with them.
+    if (++calls_seen_ > opt_.spill_after_calls && !spill_failed_) start_spill();
 }
 
 void AnalysisBack::start_spill() {

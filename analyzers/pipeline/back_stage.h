@@ -52,6 +52,7 @@ private:
     std::vector<std::unique_ptr<Detector>> detectors_;
     uint64_t last_call_id_ = 0, last_conn_id_ = 0;
     uint64_t warnings_suppressed_ = 0;
+    uint64_t calls_seen_ = 0;               // before spilling: the trigger
     SummaryBuilder summary_;                // every call passes; findings at the end
     std::shared_ptr<ResultSpill> spill_;    // set once more calls than opt_.spill_after_calls
     bool spill_failed_ = false;

@@ -28,6 +28,11 @@ constexpr size_t kBatchSegments = 256;
 constexpr size_t kBatchBytes = 256 << 10;
 constexpr size_t kInBatches = 4;
 constexpr size_t kOutBatches = 2;
+// The reading thread's own events (a batch per flush, nearly always empty)
+// wait for every worker to catch up before the merge takes them; with room
+// for only a few the reader stalled on them and starved the workers of
+// segments. The workers' input queues already bound how far it runs ahead.
+constexpr size_t kFrontOutBatches = 4 * (kInBatches + kOutBatches + 2);
 // A worker hands its events on after this many, whatever the batch: one
 // segment can finish dozens of pipelined calls.
 constexpr size_t kOutEvents = 256;
@@ -284,7 +289,8 @@ struct ShardedAnalysis::Impl {
 
     Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt) {
         window.first_seq = 1;
-        for (unsigned i = 0; i <= n; ++i) outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kOutBatches));
+        for (unsigned i = 0; i < n; ++i) outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kOutBatches));
+        outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kFrontOutBatches));
         for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, outs[i].get()));
         batches.resize(n);
         for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });

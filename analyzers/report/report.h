@@ -17,6 +17,9 @@ std::string report_csv_summary(const AnalysisResult& r);  // one row per operati
 // The same, written as they are made: a report of a big capture never has
 // to fit in memory (the strings above are these into a string).
 void write_report_text(const AnalysisResult& r, std::ostream& os);
+// The text report lists the calls with ids up to this (AnalysisOptions::keep_calls
+// can drop the rest before it is written).
+inline constexpr uint64_t kTextReportCalls = 500;
 // threads > 1: the calls' JSON is made by that many workers, the same bytes (json_calls.h).
 void write_report_json(const AnalysisResult& r, std::ostream& os, int indent = 2, unsigned threads = 1);
 void write_report_csv(const AnalysisResult& r, std::ostream& os);

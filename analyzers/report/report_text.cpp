@@ -98,18 +98,9 @@ std::string capture_point_text(const AnalysisResult& r) {
         out += fmt(": round trip %.3f ms, %.3f ms of it on the client's side, %.3f ms on the server's",
                    cp.client_side_ms + cp.server_side_ms, cp.client_side_ms, cp.server_side_ms);
     out += "\n  Latencies are " + cp.view + "\n";
-    if (cp.place == CapturePlace::Server || cp.place == CapturePlace::Path) {
-        std::vector<double> lived;
-        for_each_call(r, [&](const Call& c) {
-            if (c.complete && c.client_path_ms >= 0) lived.push_back(c.latency_ms + c.client_path_ms);
-            return true;
-        });
-        if (!lived.empty()) {
-            LatencyStats s = latency_stats(lived);
-            out += fmt("  The client lived about %.3f ms per call (median; an estimate: latency + the round trip from "
-                       "the capture point to the client)\n", s.median_ms);
-        }
-    }
+    if ((cp.place == CapturePlace::Server || cp.place == CapturePlace::Path) && r.summary.client_lived.calls)
+        out += fmt("  The client lived about %.3f ms per call (median; an estimate: latency + the round trip from "
+                   "the capture point to the client)\n", r.summary.client_lived.median_ms);
     return out;
 }
 
@@ -298,7 +289,7 @@ void tls_section(const AnalysisResult& r, TextOut& out) {
     }
 }
 
-// Calls: one line each, the first 500.
+// Calls: one line each, the first kTextReportCalls.
 void calls_section(const AnalysisResult& r, TextOut& out) {
     if (size_t total = call_count(r)) {
         CallFindings kinds(r);
@@ -307,8 +298,10 @@ void calls_section(const AnalysisResult& r, TextOut& out) {
                    "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
                    "resp_bdy", "findings");
         size_t shown = 0;
+        // The first kTextReportCalls (of a result that kept only those, the ones it has).
         for_each_call(r, [&](const Call& c) {
-            if (++shown > 500) { out += fmt("  ... %zu more calls (see --json or --csv)\n", total - 500); return false; }
+            if (shown == kTextReportCalls) return false;
+            ++shown;
             std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
             std::string status = c.status ? std::to_string(c.status) : std::string("-");
             out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
@@ -321,6 +314,7 @@ void calls_section(const AnalysisResult& r, TextOut& out) {
                        phase_ms(c, PhaseKind::ResponseBody), kinds.kinds(c.id, ",", false).c_str());
             return true;
         });
+        if (total > shown) out += fmt("  ... %zu more calls (see --json or --csv)\n", total - shown);
     }
 }
 

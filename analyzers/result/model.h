@@ -335,6 +335,10 @@ struct SummaryGroup {
 struct Summary {
     SummaryGroup overall;
     std::vector<SummaryGroup> per_operation;
+    // Latency + the capture point's path to the client, over the complete
+    // calls whose path is known (a server or mid-path capture): the time the
+    // client lived, estimated (the text report's "The client lived about").
+    LatencyStats client_lived;
 };
 
 class ResultSpill;  // analyzers/result/result_spill.h
@@ -353,6 +357,9 @@ struct AnalysisResult {
     // How the whole-document XML figures were taken (AnalysisOptions::full_xml,
     // xml_sample_first/every): first = 0 means every call.
     uint64_t xml_sample_first = 0, xml_sample_every = 0;
+    // Calls analysed but not kept (AnalysisOptions::keep_calls): in
+    // call_count(), never in calls or the spill.
+    uint64_t calls_not_kept = 0;
 };
 
 } // namespace stallscope

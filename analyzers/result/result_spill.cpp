@@ -242,7 +242,9 @@ bool ResultSpill::find_call(uint64_t id, Call& out) const {
 }
 
 size_t connection_count(const AnalysisResult& r) { return r.spill ? r.spill->connection_count() : r.connections.size(); }
-size_t call_count(const AnalysisResult& r) { return r.spill ? r.spill->call_count() : r.calls.size(); }
+size_t call_count(const AnalysisResult& r) {
+    return size_t(r.calls_not_kept) + (r.spill ? r.spill->call_count() : r.calls.size());
+}
 size_t finding_count(const AnalysisResult& r) { return r.spill ? r.spill->finding_count() : r.findings.size(); }
 
 // A result is either all in memory or all spilled (Analyzer moves what it

@@ -108,6 +108,8 @@ int cmd_analyze(Args& a) {
         else if (!add_capture_argument(s, captures)) return usage_error("analyze", "no file matches " + s);
     }
     if (captures.empty()) return usage_error("analyze", "no capture file given");
+    // The text report lists the first calls only; the summary sees every call.
+    if (format == "text") options.keep_calls = kTextReportCalls;
     const std::string& capture = captures.front();
 
     ProgressPrinter progress(!quiet);
