@@ -5,8 +5,6 @@
 namespace stallscope::soap_detail {
 
 namespace {
-constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
-constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
 constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
 } // namespace
 

@@ -22,7 +22,7 @@ constexpr size_t kMaxDocument = 8 * 1024 * 1024;
 
 // Character classes by table: the scan looks at every byte of a body, and
 // one load beats the chains of comparisons (measured in performance.md).
-enum : uint8_t { kSpace = 1, kNameStart = 2, kNameChar = 4, kPlain = 8, kAlnum = 16, kText = 32 };
+enum : uint8_t { kSpace = 1, kNameStart = 2, kQName = 4, kPlain = 8, kAlnum = 16, kText = 32, kValue = 64 };
 constexpr std::array<uint8_t, 256> make_classes() {
     std::array<uint8_t, 256> t{};
     for (int c = 0; c < 256; ++c) {
@@ -34,12 +34,15 @@ constexpr std::array<uint8_t, 256> make_classes() {
         const bool plain = (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' || c == '\r';
         uint8_t v = 0;
         if (space) v |= kSpace;
-        if (alpha || c == '_') v |= kNameStart | kNameChar;
-        if (digit || c == '.' || c == '-') v |= kNameChar;
+        if (alpha || c == '_') v |= kNameStart;
+        // Name characters, and ':' between a prefix and a local name.
+        if (alpha || digit || c == '_' || c == '.' || c == '-' || c == ':') v |= kQName;
         if (plain) v |= kPlain;
         if (alpha || digit) v |= kAlnum;
         // Character data the content loop passes without a second look.
         if (plain && c != '<' && c != '&' && c != '>') v |= kText;
+        // Attribute value characters (the closing quote is found before).
+        if (plain && c != '<' && c != '&') v |= kValue;
         t[size_t(c)] = v;
     }
     return t;
@@ -49,14 +52,35 @@ bool has(char c, uint8_t cls) { return kClass[static_cast<unsigned char>(c)] & c
 
 bool is_space(char c) { return has(c, kSpace); }
 bool is_name_start(char c) { return has(c, kNameStart); }
-bool is_name_char(char c) { return has(c, kNameChar); }
 bool is_plain_char(char c) { return has(c, kPlain); }
 bool is_alnum(char c) { return has(c, kAlnum); }
+
+// Past whole 8-byte words of printable ASCII other than < & and (StopAtGt)
+// >, from p up to n, a word at a time: a byte is flagged by the classic
+// "has a byte below n / equal to c" tricks, which never miss one (they may
+// flag more bytes above a true one; only "any" is used).
+template <bool StopAtGt>
+size_t skip_plain_words(const char* s, size_t p, size_t n) {
+    constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    auto below = [&](uint64_t x, uint64_t k) { return (x - ones * k) & ~x & highs; };
+    auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
+    while (p + 8 <= n) {
+        uint64_t x;
+        std::memcpy(&x, s + p, 8);
+        uint64_t flagged = (x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&');
+        if constexpr (StopAtGt) flagged |= equal(x, '>');
+        if (flagged) break;
+        p += 8;
+    }
+    return p;
+}
 
 // Namespace names libxml2's URI parser takes with a scheme and without a
 // message: urn:<pchar...>, http(s)://host[:port][/path]. Anything else
 // (relative, odd characters, the reserved xml/xmlns names) is declined.
 bool plain_namespace_uri(std::string_view u) {
+    // The envelope's own, declared in nearly every document: no walk.
+    if (u == kSoap11Ns || u == kSoap12Ns) return true;
     auto path_char = [](char c) { return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '~' || c == ':'; };
     if (u.substr(0, 4) == "urn:") {
         u.remove_prefix(4);
@@ -133,49 +157,54 @@ private:
 
     char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
     void skip_space() {
-        while (p_ < d_.size() && is_space(d_[p_])) ++p_;
+        const char* s = d_.data();
+        size_t p = p_;
+        while (p < d_.size() && is_space(s[p])) ++p;
+        p_ = p;
     }
     bool expect(std::string_view s) {
         if (d_.substr(p_, s.size()) != s) return false;
         p_ += s.size();
         return true;
     }
-    // NCName (ASCII) at p_.
-    std::string_view ncname() {
-        size_t b = p_;
-        if (!is_name_start(at(p_))) return {};
-        while (p_ < d_.size() && is_name_char(d_[p_])) ++p_;
-        if (p_ - b > kMaxName) return {};
-        return d_.substr(b, p_ - b);
-    }
+    // QName (ASCII) at p_: NCName or NCName:NCName, in one pass over the
+    // name characters and ':'. It ends at a second ':' (which no caller takes).
     bool qname(std::string_view& prefix, std::string_view& local) {
-        std::string_view a = ncname();
-        if (a.empty()) return false;
-        if (at(p_) == ':') {
-            ++p_;
-            std::string_view b = ncname();
-            if (b.empty()) return false;
-            prefix = a;
-            local = b;
-        } else {
-            prefix = {};
-            local = a;
+        const char* s = d_.data();
+        const size_t n = d_.size(), b = p_;
+        if (b >= n || !is_name_start(s[b])) return false;
+        size_t p = b + 1, colon = 0;
+        for (; p < n && has(s[p], kQName); ++p) {
+            if (s[p] != ':') continue;
+            if (colon) break;
+            colon = p;
         }
+        p_ = p;
+        if (!colon) {
+            if (p - b > kMaxName) return false;
+            prefix = {};
+            local = d_.substr(b, p - b);
+            return true;
+        }
+        if (colon + 1 == p || !is_name_start(s[colon + 1]) || colon - b > kMaxName || p - colon - 1 > kMaxName)
+            return false;
+        prefix = d_.substr(b, colon - b);
+        local = d_.substr(colon + 1, p - colon - 1);
         return true;
     }
     // Quoted attribute value: plain characters, no '<' or '&'.
     bool quoted(std::string_view& value) {
         const char q = at(p_);
         if (q != '"' && q != '\'') return false;
-        size_t b = ++p_;
-        while (p_ < d_.size() && d_[p_] != q) {
-            const char c = d_[p_];
-            if (c == '<' || c == '&' || !is_plain_char(c)) return false;
-            ++p_;
-        }
-        if (p_ >= d_.size()) return false;
-        value = d_.substr(b, p_ - b);
-        ++p_;
+        const char* s = d_.data();
+        const size_t b = p_ + 1;
+        const void* hit = b < d_.size() ? std::memchr(s + b, q, d_.size() - b) : nullptr;
+        if (!hit) return false;
+        const size_t e = size_t(static_cast<const char*>(hit) - s);
+        for (size_t p = skip_plain_words<false>(s, b, e); p < e; ++p)
+            if (!has(s[p], kValue)) return false;
+        value = d_.substr(b, e - b);
+        p_ = e + 1;
         return true;
     }
     bool eq() {
@@ -220,11 +249,10 @@ private:
 
     // A start tag at p_ ('<'): the element is opened (or, <x/>, opened and closed).
     bool element() {
-        ++p_;
+        const size_t name_begin = ++p_;
         std::string_view prefix, local;
         if (!qname(prefix, local)) return false;
-        const std::string_view qn = d_.substr(p_ - prefix.size() - local.size() - (prefix.empty() ? 0 : 1),
-                                              prefix.size() + local.size() + (prefix.empty() ? 0 : 1));
+        const std::string_view qn = d_.substr(name_begin, p_ - name_begin);
         const int depth = int(open_.size());
         attrs_.clear();
         bool empty = false;
@@ -284,7 +312,7 @@ private:
         while (!open_.empty()) {
             const size_t b = p_;
             while (p_ < d_.size() && d_[p_] != '<') {
-                p_ = skip_text8(p_);
+                p_ = skip_plain_words<true>(d_.data(), p_, d_.size());
                 if (p_ >= d_.size() || d_[p_] == '<') break;
                 const char c = d_[p_];
                 if (has(c, kText)) { ++p_; continue; }
@@ -321,23 +349,6 @@ private:
             }
         }
         return true;
-    }
-
-    // Past whole 8-byte words of printable ASCII other than < & > (most
-    // of a body's character data), word at a time: a byte is flagged by
-    // the classic "has a byte below n / equal to c" tricks, which never miss
-    // one (they may flag more bytes above a true one; only "any" is used).
-    size_t skip_text8(size_t p) const {
-        constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-        auto below = [&](uint64_t x, uint64_t n) { return (x - ones * n) & ~x & highs; };
-        auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
-        while (p + 8 <= d_.size()) {
-            uint64_t x;
-            std::memcpy(&x, d_.data() + p, 8);
-            if ((x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&') | equal(x, '>')) break;
-            p += 8;
-        }
-        return p;
     }
 
     std::string_view d_;
