@@ -22,7 +22,7 @@ constexpr size_t kMaxDocument = 8 * 1024 * 1024;
 
 // Character classes by table: the scan looks at every byte of a body, and
 // one load beats the chains of comparisons (measured in performance.md).
-enum : uint8_t { kSpace = 1, kNameStart = 2, kQName = 4, kPlain = 8, kAlnum = 16, kText = 32, kValue = 64 };
+enum : uint8_t { kSpace = 1, kNameStart = 2, kNameChar = 4, kPlain = 8, kAlnum = 16, kText = 32, kValue = 64 };
 constexpr std::array<uint8_t, 256> make_classes() {
     std::array<uint8_t, 256> t{};
     for (int c = 0; c < 256; ++c) {
@@ -34,9 +34,8 @@ constexpr std::array<uint8_t, 256> make_classes() {
         const bool plain = (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' || c == '\r';
         uint8_t v = 0;
         if (space) v |= kSpace;
-        if (alpha || c == '_') v |= kNameStart;
-        // Name characters, and ':' between a prefix and a local name.
-        if (alpha || digit || c == '_' || c == '.' || c == '-' || c == ':') v |= kQName;
+        if (alpha || c == '_') v |= kNameStart | kNameChar;
+        if (digit || c == '.' || c == '-') v |= kNameChar;
         if (plain) v |= kPlain;
         if (alpha || digit) v |= kAlnum;
         // Character data the content loop passes without a second look.
@@ -54,6 +53,12 @@ bool is_space(char c) { return has(c, kSpace); }
 bool is_name_start(char c) { return has(c, kNameStart); }
 bool is_plain_char(char c) { return has(c, kPlain); }
 bool is_alnum(char c) { return has(c, kAlnum); }
+
+// The end of the name characters from p on (at most n).
+size_t name_end(const char* s, size_t p, size_t n) {
+    while (p < n && has(s[p], kNameChar)) ++p;
+    return p;
+}
 
 // Past whole 8-byte words of printable ASCII other than < & and (StopAtGt)
 // >, from p up to n, a word at a time: a byte is flagged by the classic
@@ -167,27 +172,26 @@ private:
         p_ += s.size();
         return true;
     }
-    // QName (ASCII) at p_: NCName or NCName:NCName, in one pass over the
-    // name characters and ':'. It ends at a second ':' (which no caller takes).
-    bool qname(std::string_view& prefix, std::string_view& local) {
+    // QName (ASCII) at p_: NCName, or NCName ':' NCName, on locals (the
+    // scan's hottest loop). It ends at a second ':', which no caller takes.
+    [[gnu::always_inline]] bool qname(std::string_view& prefix, std::string_view& local) {
         const char* s = d_.data();
         const size_t n = d_.size(), b = p_;
         if (b >= n || !is_name_start(s[b])) return false;
-        size_t p = b + 1, colon = 0;
-        for (; p < n && has(s[p], kQName); ++p) {
-            if (s[p] != ':') continue;
-            if (colon) break;
-            colon = p;
+        size_t p = name_end(s, b + 1, n);
+        const size_t colon = p;
+        if (p < n && s[p] == ':') {
+            if (p + 1 >= n || !is_name_start(s[p + 1])) return false;
+            p = name_end(s, p + 2, n);
         }
         p_ = p;
-        if (!colon) {
+        if (colon == p) {
             if (p - b > kMaxName) return false;
             prefix = {};
             local = d_.substr(b, p - b);
             return true;
         }
-        if (colon + 1 == p || !is_name_start(s[colon + 1]) || colon - b > kMaxName || p - colon - 1 > kMaxName)
-            return false;
+        if (colon - b > kMaxName || p - colon - 1 > kMaxName) return false;
         prefix = d_.substr(b, colon - b);
         local = d_.substr(colon + 1, p - colon - 1);
         return true;
