@@ -60,21 +60,20 @@ size_t name_end(const char* s, size_t p, size_t n) {
     return p;
 }
 
-// Past whole 8-byte words of printable ASCII other than < & and (StopAtGt)
-// >, from p up to n, a word at a time: a byte is flagged by the classic
-// "has a byte below n / equal to c" tricks, which never miss one (they may
-// flag more bytes above a true one; only "any" is used).
-template <bool StopAtGt>
-size_t skip_plain_words(const char* s, size_t p, size_t n) {
+// Past whole 8-byte words of printable ASCII other than < & and `also`
+// ('>' in character data, the quote in a value), from p up to n, a word at
+// a time: a byte is flagged by the classic "has a byte below n / equal to
+// c" tricks, which never miss one (they may flag more bytes above a true
+// one; only "any" is used).
+size_t skip_plain_words(const char* s, size_t p, size_t n, char also) {
     constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     auto below = [&](uint64_t x, uint64_t k) { return (x - ones * k) & ~x & highs; };
     auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
     while (p + 8 <= n) {
         uint64_t x;
         std::memcpy(&x, s + p, 8);
-        uint64_t flagged = (x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&');
-        if constexpr (StopAtGt) flagged |= equal(x, '>');
-        if (flagged) break;
+        if ((x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&') | equal(x, uint8_t(also)))
+            break;
         p += 8;
     }
     return p;
@@ -196,20 +195,26 @@ private:
         local = d_.substr(colon + 1, p - colon - 1);
         return true;
     }
-    // Quoted attribute value: plain characters, no '<' or '&'.
+    // Quoted attribute value: plain characters, no '<' or '&'. One pass,
+    // a word at a time to the first byte that is the quote or needs a look.
     bool quoted(std::string_view& value) {
         const char q = at(p_);
         if (q != '"' && q != '\'') return false;
         const char* s = d_.data();
-        const size_t b = p_ + 1;
-        const void* hit = b < d_.size() ? std::memchr(s + b, q, d_.size() - b) : nullptr;
-        if (!hit) return false;
-        const size_t e = size_t(static_cast<const char*>(hit) - s);
-        for (size_t p = skip_plain_words<false>(s, b, e); p < e; ++p)
-            if (!has(s[p], kValue)) return false;
-        value = d_.substr(b, e - b);
-        p_ = e + 1;
-        return true;
+        const size_t n = d_.size(), b = p_ + 1;
+        for (size_t p = b; p < n;) {
+            p = skip_plain_words(s, p, n, q);
+            // The word that stopped it (or the tail), byte by byte.
+            for (const size_t word_end = std::min(n, p + 8); p < word_end; ++p) {
+                if (s[p] == q) {
+                    value = d_.substr(b, p - b);
+                    p_ = p + 1;
+                    return true;
+                }
+                if (!has(s[p], kValue)) return false;
+            }
+        }
+        return false;
     }
     bool eq() {
         skip_space();
@@ -316,7 +321,7 @@ private:
         while (!open_.empty()) {
             const size_t b = p_;
             while (p_ < d_.size() && d_[p_] != '<') {
-                p_ = skip_plain_words<true>(d_.data(), p_, d_.size());
+                p_ = skip_plain_words(d_.data(), p_, d_.size(), '>');
                 if (p_ >= d_.size() || d_[p_] == '<') break;
                 const char c = d_[p_];
                 if (has(c, kText)) { ++p_; continue; }
