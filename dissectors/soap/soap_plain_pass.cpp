@@ -142,6 +142,9 @@ public:
     // True: taken (read to the end, or to the head's end when the walker
     // says it is done: every false after that only unwinds the scan).
     bool run() { return scan() || stopped_; }
+    // Stopped after the head (run() true): no byte from here on was read.
+    bool stopped() const { return stopped_; }
+    size_t position() const { return p_; }
 
 private:
     bool stop_if_done() {
@@ -372,13 +375,81 @@ private:
 
 } // namespace
 
+namespace {
+
+// Heads read before on this thread (SoapRead::Head, taken, stopped after
+// the head): the bytes up to where the scan stopped, and what it yielded.
+// The scan of a head reads no byte past that point (a word test that looks
+// further stops at the '<' or the quote before it, whatever follows), so a
+// document starting with the same bytes yields the same SoapInfo: a client
+// sends the same head for every call of an operation, and it is compared
+// instead of scanned. Whatever a thread read before, the answer is the
+// scan's.
+class HeadMemo {
+public:
+    const SoapInfo* find(std::string_view doc, uint32_t max_depth) {
+        // In a long run of misses, one document in 16 is looked up: the
+        // compares cost little where heads never repeat, and a hit ends the run.
+        if (misses_ > 64 && misses_ % 16 != 0) {
+            ++misses_;
+            return nullptr;
+        }
+        for (const Entry& e : entries_)
+            if (e.max_depth == max_depth && !e.head.empty() && doc.size() >= e.head.size() &&
+                std::memcmp(doc.data(), e.head.data(), e.head.size()) == 0) {
+                ++hits_;
+                misses_ = 0;
+                return &e.info;
+            }
+        ++misses_;
+        return nullptr;
+    }
+    // Heads that differ in every call (a message id in a Header) never hit:
+    // after a run of misses only one in 64 is kept, so copying them costs
+    // little and the heads that do repeat are not all pushed out.
+    void add(std::string_view head, uint32_t max_depth, const SoapInfo& info) {
+        if (misses_ > 8 && misses_ % 64 != 0) return;
+        Entry& e = entries_[next_++ % entries_.size()];
+        e.head.assign(head.data(), head.size());  // capacity kept: no allocation once warm
+        e.max_depth = max_depth;
+        e.info = info;
+    }
+    uint64_t hits() const { return hits_; }
+
+private:
+    struct Entry {
+        std::string head;  // empty: unused
+        uint32_t max_depth = 0;
+        SoapInfo info;
+    };
+    std::array<Entry, 4> entries_;  // a few operations' heads at a time; more only cost compares
+    size_t next_ = 0;
+    uint64_t hits_ = 0;
+    uint64_t misses_ = 0;  // since the last hit
+};
+
+thread_local HeadMemo t_head_memo;
+
+} // namespace
+
 bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
     if (doc.size() > kMaxDocument) return false;
+    const bool head = read == SoapRead::Head;
+    if (head) {
+        if (const SoapInfo* known = t_head_memo.find(doc, limits.max_depth)) {
+            info = *known;
+            return true;
+        }
+    }
     thread_local ScanStacks stacks;
     stacks.clear();
     EnvelopeWalker walker(info, limits, read);
     PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
-    return scan.run() && info.error.empty();
+    if (!scan.run() || !info.error.empty()) return false;
+    if (head && scan.stopped()) t_head_memo.add(doc.substr(0, scan.position()), limits.max_depth, info);
+    return true;
 }
+
+uint64_t plain_head_memo_hits() { return t_head_memo.hits(); }
 
 } // namespace stallscope::soap_detail

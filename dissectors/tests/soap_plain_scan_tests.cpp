@@ -3,10 +3,12 @@
 // bytes at a time, the envelope namespaces known. Held to the libxml2
 // reader byte by byte, on whole and head reads.
 #include "dissectors/soap/soap_decoder.h"
+#include "dissectors/soap/soap_plain_pass.h"
 
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace stallscope;
@@ -142,4 +144,75 @@ TEST_CASE("plain scan: an envelope cut at every byte, as the reader reads it") {
     // Head reads: every cut at or past the operation's start tag is taken, and stops there.
     const size_t head_end = d.find("/q\" a='x>y/'>") + std::string("/q\" a='x>y/'>").size();
     CHECK(head_plain == d.size() - head_end + 1);
+}
+
+TEST_CASE("plain scan: a head read before answers a document with the same head, and nothing else") {
+    using soap_detail::plain_head_memo_hits;
+    CrossCheckOn on;
+    const std::string head = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"" + kEnv11 +
+                             "\"><s:Header><h:Id xmlns:h=\"urn:h\">7</h:Id></s:Header><s:Body><m:Get xmlns:m=\"urn:m\">";
+    const std::vector<std::string> tails = {
+        "<a>1</a></m:Get></s:Body></s:Envelope>",
+        "<a>2</a><b/></m:Get></s:Body></s:Envelope>\n",
+        "<a>&amp;<!-- past the head --></a></m:Get></s:Body></s:Envelope>",
+        "<a>unclosed</m:Get></s:Body></s:Envelope>",  // malformed past the head
+        "",
+    };
+    // What a thread that read nothing before yields for each.
+    std::vector<SoapInfo> fresh(tails.size());
+    std::thread([&] {
+        for (size_t i = 0; i < tails.size(); ++i) fresh[i] = decode_soap(head + tails[i], {}, SoapRead::Head);
+    }).join();
+    // The memo is per thread: a fresh one, so what it holds is this test's.
+    std::vector<SoapInfo> got;
+    uint64_t repeat_hits = 0, not_hits = 0, after_run_hits = 0;
+    std::vector<std::string> ops;
+    SoapInfo other, too_deep;
+    uint32_t whole_elements = 0;
+    std::thread([&] {
+        for (int round = 0; round < 2; ++round)
+            for (const std::string& tail : tails) got.push_back(decode_soap(head + tail, {}, SoapRead::Head));
+        repeat_hits = plain_head_memo_hits();
+        // Not from the memo: the head cut short, one byte changed in it,
+        // another depth limit, a whole read.
+        decode_soap(head.substr(0, head.size() - 1), {}, SoapRead::Head);
+        std::string changed = head;
+        changed[changed.find("Get")] = 'S';
+        other = decode_soap(changed + tails[0], {}, SoapRead::Head);
+        SoapLimits shallow;
+        shallow.max_depth = 2;  // Envelope, Body: the operation is one too deep
+        too_deep = decode_soap(head + tails[0], shallow, SoapRead::Head);
+        whole_elements = decode_soap(head + tails[0]).element_count;
+        not_hits = plain_head_memo_hits() - repeat_hits;
+        // A long run of heads that never repeat (more than it keeps), then one
+        // that does: answered right all along, and from the memo again.
+        for (int i = 0; i < 200; ++i) {
+            const std::string op = "Op" + std::to_string(i);
+            ops.push_back(decode_soap(envelope("<m:" + op + " xmlns:m=\"urn:m\"/>"), {}, SoapRead::Head).operation);
+        }
+        const uint64_t before_repeats = plain_head_memo_hits();
+        for (int i = 0; i < 120; ++i) ops.push_back(decode_soap(head + tails[i % tails.size()], {}, SoapRead::Head).operation);
+        after_run_hits = plain_head_memo_hits() - before_repeats;
+    }).join();
+    REQUIRE(got.size() == 2 * tails.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        INFO("document " << i);
+        const size_t k = i % tails.size();
+        CHECK(same_soap_info(got[i], fresh[k]));
+        CHECK(got[i].operation == "Get");
+        CHECK(got[i].head_only);
+        CHECK(got[i].bytes == head.size() + tails[k].size());
+    }
+    CHECK(repeat_hits == 2 * tails.size() - 1);  // all but the first from the memo
+    CHECK(not_hits == 0);
+    CHECK(other.operation == "Set");
+    CHECK(too_deep.error_code == SoapError::TooDeep);
+    CHECK(whole_elements == 6);  // whole: Envelope, Header, Id, Body, Get, a
+    REQUIRE(ops.size() == 320);
+    for (size_t i = 0; i < 200; ++i) CHECK(ops[i] == "Op" + std::to_string(i));
+    for (size_t i = 200; i < ops.size(); ++i) CHECK(ops[i] == "Get");
+    CHECK(after_run_hits >= 120 - 64 - 16);  // kept within 64 calls, looked up within 16 more
+    const SoapCrossCheck t = soap_cross_check_totals();
+    INFO(t.first_difference);
+    CHECK(t.differing == 0);
 }
