@@ -5,8 +5,6 @@
 namespace stallscope::soap_detail {
 
 namespace {
-constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
-constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
 constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
 } // namespace
 
@@ -25,19 +23,20 @@ bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view 
         return false;
     }
     if (capture_ && depth <= capture_depth_) capture_ = nullptr;
-    bool in_env_ns = info_.is_soap && ns == env_ns_;
 
     if (depth == 0) {
-        if (name == "Envelope" && (ns == kSoap11Ns || ns == kSoap12Ns)) {
+        const bool v11 = ns == kSoap11Ns;
+        if (name == "Envelope" && (v11 || ns == kSoap12Ns)) {
             info_.is_soap = true;
-            env_ns_ = ns == kSoap11Ns ? kSoap11Ns : kSoap12Ns;
-            info_.version = ns == kSoap11Ns ? "1.1" : "1.2";
+            env_ns_ = v11 ? kSoap11Ns : kSoap12Ns;
+            info_.version.assign(v11 ? "1.1" : "1.2", 3);
         } else {
             head_done();  // not an envelope: nothing more to learn
         }
         return true;
     }
     if (!info_.is_soap) return true;
+    const bool in_env_ns = ns == env_ns_;
     if (depth == 1) {
         top_is_body_ = name == "Body" && in_env_ns;
         return true;
@@ -46,8 +45,8 @@ bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view 
         in_fault_ = false;
         if (top_is_body_ && !seen_operation_) {
             seen_operation_ = true;
-            info_.operation = std::string(name);
-            info_.operation_ns = std::string(ns);
+            info_.operation.assign(name.data(), name.size());
+            info_.operation_ns.assign(ns.data(), ns.size());
             if (name == "Fault" && in_env_ns) info_.fault = in_fault_ = true;
             if (!in_fault_ || empty) head_done();  // the operation's start tag is the head's end
         }

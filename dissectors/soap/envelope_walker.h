@@ -9,6 +9,10 @@
 
 namespace stallscope::soap_detail {
 
+// The envelope namespaces of SOAP 1.1 and 1.2.
+inline constexpr std::string_view kSoap11Ns = "http://schemas.xmlsoap.org/soap/envelope/";
+inline constexpr std::string_view kSoap12Ns = "http://www.w3.org/2003/05/soap-envelope";
+
 class EnvelopeWalker {
 public:
     EnvelopeWalker(SoapInfo& info, const SoapLimits& limits, SoapRead read = SoapRead::Whole)

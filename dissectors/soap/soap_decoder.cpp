@@ -410,6 +410,26 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
         info.fail(SoapError::TooLarge, "document larger than " + std::to_string(limits.max_bytes) + " bytes");
         return info;
     }
+    auto finish = [&](Pass pass) {
+        if (took) *took = pass;
+        trim(info.fault_code);
+        trim(info.fault_string);
+        info.bytes = xml.size();
+    };
+    // '<' and a byte other than 0 (neither UTF-16 nor UTF-32, nor EBCDIC's
+    // 4C 6F A7 94, whose third byte ends no name): the plain pass first.
+    // What it takes has nothing but an XML declaration of version 1.0 and
+    // UTF-8 (or none) before its root, so the prolog check and the encoding
+    // test below would let it through: the order changes no answer, and
+    // most documents skip their scans.
+    const bool plain_first = path == Path::Any && xml.size() >= 2 && xml[0] == '<' && xml[1] != 0;
+    if (plain_first) {
+        if (soap_detail::plain_decode(xml, limits, info, read)) {
+            finish(Pass::Plain);
+            return info;
+        }
+        info = SoapInfo();
+    }
     std::string declared;
     if (Refusal no = check_prolog(xml, declared); no.code != SoapError::None) {
         info.fail(no.code, std::move(no.why));
@@ -444,7 +464,7 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
     }
     Pass pass = Pass::Reader;
     if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared)) {
-        if (!has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info, read)) {
+        if (!plain_first && !has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info, read)) {
             pass = Pass::Plain;
         } else {
             info = SoapInfo();
@@ -455,10 +475,7 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
         info = SoapInfo();
         decode_with_reader(doc, forced_encoding, limits, read, info);
     }
-    if (took) *took = pass;
-    trim(info.fault_code);
-    trim(info.fault_string);
-    info.bytes = xml.size();
+    finish(pass);
     return info;
 }
 

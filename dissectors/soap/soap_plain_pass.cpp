@@ -22,7 +22,7 @@ constexpr size_t kMaxDocument = 8 * 1024 * 1024;
 
 // Character classes by table: the scan looks at every byte of a body, and
 // one load beats the chains of comparisons (measured in performance.md).
-enum : uint8_t { kSpace = 1, kNameStart = 2, kNameChar = 4, kPlain = 8, kAlnum = 16, kText = 32 };
+enum : uint8_t { kSpace = 1, kNameStart = 2, kNameChar = 4, kPlain = 8, kAlnum = 16, kText = 32, kValue = 64 };
 constexpr std::array<uint8_t, 256> make_classes() {
     std::array<uint8_t, 256> t{};
     for (int c = 0; c < 256; ++c) {
@@ -40,6 +40,8 @@ constexpr std::array<uint8_t, 256> make_classes() {
         if (alpha || digit) v |= kAlnum;
         // Character data the content loop passes without a second look.
         if (plain && c != '<' && c != '&' && c != '>') v |= kText;
+        // Attribute value characters (the closing quote is found before).
+        if (plain && c != '<' && c != '&') v |= kValue;
         t[size_t(c)] = v;
     }
     return t;
@@ -49,14 +51,40 @@ bool has(char c, uint8_t cls) { return kClass[static_cast<unsigned char>(c)] & c
 
 bool is_space(char c) { return has(c, kSpace); }
 bool is_name_start(char c) { return has(c, kNameStart); }
-bool is_name_char(char c) { return has(c, kNameChar); }
 bool is_plain_char(char c) { return has(c, kPlain); }
 bool is_alnum(char c) { return has(c, kAlnum); }
+
+// The end of the name characters from p on (at most n).
+size_t name_end(const char* s, size_t p, size_t n) {
+    while (p < n && has(s[p], kNameChar)) ++p;
+    return p;
+}
+
+// Past whole 8-byte words of printable ASCII other than < & and `also`
+// ('>' in character data, the quote in a value), from p up to n, a word at
+// a time: a byte is flagged by the classic "has a byte below n / equal to
+// c" tricks, which never miss one (they may flag more bytes above a true
+// one; only "any" is used).
+size_t skip_plain_words(const char* s, size_t p, size_t n, char also) {
+    constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    auto below = [&](uint64_t x, uint64_t k) { return (x - ones * k) & ~x & highs; };
+    auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
+    while (p + 8 <= n) {
+        uint64_t x;
+        std::memcpy(&x, s + p, 8);
+        if ((x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&') | equal(x, uint8_t(also)))
+            break;
+        p += 8;
+    }
+    return p;
+}
 
 // Namespace names libxml2's URI parser takes with a scheme and without a
 // message: urn:<pchar...>, http(s)://host[:port][/path]. Anything else
 // (relative, odd characters, the reserved xml/xmlns names) is declined.
 bool plain_namespace_uri(std::string_view u) {
+    // The envelope's own, declared in nearly every document: no walk.
+    if (u == kSoap11Ns || u == kSoap12Ns) return true;
     auto path_char = [](char c) { return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '~' || c == ':'; };
     if (u.substr(0, 4) == "urn:") {
         u.remove_prefix(4);
@@ -114,6 +142,9 @@ public:
     // True: taken (read to the end, or to the head's end when the walker
     // says it is done: every false after that only unwinds the scan).
     bool run() { return scan() || stopped_; }
+    // Stopped after the head (run() true): no byte from here on was read.
+    bool stopped() const { return stopped_; }
+    size_t position() const { return p_; }
 
 private:
     bool stop_if_done() {
@@ -133,50 +164,60 @@ private:
 
     char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
     void skip_space() {
-        while (p_ < d_.size() && is_space(d_[p_])) ++p_;
+        const char* s = d_.data();
+        size_t p = p_;
+        while (p < d_.size() && is_space(s[p])) ++p;
+        p_ = p;
     }
     bool expect(std::string_view s) {
         if (d_.substr(p_, s.size()) != s) return false;
         p_ += s.size();
         return true;
     }
-    // NCName (ASCII) at p_.
-    std::string_view ncname() {
-        size_t b = p_;
-        if (!is_name_start(at(p_))) return {};
-        while (p_ < d_.size() && is_name_char(d_[p_])) ++p_;
-        if (p_ - b > kMaxName) return {};
-        return d_.substr(b, p_ - b);
-    }
-    bool qname(std::string_view& prefix, std::string_view& local) {
-        std::string_view a = ncname();
-        if (a.empty()) return false;
-        if (at(p_) == ':') {
-            ++p_;
-            std::string_view b = ncname();
-            if (b.empty()) return false;
-            prefix = a;
-            local = b;
-        } else {
-            prefix = {};
-            local = a;
+    // QName (ASCII) at p_: NCName, or NCName ':' NCName, on locals (the
+    // scan's hottest loop). It ends at a second ':', which no caller takes.
+    [[gnu::always_inline]] bool qname(std::string_view& prefix, std::string_view& local) {
+        const char* s = d_.data();
+        const size_t n = d_.size(), b = p_;
+        if (b >= n || !is_name_start(s[b])) return false;
+        size_t p = name_end(s, b + 1, n);
+        const size_t colon = p;
+        if (p < n && s[p] == ':') {
+            if (p + 1 >= n || !is_name_start(s[p + 1])) return false;
+            p = name_end(s, p + 2, n);
         }
+        p_ = p;
+        if (colon == p) {
+            if (p - b > kMaxName) return false;
+            prefix = {};
+            local = d_.substr(b, p - b);
+            return true;
+        }
+        if (colon - b > kMaxName || p - colon - 1 > kMaxName) return false;
+        prefix = d_.substr(b, colon - b);
+        local = d_.substr(colon + 1, p - colon - 1);
         return true;
     }
-    // Quoted attribute value: plain characters, no '<' or '&'.
+    // Quoted attribute value: plain characters, no '<' or '&'. One pass,
+    // a word at a time to the first byte that is the quote or needs a look.
     bool quoted(std::string_view& value) {
         const char q = at(p_);
         if (q != '"' && q != '\'') return false;
-        size_t b = ++p_;
-        while (p_ < d_.size() && d_[p_] != q) {
-            const char c = d_[p_];
-            if (c == '<' || c == '&' || !is_plain_char(c)) return false;
-            ++p_;
+        const char* s = d_.data();
+        const size_t n = d_.size(), b = p_ + 1;
+        for (size_t p = b; p < n;) {
+            p = skip_plain_words(s, p, n, q);
+            // The word that stopped it (or the tail), byte by byte.
+            for (const size_t word_end = std::min(n, p + 8); p < word_end; ++p) {
+                if (s[p] == q) {
+                    value = d_.substr(b, p - b);
+                    p_ = p + 1;
+                    return true;
+                }
+                if (!has(s[p], kValue)) return false;
+            }
         }
-        if (p_ >= d_.size()) return false;
-        value = d_.substr(b, p_ - b);
-        ++p_;
-        return true;
+        return false;
     }
     bool eq() {
         skip_space();
@@ -220,11 +261,10 @@ private:
 
     // A start tag at p_ ('<'): the element is opened (or, <x/>, opened and closed).
     bool element() {
-        ++p_;
+        const size_t name_begin = ++p_;
         std::string_view prefix, local;
         if (!qname(prefix, local)) return false;
-        const std::string_view qn = d_.substr(p_ - prefix.size() - local.size() - (prefix.empty() ? 0 : 1),
-                                              prefix.size() + local.size() + (prefix.empty() ? 0 : 1));
+        const std::string_view qn = d_.substr(name_begin, p_ - name_begin);
         const int depth = int(open_.size());
         attrs_.clear();
         bool empty = false;
@@ -284,7 +324,7 @@ private:
         while (!open_.empty()) {
             const size_t b = p_;
             while (p_ < d_.size() && d_[p_] != '<') {
-                p_ = skip_text8(p_);
+                p_ = skip_plain_words(d_.data(), p_, d_.size(), '>');
                 if (p_ >= d_.size() || d_[p_] == '<') break;
                 const char c = d_[p_];
                 if (has(c, kText)) { ++p_; continue; }
@@ -323,23 +363,6 @@ private:
         return true;
     }
 
-    // Past whole 8-byte words of printable ASCII other than < & > (most
-    // of a body's character data), word at a time: a byte is flagged by
-    // the classic "has a byte below n / equal to c" tricks, which never miss
-    // one (they may flag more bytes above a true one; only "any" is used).
-    size_t skip_text8(size_t p) const {
-        constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-        auto below = [&](uint64_t x, uint64_t n) { return (x - ones * n) & ~x & highs; };
-        auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
-        while (p + 8 <= d_.size()) {
-            uint64_t x;
-            std::memcpy(&x, d_.data() + p, 8);
-            if ((x & highs) | below(x, 0x20) | equal(x, 0x7F) | equal(x, '<') | equal(x, '&') | equal(x, '>')) break;
-            p += 8;
-        }
-        return p;
-    }
-
     std::string_view d_;
     size_t p_ = 0;
     EnvelopeWalker& walker_;
@@ -352,13 +375,81 @@ private:
 
 } // namespace
 
+namespace {
+
+// Heads read before on this thread (SoapRead::Head, taken, stopped after
+// the head): the bytes up to where the scan stopped, and what it yielded.
+// The scan of a head reads no byte past that point (a word test that looks
+// further stops at the '<' or the quote before it, whatever follows), so a
+// document starting with the same bytes yields the same SoapInfo: a client
+// sends the same head for every call of an operation, and it is compared
+// instead of scanned. Whatever a thread read before, the answer is the
+// scan's.
+class HeadMemo {
+public:
+    const SoapInfo* find(std::string_view doc, uint32_t max_depth) {
+        // In a long run of misses, one document in 16 is looked up: the
+        // compares cost little where heads never repeat, and a hit ends the run.
+        if (misses_ > 64 && misses_ % 16 != 0) {
+            ++misses_;
+            return nullptr;
+        }
+        for (const Entry& e : entries_)
+            if (e.max_depth == max_depth && !e.head.empty() && doc.size() >= e.head.size() &&
+                std::memcmp(doc.data(), e.head.data(), e.head.size()) == 0) {
+                ++hits_;
+                misses_ = 0;
+                return &e.info;
+            }
+        ++misses_;
+        return nullptr;
+    }
+    // Heads that differ in every call (a message id in a Header) never hit:
+    // after a run of misses only one in 64 is kept, so copying them costs
+    // little and the heads that do repeat are not all pushed out.
+    void add(std::string_view head, uint32_t max_depth, const SoapInfo& info) {
+        if (misses_ > 8 && misses_ % 64 != 0) return;
+        Entry& e = entries_[next_++ % entries_.size()];
+        e.head.assign(head.data(), head.size());  // capacity kept: no allocation once warm
+        e.max_depth = max_depth;
+        e.info = info;
+    }
+    uint64_t hits() const { return hits_; }
+
+private:
+    struct Entry {
+        std::string head;  // empty: unused
+        uint32_t max_depth = 0;
+        SoapInfo info;
+    };
+    std::array<Entry, 4> entries_;  // a few operations' heads at a time; more only cost compares
+    size_t next_ = 0;
+    uint64_t hits_ = 0;
+    uint64_t misses_ = 0;  // since the last hit
+};
+
+thread_local HeadMemo t_head_memo;
+
+} // namespace
+
 bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
     if (doc.size() > kMaxDocument) return false;
+    const bool head = read == SoapRead::Head;
+    if (head) {
+        if (const SoapInfo* known = t_head_memo.find(doc, limits.max_depth)) {
+            info = *known;
+            return true;
+        }
+    }
     thread_local ScanStacks stacks;
     stacks.clear();
     EnvelopeWalker walker(info, limits, read);
     PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
-    return scan.run() && info.error.empty();
+    if (!scan.run() || !info.error.empty()) return false;
+    if (head && scan.stopped()) t_head_memo.add(doc.substr(0, scan.position()), limits.max_depth, info);
+    return true;
 }
+
+uint64_t plain_head_memo_hits() { return t_head_memo.hits(); }
 
 } // namespace stallscope::soap_detail

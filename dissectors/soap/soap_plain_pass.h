@@ -14,6 +14,11 @@ namespace stallscope::soap_detail {
 
 // False: declined, `info` is to be thrown away.
 // SoapRead::Head: stops after the head; only what comes before is checked.
+// SoapRead::Head: a document starting with the bytes of a head this thread
+// read before up to where that scan stopped yields that SoapInfo unscanned.
 bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read = SoapRead::Whole);
+
+// Test aid: head reads on this thread answered from the memo.
+uint64_t plain_head_memo_hits();
 
 } // namespace stallscope::soap_detail
