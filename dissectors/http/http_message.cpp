@@ -2,25 +2,90 @@
 
 #include "dissectors/http/ascii_case.h"
 
+#include <cstring>
 #include <functional>
+#include <type_traits>
 
 namespace stallscope {
 
+namespace {
+
+// A known field name, compared a word at a time: the name's bytes OR'ed with
+// `mask` (0x20 at the letters, so either case matches, 0 elsewhere) must equal
+// `lower`. Asked for every field line, so no per-byte case folding.
+template <size_t N>
+struct KnownName {
+    char lower[N];
+    char mask[N];
+    HttpField kind;
+};
+
+template <size_t M>
+constexpr KnownName<M - 1> known(const char (&name)[M], HttpField kind) {
+    KnownName<M - 1> k{};
+    for (size_t i = 0; i + 1 < M; ++i) {
+        char c = name[i];
+        bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+        k.lower[i] = letter ? char(c | 0x20) : c;
+        k.mask[i] = letter ? char(0x20) : char(0);
+    }
+    k.kind = kind;
+    return k;
+}
+
+template <class W>
+W load(const char* p) {
+    W w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+template <class W>
+bool same_word(const char* name, const char* lower, const char* mask) {
+    return (load<W>(name) | load<W>(mask)) == load<W>(lower);
+}
+
+// `name` is N bytes long (N >= 4): words at 0, 8... and one ending at N.
+template <size_t N>
+bool is(const char* name, const KnownName<N>& k) {
+    using W = std::conditional_t<(N >= 8), uint64_t, uint32_t>;
+    constexpr size_t w = sizeof(W);
+    for (size_t at = 0; at + w <= N; at += w)
+        if (!same_word<W>(name + at, k.lower + at, k.mask + at)) return false;
+    if constexpr (N % w != 0) return same_word<W>(name + N - w, k.lower + N - w, k.mask + N - w);
+    return true;
+}
+
+constexpr auto kExpect = known("Expect", HttpField::Expect);
+constexpr auto kServer = known("Server", HttpField::Server);
+constexpr auto kUpgrade = known("Upgrade", HttpField::Upgrade);
+constexpr auto kConnection = known("Connection", HttpField::Connection);
+constexpr auto kUserAgent = known("User-Agent", HttpField::UserAgent);
+constexpr auto kSoapAction = known("SOAPAction", HttpField::SoapAction);
+constexpr auto kContentType = known("Content-Type", HttpField::ContentType);
+constexpr auto kContentLength = known("Content-Length", HttpField::ContentLength);
+constexpr auto kContentEncoding = known("Content-Encoding", HttpField::ContentEncoding);
+constexpr auto kTransferEncoding = known("Transfer-Encoding", HttpField::TransferEncoding);
+
+template <size_t N, class... K>
+HttpField first_of(const char* name, const K&... k) {
+    HttpField f = HttpField::Other;
+    ((f == HttpField::Other && is<N>(name, k) ? (f = k.kind, true) : false), ...);
+    return f;
+}
+
+} // namespace
+
 HttpField http_field_of(std::string_view name) {
-    auto is = [&](std::string_view known, HttpField f) { return ascii_iequals(name, known) ? f : HttpField::Other; };
+    const char* p = name.data();
     switch (name.size()) {  // most names are none of these: one length test each
-    case 6:
-        if (HttpField f = is("Expect", HttpField::Expect); f != HttpField::Other) return f;
-        return is("Server", HttpField::Server);
-    case 7: return is("Upgrade", HttpField::Upgrade);
-    case 10:
-        if (HttpField f = is("Connection", HttpField::Connection); f != HttpField::Other) return f;
-        if (HttpField f = is("User-Agent", HttpField::UserAgent); f != HttpField::Other) return f;
-        return is("SOAPAction", HttpField::SoapAction);
-    case 12: return is("Content-Type", HttpField::ContentType);
-    case 14: return is("Content-Length", HttpField::ContentLength);
-    case 16: return is("Content-Encoding", HttpField::ContentEncoding);
-    case 17: return is("Transfer-Encoding", HttpField::TransferEncoding);
+    case 6: return first_of<6>(p, kExpect, kServer);
+    case 7: return first_of<7>(p, kUpgrade);
+    case 10: return first_of<10>(p, kConnection, kUserAgent, kSoapAction);
+    case 12: return first_of<12>(p, kContentType);
+    case 14: return first_of<14>(p, kContentLength);
+    case 16: return first_of<16>(p, kContentEncoding);
+    case 17: return first_of<17>(p, kTransferEncoding);
     default: return HttpField::Other;
     }
 }

@@ -299,6 +299,11 @@ struct HttpStreamParser::Impl {
     }
 
     size_t step_start_line(const uint8_t* p, size_t n) {
+        if (size_t line = start.take_line(p, n)) {  // a whole canonical line: at once
+            off += line;
+            accept_start_line(start);
+            return line;
+        }
         if (size_t run = start.take_run(p, n)) {  // method, target, reason: at once
             off += run;
             return run;
@@ -458,17 +463,21 @@ struct HttpStreamParser::Impl {
                 f.value_len += more.size();
             }
         } else {
-            size_t colon = l.find(':');
-            if (colon == std::string_view::npos || colon == 0) {
+            // The name's token bytes, up to the colon (not a token byte).
+            size_t colon = 0;
+            while (colon < l.size() && is_tchar(uint8_t(l[colon]))) ++colon;
+            if (colon == l.size() || l[colon] != ':') {
+                // A colon further on: the name has a byte no name may have.
+                const bool named = l.find(':', colon) != std::string_view::npos;
+                drop(HttpError::MalformedHeader, named ? "invalid header field name" : "malformed header field line",
+                     line_start, true);
+                return;
+            }
+            if (colon == 0) {
                 drop(HttpError::MalformedHeader, "malformed header field line", line_start, true);
                 return;
             }
             std::string_view name = l.substr(0, colon);
-            for (char c : name)
-                if (!is_tchar(uint8_t(c))) {
-                    drop(HttpError::MalformedHeader, "invalid header field name", line_start, true);
-                    return;
-                }
             std::string_view value = trim_ows(l.substr(colon + 1));
             std::string& bytes = head.field_bytes;
             FieldPos f{bytes.size(), name.size(), bytes.size() + name.size(), value.size(), http_field_of(name)};

@@ -33,6 +33,12 @@ public:
     // a line end, a byte push() rejects, the line cap). Same result as
     // pushing them one by one.
     size_t take_run(const uint8_t* data, size_t n);
+    // Before any byte of the line (!started()): a whole start line of the
+    // canonical form at the start of `data` ("M T HTTP/1.d" or "HTTP/1.d NNN
+    // R", single spaces, CRLF) judged at once, as push() would: its length,
+    // with the parts set as when push() returns Accepted. 0 (nothing taken)
+    // for any other form, or a line not whole in `data`: push() judges it.
+    size_t take_line(const uint8_t* data, size_t n);
     bool started() const { return length_ > 0; }
     size_t length() const { return length_; }  // bytes pushed, line end included
 
