@@ -152,14 +152,10 @@ const std::string_view* HttpMessageHead::header(std::string_view name) const {
     return nullptr;
 }
 
-const std::string_view* HttpMessageHead::field(HttpField kind) const {
-    if (!fields_indexed) {
-        for (const auto& h : headers)
-            if (http_field_of(h.name) == kind) return &h.value;
-        return nullptr;
-    }
-    uint16_t i = first_field[size_t(kind)];
-    return i ? &headers[i - 1].value : nullptr;
+const std::string_view* HttpMessageHead::scan_field(HttpField kind) const {
+    for (const auto& h : headers)
+        if (http_field_of(h.name) == kind) return &h.value;
+    return nullptr;
 }
 
 void HttpMessageHead::index_fields() {

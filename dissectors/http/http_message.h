@@ -67,11 +67,16 @@ struct HttpMessageHead {
     // Case-insensitive lookup; nullptr if absent. First occurrence.
     const std::string_view* header(std::string_view name) const;
     // The first field of a known kind (not Other); nullptr if absent.
-    const std::string_view* field(HttpField kind) const;
+    const std::string_view* field(HttpField kind) const {
+        if (!fields_indexed) return scan_field(kind);
+        uint16_t i = first_field[size_t(kind)];
+        return i ? &headers[i - 1].value : nullptr;
+    }
     // Fills first_field from `headers`.
     void index_fields();
 
 private:
+    const std::string_view* scan_field(HttpField kind) const;
     void view_own_bytes(const char* old_begin, size_t old_size);
 };
 

@@ -227,8 +227,8 @@ struct HttpStreamParser::Impl {
         head.method = m.method;
         head.uri = m.target;
         head.version = m.version;
-        head.status = m.status;
         head.reason = m.reason;
+        head.status = m.status;
         listener.on_start_line(head, off);
         static constexpr std::pair<HttpError, const char*> kLenient[] = {
             {HttpError::ExtraWhitespace, "extra whitespace in the start line (accepted)"},
@@ -480,9 +480,11 @@ struct HttpStreamParser::Impl {
             std::string_view name = l.substr(0, colon);
             std::string_view value = trim_ows(l.substr(colon + 1));
             std::string& bytes = head.field_bytes;
-            FieldPos f{bytes.size(), name.size(), bytes.size() + name.size(), value.size(), http_field_of(name)};
+            const size_t at = bytes.size();
+            const size_t value_at = size_t(value.data() - l.data());
+            FieldPos f{at, name.size(), at + value_at, value.size(), http_field_of(name)};
             if (fields.capacity() == 0) fields.reserve(8);  // a SOAP head's usual few: one allocation
-            bytes.append(name).append(value);
+            bytes.append(l.substr(0, value_at + value.size()));  // name to value's end: one copy
             if (f.kind != HttpField::Other && !head.first_field[size_t(f.kind)] && fields.size() < 0xffff)
                 head.first_field[size_t(f.kind)] = uint16_t(fields.size() + 1);
             fields.push_back(f);
