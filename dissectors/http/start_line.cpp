@@ -260,6 +260,18 @@ void StartLineScanner::restart(bool at_line_start) {
     chunk_start_ = false;
 }
 
+size_t StartLineScanner::take_first_line(const uint8_t* data, size_t n, uint64_t off) {
+    if (!line_start_ || c_[0].active || c_[1].active) return 0;
+    c_[0].m.reset();
+    size_t k = c_[0].m.take_line(data, n);
+    if (!k) return 0;
+    c_[0].off = off;
+    winner_ = 0;
+    line_start_ = true;
+    chunk_start_ = false;
+    return k;
+}
+
 uint64_t StartLineScanner::earliest_offset() const {
     if (c_[0].active && c_[1].active) return std::min(c_[0].off, c_[1].off);
     return c_[0].active ? c_[0].off : c_[1].off;

@@ -97,6 +97,11 @@ public:
     StartLineScanner(bool request, size_t max_line) : c_{{StartLineMatcher(request, max_line)}, {StartLineMatcher(request, max_line)}} {}
     // Forget any candidate; the next byte is at a line start or not.
     void restart(bool at_line_start);
+    // Right after restart(true), before any push(): a whole canonical start
+    // line at the start of `data` (StartLineMatcher::take_line) accepted at
+    // once, as pushing its bytes would (candidate at `off`); its length, or 0
+    // with nothing changed.
+    size_t take_first_line(const uint8_t* data, size_t n, uint64_t off);
     void chunk_start() { chunk_start_ = true; }
     // Byte `c` at stream offset `off`. True when a candidate was accepted:
     // matcher() holds its parts, candidate_offset() where it began.

@@ -648,6 +648,40 @@ TEST_CASE("sniffer finds a request however it is split into segments") {
     CHECK(sniff(false, "http/1.1 200 OK\r\n\r\n", 1).verdict == HttpSniffer::Verdict::Http);
 }
 
+TEST_CASE("sniffer: a stream opening with a whole start line gets the verdict its bytes pushed one by one get") {
+    const std::string lines[] = {
+        "GET /a HTTP/1.1\r\n", "POST /soap HTTP/1.0\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n\r\n",
+        "HTTP/1.0 204\r\n", "HTTP/1.1 500  Oops \r\n", "GET  / HTTP/1.1\r\n", "GET / http/1.1\r\n",
+        "GET / HTTP/1.1\n", "GET /\r\n", "GET / HTTP/2.0\r\n", "OPTIONS HTTP/1.1\r\n", "EHLO x\r\nGET / HTTP/1.1\r\n",
+        "HTTP/1.1 200 OK\rX\n", "HI\n", std::string(40, 'A') + " / HTTP/1.1\r\n", "GET /" + std::string(80, 'a') + " HTTP/1.1\r\n"};
+    for (const std::string& line : lines)
+        for (bool request : {true, false})
+            for (uint64_t budget : {uint64_t(16), uint64_t(64), HttpSniffer::kDefaultBudget})
+                for (size_t max_line : {size_t(16), size_t(64 * 1024)}) {
+                    INFO(line << " request=" << request << " budget=" << budget << " max_line=" << max_line);
+                    // The sniffer's loop over one chunk at offset 0, byte by byte.
+                    StartLineScanner sc(request, max_line);
+                    sc.restart(true);
+                    sc.chunk_start();
+                    auto want = HttpSniffer::Verdict::NeedMore;
+                    uint64_t want_off = 0;
+                    for (size_t i = 0; i < line.size(); ++i) {
+                        if (sc.push(uint8_t(line[i]), i)) {
+                            want = HttpSniffer::Verdict::Http;
+                            want_off = sc.candidate_offset();
+                            break;
+                        }
+                        if (!sc.in_candidate() && i + 1 >= budget) {
+                            want = HttpSniffer::Verdict::NotHttp;
+                            break;
+                        }
+                    }
+                    HttpSniffer sn(request, budget, max_line);
+                    CHECK(sn.feed(0, bytes(line), 0) == want);
+                    if (want == HttpSniffer::Verdict::Http) CHECK(sn.message_offset() == want_off);
+                }
+}
+
 TEST_CASE("sniffer: SMTP, speed tests and HTTP/0.9 are not HTTP") {
     for (const char* s : {"EHLO mail.example.org\r\nMAIL FROM:<a@b>\r\n", "HI\n", "PING 12345\r\n", "GET /\r\n"}) {
         INFO(s);
