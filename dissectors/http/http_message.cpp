@@ -136,8 +136,9 @@ void HttpMessageHead::view_own_bytes(const char* old_begin, size_t old_size) {
     if (old_begin == field_bytes.data()) return;  // a moved buffer: the views are right
     auto rebase = [&](std::string_view& v) {
         // std::less: a total order even for pointers into different objects.
+        // An empty view at the end of the bytes is theirs too.
         std::less<const char*> before;
-        if (v.empty() || before(v.data(), old_begin) || !before(v.data(), old_end)) return;
+        if (before(v.data(), old_begin) || before(old_end, v.data())) return;
         v = {field_bytes.data() + (v.data() - old_begin), v.size()};
     };
     for (HttpHeader& h : headers) {

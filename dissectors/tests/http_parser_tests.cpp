@@ -993,7 +993,7 @@ TEST_CASE("a copied or moved head views its own field bytes") {
         // A short head (its bytes fit a string's inline buffer) and a long one.
         p.feed(bytes("GET / HTTP/1.1\r\nA: b\r\n\r\n"
                      "POST /x HTTP/1.1\r\nContent-Type: text/xml; charset=utf-8\r\nX-Fold: one\r\n two\r\n"
-                     "SOAPAction: \"urn:op\"\r\nContent-Length: 0\r\n\r\n"));
+                     "SOAPAction: \"urn:op\"\r\nContent-Length: 0\r\nX-Empty:\r\n\r\n"));
         // The parser (and its buffers) are gone after this scope.
     }
     REQUIRE(r.heads.size() == 2);
@@ -1011,6 +1011,12 @@ TEST_CASE("a copied or moved head views its own field bytes") {
             CHECK(*h->field(HttpField::SoapAction) == "\"urn:op\"");
             CHECK(h->headers[3].name == "Content-Length");
             CHECK(h->field(HttpField::UserAgent) == nullptr);
+            // Every view, the empty one at the end included, is into its own bytes.
+            const char* own = h->field_bytes.data();
+            for (const HttpHeader& f : h->headers)
+                for (std::string_view v : {f.name, f.value})
+                    CHECK((v.data() >= own && v.data() + v.size() <= own + h->field_bytes.size()));
+            CHECK(h->headers.at(4).value.empty());
         }
     }
     CHECK(moved[0].headers.size() == 1);
