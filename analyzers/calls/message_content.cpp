@@ -36,21 +36,10 @@ std::string_view unquote(std::string_view v) {
 
 } // namespace
 
-HeadFields::HeadFields(const HttpMessageHead& head) {
-    auto first = [](const std::string*& slot, const HttpHeader& h, std::string_view name) {
-        if (!slot && ascii_iequals(h.name, name)) slot = &h.value;
-    };
-    for (const HttpHeader& h : head.headers) {
-        switch (h.name.size()) {  // most fields are none of these: one length test each
-        case 6: first(server, h, "Server"); break;
-        case 7: first(upgrade, h, "Upgrade"); break;
-        case 10: first(user_agent, h, "User-Agent"); first(soap_action, h, "SOAPAction"); break;
-        case 12: first(content_type, h, "Content-Type"); break;
-        case 16: first(content_encoding, h, "Content-Encoding"); break;
-        default: break;
-        }
-    }
-}
+HeadFields::HeadFields(const HttpMessageHead& head)
+    : user_agent(head.field(HttpField::UserAgent)), content_type(head.field(HttpField::ContentType)),
+      soap_action(head.field(HttpField::SoapAction)), content_encoding(head.field(HttpField::ContentEncoding)),
+      server(head.field(HttpField::Server)), upgrade(head.field(HttpField::Upgrade)) {}
 
 void fill_request_fields(Call& c, const HttpMessageHead& head, const HeadFields& f) {
     c.method = head.method;
@@ -118,7 +107,7 @@ uint64_t count_markup_bytes(std::string_view content) {
 
 void MessageBody::set_head(const HeadFields& f) {
     if (f.content_encoding) encoding_ = *f.content_encoding;
-    const std::string* type = f.content_type;
+    const std::string_view* type = f.content_type;
     xml_expected_ = f.soap_action || (type && (ascii_icontains(*type, "xml") || ascii_icontains(*type, "soap")));
 }
 

@@ -15,16 +15,16 @@
 
 namespace stallscope {
 
-// The header fields a call and its body read, found in one pass over the
-// head (the first occurrence of each, as HttpMessageHead::header finds it);
-// null when absent. Valid while the head is.
+// The header fields a call and its body read: the first occurrence of each,
+// as HttpMessageHead::header finds it, from the index the parser made of
+// them; null when absent. Valid while the head is.
 struct HeadFields {
-    const std::string* user_agent = nullptr;
-    const std::string* content_type = nullptr;
-    const std::string* soap_action = nullptr;
-    const std::string* content_encoding = nullptr;
-    const std::string* server = nullptr;
-    const std::string* upgrade = nullptr;
+    const std::string_view* user_agent = nullptr;
+    const std::string_view* content_type = nullptr;
+    const std::string_view* soap_action = nullptr;
+    const std::string_view* content_encoding = nullptr;
+    const std::string_view* server = nullptr;
+    const std::string_view* upgrade = nullptr;
     explicit HeadFields(const HttpMessageHead& head);
 };
 

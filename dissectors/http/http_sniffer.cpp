@@ -57,6 +57,13 @@ HttpSniffer::Verdict HttpSniffer::feed(uint64_t offset, std::span<const uint8_t>
     }
     scanner_.chunk_start();
     next_off_ = offset + data.size();
+    if (offset == 0 && scanner_.take_first_line(data.data(), data.size(), offset)) {
+        // The stream opens with a whole canonical start line: the verdict
+        // pushing its bytes one by one reaches at its line end.
+        msg_off_ = offset;
+        verdict_ = Verdict::Http;
+        return verdict_;
+    }
     for (size_t i = 0; i < data.size(); ++i) {
         if (scanner_.push(data[i], offset + i)) {
             msg_off_ = scanner_.candidate_offset();

@@ -22,25 +22,31 @@ constexpr size_t kMaxPendingMethods = 65536;
 // pipelined HEADs are one entry and none is forgotten (a forgotten HEAD
 // makes its response's Content-Length a body, and every later response is
 // misread). Past kMaxPendingMethods runs the oldest method is dropped.
+// Only what a response's framing asks of its request's method is kept.
+enum class PendingMethod : uint8_t { Other, Head, Connect };
+
 class MethodQueue {
 public:
     bool empty() const { return runs_.empty(); }
     void push(const std::string& method) {
-        if (!runs_.empty() && runs_.back().first == method) {
+        PendingMethod m = method == "HEAD" ? PendingMethod::Head
+                          : method == "CONNECT" ? PendingMethod::Connect
+                                                : PendingMethod::Other;
+        if (!runs_.empty() && runs_.back().first == m) {
             ++runs_.back().second;
             return;
         }
         if (runs_.size() >= kMaxPendingMethods) pop();
-        runs_.emplace_back(method, 1);
+        runs_.emplace_back(m, 1);
     }
-    std::string pop() {  // not empty()
-        std::string m = runs_.front().first;
+    PendingMethod pop() {  // not empty()
+        PendingMethod m = runs_.front().first;
         if (--runs_.front().second == 0) runs_.pop_front();
         return m;
     }
 
 private:
-    std::deque<std::pair<std::string, uint64_t>> runs_;
+    std::deque<std::pair<PendingMethod, uint64_t>> runs_;
 };
 
 bool is_tchar(uint8_t c) { return is_http_tchar(c); }
@@ -64,15 +70,17 @@ void for_each_list_token(std::string_view list, Fn fn) {
     }
 }
 
-// Header fields of finished messages, per thread and shared by its parsers:
-// a new parser (two per connection) fills its fields without allocating.
-// Bounded in count and in the memory each keeps.
-constexpr size_t kMaxSpareHeaders = 256;
-constexpr size_t kMaxSpareHeaderBytes = 4096;
-std::vector<HttpHeader>& spare_headers() {
-    thread_local std::vector<HttpHeader> spare;
-    return spare;
-}
+// A head's buffers keep their memory for the next message up to these
+// sizes (a hostile head of 64 KiB must not stay with every connection).
+constexpr size_t kKeepFieldBytes = 4096;
+constexpr size_t kKeepFields = 64;
+
+// Where one field's name and value lie in the head's field_bytes (offsets:
+// the buffer may move while the head grows).
+struct FieldPos {
+    size_t name_off, name_len, value_off, value_len;
+    HttpField kind;
+};
 
 int hex_value(uint8_t c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -108,8 +116,10 @@ struct HttpStreamParser::Impl {
     State state = State::Idle;
     uint64_t off = 0;  // stream offset of the next byte
 
-    // Head accumulation: only the current line is buffered.
+    // Head accumulation: only the current line is buffered; the fields'
+    // names and values are copied into head.field_bytes, at `fields`.
     HttpMessageHead head;
+    std::vector<FieldPos> fields;
     std::string line;
     StartLineMatcher start;    // the start line of the message in progress
     StartLineScanner scanner;  // where to begin again when framing is lost
@@ -172,21 +182,28 @@ struct HttpStreamParser::Impl {
     }
 
     void reset_message() {
-        // The header fields' strings and the vectors keep their buffers for
-        // the next message (no allocation per message once they are warm).
-        std::vector<HttpHeader>& spare = spare_headers();
-        for (auto& h : head.headers)
-            if (spare.size() < kMaxSpareHeaders && h.name.capacity() <= kMaxSpareHeaderBytes &&
-                h.value.capacity() <= kMaxSpareHeaderBytes)
-                spare.push_back(std::move(h));
-        std::vector<HttpHeader> fields = std::move(head.headers);
-        fields.clear();
-        std::string uri = std::move(head.uri);
-        uri.clear();
-        head = HttpMessageHead{};
-        head.headers = std::move(fields);
-        head.uri = std::move(uri);
+        // The head's strings and vectors keep their buffers for the next
+        // message (no allocation per message once they are warm), within
+        // kKeepFieldBytes / kKeepFields.
         head.is_request = role == Role::Request;
+        head.method.clear();
+        head.uri.clear();
+        head.version.clear();
+        head.status = 0;
+        head.reason.clear();
+        head.header_bytes = 0;
+        head.content_length.reset();
+        head.chunked = head.connection_close = head.expect_continue = false;
+        head.first_field = {};
+        head.fields_indexed = true;
+        if (head.field_bytes.capacity() > kKeepFieldBytes) std::string().swap(head.field_bytes);
+        head.field_bytes.clear();
+        if (fields.capacity() > kKeepFields) {
+            std::vector<FieldPos>().swap(fields);
+            std::vector<HttpHeader>().swap(head.headers);
+        }
+        fields.clear();
+        head.headers.clear();
         line.clear();
         start_line_done = false;
         head_bytes = 0;
@@ -210,8 +227,8 @@ struct HttpStreamParser::Impl {
         head.method = m.method;
         head.uri = m.target;
         head.version = m.version;
-        head.status = m.status;
         head.reason = m.reason;
+        head.status = m.status;
         listener.on_start_line(head, off);
         static constexpr std::pair<HttpError, const char*> kLenient[] = {
             {HttpError::ExtraWhitespace, "extra whitespace in the start line (accepted)"},
@@ -282,6 +299,11 @@ struct HttpStreamParser::Impl {
     }
 
     size_t step_start_line(const uint8_t* p, size_t n) {
+        if (size_t line = start.take_line(p, n)) {  // a whole canonical line: at once
+            off += line;
+            accept_start_line(start);
+            return line;
+        }
         if (size_t run = start.take_run(p, n)) {  // method, target, reason: at once
             off += run;
             return run;
@@ -426,37 +448,46 @@ struct HttpStreamParser::Impl {
             return;
         } else if (l.front() == ' ' || l.front() == '\t') {
             // obs-fold (RFC 9112 5.2): continuation of the previous field value.
-            if (head.headers.empty()) {
+            if (fields.empty()) {
                 drop(HttpError::MalformedHeader, "obs-fold line before any header field", line_start, true);
                 return;
             }
-            std::string& v = head.headers.back().value;
+            FieldPos& f = fields.back();  // its value ends field_bytes
             std::string_view more = trim_ows(l);
             if (!more.empty()) {
-                if (!v.empty()) v += ' ';
-                v.append(more);
+                if (f.value_len) {
+                    head.field_bytes += ' ';
+                    ++f.value_len;
+                }
+                head.field_bytes.append(more);
+                f.value_len += more.size();
             }
         } else {
-            size_t colon = l.find(':');
-            if (colon == std::string_view::npos || colon == 0) {
+            // The name's token bytes, up to the colon (not a token byte).
+            size_t colon = 0;
+            while (colon < l.size() && is_tchar(uint8_t(l[colon]))) ++colon;
+            if (colon == l.size() || l[colon] != ':') {
+                // A colon further on: the name has a byte no name may have.
+                const bool named = l.find(':', colon) != std::string_view::npos;
+                drop(HttpError::MalformedHeader, named ? "invalid header field name" : "malformed header field line",
+                     line_start, true);
+                return;
+            }
+            if (colon == 0) {
                 drop(HttpError::MalformedHeader, "malformed header field line", line_start, true);
                 return;
             }
             std::string_view name = l.substr(0, colon);
-            for (char c : name)
-                if (!is_tchar(uint8_t(c))) {
-                    drop(HttpError::MalformedHeader, "invalid header field name", line_start, true);
-                    return;
-                }
-            HttpHeader h;
-            if (std::vector<HttpHeader>& spare = spare_headers(); !spare.empty()) {
-                h = std::move(spare.back());
-                spare.pop_back();
-            }
-            if (head.headers.capacity() == 0) head.headers.reserve(8);  // a SOAP head's usual few: one allocation
-            h.name.assign(name);
-            h.value.assign(trim_ows(l.substr(colon + 1)));
-            head.headers.push_back(std::move(h));
+            std::string_view value = trim_ows(l.substr(colon + 1));
+            std::string& bytes = head.field_bytes;
+            const size_t at = bytes.size();
+            const size_t value_at = size_t(value.data() - l.data());
+            FieldPos f{at, name.size(), at + value_at, value.size(), http_field_of(name)};
+            if (fields.capacity() == 0) fields.reserve(8);  // a SOAP head's usual few: one allocation
+            bytes.append(l.substr(0, value_at + value.size()));  // name to value's end: one copy
+            if (f.kind != HttpField::Other && !head.first_field[size_t(f.kind)] && fields.size() < 0xffff)
+                head.first_field[size_t(f.kind)] = uint16_t(fields.size() + 1);
+            fields.push_back(f);
         }
         line.clear();
     }
@@ -490,23 +521,33 @@ struct HttpStreamParser::Impl {
         if (!any) f.cl_invalid = true;
     }
 
+    // Also makes head.headers: views of the fields in head.field_bytes,
+    // which no longer moves.
     Framing read_framing() {
         Framing f;
-        for (const auto& h : head.headers) {
-            if (ascii_iequals(h.name, "Transfer-Encoding")) {
+        if (head.headers.capacity() == 0) head.headers.reserve(std::max<size_t>(fields.size(), 8));
+        const std::string_view bytes = head.field_bytes;
+        for (const FieldPos& p : fields) {
+            const std::string_view value = bytes.substr(p.value_off, p.value_len);
+            head.headers.push_back({bytes.substr(p.name_off, p.name_len), value});
+            switch (p.kind) {
+            case HttpField::TransferEncoding:
                 f.te_present = true;
-                for_each_list_token(h.value, [&](std::string_view tok) {
+                for_each_list_token(value, [&](std::string_view tok) {
                     f.last_coding = trim_ows(tok.substr(0, tok.find(';')));
                 });
-            } else if (ascii_iequals(h.name, "Content-Length")) {
-                read_content_length(h.value, f);
-            } else if (ascii_iequals(h.name, "Connection")) {
-                for_each_list_token(h.value, [&](std::string_view tok) {
+                break;
+            case HttpField::ContentLength: read_content_length(value, f); break;
+            case HttpField::Connection:
+                for_each_list_token(value, [&](std::string_view tok) {
                     if (ascii_iequals(tok, "close")) f.conn_close = true;
                     if (ascii_iequals(tok, "keep-alive")) f.conn_keep_alive = true;
                 });
-            } else if (ascii_iequals(h.name, "Expect")) {
-                if (ascii_iequals(trim_ows(h.value), "100-continue")) head.expect_continue = true;
+                break;
+            case HttpField::Expect:
+                if (ascii_iequals(trim_ows(value), "100-continue")) head.expect_continue = true;
+                break;
+            default: break;
             }
         }
         return f;
@@ -576,10 +617,10 @@ struct HttpStreamParser::Impl {
                 complete(head.status == 101 ? State::Tunnel : State::Idle);
                 return;
             }
-            std::string method;
+            PendingMethod method = PendingMethod::Other;
             if (!pending_methods.empty()) method = pending_methods.pop();
-            if (method == "HEAD" || head.status == 204 || head.status == 304) no_body = true;
-            if (method == "CONNECT" && head.status < 300) {
+            if (method == PendingMethod::Head || head.status == 204 || head.status == 304) no_body = true;
+            if (method == PendingMethod::Connect && head.status < 300) {
                 no_body = true;
                 after_no_body = State::Tunnel;
             }

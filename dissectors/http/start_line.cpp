@@ -111,6 +111,55 @@ size_t StartLineMatcher::take_run(const uint8_t* data, size_t n) {
     return k;
 }
 
+size_t StartLineMatcher::take_line(const uint8_t* data, size_t n) {
+    if (length_ != 0) return 0;
+    const auto* lf = static_cast<const uint8_t*>(std::memchr(data, '\n', std::min(n, max_line_)));
+    if (!lf || lf == data || lf[-1] != '\r') return 0;
+    const size_t len = size_t(lf - data) + 1;  // within max_line_, as push() counts
+    const uint8_t* end = lf - 1;              // the CR
+    const uint8_t* p = data;
+    static constexpr std::string_view kVersion = "HTTP/1.";
+    auto version_at = [&](const uint8_t* v) {  // "HTTP/1.d" exactly, before `end`
+        return end - v >= 8 && std::memcmp(v, kVersion.data(), kVersion.size()) == 0 && is_digit(v[7]);
+    };
+    if (request_) {
+        const uint8_t* m = p;
+        while (p < end && is_http_tchar(*p)) ++p;
+        if (p == m || size_t(p - m) > kMaxMethodLength || p == end || *p != ' ') return 0;
+        const uint8_t* t = ++p;
+        while (p < end && is_target_char(*p)) ++p;
+        if (p == t || p == end || *p != ' ') return 0;
+        const uint8_t* v = ++p;
+        if (end - v != 8 || !version_at(v)) return 0;
+        method.assign(reinterpret_cast<const char*>(m), size_t(t - 1 - m));
+        target.assign(reinterpret_cast<const char*>(t), size_t(v - 1 - t));
+        version.assign(reinterpret_cast<const char*>(v), 8);
+    } else {
+        // HTTP/1.d SP DDD (CRLF | SP reason CRLF), reason not starting with
+        // white space and holding no CR.
+        if (!version_at(p) || end - p < 12 || p[8] != ' ') return 0;
+        const uint8_t* d = p + 9;
+        if (!is_digit(d[0]) || !is_digit(d[1]) || !is_digit(d[2])) return 0;
+        int code = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');
+        if (code < 100) return 0;
+        const uint8_t* r = d + 3;
+        if (r != end) {
+            if (*r != ' ') return 0;
+            ++r;
+            if (r == end || is_ws(*r) || std::memchr(r, '\r', size_t(end - r))) return 0;
+        }
+        const uint8_t* re = end;
+        while (re > r && is_ws(re[-1])) --re;  // as finish() trims
+        version.assign(reinterpret_cast<const char*>(p), 8);
+        status = code;
+        digits_ = 3;
+        reason.assign(reinterpret_cast<const char*>(r), size_t(re - r));
+    }
+    length_ = len;
+    st_ = St::Cr;
+    return len;
+}
+
 StartLineMatcher::Result StartLineMatcher::push_request(uint8_t c) {
     const bool line_end = c == '\r' || c == '\n';
     switch (st_) {
@@ -209,6 +258,18 @@ void StartLineScanner::restart(bool at_line_start) {
     c_[0].active = c_[1].active = false;
     line_start_ = at_line_start;
     chunk_start_ = false;
+}
+
+size_t StartLineScanner::take_first_line(const uint8_t* data, size_t n, uint64_t off) {
+    if (!line_start_ || c_[0].active || c_[1].active) return 0;
+    c_[0].m.reset();
+    size_t k = c_[0].m.take_line(data, n);
+    if (!k) return 0;
+    c_[0].off = off;
+    winner_ = 0;
+    line_start_ = true;
+    chunk_start_ = false;
+    return k;
 }
 
 uint64_t StartLineScanner::earliest_offset() const {

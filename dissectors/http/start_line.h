@@ -33,6 +33,12 @@ public:
     // a line end, a byte push() rejects, the line cap). Same result as
     // pushing them one by one.
     size_t take_run(const uint8_t* data, size_t n);
+    // Before any byte of the line (!started()): a whole start line of the
+    // canonical form at the start of `data` ("M T HTTP/1.d" or "HTTP/1.d NNN
+    // R", single spaces, CRLF) judged at once, as push() would: its length,
+    // with the parts set as when push() returns Accepted. 0 (nothing taken)
+    // for any other form, or a line not whole in `data`: push() judges it.
+    size_t take_line(const uint8_t* data, size_t n);
     bool started() const { return length_ > 0; }
     size_t length() const { return length_; }  // bytes pushed, line end included
 
@@ -91,6 +97,11 @@ public:
     StartLineScanner(bool request, size_t max_line) : c_{{StartLineMatcher(request, max_line)}, {StartLineMatcher(request, max_line)}} {}
     // Forget any candidate; the next byte is at a line start or not.
     void restart(bool at_line_start);
+    // Right after restart(true), before any push(): a whole canonical start
+    // line at the start of `data` (StartLineMatcher::take_line) accepted at
+    // once, as pushing its bytes would (candidate at `off`); its length, or 0
+    // with nothing changed.
+    size_t take_first_line(const uint8_t* data, size_t n, uint64_t off);
     void chunk_start() { chunk_start_ = true; }
     // Byte `c` at stream offset `off`. True when a candidate was accepted:
     // matcher() holds its parts, candidate_offset() where it began.

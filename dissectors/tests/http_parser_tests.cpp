@@ -1,4 +1,5 @@
 // HTTP/1.x stream parser: framing, splitting, gaps, limits.
+#include "dissectors/http/ascii_case.h"
 #include "dissectors/http/http_sniffer.h"
 #include "dissectors/http/http_stream_parser.h"
 #include "dissectors/http/start_line.h"
@@ -647,6 +648,40 @@ TEST_CASE("sniffer finds a request however it is split into segments") {
     CHECK(sniff(false, "http/1.1 200 OK\r\n\r\n", 1).verdict == HttpSniffer::Verdict::Http);
 }
 
+TEST_CASE("sniffer: a stream opening with a whole start line gets the verdict its bytes pushed one by one get") {
+    const std::string lines[] = {
+        "GET /a HTTP/1.1\r\n", "POST /soap HTTP/1.0\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n\r\n",
+        "HTTP/1.0 204\r\n", "HTTP/1.1 500  Oops \r\n", "GET  / HTTP/1.1\r\n", "GET / http/1.1\r\n",
+        "GET / HTTP/1.1\n", "GET /\r\n", "GET / HTTP/2.0\r\n", "OPTIONS HTTP/1.1\r\n", "EHLO x\r\nGET / HTTP/1.1\r\n",
+        "HTTP/1.1 200 OK\rX\n", "HI\n", std::string(40, 'A') + " / HTTP/1.1\r\n", "GET /" + std::string(80, 'a') + " HTTP/1.1\r\n"};
+    for (const std::string& line : lines)
+        for (bool request : {true, false})
+            for (uint64_t budget : {uint64_t(16), uint64_t(64), HttpSniffer::kDefaultBudget})
+                for (size_t max_line : {size_t(16), size_t(64 * 1024)}) {
+                    INFO(line << " request=" << request << " budget=" << budget << " max_line=" << max_line);
+                    // The sniffer's loop over one chunk at offset 0, byte by byte.
+                    StartLineScanner sc(request, max_line);
+                    sc.restart(true);
+                    sc.chunk_start();
+                    auto want = HttpSniffer::Verdict::NeedMore;
+                    uint64_t want_off = 0;
+                    for (size_t i = 0; i < line.size(); ++i) {
+                        if (sc.push(uint8_t(line[i]), i)) {
+                            want = HttpSniffer::Verdict::Http;
+                            want_off = sc.candidate_offset();
+                            break;
+                        }
+                        if (!sc.in_candidate() && i + 1 >= budget) {
+                            want = HttpSniffer::Verdict::NotHttp;
+                            break;
+                        }
+                    }
+                    HttpSniffer sn(request, budget, max_line);
+                    CHECK(sn.feed(0, bytes(line), 0) == want);
+                    if (want == HttpSniffer::Verdict::Http) CHECK(sn.message_offset() == want_off);
+                }
+}
+
 TEST_CASE("sniffer: SMTP, speed tests and HTTP/0.9 are not HTTP") {
     for (const char* s : {"EHLO mail.example.org\r\nMAIL FROM:<a@b>\r\n", "HI\n", "PING 12345\r\n", "GET /\r\n"}) {
         INFO(s);
@@ -834,7 +869,7 @@ TEST_CASE("a final response dropped inside its head still consumes its request's
     CHECK(r.events[r.events.size() - 3].rfind("complete@", 0) == 0);
 }
 
-TEST_CASE("start line: taking runs at once judges every line as pushing byte by byte does") {
+TEST_CASE("start line: taking runs or whole lines at once judges every line as pushing byte by byte does") {
     // Lines near the method cap, the line cap, with lenient and broken forms;
     // each judged byte by byte and with take_run() wherever it takes bytes.
     std::vector<std::string> lines = {
@@ -844,7 +879,14 @@ TEST_CASE("start line: taking runs at once judges every line as pushing byte by 
         "HTTP/1.1 200 OK\r\n", "HTTP/1.1 500  Internal Server Error  \r\n", "HTTP/1.0 404\r\n",
         "HTTP/1.1 200 OK\rX\n", "HTTP/1.1 20 OK\r\n", "GET / HTTP/1.1 extra\r\n", "\r\n", "GET\r\n",
         "HTtP/1.1 200 OK\r\n", "GET / HTTP/1.x\r\n", "GET / HTTP/1.10\r\n", "GET / HTTP/1.\r\n", "GET / HTT\r\n",
-        "HTTP/1.1\r\n", "HTTP/1.1  200 OK\r\n", "GET / Http/1.1\r\n", "HTTP/11 200 OK\r\n"};
+        "HTTP/1.1\r\n", "HTTP/1.1  200 OK\r\n", "GET / Http/1.1\r\n", "HTTP/11 200 OK\r\n",
+        // Near the canonical form take_line() judges at once.
+        "HTTP/1.1 200 OK \t\r\n", "HTTP/1.1 200 \r\n", "HTTP/1.1 200\r\n", "HTTP/1.1 099 x\r\n",
+        "HTTP/1.1 200 a\rb\r\n", "HTTP/1.1 200\tOK\r\n", "HTTP/1.1\t200 OK\r\n", "HTTP/1.1 2000 OK\r\n",
+        "HTTP/1.1 200 \tOK\r\n", "GET / HTTP/1.1\r\r\n", "GET\t/ HTTP/1.1\r\n", "GET /\x80\xff HTTP/1.1\r\n",
+        std::string("GET /\0 HTTP/1.1\r\n", 17), std::string("HTTP/1.1 200 O\0K\r\n", 18), "GET / HTTP/1.1 \r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\n", "HTTP/1.0 204 No Content\r\nX: y\r\n", "GET / HTTP/1.1\n", "\nGET / HTTP/1.1\r\n",
+        " GET / HTTP/1.1\r\n", "GET / HTTP/1.1", "HTTP/1.1 200 OK\r"};
     std::mt19937 rng(7);
     const char alphabet[] = "GETPOST /?=&aZ09-._~\t\r\nHTP1./htp\x01\x7f";
     for (int i = 0; i < 3000; ++i) {
@@ -855,32 +897,50 @@ TEST_CASE("start line: taking runs at once judges every line as pushing byte by 
         lines.push_back("HTTP/1.1 200 " + l);
         lines.push_back("GET / " + l);  // versions right, wrong, cut and in lower case
         lines.push_back(i % 3 ? "HTTP/" + l : l);
+        // Canonical lines of random parts (often valid), cut at random.
+        std::string m = l.substr(0, rng() % (l.size() + 1)), t = l.substr(rng() % (l.size() + 1));
+        std::string whole = i % 2 ? m + " " + t + " HTTP/1." + char('0' + rng() % 10) + "\r\n"
+                                  : "HTTP/1.1 " + std::to_string(rng() % 1000) + " " + t + "\r\n";
+        lines.push_back(whole);
+        lines.push_back(whole.substr(0, rng() % (whole.size() + 1)));
     }
+    size_t whole_lines = 0;  // judged by take_line() at once
     for (const std::string& line : lines)
         for (bool request : {true, false})
             for (size_t cap : {size_t(20), size_t(36), size_t(64 * 1024)}) {
-                StartLineMatcher a(request, cap), b(request, cap);
+                StartLineMatcher a(request, cap), b(request, cap), c(request, cap);
                 a.reset();
                 b.reset();
+                c.reset();
                 auto data = bytes(line);
-                StartLineMatcher::Result ra = StartLineMatcher::Result::More, rb = ra;
-                for (size_t k = 0; k < data.size() && ra == StartLineMatcher::Result::More; ++k) ra = a.push(data[k]);
+                StartLineMatcher::Result ra = StartLineMatcher::Result::More, rb = ra, rc = ra;
+                size_t ka = 0;
+                for (; ka < data.size() && ra == StartLineMatcher::Result::More; ++ka) ra = a.push(data[ka]);
                 for (size_t k = 0; k < data.size() && rb == StartLineMatcher::Result::More;) {
                     if (size_t run = b.take_run(data.data() + k, data.size() - k)) k += run;
                     else rb = b.push(data[k++]);
                 }
+                // take_line() as the parser uses it: whole line at once, else byte by byte.
+                size_t kc = c.take_line(data.data(), data.size());
+                if (kc) rc = StartLineMatcher::Result::Accepted, ++whole_lines;
+                for (; kc < data.size() && rc == StartLineMatcher::Result::More; ++kc) rc = c.push(data[kc]);
                 INFO(line << " request=" << request << " cap=" << cap);
                 REQUIRE(ra == rb);
-                CHECK(a.length() == b.length());
-                CHECK(a.method == b.method);
-                CHECK(a.target == b.target);
-                CHECK(a.version == b.version);
-                CHECK(a.reason == b.reason);
-                CHECK(a.status == b.status);
-                CHECK(a.lenient() == b.lenient());
-                CHECK(a.reject_code == b.reject_code);
-                CHECK(a.reject_reason == b.reject_reason);
+                REQUIRE(ra == rc);
+                CHECK(ka == kc);
+                for (const StartLineMatcher* o : {&b, &c}) {
+                    CHECK(a.length() == o->length());
+                    CHECK(a.method == o->method);
+                    CHECK(a.target == o->target);
+                    CHECK(a.version == o->version);
+                    CHECK(a.reason == o->reason);
+                    CHECK(a.status == o->status);
+                    CHECK(a.lenient() == o->lenient());
+                    CHECK(a.reject_code == o->reject_code);
+                    CHECK(a.reject_reason == o->reject_reason);
+                }
             }
+    CHECK(whole_lines > 1000);
 }
 
 TEST_CASE("token characters are RFC 9110's tchar") {
@@ -889,5 +949,107 @@ TEST_CASE("token characters are RFC 9110's tchar") {
         const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         const bool special = c != 0 && specials.find(char(c)) != std::string_view::npos;
         CHECK(is_http_tchar(uint8_t(c)) == (alnum || special));
+    }
+}
+
+TEST_CASE("known field names: any case matches, every other byte does not") {
+    const std::pair<std::string, HttpField> known[] = {
+        {"Content-Length", HttpField::ContentLength}, {"Transfer-Encoding", HttpField::TransferEncoding},
+        {"Connection", HttpField::Connection},         {"Expect", HttpField::Expect},
+        {"Content-Type", HttpField::ContentType},      {"SOAPAction", HttpField::SoapAction},
+        {"User-Agent", HttpField::UserAgent},          {"Server", HttpField::Server},
+        {"Content-Encoding", HttpField::ContentEncoding}, {"Upgrade", HttpField::Upgrade},
+    };
+    std::mt19937 rng(26);
+    for (const auto& [name, kind] : known) {
+        INFO(name);
+        CHECK(http_field_of(name) == kind);
+        std::string mixed = name;
+        for (int round = 0; round < 20; ++round) {
+            for (char& c : mixed)
+                if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) c = (rng() & 1) ? char(c | 0x20) : char(c & ~0x20);
+            CHECK(http_field_of(mixed) == kind);
+        }
+        // Any one byte changed (to its case partner's neighbours, to a byte
+        // that equals it OR 0x20, to CR) is another name.
+        for (size_t i = 0; i < name.size(); ++i)
+            for (int v : {name[i] ^ 0x01, name[i] & ~0x20 & 0xff, int('\r'), int('_'), int('m')}) {
+                std::string other = name;
+                other[i] = char(v);
+                bool same_letter = ascii_lower(other[i]) == ascii_lower(name[i]);
+                CHECK((http_field_of(other) == kind) == same_letter);
+            }
+        CHECK(http_field_of(name.substr(1)) != kind);
+        CHECK(http_field_of(name + "s") != kind);
+    }
+    CHECK(http_field_of("Host") == HttpField::Other);
+    CHECK(http_field_of("") == HttpField::Other);
+}
+
+TEST_CASE("a copied or moved head views its own field bytes") {
+    Recorder r;
+    {
+        HttpStreamParser p(Role::Request, r);
+        // A short head (its bytes fit a string's inline buffer) and a long one.
+        p.feed(bytes("GET / HTTP/1.1\r\nA: b\r\n\r\n"
+                     "POST /x HTTP/1.1\r\nContent-Type: text/xml; charset=utf-8\r\nX-Fold: one\r\n two\r\n"
+                     "SOAPAction: \"urn:op\"\r\nContent-Length: 0\r\nX-Empty:\r\n\r\n"));
+        // The parser (and its buffers) are gone after this scope.
+    }
+    REQUIRE(r.heads.size() == 2);
+    std::vector<HttpMessageHead> moved;
+    for (auto& h : r.heads) moved.push_back(std::move(h));
+    HttpMessageHead copy;
+    copy = moved[1];
+    moved[1].field_bytes.assign(moved[1].field_bytes.size(), '#');  // the copy must not see this
+    for (const HttpMessageHead* h : {&moved[1], &copy}) {
+        INFO((h == &copy ? "copy" : "moved"));
+        const bool overwritten = h != &copy;
+        CHECK((*h->field(HttpField::ContentType) == "text/xml; charset=utf-8") != overwritten);
+        if (!overwritten) {
+            CHECK(*h->header("x-fold") == "one two");
+            CHECK(*h->field(HttpField::SoapAction) == "\"urn:op\"");
+            CHECK(h->headers[3].name == "Content-Length");
+            CHECK(h->field(HttpField::UserAgent) == nullptr);
+            // Every view, the empty one at the end included, is into its own bytes.
+            const char* own = h->field_bytes.data();
+            for (const HttpHeader& f : h->headers)
+                for (std::string_view v : {f.name, f.value})
+                    CHECK((v.data() >= own && v.data() + v.size() <= own + h->field_bytes.size()));
+            CHECK(h->headers.at(4).value.empty());
+        }
+    }
+    CHECK(moved[0].headers.size() == 1);
+    CHECK(moved[0].headers[0].name == "A");
+    CHECK(moved[0].headers[0].value == "b");
+    HttpMessageHead again(std::move(moved[0]));
+    CHECK(again.headers[0].value == "b");
+    CHECK(*again.header("a") == "b");
+}
+
+TEST_CASE("a bad header field name or line is dropped with the reason, and parsing resumes") {
+    const std::pair<std::string, std::string> cases[] = {
+        {"X-A b: v", "invalid header field name"},    // space in the name
+        {"\"X\": v", "invalid header field name"},    // first byte not a token byte
+        {"X\x01Y: v", "invalid header field name"},
+        {"X-A\rY: v", "invalid header field name"},   // a bare CR inside the name
+        {": v", "malformed header field line"},
+        {"no colon here", "malformed header field line"},
+        {"\"quoted\"", "malformed header field line"},
+        {std::string("X\0Y: v", 6), "invalid header field name"},  // NUL
+    };
+    for (const auto& [line, why] : cases) {
+        INFO(line);
+        std::string s = "GET / HTTP/1.1\r\nHost: h\r\n" + line + "\r\n\r\n";
+        Recorder r;
+        HttpStreamParser p(Role::Request, r);
+        p.feed(bytes(s));
+        p.feed(bytes("GET /next HTTP/1.1\r\n\r\n"));
+        REQUIRE(r.codes.size() == 1);
+        CHECK(r.codes[0] == HttpError::MalformedHeader);
+        CHECK(r.events.at(1) == "drop@" + std::to_string(s.find(line)) + ":" + why);
+        REQUIRE(r.heads.size() == 1);
+        CHECK(r.heads[0].uri == "/next");
+        check_split_invariance(Role::Request, s);
     }
 }
