@@ -25,6 +25,19 @@ std::string hex16(uint16_t v);
 bool enter_tunnel(Context& c, const char* name);
 DecodeResult too_deep(const Context& c);
 
+// TCP options (ip_decoder.cpp): MSS, window scale, SACK permitted into `tcp`;
+// what was wrong with a bad option into `detail`.
+void parse_tcp_options(ByteReader opts, TcpPacket& tcp, std::string& detail);
+
+// The common frame, Ethernet (no VLAN tag) / IPv4 (not a fragment) / TCP with
+// whole headers, decoded straight from its bytes into `r` (fresh); false for
+// anything else, `r` then untouched, and the general decoder takes the frame
+// (fast_tcp_decoder.cpp). Where it says true, the general decoder gives the same result.
+bool decode_ethernet_ipv4_tcp(std::span<const uint8_t> frame, DecodeResult& r);
+// decode_packet without that shortcut: every frame through the layers (tests
+// compare the two).
+DecodeResult decode_packet_layered(int linktype, std::span<const uint8_t> data);
+
 // IP layer (ip_decoder.cpp).
 DecodeResult decode_ipv4(ByteReader ip, Context& c);
 DecodeResult decode_ipv6(ByteReader ip, Context& c);

@@ -6,15 +6,10 @@
 // IPv4, IPv6 (extension headers, fragments) and TCP.
 namespace stallscope::decode {
 
-namespace {
-
-constexpr uint8_t kProtoTcp = 6;
-constexpr int kMaxIpv6ExtHeaders = 16;
-
 // ---- TCP -------------------------------------------------------------------
 
-// Parses the options area; a malformed option stops parsing but keeps the
-// segment (the rest of the header is fine and the segment still matters).
+// A malformed option stops parsing but keeps the segment (the rest of the
+// header is fine and the segment still matters).
 void parse_tcp_options(ByteReader opts, TcpPacket& tcp, std::string& detail) {
     // Each iteration consumes at least one byte, so this ends within 40 steps.
     while (opts.remaining() > 0) {
@@ -49,6 +44,11 @@ void parse_tcp_options(ByteReader opts, TcpPacket& tcp, std::string& detail) {
         }
     }
 }
+
+namespace {
+
+constexpr uint8_t kProtoTcp = 6;
+constexpr int kMaxIpv6ExtHeaders = 16;
 
 // `seg` holds the IP payload as captured; `seg_len_on_wire` is the TCP
 // segment length according to the IP header. Fills `r` (which holds the

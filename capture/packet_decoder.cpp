@@ -170,10 +170,19 @@ void finish(DecodeResult& r, decode::Context& c) {
 
 } // namespace
 
-DecodeResult decode_packet(int lt, std::span<const uint8_t> data) {
-    decode::Context c;
+namespace decode {
+DecodeResult decode_packet_layered(int lt, std::span<const uint8_t> data) {
+    Context c;
     DecodeResult r = decode_link(lt, ByteReader(data), c);
     finish(r, c);
+    return r;
+}
+} // namespace decode
+
+DecodeResult decode_packet(int lt, std::span<const uint8_t> data) {
+    DecodeResult r;
+    if (lt == linktype::kEthernet && decode::decode_ethernet_ipv4_tcp(data, r)) return r;
+    r = decode::decode_packet_layered(lt, data);
     return r;
 }
 

@@ -34,11 +34,6 @@ void StreamReassembler::settle() {
     drain();
 }
 
-int64_t StreamReassembler::offset_of(uint32_t seq) const {
-    if (!origin_set_) return -1;
-    return unwrap_.peek(seq) - origin_;
-}
-
 StreamReassembler::SegmentKind StreamReassembler::on_segment(uint32_t seq, std::span<const uint8_t> captured,
                                                              uint32_t wire_len, uint64_t tag) {
     if (wire_len == 0) return SegmentKind::Empty;

@@ -56,7 +56,9 @@ public:
 
     // Stream offset of a sequence number (for ACK mapping); nullopt-like -1
     // when the stream has no reference point yet.
-    int64_t offset_of(uint32_t seq) const;
+    int64_t offset_of(uint32_t seq) const {  // here, not in the .cpp: several calls a packet
+        return origin_set_ ? unwrap_.peek(seq) - origin_ : -1;
+    }
     uint64_t delivered() const { return next_; }
     bool has_origin() const { return origin_set_; }
     // Unwrapped position of stream offset 0: it moves back (never forward)
