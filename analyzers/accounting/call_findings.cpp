@@ -6,16 +6,17 @@
 
 namespace stallscope {
 
-CallFindings::CallFindings(const AnalysisResult& r) {
+CallFindings::CallFindings(const AnalysisResult& r, bool fill) {
     if (r.spill) {
         std::string error;
         if (auto f = SpillFile::create(r.spill->dir(), error)) calls_.to_file(std::move(f));  // else in memory
     }
-    for_each_finding(r, [&](const Finding& f) {
+    if (!fill) return;
+    for_each_finding_brief(r, [&](const Finding& f) {
         add(f);
         return true;
     });
-    calls_.flush();
+    done();
 }
 
 void CallFindings::add(const Finding& f) {

@@ -14,12 +14,16 @@ namespace stallscope {
 
 class CallFindings {
 public:
-    explicit CallFindings(const AnalysisResult& r);
+    explicit CallFindings(const AnalysisResult& r) : CallFindings(r, true) {}
+    // `fill` false: empty, for a reader that makes its own pass over the
+    // findings: add() each in report order, then done().
+    CallFindings(const AnalysisResult& r, bool fill);
+    void add(const Finding& f);  // needs kind and calls only
+    void done() { calls_.flush(); }
     // Kind names, joined by `sep`: in first-seen order, or sorted by name.
     std::string kinds(uint64_t call_id, const char* sep, bool sorted) const;
 
 private:
-    void add(const Finding& f);
     uint64_t entry(uint64_t call_id) const;
     // By call id - 1: kind index + 1 per 4 bits, first-seen order.
     SpillArray<uint64_t> calls_{4096, 4};

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -75,17 +76,54 @@ double phase_ms(const Call& c, PhaseKind k) {
     return t;
 }
 
-// True when a finding of `kind` overlaps one with precedence (its time is
-// counted there, call_ledger). Only asked for a kind with no time of its own.
-bool counted_under_root(const AnalysisResult& r, const std::string& kind) {
-    bool found = false;
-    for_each_finding(r, [&](const Finding& f) {
-        if (f.kind == kind)
-            for (auto& [key, value] : f.details)
-                found = found || (key == "overlap" && f.counted_ms < f.cost_ms);
-        return !found;
+// What the report needs of the findings, from one pass over them without
+// their text (for_each_finding_brief): a spilled result's findings are read
+// once, not once per section.
+struct FindingsDigest {
+    // Findings of one kind and side, by time counted (KindTotals: the Summary's rule).
+    struct Group {
+        size_t first = 0;  // the example: the group's first finding in report order
+        size_t count = 0;
+        double total = 0;
+        ExternalSort<double> costs;
+        ExternalSort<uint64_t> calls;
+    };
+    explicit FindingsDigest(const AnalysisResult& r);
+
+    std::map<std::pair<std::string, int>, Group> groups;
+    KindTotals totals;  // each millisecond once (call ledger), as in the Summary
+    // Kinds with a finding that overlaps one with precedence (its time is
+    // counted there, call_ledger).
+    std::set<std::string> counted_under_root;
+    CallFindings kinds;
+};
+
+FindingsDigest::FindingsDigest(const AnalysisResult& r) : kinds(r, false) {
+    // A spilled result sorts each group's costs and calls on disk (beside
+    // its spill file): they grow with the findings.
+    std::function<std::unique_ptr<SpillFile>()> make_file;
+    if (r.spill) make_file = [dir = r.spill->dir()]() -> std::unique_ptr<SpillFile> {
+        std::string error;
+        return SpillFile::create(dir, error);  // none: sorted in memory
+    };
+    size_t i = 0;
+    for_each_finding_brief(r, [&](const Finding& f) {
+        std::pair<std::string, int> key{f.kind, int(f.side)};
+        auto it = groups.find(key);
+        if (it == groups.end()) it = groups.emplace(key, Group{i, 0, 0, {kGroupRun, make_file}, {kGroupRun, make_file}}).first;
+        Group& g = it->second;
+        ++g.count;
+        totals.add(f);
+        g.costs.add(f.cost_ms);
+        for (uint64_t id : f.calls) g.calls.add(id);
+        for (auto& [k, value] : f.details)
+            if (k == "overlap" && f.counted_ms < f.cost_ms) counted_under_root.insert(f.kind);
+        kinds.add(f);
+        ++i;
+        return true;
     });
-    return found;
+    kinds.done();
+    for (auto& [key, g] : groups) g.total = totals.ms(key.first, Side(key.second));
 }
 
 // Where the capture was taken and whose view the latencies are; nothing when
@@ -119,7 +157,7 @@ void header_section(const AnalysisResult& r, TextOut& out) {
 }
 
 // Summary: latency, where the time went (the ledger), time per kind, what each fix buys.
-void summary_section(const AnalysisResult& r, TextOut& out) {
+void summary_section(const AnalysisResult& r, const FindingsDigest& found, TextOut& out) {
     const SummaryGroup& all = r.summary.overall;
     out += "\nSummary\n";
     if (all.latency.calls)
@@ -152,7 +190,7 @@ void summary_section(const AnalysisResult& r, TextOut& out) {
         else if (k.lost_ms > 0)
             out += fmt("  %-18s %10.3f ms lost (%5.1f%% of latency) in %llu call%s\n", k.kind.c_str(), k.lost_ms,
                        k.share * 100, (unsigned long long)k.calls, plural(k.calls));
-        else if (counted_under_root(r, k.kind))  // a wait that is another finding's, which started the chain
+        else if (found.counted_under_root.count(k.kind))  // a wait that is another finding's, which started the chain
             out += fmt("  %-18s    found in %llu call%s (its wait is counted once, under the finding it overlaps)\n",
                        k.kind.c_str(), (unsigned long long)k.calls, plural(k.calls));
         else  // split writes that armed no stall, message size: worth fixing, but no wait of their own
@@ -191,77 +229,48 @@ void operations_section(const AnalysisResult& r, TextOut& out) {
 }
 
 // Findings grouped by kind and side, by time counted (KindTotals: the Summary's rule).
-void findings_section(const AnalysisResult& r, TextOut& out) {
-    if (finding_count(r)) {
-        // Findings of one kind and side usually repeat call after call: show
-        // each group once (total, typical cost, the calls) with its first
-        // case as the example. --json lists every finding.
-        // A spilled result sorts each group's costs and calls on disk
-        // (beside its spill file): they grow with the findings.
-        std::function<std::unique_ptr<SpillFile>()> make_file;
-        if (r.spill) make_file = [dir = r.spill->dir()]() -> std::unique_ptr<SpillFile> {
-            std::string error;
-            return SpillFile::create(dir, error);  // none: sorted in memory
-        };
-        struct Group {
-            Finding example;
-            size_t count = 0;
-            double total = 0;
-            ExternalSort<double> costs;
-            ExternalSort<uint64_t> calls;
-        };
-        std::map<std::pair<std::string, int>, Group> groups;
-        KindTotals totals;  // each millisecond once (call ledger), as in the Summary
-        for_each_finding(r, [&](const Finding& f) {
-            std::pair<std::string, int> key{f.kind, int(f.side)};
-            auto it = groups.find(key);
-            if (it == groups.end()) it = groups.emplace(key, Group{{}, 0, 0, {kGroupRun, make_file}, {kGroupRun, make_file}}).first;
-            Group& g = it->second;
-            if (g.count++ == 0) g.example = f;
-            totals.add(f);
-            g.costs.add(f.cost_ms);
-            for (uint64_t id : f.calls) g.calls.add(id);
-            return true;
+void findings_section(const AnalysisResult& r, FindingsDigest& found, TextOut& out) {
+    if (found.groups.empty()) return;
+    // Findings of one kind and side usually repeat call after call: show
+    // each group once (total, typical cost, the calls) with its first
+    // case as the example. --json lists every finding.
+    using Group = FindingsDigest::Group;
+    std::vector<Group*> order;
+    for (auto& [key, g] : found.groups) order.push_back(&g);
+    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
+    out += "\nFindings (grouped by kind, by time counted; an overlap is counted once, under its root)\n";
+    size_t n = 0;
+    Finding ex;
+    for (Group* g : order) {
+        finding_at(r, g->first, ex);
+        const size_t typical_at = g->costs.size() / 2;
+        size_t i = 0;
+        double typical = 0;
+        g->costs.each([&](double c) {
+            if (i++ == typical_at) typical = c;
         });
-        std::vector<Group*> order;
-        for (auto& [key, g] : groups) {
-            g.total = totals.ms(key.first, Side(key.second));
-            order.push_back(&g);
-        }
-        std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->total > b->total; });
-        out += "\nFindings (grouped by kind, by time counted; an overlap is counted once, under its root)\n";
-        size_t n = 0;
-        for (Group* g : order) {
-            const Finding& ex = g->example;
-            const size_t typical_at = g->costs.size() / 2;
-            size_t i = 0;
-            double typical = 0;
-            g->costs.each([&](double c) {
-                if (i++ == typical_at) typical = c;
-            });
-            // The distinct calls: the first 12 by id, and how many.
-            std::string call_list;
-            size_t distinct = 0;
-            uint64_t last = 0;
-            g->calls.each([&](uint64_t id) {
-                if (distinct && id == last) return;
-                last = id;
-                if (distinct < 12) call_list += (distinct ? "," : "") + std::to_string(id);
-                ++distinct;
-            });
-            if (distinct > 12) call_list += fmt(",... (%zu calls)", distinct);
-            out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
-                       ex.kind.c_str(), side_name(ex.side), g->count, g->count == 1 ? "" : "s", g->total,
-                       typical, call_list.c_str());
-            out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
-                   ex.explanation + "\n";
-            out += "     evidence frames: " + frames_list(ex.frames) + "\n";
-            if (!ex.cost_method.empty() && ex.cost_ms > 0) out += "     cost: " + ex.cost_method + "\n";
-            for (auto& [key, value] : ex.details)  // one wait, two findings: which one counts it
-                if (key == "overlap") out += "     overlap: " + value + "\n";
-            out += "     fix: " + ex.fix + "\n";
-            if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
-        }
+        // The distinct calls: the first 12 by id, and how many.
+        std::string call_list;
+        size_t distinct = 0;
+        uint64_t last = 0;
+        g->calls.each([&](uint64_t id) {
+            if (distinct && id == last) return;
+            last = id;
+            if (distinct < 12) call_list += (distinct ? "," : "") + std::to_string(id);
+            ++distinct;
+        });
+        if (distinct > 12) call_list += fmt(",... (%zu calls)", distinct);
+        out += fmt("  %zu. %s (%s side): %zu finding%s, %.3f ms in total, %.3f ms typical — calls %s\n", ++n,
+                   ex.kind.c_str(), side_name(ex.side), g->count, g->count == 1 ? "" : "s", g->total,
+                   typical, call_list.c_str());
+        out += fmt("     e.g. call %llu: ", (unsigned long long)(ex.calls.empty() ? 0 : ex.calls.front())) +
+               ex.explanation + "\n";
+        out += "     evidence frames: " + frames_list(ex.frames) + "\n";
+        if (!ex.cost_method.empty() && ex.cost_ms > 0) out += "     cost: " + ex.cost_method + "\n";
+        for (auto& [key, value] : ex.details)  // one wait, two findings: which one counts it
+            if (key == "overlap") out += "     overlap: " + value + "\n";
+        out += "     fix: " + ex.fix + "\n";
+        if (!ex.toolkit_fix.empty()) out += "     " + ex.toolkit + ": " + ex.toolkit_fix + "\n";
     }
 }
 
@@ -290,9 +299,8 @@ void tls_section(const AnalysisResult& r, TextOut& out) {
 }
 
 // Calls: one line each, the first kTextReportCalls.
-void calls_section(const AnalysisResult& r, TextOut& out) {
+void calls_section(const AnalysisResult& r, const CallFindings& kinds, TextOut& out) {
     if (size_t total = call_count(r)) {
-        CallFindings kinds(r);
         out += "\nCalls (ms)\n";
         out += fmt("  %5s %4s %-6s %-22s %6s %10s %8s %8s %8s %8s %8s %8s %8s  %s\n", "id", "conn", "method",
                    "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
@@ -336,12 +344,13 @@ void warnings_section(const AnalysisResult& r, TextOut& out) {
 
 void write_report_text(const AnalysisResult& r, std::ostream& os) {
     TextOut out(os);
+    FindingsDigest found(r);
     header_section(r, out);
-    summary_section(r, out);
+    summary_section(r, found, out);
     operations_section(r, out);
-    findings_section(r, out);
+    findings_section(r, found, out);
     tls_section(r, out);
-    calls_section(r, out);
+    calls_section(r, found.kinds, out);
     warnings_section(r, out);
     out.flush();
 }

@@ -86,6 +86,8 @@ public:
     template <class T> void rel(T& x, T base, T sentinel) {
         varint(rel_encode(uint64_t(x), uint64_t(base), uint64_t(sentinel)));
     }
+    void prose(std::string& s) { str(s); }
+    void frames(std::vector<uint64_t>& v);
     size_t count(size_t n) { varint(n); return n; }
     void fail() {}
 
@@ -106,8 +108,10 @@ private:
 class Reader {
 public:
     static constexpr bool kReading = true;
-    explicit Reader(std::string_view b)
-        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()) {}
+    // `brief`: prose() and frames() skip their bytes and leave the value
+    // empty (spill_decode_brief).
+    explicit Reader(std::string_view b, bool brief = false)
+        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()), brief_(brief) {}
 
     bool ok() const { return ok_; }
     bool at_end() const { return p_ == end_; }
@@ -167,6 +171,15 @@ public:
         s.assign(reinterpret_cast<const char*>(p_), size_t(n));
         p_ += n;
     }
+    // A finding's text, which readers of many findings seldom need.
+    void prose(std::string& s) {
+        if (!brief_) return str(s);
+        uint64_t n = varint();
+        if (n > left()) { fail(); n = 0; }
+        s.clear();
+        p_ += n;
+    }
+    void frames(std::vector<uint64_t>& v);
     template <class T> void rel(T& x, T base, T sentinel) {
         x = T(rel_decode(varint(), uint64_t(base), uint64_t(sentinel)));
     }
@@ -186,6 +199,7 @@ private:
     const uint8_t* p_;
     const uint8_t* end_;
     bool ok_ = true;
+    bool brief_ = false;
 };
 
 template <class Io, class T, class Fn> void vec(Io& io, std::vector<T>& v, Fn&& item) {
@@ -207,6 +221,17 @@ template <class Io, class T, class Fn> void opt(Io& io, std::optional<T>& o, Fn&
 template <class Io> void frame_list(Io& io, std::vector<uint64_t>& v) {
     uint64_t prev = 0;
     vec(io, v, [&](uint64_t& f) { io.rel(f, prev, uint64_t(0)); prev = f; });
+}
+
+void Writer::frames(std::vector<uint64_t>& v) { frame_list(*this, v); }
+
+// Brief: the count, then as many varints stepped over (each ends at a byte
+// below 0x80), checked as frame_list checks them.
+void Reader::frames(std::vector<uint64_t>& v) {
+    if (!brief_) return frame_list(*this, v);
+    const size_t n = count(0);
+    v.clear();
+    for (size_t i = 0; i < n; ++i) varint();
 }
 
 template <class Io> void visit(Io& io, SoapInfo& s) {
@@ -411,13 +436,13 @@ template <class Io> void visit(Io& io, Finding& f) {
     io.enumeration(f.side, Side::Server);
     io.uint(f.connection_id);
     frame_list(io, f.calls);
-    frame_list(io, f.frames);
+    io.frames(f.frames);
     io.f64(f.cost_ms);
-    io.str(f.cost_method);
-    io.str(f.explanation);
-    io.str(f.fix);
-    io.str(f.toolkit);
-    io.str(f.toolkit_fix);
+    io.prose(f.cost_method);
+    io.prose(f.explanation);
+    io.prose(f.fix);
+    io.prose(f.toolkit);
+    io.prose(f.toolkit_fix);
     io.sint(f.start_ns);
     io.rel(f.end_ns, f.start_ns, int64_t(0));
     vec(io, f.details, [&](std::pair<std::string, std::string>& d) {
@@ -453,8 +478,8 @@ template <class T> bool decode(uint8_t tag, std::string_view bytes, T& v) {
 
 // Straight into v: every field is visited and assigned (vectors resized,
 // then every item), so v's strings and vectors are reused.
-template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v) {
-    Reader r(bytes);
+template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v, bool brief = false) {
+    Reader r(bytes, brief);
     uint8_t got = 0;
     r.raw8(got);
     if (!r.ok() || got != tag) return false;
@@ -475,5 +500,6 @@ bool spill_decode(std::string_view bytes, Finding& v) { return decode(kFindingTa
 bool spill_decode_into(std::string_view bytes, Call& v) { return decode_into(kCallTag, bytes, v); }
 bool spill_decode_into(std::string_view bytes, Connection& v) { return decode_into(kConnectionTag, bytes, v); }
 bool spill_decode_into(std::string_view bytes, Finding& v) { return decode_into(kFindingTag, bytes, v); }
+bool spill_decode_brief(std::string_view bytes, Finding& v) { return decode_into(kFindingTag, bytes, v, true); }
 
 } // namespace stallscope

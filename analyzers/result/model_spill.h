@@ -32,4 +32,10 @@ bool spill_decode_into(std::string_view bytes, Call& v);
 bool spill_decode_into(std::string_view bytes, Connection& v);
 bool spill_decode_into(std::string_view bytes, Finding& v);
 
+// The same without the finding's text and evidence frames: cost_method,
+// explanation, fix, toolkit, toolkit_fix and frames are left empty (their
+// bytes are checked as far as their lengths and stepped over). For readers
+// of every finding that need only kinds, calls, costs and details.
+bool spill_decode_brief(std::string_view bytes, Finding& v);
+
 } // namespace stallscope

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace stallscope {
 
@@ -142,9 +143,9 @@ uint64_t ResultSpill::finding_offset(size_t i) const {
     return offset;
 }
 
-template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* scan) const {
+template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* scan, bool brief) const {
     if (scan)
-        if (auto record = scan->record(offset)) return decode(*record, offset, out);
+        if (auto record = scan->record(offset)) return decode(*record, offset, out, brief);
     // Reused per thread: a new buffer per record was an allocation and a
     // 4 KiB zero-fill (resize) every time, 4 % of a run's instructions.
     thread_local std::string bytes;
@@ -164,13 +165,16 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* sc
         file_->read(offset + 4, len, bytes);
         record = bytes;
     }
-    decode(record, offset, out);
+    decode(record, offset, out, brief);
 }
 
-template <class T> void ResultSpill::decode(std::string_view record, uint64_t offset, T& out) const {
+template <class T> void ResultSpill::decode(std::string_view record, uint64_t offset, T& out, bool brief) const {
     // Into the caller's record, whose memory is reused (each_* and the row
     // views pass the same one each time); on SpillError it holds part of one.
-    if (!spill_decode_into(record, out))
+    bool ok;
+    if constexpr (std::is_same_v<T, Finding>) ok = brief ? spill_decode_brief(record, out) : spill_decode_into(record, out);
+    else ok = spill_decode_into(record, out);
+    if (!ok)
         throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(offset) +
                          " does not decode");
 }
@@ -211,7 +215,7 @@ void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
     });
 }
 
-void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) const {
+void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn, bool brief) const {
     Finding f;
     std::string bytes;
     SpillScan scan(*file_);
@@ -221,11 +225,16 @@ void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn) co
         for (size_t i = 0; i < n; ++i) {
             uint64_t offset = 0;
             std::memcpy(&offset, bytes.data() + 8 * i, 8);
-            read(offset, f, &scan);
+            read(offset, f, &scan, brief);
             if (!fn(f)) return;
         }
     }
 }
+
+// connection_at, call_at and finding_at (in the header) read through these.
+template void ResultSpill::read(uint64_t, Connection&, SpillScan*, bool) const;
+template void ResultSpill::read(uint64_t, Call&, SpillScan*, bool) const;
+template void ResultSpill::read(uint64_t, Finding&, SpillScan*, bool) const;
 
 bool ResultSpill::find_connection(uint64_t id, Connection& out) const {
     uint64_t offset = 0;
@@ -265,6 +274,17 @@ void for_each_finding(const AnalysisResult& r, const std::function<bool(const Fi
     if (r.spill) return r.spill->each_finding(fn);
     for (const Finding& f : r.findings)
         if (!fn(f)) return;
+}
+
+void for_each_finding_brief(const AnalysisResult& r, const std::function<bool(const Finding&)>& fn) {
+    if (r.spill) return r.spill->each_finding(fn, true);
+    for (const Finding& f : r.findings)
+        if (!fn(f)) return;
+}
+
+void finding_at(const AnalysisResult& r, size_t i, Finding& out) {
+    if (r.spill) return r.spill->finding_at(i, out);
+    out = r.findings.at(i);
 }
 
 } // namespace stallscope

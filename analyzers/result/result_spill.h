@@ -44,7 +44,8 @@ public:
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
     void each_connection(const std::function<bool(const Connection&)>& fn) const;
     void each_call(const std::function<bool(const Call&)>& fn) const;
-    void each_finding(const std::function<bool(const Finding&)>& fn) const;
+    // `brief`: without their text and evidence frames (spill_decode_brief).
+    void each_finding(const std::function<bool(const Finding&)>& fn, bool brief = false) const;
 
     // One item by its place in report order (i < the count), or a connection /
     // call by id (false when there is none): two reads (index, record), for
@@ -98,8 +99,8 @@ private:
     };
     uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
     // `scan`: a walk's block cache (each_*), else one read per record.
-    template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr) const;
-    template <class T> void decode(std::string_view record, uint64_t offset, T& out) const;
+    template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr, bool brief = false) const;
+    template <class T> void decode(std::string_view record, uint64_t offset, T& out, bool brief) const;
     uint64_t finding_offset(size_t i) const;
 
     std::unique_ptr<SpillFile> file_;
@@ -118,5 +119,13 @@ size_t finding_count(const AnalysisResult& r);
 void for_each_connection(const AnalysisResult& r, const std::function<bool(const Connection&)>& fn);
 void for_each_call(const AnalysisResult& r, const std::function<bool(const Call&)>& fn);
 void for_each_finding(const AnalysisResult& r, const std::function<bool(const Finding&)>& fn);
+// Every finding for a reader that needs only kinds, sides, calls, costs and
+// details: a spilled one comes without cost_method, explanation, fix,
+// toolkit, toolkit_fix and frames (empty; a fifth of the decoding), an
+// in-memory one whole. Fetch the few whole ones needed with finding_at.
+void for_each_finding_brief(const AnalysisResult& r, const std::function<bool(const Finding&)>& fn);
+// The i-th finding in report order, whole (i < finding_count(r)). Throws
+// std::out_of_range, SpillError.
+void finding_at(const AnalysisResult& r, size_t i, Finding& out);
 
 } // namespace stallscope

@@ -673,3 +673,34 @@ TEST_CASE("model round-trip bench over every capture", "[.bench]") {
     for (const std::string& f : files)
         for (bool segs : {true, false}) round_trip_capture(f, segs);
 }
+
+TEST_CASE("spill: a brief decode is the finding without its text and frames, and refuses what the whole one refuses", "[spill]") {
+    Finding big = full_finding();
+    big.frames = {1ull << 40, 3, (1ull << 40) + 7, 0, ~0ull};  // multi-byte varints, the sentinel, the top
+    Finding small = full_finding();
+    small.details.resize(1);
+    small.frames.clear();
+    auto brief = [](Finding f) {
+        f.cost_method.clear(); f.explanation.clear(); f.fix.clear(); f.toolkit.clear(); f.toolkit_fix.clear();
+        f.frames.clear();
+        return f;
+    };
+    Finding f = full_finding();  // a reused target that held text and frames
+    for (const Finding& x : {big, Finding{}, small, full_finding()}) {
+        REQUIRE(spill_decode_brief(encode(x), f));
+        CHECK(diff(f, brief(x)) == "");
+        CHECK(f.cost_method.empty());
+        CHECK(f.frames.empty());
+    }
+    // The whole decode of the same bytes still has them.
+    REQUIRE(spill_decode_into(encode(big), f));
+    CHECK(diff(f, big) == "");
+    const std::string e = encode(big);
+    for (size_t len = 0; len < e.size(); ++len) {
+        std::vector<char> prefix(e.begin(), e.begin() + std::ptrdiff_t(len));
+        if (spill_decode_brief(std::string_view(prefix.data(), prefix.size()), f))
+            FAIL("decoded briefly from a prefix of " << len << " of " << e.size() << " bytes");
+    }
+    CHECK_FALSE(spill_decode_brief(e + '\0', f));                  // trailing bytes
+    CHECK_FALSE(spill_decode_brief(encode(full_call()), f));       // another record type
+}
