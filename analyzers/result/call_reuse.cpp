@@ -39,6 +39,17 @@ void clear_message(MessageInfo& m) {
     m.frames = std::move(frames);
 }
 
+// In place: assigning a SoapInfo{} moved six strings about (and freed
+// their memory, which the next decode's short names fit in).
+void clear_soap(SoapInfo& s) {
+    s.is_soap = s.fault = s.head_only = false;
+    for (std::string* x : {&s.version, &s.operation, &s.operation_ns, &s.fault_code, &s.fault_string, &s.error})
+        empty_keeping(*x, kKeepStringBytes);
+    s.element_count = s.max_depth = 0;
+    s.bytes = 0;
+    s.error_code = SoapError::None;
+}
+
 } // namespace
 
 // In place rather than `c = Call{}`: moving a whole Call (21 strings, 11
@@ -60,8 +71,8 @@ void clear_call(Call& c) {
     c.connection_close = c.request_close = false;
     clear_message(c.request);
     clear_message(c.response);
-    c.soap = SoapInfo{};  // replaced whole by each decode: no memory to keep
-    c.soap_response = SoapInfo{};
+    clear_soap(c.soap);
+    clear_soap(c.soap_response);
     c.request_first_frame = c.response_last_frame = 0;
     c.start_ns = c.end_ns = 0;
     c.latency_ms = 0;
