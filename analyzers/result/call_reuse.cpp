@@ -24,9 +24,18 @@ std::vector<std::string>& spare_strings() {
     thread_local std::vector<std::string> spare;
     return spare;
 }
-void keep_string(std::string& s) {
+// The heap buffers of items' strings (`member`) into the spare ones: one
+// look at the thread's pool per call, short (inline) strings left alone.
+template <class T>
+void keep_strings(std::vector<T>& items, std::string T::*member) {
+    if (items.empty()) return;
     auto& spare = spare_strings();
-    if (spare.size() < kSpareStrings && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
+    const size_t kInline = std::string().capacity();  // 15 in libstdc++
+    for (T& x : items) {
+        if (spare.size() >= kSpareStrings) return;
+        std::string& s = x.*member;
+        if (s.capacity() > kInline && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
+    }
 }
 
 void clear_message(MessageInfo& m) {
@@ -78,8 +87,8 @@ void clear_call(Call& c) {
     c.latency_ms = 0;
     c.complete = c.opened_connection = c.closed_connection = false;
     empty_keeping(c.phases, kKeepVectorItems);
-    for (TimeShare& t : c.attribution) keep_string(t.cause);
-    for (FixSaving& f : c.savings) keep_string(f.kind);
+    keep_strings(c.attribution, &TimeShare::cause);
+    keep_strings(c.savings, &FixSaving::kind);
     empty_keeping(c.attribution, kKeepVectorItems);
     c.setup_ms = -1;  // Call's default: no setup seen
     empty_keeping(c.savings, kKeepVectorItems);

@@ -348,3 +348,53 @@ TEST_CASE("ledger: a connection_setup finding on an incomplete call counts the s
     CHECK(text.find("connection_setup       30.000 ms before the first request byte") != std::string::npos);
     CHECK(text.find("connection_setup (client side): 2 findings, 30.000 ms in total") != std::string::npos);
 }
+
+TEST_CASE("ledger totals: causes in any order and repeated add up as a map by name would", "[ledger]") {
+    // Calls list their causes in different orders and lengths (a cause's slot
+    // is tried at its position first): every sum must land on its own name.
+    const std::vector<std::vector<TimeShare>> calls = {
+        {{"request_transfer", 1.5}, {"server", 10}, {"response_transfer", 2}},
+        {{"request_transfer", 0.25}, {"server", 3}, {"response_transfer", 1}, {"network", 4}, {"nagle_delayed_ack", 40}},
+        {{"nagle_delayed_ack", 39.5}, {"server", 2}, {"request_transfer", 1}, {"split_write", 40}},
+        {{"response_transfer", 0.001}, {"split_write", 0.5}, {"server", 7}, {"network", 0.25}},
+        {{"server", 1}},
+        {{"retransmission", 200}, {"request_transfer", 0}},
+    };
+    LedgerTotals t;
+    std::map<std::string, int64_t> want;
+    for (const auto& shares : calls) {
+        Call c;
+        c.attribution = shares;
+        t.add(c);
+        for (const TimeShare& s : shares) want[s.cause] += us(s.ms);
+    }
+    int64_t stalls = 0;
+    for (auto& [cause, v] : want) {
+        CHECK(us(t.cause_ms(cause)) == v);
+        if (is_stall_cause(cause)) stalls += v;
+    }
+    CHECK(t.cause_ms("expect_100_wait") == 0);
+    CHECK(us(t.avoidable_ms()) == stalls);
+    CHECK(us(t.transfer_ms()) == want["request_transfer"] + want["response_transfer"]);
+    // By cause: largest first, ties by name.
+    std::vector<TimeShare> v = t.by_cause();
+    REQUIRE(v.size() == want.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        CHECK(us(v[i].ms) == want[v[i].cause]);
+        if (i) CHECK((v[i - 1].ms > v[i].ms || (v[i - 1].ms == v[i].ms && v[i - 1].cause < v[i].cause)));
+    }
+}
+
+TEST_CASE("ledger totals: equal sums keep name order", "[ledger]") {
+    LedgerTotals t;
+    Call c;
+    c.attribution = {{"split_write", 5}, {"server", 5}, {"network", 5}, {"request_transfer", 5}};
+    t.add(c);
+    std::vector<TimeShare> v = t.by_cause();
+    REQUIRE(v.size() == 4);
+    CHECK(v[0].cause == "network");
+    CHECK(v[1].cause == "request_transfer");
+    CHECK(v[2].cause == "server");
+    CHECK(v[3].cause == "split_write");
+    CHECK(t.avoidable_ms() == 5);
+}
