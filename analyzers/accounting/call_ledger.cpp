@@ -214,7 +214,7 @@ void sweep(Scratch& x, const Bounds& b, const Owners& o) {
 // call, server_time's time, and the findings with no intervals.
 void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Finding> findings) {
     const size_t n = x.stalls.size();
-    to_us(x, x.owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    to_us(x, x.owned, ms_to_us(call.latency_ms));
     const std::vector<int64_t>& us = x.us;
     call.attribution.reserve(4 + n);
     auto push_share = [&](std::string_view cause, int64_t v) {
@@ -230,7 +230,7 @@ void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Findin
     if (us[o.net] > 0) push_share(kNetwork, us[o.net]);
     auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
         for (TimeShare& t : call.attribution)
-            if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
+            if (t.cause == cause) { t.ms = double(ms_to_us(t.ms) + v) / 1000.0; return; }
         push_share(cause, v);
     };
     for (size_t i = 0; i < n; ++i) {
@@ -364,7 +364,7 @@ std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<con
 double stall_ms(const Call& c) {
     int64_t us = 0;
     for (const TimeShare& t : c.attribution)
-        if (is_stall_cause(t.cause)) us += std::llround(t.ms * 1000.0);
+        if (is_stall_cause(t.cause)) us += ms_to_us(t.ms);
     return double(us) / 1000.0;
 }
 
@@ -406,7 +406,7 @@ size_t LedgerTotals::slot(std::string_view cause, size_t hint) {
 void LedgerTotals::add(const Call& c) {
     for (size_t i = 0; i < c.attribution.size(); ++i) {
         const TimeShare& t = c.attribution[i];
-        causes_[slot(t.cause, i)].us += std::llround(t.ms * 1000.0);
+        causes_[slot(t.cause, i)].us += ms_to_us(t.ms);
     }
     if (c.setup_ms > 0) setup_ms_ += c.setup_ms;
 }

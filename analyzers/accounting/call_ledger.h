@@ -16,6 +16,8 @@
 #include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
 
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
@@ -86,6 +88,19 @@ std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<con
 // (--min-change-ms); the waits StallScope explains are 40 ms delayed ACKs,
 // 200 ms RTOs, 1 s Expect timers. docs/diagrams.md.
 inline constexpr double kMinStallBracketMs = 1.0;
+
+// std::llround(ms * 1000.0), the ledger's integer microseconds, without a
+// libm call where the value is in range (the summary adds every cause of
+// every call through it).
+inline int64_t ms_to_us(double ms) {
+    const double x = ms * 1000.0;
+    if (!(x > -4e15 && x < 4e15)) return std::llround(x);  // out of range, NaN
+    int64_t i = int64_t(x);             // toward zero, exact
+    const double frac = x - double(i);  // exact below 2^52
+    if (frac >= 0.5) ++i;
+    else if (frac <= -0.5) --i;
+    return i;
+}
 
 // Sums of the partition over a group of calls, by cause (for the summary).
 // Each cause gets a slot the first time it is seen (its name is compared

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
+#include <vector>
 
 using namespace stallscope;
 namespace fs = std::filesystem;
@@ -397,4 +399,21 @@ TEST_CASE("ledger totals: equal sums keep name order", "[ledger]") {
     CHECK(v[2].cause == "server");
     CHECK(v[3].cause == "split_write");
     CHECK(t.avoidable_ms() == 5);
+}
+
+TEST_CASE("ledger: ms_to_us rounds as std::llround(ms * 1000) does, halves and range ends included", "[ledger]") {
+    std::mt19937_64 rng(26);
+    std::vector<double> values = {0.0, -0.0, 0.0005, -0.0005, 0.0015, 2.5e-4, 1e-3, 4e12, -4e12, 3.999999e12, 4.1e12,
+                                  1e300, -1e300, 0.49999999999999994 / 1000, 1.0000000000000002e-3};
+    for (int i = 0; i < 100000; ++i) {
+        const double half = (double(int64_t(rng() % 2000000001) - 1000000000) + 0.5) / 1000.0;
+        values.push_back(half);
+        values.push_back(std::nextafter(half, 1e300));
+        values.push_back(std::nextafter(half, -1e300));
+        values.push_back(double(int64_t(rng() % 2000000001) - 1000000000) / 1e6 * std::pow(10.0, int(rng() % 12)));
+    }
+    for (double v : values) {
+        INFO(v);
+        CHECK(ms_to_us(v) == std::llround(v * 1000.0));
+    }
 }
