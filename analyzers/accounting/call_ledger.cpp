@@ -82,7 +82,7 @@ void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
 } // namespace
 
 
-bool is_stall_cause(const std::string& cause) {
+bool is_stall_cause(std::string_view cause) {
     return cause != kRequestTransfer && cause != kServer && cause != kResponseTransfer && cause != kNetwork;
 }
 
@@ -214,20 +214,25 @@ void sweep(Scratch& x, const Bounds& b, const Owners& o) {
 // call, server_time's time, and the findings with no intervals.
 void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Finding> findings) {
     const size_t n = x.stalls.size();
-    to_us(x, x.owned, int64_t(std::llround(call.latency_ms * 1000.0)));
+    to_us(x, x.owned, ms_to_us(call.latency_ms));
     const std::vector<int64_t>& us = x.us;
-    call.attribution.reserve(3 + n);
-    auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
-        for (TimeShare& t : call.attribution)
-            if (t.cause == cause) { t.ms = double(std::llround(t.ms * 1000.0) + v) / 1000.0; return; }
+    call.attribution.reserve(4 + n);
+    auto push_share = [&](std::string_view cause, int64_t v) {
         std::string name = reused_string();  // a cleared call's buffer: no allocation
         name.assign(cause);
         call.attribution.push_back({std::move(name), double(v) / 1000.0});
     };
-    add_share(kRequestTransfer, us[o.req]);
-    add_share(kServer, us[o.srv]);
-    add_share(kResponseTransfer, us[o.resp]);
-    if (us[o.net] > 0) add_share(kNetwork, us[o.net]);
+    // The plain causes first: distinct (attribution was cleared), so only
+    // the stalls search for an entry of their name.
+    push_share(kRequestTransfer, us[o.req]);
+    push_share(kServer, us[o.srv]);
+    push_share(kResponseTransfer, us[o.resp]);
+    if (us[o.net] > 0) push_share(kNetwork, us[o.net]);
+    auto add_share = [&](std::string_view cause, int64_t v) {  // a view: no temporary string per cause
+        for (TimeShare& t : call.attribution)
+            if (t.cause == cause) { t.ms = double(ms_to_us(t.ms) + v) / 1000.0; return; }
+        push_share(cause, v);
+    };
     for (size_t i = 0; i < n; ++i) {
         if (us[i] > 0) add_share(x.stalls[i].f->kind, us[i]);
         x.stalls[i].f->counted_ms = double(us[i]) / 1000.0;
@@ -359,7 +364,7 @@ std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<con
 double stall_ms(const Call& c) {
     int64_t us = 0;
     for (const TimeShare& t : c.attribution)
-        if (is_stall_cause(t.cause)) us += std::llround(t.ms * 1000.0);
+        if (is_stall_cause(t.cause)) us += ms_to_us(t.ms);
     return double(us) / 1000.0;
 }
 
@@ -390,26 +395,41 @@ double KindTotals::ms(const std::string& kind, Side side) const {
     return it == by_side_.end() ? 0.0 : it->second;
 }
 
+size_t LedgerTotals::slot(std::string_view cause, size_t hint) {
+    if (hint < causes_.size() && causes_[hint].name == cause) return hint;
+    for (size_t i = 0; i < causes_.size(); ++i)
+        if (causes_[i].name == cause) return i;
+    causes_.push_back({std::string(cause), 0, is_stall_cause(cause)});
+    return causes_.size() - 1;
+}
+
 void LedgerTotals::add(const Call& c) {
-    for (const TimeShare& t : c.attribution) us_[t.cause] += std::llround(t.ms * 1000.0);
+    for (size_t i = 0; i < c.attribution.size(); ++i) {
+        const TimeShare& t = c.attribution[i];
+        causes_[slot(t.cause, i)].us += ms_to_us(t.ms);
+    }
     if (c.setup_ms > 0) setup_ms_ += c.setup_ms;
 }
 
-double LedgerTotals::cause_ms(const std::string& cause) const {
-    auto it = us_.find(cause);
-    return it == us_.end() ? 0.0 : double(it->second) / 1000.0;
+double LedgerTotals::cause_ms(std::string_view cause) const {
+    for (const Cause& k : causes_)
+        if (k.name == cause) return double(k.us) / 1000.0;
+    return 0.0;
 }
 
 double LedgerTotals::avoidable_ms() const {
     int64_t sum = 0;
-    for (auto& [cause, us] : us_)
-        if (is_stall_cause(cause)) sum += us;
+    for (const Cause& k : causes_)
+        if (k.stall) sum += k.us;
     return double(sum) / 1000.0;
 }
 
 std::vector<TimeShare> LedgerTotals::by_cause() const {
+    std::vector<const Cause*> named;
+    for (const Cause& k : causes_) named.push_back(&k);
+    std::sort(named.begin(), named.end(), [](const Cause* a, const Cause* b) { return a->name < b->name; });
     std::vector<TimeShare> v;
-    for (auto& [cause, us] : us_) v.push_back({cause, double(us) / 1000.0});
+    for (const Cause* k : named) v.push_back({k->name, double(k->us) / 1000.0});
     std::stable_sort(v.begin(), v.end(), [](const TimeShare& a, const TimeShare& b) { return a.ms > b.ms; });
     return v;
 }

@@ -16,9 +16,12 @@
 #include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
 
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -53,7 +56,7 @@ void account_finding(Finding& f, size_t complete_calls);
 bool is_setup_kind(const std::string& kind);
 
 // True for an attribution cause that is a stall (not transfer or server).
-bool is_stall_cause(const std::string& cause);
+bool is_stall_cause(std::string_view cause);
 
 // A call's stall time (the stall causes of its partition), and its time as
 // the client lives it: connection setup (when it opened its connection)
@@ -86,11 +89,27 @@ std::vector<Finding::Interval> counted_intervals(const Finding& f, std::span<con
 // 200 ms RTOs, 1 s Expect timers. docs/diagrams.md.
 inline constexpr double kMinStallBracketMs = 1.0;
 
+// std::llround(ms * 1000.0), the ledger's integer microseconds, without a
+// libm call where the value is in range (the summary adds every cause of
+// every call through it).
+inline int64_t ms_to_us(double ms) {
+    const double x = ms * 1000.0;
+    if (!(x > -4e15 && x < 4e15)) return std::llround(x);  // out of range, NaN
+    int64_t i = int64_t(x);             // toward zero, exact
+    const double frac = x - double(i);  // exact below 2^52
+    if (frac >= 0.5) ++i;
+    else if (frac <= -0.5) --i;
+    return i;
+}
+
 // Sums of the partition over a group of calls, by cause (for the summary).
+// Each cause gets a slot the first time it is seen (its name is compared
+// only then and where a call lists its causes in another order): a call's
+// attribution is added with a few length compares, not a map lookup per cause.
 class LedgerTotals {
 public:
     void add(const Call& c);
-    double cause_ms(const std::string& cause) const;
+    double cause_ms(std::string_view cause) const;
     double avoidable_ms() const;
     double transfer_ms() const { return cause_ms(kRequestTransfer) + cause_ms(kResponseTransfer); }
     double setup_ms() const { return setup_ms_; }
@@ -98,7 +117,14 @@ public:
     std::vector<TimeShare> by_cause() const;
 
 private:
-    std::map<std::string, double> us_;  // integer microseconds per cause, exact
+    struct Cause {
+        std::string name;
+        int64_t us = 0;     // integer microseconds, exact
+        bool stall = false; // is_stall_cause(name)
+    };
+    // The slot of `cause`, trying `hint` (its position in the call) first.
+    size_t slot(std::string_view cause, size_t hint);
+    std::vector<Cause> causes_;  // in the order first seen
     double setup_ms_ = 0;
 };
 

@@ -73,21 +73,29 @@ uint32_t SummaryBuilder::fix_index(const std::string& kind, Side side) {
     return uint32_t(fixes_.size() - 1);
 }
 
-void SummaryBuilder::add_call(const Call& c) {
-    // Every call names its operation's row, even one with no complete call.
+uint32_t SummaryBuilder::op_index(const Call& c) {
+    // Calls of one operation come in runs: a SOAP call naming the last
+    // operation seen needs no key built nor hashed.
+    if (last_op_ < ops_.size() && !c.soap.operation.empty() && ops_[last_op_] == c.soap.operation) return last_op_;
     std::string op = operation_key(c);
     auto [it, added] = op_index_.try_emplace(op, uint32_t(ops_.size()));
-    if (added) ops_.push_back(op);
+    if (added) ops_.push_back(std::move(op));
+    return last_op_ = it->second;
+}
+
+void SummaryBuilder::add_call(const Call& c) {
+    // Every call names its operation's row, even one with no complete call.
+    const uint32_t op = op_index(c);
     if (!c.complete || c.id == 0) return;  // incomplete calls have no latency to summarise
     SummaryRecords::Rec& r = calls_.at(c.id);
     r = SummaryRecords::Rec{};
     r.complete = 1;
-    r.op = it->second;
+    r.op = op;
     r.latency_ms = c.latency_ms;
     r.setup_ms = c.setup_ms;
     r.avoidable_ms = stall_ms(c);  // every time here is the call ledger's
     r.client_ms = client_ms(c);
-    r.predicted_ms = predicted_ms(c);
+    r.predicted_ms = std::max(0.0, c.latency_ms - r.avoidable_ms);  // predicted_ms(c), stall_ms once
     if (c.client_path_ms >= 0) {
         r.lived = 1;
         r.lived_ms = c.latency_ms + c.client_path_ms;

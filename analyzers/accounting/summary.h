@@ -5,6 +5,7 @@
 #include "analyzers/result/model.h"
 #include "analyzers/accounting/summary_records.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -47,6 +48,8 @@ private:
     struct Group {
         std::map<std::string, KindLoss> losses;
     };
+    // The row of c's operation (operation_key), added when new.
+    uint32_t op_index(const Call& c);
     uint32_t kind_bit(const std::string& kind);
     uint32_t fix_index(const std::string& kind, Side side);
     // The statistics of one value per complete call of group g (0 = all, else 1 + op).
@@ -56,6 +59,7 @@ private:
     std::string spill_dir_;        // set once calls_ is on file
     std::vector<std::string> ops_;
     std::unordered_map<std::string, uint32_t> op_index_;
+    uint32_t last_op_ = UINT32_MAX;  // the operation of the last call added
     std::vector<Group> groups_;    // 0 = overall, 1 + op index
     std::vector<LedgerTotals> totals_;  // the partition summed, same groups
     std::vector<KindTotals> totals_by_kind_;  // the findings' counted time, same groups

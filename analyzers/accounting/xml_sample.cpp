@@ -36,6 +36,9 @@ void XmlSampleSums::add(const Call& c, bool counted) {
         if (!s_.full) e.weight = double(sample_weight(c.request.content_bytes));
         return add_to(picked_, e);
     }
+    // Past the first ids a higher one would be pushed and popped again
+    // straight away (calls mostly come in id order): leave it out.
+    if (lowest_.size() >= s_.first && (s_.first == 0 || e.id > lowest_.top().id)) return;
     lowest_.push(e);
     if (lowest_.size() > s_.first) lowest_.pop();
 }

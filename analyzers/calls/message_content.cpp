@@ -179,9 +179,11 @@ void MessageBody::release() {
 }
 
 void MessageBody::clear() {
-    std::string keep = std::move(bytes_);
-    *this = MessageBody{};
-    bytes_ = std::move(keep);
+    // Field by field: a new body's values, the strings keeping their memory.
+    borrowed_ = {};
+    capped_ = false;
+    encoding_.clear();
+    xml_expected_ = false;
     release();
 }
 

@@ -30,11 +30,12 @@ public:
     void on_call(const Call& call, const Connection&, const CallScan&, std::vector<Finding>&) override {
         ++calls_;
         if (call.index_on_connection != 0 || !call.opened_connection) return;
-        Pending p;
-        p.call = call_facts(call);
+        Side first_close = Side::Client;
+        uint64_t close_frame = 0;
         for (const SegmentInfo& seg : call.segments)
-            if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { p.first_close = seg.from; p.close_frame = seg.frame; break; }
-        pending_[call.connection_id] = std::move(p);
+            if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { first_close = seg.from; close_frame = seg.frame; break; }
+        // Built in place: a Call moved about twice cost more than the rest.
+        pending_.insert_or_assign(call.connection_id, Pending{call_facts(call), first_close, close_frame});
     }
 
     // Decided when the connection is over: only then is the number of calls

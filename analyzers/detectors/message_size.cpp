@@ -49,7 +49,7 @@ public:
     void on_call(const Call& c, const Connection&, const CallScan&, std::vector<Finding>&) override {
         // Every call takes its place in the gzip sample (as DeflateSampler
         // chose it); complete calls are counted.
-        Op& a = ops_[operation_key(c)];
+        Op& a = op_of(c);
         if (!a.gzip[0]) a.gzip[0] = a.gzip[1] = DeflateEstimate(first_, !xml_.full);
         a.gzip[0]->add(c.request, c.id, c.complete);
         a.gzip[1]->add(c.response, c.id, c.complete);
@@ -133,6 +133,7 @@ public:
             out.push_back(std::move(f));
         }
         ops_.clear();
+        last_ = nullptr;
         by_index_.clear();
         per_call_ = SpillArray<Logged>(kLogBlock, 2);
         logged_ = 0;
@@ -160,7 +161,15 @@ private:
         const double saving = saving_bytes(a);
         return saving / double(a.calls) >= kMinSavingBytes && a.content > 0 && saving / a.content >= kMinSavingShare;
     }
+    // c's operation (operation_key): the last one's again without building
+    // the key while SOAP calls name it (calls of one operation come in runs).
+    Op& op_of(const Call& c) {
+        if (last_ && !c.soap.operation.empty() && last_->first == c.soap.operation) return last_->second;
+        last_ = &*ops_.try_emplace(operation_key(c)).first;
+        return last_->second;
+    }
     std::map<std::string, Op> ops_;
+    std::pair<const std::string, Op>* last_ = nullptr;  // in ops_ (map entries stay put)
     std::vector<Op*> by_index_;
     SpillArray<Logged> per_call_{kLogBlock, 2};
     uint64_t logged_ = 0;

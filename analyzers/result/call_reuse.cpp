@@ -24,9 +24,18 @@ std::vector<std::string>& spare_strings() {
     thread_local std::vector<std::string> spare;
     return spare;
 }
-void keep_string(std::string& s) {
+// The heap buffers of items' strings (`member`) into the spare ones: one
+// look at the thread's pool per call, short (inline) strings left alone.
+template <class T>
+void keep_strings(std::vector<T>& items, std::string T::*member) {
+    if (items.empty()) return;
     auto& spare = spare_strings();
-    if (spare.size() < kSpareStrings && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
+    const size_t kInline = std::string().capacity();  // 15 in libstdc++
+    for (T& x : items) {
+        if (spare.size() >= kSpareStrings) return;
+        std::string& s = x.*member;
+        if (s.capacity() > kInline && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
+    }
 }
 
 void clear_message(MessageInfo& m) {
@@ -37,6 +46,17 @@ void clear_message(MessageInfo& m) {
     empty_keeping(frames, kKeepVectorItems);
     m.write_sizes = std::move(sizes);
     m.frames = std::move(frames);
+}
+
+// In place: assigning a SoapInfo{} moved six strings about (and freed
+// their memory, which the next decode's short names fit in).
+void clear_soap(SoapInfo& s) {
+    s.is_soap = s.fault = s.head_only = false;
+    for (std::string* x : {&s.version, &s.operation, &s.operation_ns, &s.fault_code, &s.fault_string, &s.error})
+        empty_keeping(*x, kKeepStringBytes);
+    s.element_count = s.max_depth = 0;
+    s.bytes = 0;
+    s.error_code = SoapError::None;
 }
 
 } // namespace
@@ -60,15 +80,15 @@ void clear_call(Call& c) {
     c.connection_close = c.request_close = false;
     clear_message(c.request);
     clear_message(c.response);
-    c.soap = SoapInfo{};  // replaced whole by each decode: no memory to keep
-    c.soap_response = SoapInfo{};
+    clear_soap(c.soap);
+    clear_soap(c.soap_response);
     c.request_first_frame = c.response_last_frame = 0;
     c.start_ns = c.end_ns = 0;
     c.latency_ms = 0;
     c.complete = c.opened_connection = c.closed_connection = false;
     empty_keeping(c.phases, kKeepVectorItems);
-    for (TimeShare& t : c.attribution) keep_string(t.cause);
-    for (FixSaving& f : c.savings) keep_string(f.kind);
+    keep_strings(c.attribution, &TimeShare::cause);
+    keep_strings(c.savings, &FixSaving::kind);
     empty_keeping(c.attribution, kKeepVectorItems);
     c.setup_ms = -1;  // Call's default: no setup seen
     empty_keeping(c.savings, kKeepVectorItems);

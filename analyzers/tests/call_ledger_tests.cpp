@@ -14,6 +14,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
+#include <vector>
 
 using namespace stallscope;
 namespace fs = std::filesystem;
@@ -347,4 +349,71 @@ TEST_CASE("ledger: a connection_setup finding on an incomplete call counts the s
     INFO(text);
     CHECK(text.find("connection_setup       30.000 ms before the first request byte") != std::string::npos);
     CHECK(text.find("connection_setup (client side): 2 findings, 30.000 ms in total") != std::string::npos);
+}
+
+TEST_CASE("ledger totals: causes in any order and repeated add up as a map by name would", "[ledger]") {
+    // Calls list their causes in different orders and lengths (a cause's slot
+    // is tried at its position first): every sum must land on its own name.
+    const std::vector<std::vector<TimeShare>> calls = {
+        {{"request_transfer", 1.5}, {"server", 10}, {"response_transfer", 2}},
+        {{"request_transfer", 0.25}, {"server", 3}, {"response_transfer", 1}, {"network", 4}, {"nagle_delayed_ack", 40}},
+        {{"nagle_delayed_ack", 39.5}, {"server", 2}, {"request_transfer", 1}, {"split_write", 40}},
+        {{"response_transfer", 0.001}, {"split_write", 0.5}, {"server", 7}, {"network", 0.25}},
+        {{"server", 1}},
+        {{"retransmission", 200}, {"request_transfer", 0}},
+    };
+    LedgerTotals t;
+    std::map<std::string, int64_t> want;
+    for (const auto& shares : calls) {
+        Call c;
+        c.attribution = shares;
+        t.add(c);
+        for (const TimeShare& s : shares) want[s.cause] += us(s.ms);
+    }
+    int64_t stalls = 0;
+    for (auto& [cause, v] : want) {
+        CHECK(us(t.cause_ms(cause)) == v);
+        if (is_stall_cause(cause)) stalls += v;
+    }
+    CHECK(t.cause_ms("expect_100_wait") == 0);
+    CHECK(us(t.avoidable_ms()) == stalls);
+    CHECK(us(t.transfer_ms()) == want["request_transfer"] + want["response_transfer"]);
+    // By cause: largest first, ties by name.
+    std::vector<TimeShare> v = t.by_cause();
+    REQUIRE(v.size() == want.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        CHECK(us(v[i].ms) == want[v[i].cause]);
+        if (i) CHECK((v[i - 1].ms > v[i].ms || (v[i - 1].ms == v[i].ms && v[i - 1].cause < v[i].cause)));
+    }
+}
+
+TEST_CASE("ledger totals: equal sums keep name order", "[ledger]") {
+    LedgerTotals t;
+    Call c;
+    c.attribution = {{"split_write", 5}, {"server", 5}, {"network", 5}, {"request_transfer", 5}};
+    t.add(c);
+    std::vector<TimeShare> v = t.by_cause();
+    REQUIRE(v.size() == 4);
+    CHECK(v[0].cause == "network");
+    CHECK(v[1].cause == "request_transfer");
+    CHECK(v[2].cause == "server");
+    CHECK(v[3].cause == "split_write");
+    CHECK(t.avoidable_ms() == 5);
+}
+
+TEST_CASE("ledger: ms_to_us rounds as std::llround(ms * 1000) does, halves and range ends included", "[ledger]") {
+    std::mt19937_64 rng(26);
+    std::vector<double> values = {0.0, -0.0, 0.0005, -0.0005, 0.0015, 2.5e-4, 1e-3, 4e12, -4e12, 3.999999e12, 4.1e12,
+                                  1e300, -1e300, 0.49999999999999994 / 1000, 1.0000000000000002e-3};
+    for (int i = 0; i < 100000; ++i) {
+        const double half = (double(int64_t(rng() % 2000000001) - 1000000000) + 0.5) / 1000.0;
+        values.push_back(half);
+        values.push_back(std::nextafter(half, 1e300));
+        values.push_back(std::nextafter(half, -1e300));
+        values.push_back(double(int64_t(rng() % 2000000001) - 1000000000) / 1e6 * std::pow(10.0, int(rng() % 12)));
+    }
+    for (double v : values) {
+        INFO(v);
+        CHECK(ms_to_us(v) == std::llround(v * 1000.0));
+    }
 }

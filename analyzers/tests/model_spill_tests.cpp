@@ -344,6 +344,28 @@ TEST_CASE("clear_call: a cleared call is Call{} in every field and keeps its mem
     CHECK(big.uri.capacity() < 100000);
 }
 
+// The SOAP names are emptied in place, and the causes' heap buffers go to
+// the ledger's next call (reused_string), the short inline ones do not.
+TEST_CASE("clear_call: SOAP strings keep their memory, attribution buffers are handed on", "[spill]") {
+    for (int i = 0; i < 200; ++i) (void)reused_string();  // the thread's pool, emptied
+    const size_t inline_capacity = std::string().capacity();
+    Call c = full_call();
+    c.soap.operation.assign(40, 'o');
+    c.soap_response.fault_string.assign(50, 'f');
+    const size_t op_capacity = c.soap.operation.capacity(), fault_capacity = c.soap_response.fault_string.capacity();
+    c.attribution = {{"response_transfer", 1}, {"server", 2}, {std::string(30, 'k'), 3}};
+    c.savings.clear();  // only the causes above go to the pool
+    clear_call(c);
+    CHECK(diff(c, Call{}) == "");
+    CHECK(c.soap.operation.capacity() == op_capacity);
+    CHECK(c.soap_response.fault_string.capacity() == fault_capacity);
+    const std::string a = reused_string(), b = reused_string(), none = reused_string();
+    CHECK(a.empty());
+    CHECK(b.empty());
+    CHECK(std::min(a.capacity(), b.capacity()) >= std::string("response_transfer").size());
+    CHECK(none.capacity() == inline_capacity);
+}
+
 // What a detector keeps of a call for later (analyzers/detectors/detector_util.h).
 TEST_CASE("call_facts: every field but the per-segment vectors", "[spill]") {
     const Call c = full_call();

@@ -47,3 +47,24 @@ TEST_CASE("ms text: numbers as printf's %.*f writes them, for every kind of doub
         CHECK(format_ms(v) == want);
     }
 }
+
+TEST_CASE("ms text: values at and next to a rounding half, as printf writes them", "[ms_text]") {
+    // The integer path hands values within 1e-6 of a half to to_chars: the
+    // decimal halves (x.xx5), their neighbours one and a few ulps away, and
+    // the largest values it takes.
+    std::mt19937_64 rng(2626);
+    std::vector<double> values = {0.0005, 0.0015, 0.0025, 2.675, 1.005, 0.125, 0.375, 99.95, 999999.5, 1e6 - 0.0005,
+                                  999999.9995, 1e9 - 0.5, 1e9, 1e9 + 0.5, 1e8 + 0.25, 0.000999, 5e-324};
+    for (int i = 0; i < 100000; ++i) {
+        const int d = int(rng() % 4);
+        const double half = (double(rng() % 100000000) + 0.5) / std::pow(10.0, d);
+        values.push_back(half);
+        values.push_back(std::nextafter(half, 0.0));
+        values.push_back(std::nextafter(half, 1e300));
+        values.push_back(half + (double(int(rng() % 2001) - 1000) * 1e-9));
+    }
+    for (double v : values) {
+        INFO(v);
+        for (int min_decimals : {0, 1, 3}) CHECK(ms_number(v, min_decimals) == printf_fixed(v, ms_decimals(v, min_decimals)));
+    }
+}

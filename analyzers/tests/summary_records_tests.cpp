@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -178,4 +179,46 @@ TEST_CASE("summary: series longer than one in-memory run are the same sorted on 
     check_same(a.overall, b.overall);
     REQUIRE(a.per_operation.size() == b.per_operation.size());
     for (size_t i = 0; i < a.per_operation.size(); ++i) check_same(a.per_operation[i], b.per_operation[i]);
+}
+
+TEST_CASE("summary: calls of one operation in runs and interleaved land on their operation's row", "[summary]") {
+    // The builder skips the key lookup while calls name the last operation:
+    // runs, switches back and forth, a SOAP operation spelled like another
+    // call's "METHOD /path" key, non-SOAP and incomplete calls in between.
+    struct Spec { const char* op; const char* method; const char* uri; bool complete; double ms; };
+    const std::vector<Spec> specs = {
+        {"getQuote", "POST", "/q", true, 10}, {"getQuote", "POST", "/q", true, 12}, {"", "GET", "/a?x=1", true, 3},
+        {"getQuote", "POST", "/q", false, 0}, {"setQuote", "POST", "/q", true, 20}, {"getQuote", "POST", "/q", true, 14},
+        {"GET /a", "POST", "/s", true, 5},     {"", "GET", "/a", true, 7},          {"setQuote", "POST", "/q", true, 22},
+        {"", "", "", true, 1},                 {"setQuote", "POST", "/q", true, 24}, {"getQuote", "POST", "/q", true, 16},
+    };
+    SummaryBuilder b;
+    std::map<std::string, std::vector<double>> want;
+    uint64_t id = 0;
+    for (const Spec& s : specs) {
+        Call c;
+        c.id = ++id;
+        c.soap.operation = s.op;
+        c.method = s.method;
+        c.uri = s.uri;
+        c.complete = s.complete;
+        c.latency_ms = s.ms;
+        c.attribution = {{"server", s.ms}};
+        b.add_call(c);
+        auto& v = want[operation_key(c)];
+        if (s.complete) v.push_back(s.ms);
+    }
+    Summary sum = b.build();
+    REQUIRE(sum.per_operation.size() == want.size());
+    size_t i = 0;
+    for (auto& [op, ms] : want) {  // rows in name order
+        const SummaryGroup& g = sum.per_operation[i++];
+        CHECK(g.operation == op);
+        CHECK(g.latency.calls == ms.size());
+        double total = 0;
+        for (double x : ms) total += x;
+        CHECK(g.latency.total_ms == total);
+        CHECK(g.server_ms == total);
+    }
+    CHECK(sum.overall.latency.calls == 11);
 }
