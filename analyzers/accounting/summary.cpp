@@ -171,7 +171,12 @@ Summary SummaryBuilder::build() {
     const size_t n = ops_.size() + 1;
     std::vector<std::vector<uint64_t>> changed(n, std::vector<uint64_t>(fixes_.size(), 0));
     std::vector<uint64_t> stalled(n, 0);
+    // Whether the client's lived time is the latency for every call (a
+    // capture at the client, or on loopback: no path to the client), so its
+    // series need not be sorted a second time.
+    bool lived_is_latency = true;
     calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        lived_is_latency = lived_is_latency && c.lived && c.lived_ms == c.latency_ms;
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
             stalled[g] += c.avoidable_ms > 0;
             calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { changed[g][s.fix] += s.ms > 0; });
@@ -235,9 +240,11 @@ Summary SummaryBuilder::build() {
     };
     Summary s;
     s.overall = group(0, "");
-    s.client_lived = stats(0, kLived, [](uint64_t, const SummaryRecords::Rec& c) {
-        return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
-    });
+    if (lived_is_latency) s.client_lived = s.overall.latency;
+    else
+        s.client_lived = stats(0, kLived, [](uint64_t, const SummaryRecords::Rec& c) {
+            return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
+        });
     std::map<std::string, size_t> by_name;  // per-operation rows in name order
     for (size_t i = 0; i < ops_.size(); ++i) by_name[ops_[i]] = i + 1;
     for (auto& [op, g] : by_name) s.per_operation.push_back(group(g, op));

@@ -120,6 +120,21 @@ TEST_CASE("summary: the client's lived time is the median over the calls whose p
     CHECK(s.client_lived.calls == want.calls);
     CHECK(s.client_lived.median_ms == want.median_ms);
     CHECK(s.client_lived.max_ms == want.max_ms);
+    // A path of 0 everywhere (client side, loopback): the latency's own figures
+    // (taken without sorting again); one call further away changes them.
+    std::vector<double> latencies;
+    for (Call& c : calls) {
+        c.client_path_ms = 0;
+        if (c.complete) latencies.push_back(c.latency_ms);
+    }
+    const LatencyStats at_client = summarize(calls, {}).client_lived;
+    CHECK(at_client.calls == latency_stats(latencies).calls);
+    CHECK(at_client.median_ms == latency_stats(latencies).median_ms);
+    CHECK(at_client.total_ms == latency_stats(latencies).total_ms);
+    calls[0].client_path_ms = 1000;
+    latencies[0] += 1000;  // call 1 is complete
+    CHECK(summarize(calls, {}).client_lived.max_ms == latency_stats(latencies).max_ms);
+    CHECK(summarize(calls, {}).client_lived.total_ms == latency_stats(latencies).total_ms);
     // No path known anywhere: no figure (the report prints no line).
     for (Call& c : calls) c.client_path_ms = -1;
     CHECK(summarize(calls, {}).client_lived.calls == 0);
