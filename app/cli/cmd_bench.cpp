@@ -249,6 +249,7 @@ struct BenchRows {
     Measure bare;                                            // the plaintext read loop
     Measure tls_bare;                                        // the HTTPS twin's read loop
     std::vector<std::pair<std::string, Measure>> tls_rows;   // empty with --capture
+    Measure tcptrace;                                        // ok only with --tools, where it is installed
     bool ok = true;
 };
 
@@ -284,9 +285,11 @@ Measure measure_analysis(unsigned repeat, const std::string& target, bool json, 
     }); });
 }
 
-// tcptrace and tshark on the same file, where they are installed.
-void measure_tools(unsigned repeat, const std::string& path, uint64_t file_bytes, const Measure& bare) {
+// tcptrace and tshark on the same file, where they are installed; returns
+// tcptrace's measure (not ok when it is not installed or failed).
+Measure measure_tools(unsigned repeat, const std::string& path, uint64_t file_bytes, const Measure& bare) {
     struct Tool { const char* name; std::vector<std::string> argv; };
+    Measure tcptrace;
     for (const Tool& t : {Tool{"tcptrace -l -n", {"tcptrace", "-l", "-n", path}},
                           Tool{"tshark -q -z http,tree", {"tshark", "-n", "-q", "-z", "http,tree", "-r", path}}}) {
         int exit_code = 0;
@@ -294,7 +297,28 @@ void measure_tools(unsigned repeat, const std::string& path, uint64_t file_bytes
         m.packets = bare.packets;
         if (m.ok) print_row(t.name, m, file_bytes, bare);
         else std::printf("%-26s (%s)\n", t.name, exit_code == 127 ? "not installed" : "failed");
+        if (t.argv.front() == "tcptrace") tcptrace = m;
     }
+    return tcptrace;
+}
+
+// Issue 26's questions in one place: each analysis row as a multiple of
+// tcptrace's time on the same file in the same run, and --json against text.
+void print_comparisons(const BenchRows& out) {
+    auto ratio = [](const Measure& a, const Measure& b) { return a.ok && b.ok && b.seconds > 0 ? a.seconds / b.seconds : 0.0; };
+    const auto& rows = out.rows;  // text rows (one per thread count), then --json rows
+    const size_t n = out.counts.size();
+    if (rows.size() != 2 * n) return;
+    std::printf("--json against text:");
+    for (size_t i = 0; i < n; ++i)
+        std::printf("%s %.2fx (%u thread%s)", i ? "," : "", ratio(rows[n + i].second, rows[i].second), out.counts[i],
+                    out.counts[i] == 1 ? "" : "s");
+    std::printf("\n");
+    if (!out.tcptrace.ok) return;
+    std::printf("against tcptrace -l -n (same file, same run):");
+    for (size_t i = 0; i < rows.size(); ++i)
+        std::printf("%s %s %.2fx", i ? "," : "", rows[i].first.c_str(), ratio(rows[i].second, out.tcptrace));
+    std::printf("\n");
 }
 
 // The table; false when a row failed or found other calls than the first.
@@ -347,7 +371,7 @@ BenchRows measure_rows(const BenchOptions& o, const BenchFiles& files) {
                                     measure_analysis(o.repeat, files.tls_path, false, n, files.tls_keys)});
     }
     out.ok = print_rows(out, files, decoded);
-    if (o.tools) measure_tools(o.repeat, files.path, files.file_bytes, out.bare);
+    if (o.tools) out.tcptrace = measure_tools(o.repeat, files.path, files.file_bytes, out.bare);
     return out;
 }
 
@@ -373,6 +397,7 @@ int cmd_bench(Args& a) {
                     rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
                     rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
     std::printf("\n");
+    print_comparisons(measured);
     // Beyond the read loop: what the analysis adds per call, the figure that
     // should stay flat as envelopes grow (the bare read grows with the bytes).
     if (const Measure& one = rows.front().second; one.calls) {
