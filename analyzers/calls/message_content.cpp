@@ -129,9 +129,9 @@ void MessageBody::own() {
 }
 
 void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& out,
-                         const std::function<std::string()>& what,
-                         const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler,
-                         const std::function<std::string()>& sample_key, const std::function<bool(uint64_t)>& read_whole) {
+                         FunctionRef<std::string()> what, FunctionRef<void(WarningCode, const std::string&)> warn,
+                         DeflateSampler* sampler, FunctionRef<std::string()> sample_key,
+                         FunctionRef<bool(uint64_t)> read_whole) {
     const std::string_view body = borrowed_.empty() ? std::string_view(bytes_) : borrowed_;
     if (body.empty()) return;
     std::string decoded;

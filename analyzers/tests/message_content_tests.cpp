@@ -132,3 +132,62 @@ TEST_CASE("message body: a referenced piece decodes the same as a copied one, an
     Finished d = finish(capped);
     CHECK(d.soap.error_code == SoapError::BodyCapped);
 }
+
+// FunctionRef (analyzers/calls/function_ref.h) calls the callable it was
+// given, by reference (no copy), with its arguments and result; empty is false.
+TEST_CASE("function ref: calls its callable in place, empty is false", "[content]") {
+    FunctionRef<int(int)> none;
+    CHECK_FALSE(none);
+    int calls = 0;
+    auto add = [&calls](int x) { ++calls; return x + calls; };
+    FunctionRef<int(int)> ref(add);
+    REQUIRE(ref);
+    CHECK(ref(10) == 11);
+    CHECK(ref(10) == 12);
+    CHECK(calls == 2);  // the lambda's own state, not a copy's
+    const auto text = [](const std::string& a, std::string&& b) { return a + b; };
+    FunctionRef<std::string(const std::string&, std::string&&)> cat(text);
+    CHECK(cat("ab", std::string("cd")) == "abcd");
+    FunctionRef<void(int)> drop(add);  // a result not wanted
+    drop(1);
+    CHECK(calls == 3);
+}
+
+// finish() through FunctionRef: the body's name and warning reach the
+// caller's callables, read_whole decides the markup count, sample_key is
+// asked for a body the sampler may compress.
+TEST_CASE("message body: finish calls what, warn, sample_key and read_whole as given", "[content]") {
+    std::string items;
+    for (int i = 0; i < 100; ++i) items += "<item>" + std::to_string(i) + "</item>";
+    const std::string xml = "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                            "<soap:Body><m:echo xmlns:m=\"urn:t\">" + items + "</m:echo></soap:Body></soap:Envelope>";
+    AnalysisOptions opt;
+    for (bool whole : {false, true}) {
+        MessageBody body;
+        body.append(bytes(xml), 1 << 20);
+        Finished f;
+        int asked_whole = 0, asked_key = 0;
+        uint64_t whole_bytes = 0;
+        auto read_whole = [&](uint64_t n) { ++asked_whole; whole_bytes = n; return whole; };
+        auto key = [&] { ++asked_key; return std::string("request echo"); };
+        DeflateSampler all_picked;
+        body.finish(opt, f.msg, f.soap, [] { return std::string("body"); }, [](WarningCode, const std::string&) {},
+                    &all_picked, key, read_whole);
+        CHECK(asked_whole == 1);
+        CHECK(whole_bytes == xml.size());
+        CHECK(asked_key == 1);
+        CHECK(f.soap.operation == "echo");
+        CHECK(f.msg.whole_xml == whole);
+        CHECK((f.msg.markup_bytes > 0) == whole);
+    }
+    // A body over the cap: the warning names the body through `what`.
+    MessageBody capped;
+    capped.append(bytes(xml), 100);
+    Finished f;
+    std::vector<std::pair<WarningCode, std::string>> warned;
+    capped.finish(opt, f.msg, f.soap, [] { return std::string("request body of call 7"); },
+                  [&](WarningCode c, const std::string& w) { warned.emplace_back(c, w); });
+    REQUIRE(warned.size() == 1);
+    CHECK(warned[0].first == WarningCode::SoapBodyCap);
+    CHECK(warned[0].second.find("request body of call 7") != std::string::npos);
+}
