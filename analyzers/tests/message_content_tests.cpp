@@ -2,6 +2,7 @@
 // rule it replaced: from each '<' outside a tag to the next '>', both
 // counted, an unclosed tag to the end.
 #include "analyzers/calls/message_content.h"
+#include "dissectors/http/ascii_case.h"
 
 #include <catch2/catch.hpp>
 
@@ -190,4 +191,35 @@ TEST_CASE("message body: finish calls what, warn, sample_key and read_whole as g
     REQUIRE(warned.size() == 1);
     CHECK(warned[0].first == WarningCode::SoapBodyCap);
     CHECK(warned[0].second.find("request body of call 7") != std::string::npos);
+}
+
+// A body that does not look like XML is a soap_error (NotXml) when its head
+// says XML is expected: a SOAPAction, or a Content-Type naming xml or soap in
+// any case (one pass, set_head), as two case-insensitive searches decide.
+TEST_CASE("message body: a Content-Type naming xml or soap expects XML", "[content]") {
+    std::vector<std::string> types = {"text/xml; charset=utf-8", "application/soap+xml", "TEXT/XML", "Application/SOAP",
+                                      "text/plain", "application/json", "x", "xm", "xmL", "soa", "sOaP", "s", "",
+                                      "application/xhtml", "text/x-ml", "SXML", "so ap", "xxml", "ssoap"};
+    std::mt19937 rng(26);
+    const char alphabet[] = {'x', 'X', 'm', 'M', 'l', 'L', 's', 'S', 'o', 'O', 'a', 'p', 'P', '/', ';', 'X' ^ 0x20, char(0xD8), char(0xF8)};
+    for (int i = 0; i < 3000; ++i) {
+        std::string t(size_t(rng() % 9), ' ');
+        for (char& c : t) c = alphabet[rng() % sizeof(alphabet)];
+        types.push_back(t);
+    }
+    const std::string not_xml = "plain text, not an envelope";
+    AnalysisOptions opt;
+    for (const std::string& type : types) {
+        HttpMessageHead head;
+        head.headers = {{"Content-Type", type}};
+        head.index_fields();
+        MessageBody body;
+        body.set_head(HeadFields(head));
+        body.append(bytes(not_xml), 1 << 20);
+        Finished f;
+        body.finish(opt, f.msg, f.soap, [] { return std::string("body"); }, [](WarningCode, const std::string&) {});
+        const bool expected = ascii_icontains(type, "xml") || ascii_icontains(type, "soap");
+        INFO(type);
+        CHECK((f.soap.error_code == SoapError::NotXml) == expected);
+    }
 }
