@@ -363,9 +363,19 @@ void ConnectionAnalyzer::shift_offsets(Side dir, int64_t by) {
 
 void ConnectionAnalyzer::hand_on(bool all) {
     // One vector per thread, not per connection (most connections linger
-    // closed with nothing to hand on); taken out, so a nested call gets its own.
+    // closed with nothing to hand on), used in place (moving it out and back
+    // cost more than the rest of a packet's hand_on); a nested call, should
+    // there be one, gets its own.
     thread_local std::vector<ExchangeTracker::Ready> spare;
-    std::vector<ExchangeTracker::Ready> ready = std::move(spare);
+    thread_local bool spare_in_use = false;
+    std::vector<ExchangeTracker::Ready> nested;
+    const bool outer = !spare_in_use;
+    std::vector<ExchangeTracker::Ready>& ready = outer ? spare : nested;
+    struct InUse {
+        bool outer;
+        explicit InUse(bool o) : outer(o) { if (outer) spare_in_use = true; }
+        ~InUse() { if (outer) spare_in_use = false; }
+    } in_use(outer);
     tracker_.take_ready(all, ready);
     for (size_t i = 0; i < ready.size(); ++i) {
         auto& r = ready[i];
@@ -380,7 +390,6 @@ void ConnectionAnalyzer::hand_on(bool all) {
         host_.call_ready(std::move(c), info_);
     }
     ready.clear();  // the calls' states go back for the next calls
-    spare = std::move(ready);
     hand_on_tls(all);
     // Segments no open call needs any more. A connection that never carried
     // HTTP keeps none (after its first packets, in case HTTP starts late).

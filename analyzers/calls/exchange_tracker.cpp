@@ -257,10 +257,11 @@ void ExchangeTracker::finish_soap(CallState& cs, bool response) {
     };
     // The body's name is for warnings only: made when one is given.
     auto what = [&] { return std::string(response ? "response" : "request") + " body of call {call}"; };
+    auto warn = [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); };
+    auto sample_key = [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); };
     cs.bodies[response ? Side::Server : Side::Client].finish(opt_, msg, response ? cs.call.soap_response : cs.call.soap, what,
-                                       [&](WarningCode code, const std::string& w) { host_.warn(code, w, msg.last_frame, cs.call.id); }, host_.deflate_sampler(),
-                                       [&] { return std::string(response ? "response " : "request ") + operation_key(cs.call); },
-                                       xml ? std::function<bool(uint64_t)>(read_whole) : std::function<bool(uint64_t)>());
+                                       warn, host_.deflate_sampler(), sample_key,
+                                       xml ? FunctionRef<bool(uint64_t)>(read_whole) : FunctionRef<bool(uint64_t)>());
 }
 
 void ExchangeTracker::set_done(CallState& cs) {

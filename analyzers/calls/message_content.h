@@ -5,11 +5,11 @@
 // the message_size detector and decoded as a SOAP envelope.
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/calls/function_ref.h"
 #include "analyzers/result/model.h"
 #include "dissectors/http/http_message.h"
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 
@@ -60,9 +60,10 @@ public:
     // is read, whether the body (of the bytes given) is in the whole-XML sample
     // (analyzers/accounting/xml_sample.h): then it is read to its end and its
     // markup counted; else msg.whole_xml is false.
-    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, const std::function<std::string()>& what,
-                const std::function<void(WarningCode, const std::string&)>& warn, DeflateSampler* sampler = nullptr,
-                const std::function<std::string()>& sample_key = {}, const std::function<bool(uint64_t)>& read_whole = {});
+    // The callables are called during the call only (FunctionRef).
+    void finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo& soap, FunctionRef<std::string()> what,
+                FunctionRef<void(WarningCode, const std::string&)> warn, DeflateSampler* sampler = nullptr,
+                FunctionRef<std::string()> sample_key = {}, FunctionRef<bool(uint64_t)> read_whole = {});
     size_t held() const { return bytes_.size() + borrowed_.size(); }
     // Back to a new body's state; the buffer's memory stays for the next
     // message (up to kKeepBytes).

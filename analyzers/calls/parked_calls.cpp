@@ -8,10 +8,15 @@
 namespace stallscope {
 
 void ParkedCalls::park(Fifo<CallStatePtr>& calls) {
+    // Encoded into one buffer kept per thread, then copied at its size: one
+    // allocation a call (encoding straight into the call's string grew it a
+    // few times and shrink_to_fit copied it once more).
+    thread_local std::string scratch;
     for (auto& cs : calls) {
         Parked p;
-        spill_encode(cs->call, p.call);
-        p.call.shrink_to_fit();
+        scratch.clear();
+        spill_encode(cs->call, scratch);
+        p.call.assign(scratch);
         p.seg_first = cs->seg_first;
         p.seg_last = cs->seg_last;
         p.start_line = cs->start_line;
@@ -33,7 +38,9 @@ void ParkedCalls::take_all(uint64_t segs_end, uint32_t& calls_started, std::vect
         if (i + 1 < calls_.size()) end = std::max(end, calls_[i + 1].seg_first);
         else end = segs_end;
         ReadyCall r{new_call_state(), p.seg_first, end};
-        if (!spill_decode(p.call, r.call())) throw std::logic_error("parked call does not decode");
+        // Into the (empty) state's own call, whose strings and vectors keep
+        // the memory of the calls it held before.
+        if (!spill_decode_into(p.call, r.call())) throw std::logic_error("parked call does not decode");
         out.push_back(std::move(r));
     }
     calls_ = {};

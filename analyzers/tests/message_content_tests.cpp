@@ -2,6 +2,7 @@
 // rule it replaced: from each '<' outside a tag to the next '>', both
 // counted, an unclosed tag to the end.
 #include "analyzers/calls/message_content.h"
+#include "dissectors/http/ascii_case.h"
 
 #include <catch2/catch.hpp>
 
@@ -131,4 +132,94 @@ TEST_CASE("message body: a referenced piece decodes the same as a copied one, an
     CHECK(capped.held() == 100);
     Finished d = finish(capped);
     CHECK(d.soap.error_code == SoapError::BodyCapped);
+}
+
+// FunctionRef (analyzers/calls/function_ref.h) calls the callable it was
+// given, by reference (no copy), with its arguments and result; empty is false.
+TEST_CASE("function ref: calls its callable in place, empty is false", "[content]") {
+    FunctionRef<int(int)> none;
+    CHECK_FALSE(none);
+    int calls = 0;
+    auto add = [&calls](int x) { ++calls; return x + calls; };
+    FunctionRef<int(int)> ref(add);
+    REQUIRE(ref);
+    CHECK(ref(10) == 11);
+    CHECK(ref(10) == 12);
+    CHECK(calls == 2);  // the lambda's own state, not a copy's
+    const auto text = [](const std::string& a, std::string&& b) { return a + b; };
+    FunctionRef<std::string(const std::string&, std::string&&)> cat(text);
+    CHECK(cat("ab", std::string("cd")) == "abcd");
+    FunctionRef<void(int)> drop(add);  // a result not wanted
+    drop(1);
+    CHECK(calls == 3);
+}
+
+// finish() through FunctionRef: the body's name and warning reach the
+// caller's callables, read_whole decides the markup count, sample_key is
+// asked for a body the sampler may compress.
+TEST_CASE("message body: finish calls what, warn, sample_key and read_whole as given", "[content]") {
+    std::string items;
+    for (int i = 0; i < 100; ++i) items += "<item>" + std::to_string(i) + "</item>";
+    const std::string xml = "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                            "<soap:Body><m:echo xmlns:m=\"urn:t\">" + items + "</m:echo></soap:Body></soap:Envelope>";
+    AnalysisOptions opt;
+    for (bool whole : {false, true}) {
+        MessageBody body;
+        body.append(bytes(xml), 1 << 20);
+        Finished f;
+        int asked_whole = 0, asked_key = 0;
+        uint64_t whole_bytes = 0;
+        auto read_whole = [&](uint64_t n) { ++asked_whole; whole_bytes = n; return whole; };
+        auto key = [&] { ++asked_key; return std::string("request echo"); };
+        DeflateSampler all_picked;
+        body.finish(opt, f.msg, f.soap, [] { return std::string("body"); }, [](WarningCode, const std::string&) {},
+                    &all_picked, key, read_whole);
+        CHECK(asked_whole == 1);
+        CHECK(whole_bytes == xml.size());
+        CHECK(asked_key == 1);
+        CHECK(f.soap.operation == "echo");
+        CHECK(f.msg.whole_xml == whole);
+        CHECK((f.msg.markup_bytes > 0) == whole);
+    }
+    // A body over the cap: the warning names the body through `what`.
+    MessageBody capped;
+    capped.append(bytes(xml), 100);
+    Finished f;
+    std::vector<std::pair<WarningCode, std::string>> warned;
+    capped.finish(opt, f.msg, f.soap, [] { return std::string("request body of call 7"); },
+                  [&](WarningCode c, const std::string& w) { warned.emplace_back(c, w); });
+    REQUIRE(warned.size() == 1);
+    CHECK(warned[0].first == WarningCode::SoapBodyCap);
+    CHECK(warned[0].second.find("request body of call 7") != std::string::npos);
+}
+
+// A body that does not look like XML is a soap_error (NotXml) when its head
+// says XML is expected: a SOAPAction, or a Content-Type naming xml or soap in
+// any case (one pass, set_head), as two case-insensitive searches decide.
+TEST_CASE("message body: a Content-Type naming xml or soap expects XML", "[content]") {
+    std::vector<std::string> types = {"text/xml; charset=utf-8", "application/soap+xml", "TEXT/XML", "Application/SOAP",
+                                      "text/plain", "application/json", "x", "xm", "xmL", "soa", "sOaP", "s", "",
+                                      "application/xhtml", "text/x-ml", "SXML", "so ap", "xxml", "ssoap"};
+    std::mt19937 rng(26);
+    const char alphabet[] = {'x', 'X', 'm', 'M', 'l', 'L', 's', 'S', 'o', 'O', 'a', 'p', 'P', '/', ';', 'X' ^ 0x20, char(0xD8), char(0xF8)};
+    for (int i = 0; i < 3000; ++i) {
+        std::string t(size_t(rng() % 9), ' ');
+        for (char& c : t) c = alphabet[rng() % sizeof(alphabet)];
+        types.push_back(t);
+    }
+    const std::string not_xml = "plain text, not an envelope";
+    AnalysisOptions opt;
+    for (const std::string& type : types) {
+        HttpMessageHead head;
+        head.headers = {{"Content-Type", type}};
+        head.index_fields();
+        MessageBody body;
+        body.set_head(HeadFields(head));
+        body.append(bytes(not_xml), 1 << 20);
+        Finished f;
+        body.finish(opt, f.msg, f.soap, [] { return std::string("body"); }, [](WarningCode, const std::string&) {});
+        const bool expected = ascii_icontains(type, "xml") || ascii_icontains(type, "soap");
+        INFO(type);
+        CHECK((f.soap.error_code == SoapError::NotXml) == expected);
+    }
 }

@@ -4,6 +4,7 @@
 // byte flips, wrong record type, trailing bytes), and every result of real
 // captures surviving the trip. Speed and size are printed, not asserted.
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/calls/parked_calls.h"
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/detectors/detector_util.h"
 #include "analyzers/result/model_spill.h"
@@ -725,4 +726,59 @@ TEST_CASE("spill: a brief decode is the finding without its text and frames, and
     }
     CHECK_FALSE(spill_decode_brief(e + '\0', f));                  // trailing bytes
     CHECK_FALSE(spill_decode_brief(encode(full_call()), f));       // another record type
+}
+
+// A closed connection's calls kept encoded (analyzers/calls/parked_calls.h):
+// each comes back whole into a state from the thread's pool, whatever call
+// that state held before (a long one, then a short one), with the windows
+// take_ready would give; those at the end that never had a request line are
+// dropped. Parked through the per-thread buffer: a short call after a long
+// one is not the long one's bytes.
+TEST_CASE("parked calls: each call back whole into a recycled state, with its window", "[spill]") {
+    Call long_call = full_call();
+    long_call.uri.assign(3000, 'u');
+    long_call.segments.clear();  // as when parked: segments are copied when a call is handed on
+    long_call.request.frames.resize(300, 7);
+    Call short_call = full_call();
+    short_call.uri = "/";
+    short_call.segments.clear();
+    short_call.soap.operation = "op";
+    Call no_line = Call{};
+    no_line.method = "PO";
+    auto state = [](const Call& c, uint64_t first, uint64_t last, bool start_line) {
+        CallStatePtr s = new_call_state();
+        s->call = c;
+        s->seg_first = first;
+        s->seg_last = last;
+        s->start_line = start_line;
+        return s;
+    };
+    std::vector<ReadyCall> out;
+    for (int round = 0; round < 2; ++round) {  // the second round decodes into states the first used
+        Fifo<CallStatePtr> calls;
+        calls.push_back(state(long_call, 10, 14, true));
+        calls.push_back(state(short_call, 15, 15, true));
+        calls.push_back(state(no_line, 17, 18, false));
+        ParkedCalls parked;
+        parked.park(calls);
+        CHECK(calls.empty());
+        CHECK(parked.oldest_needed_segment(99) == 10);
+        std::vector<Call> provisional;
+        parked.provisional(provisional);
+        REQUIRE(provisional.size() == 2);
+        CHECK(diff(provisional[1], short_call) == "");
+        uint32_t started = 3;
+        parked.take_all(40, started, out);
+        CHECK(started == 2);
+        REQUIRE(out.size() == 2);
+        CHECK(diff(out[0].call(), long_call) == "");
+        CHECK(diff(out[1].call(), short_call) == "");
+        CHECK((out[0].seg_first == 10 && out[0].seg_end == 15));  // to where the next call begins
+        CHECK((out[1].seg_first == 15 && out[1].seg_end == 40));  // the last one: to the end
+        CHECK(out[1].state->done == false);
+        CHECK(parked.oldest_needed_segment(99) == 99);
+        // Handed on in the other order next round: the short call's state held the long one.
+        std::swap(long_call, short_call);
+        out.clear();  // the states go back to the pool
+    }
 }
