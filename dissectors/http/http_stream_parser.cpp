@@ -225,13 +225,26 @@ struct HttpStreamParser::Impl {
     // (Swapping the parts instead of copying them costs more: libstdc++'s
     // swap of short strings is ~50 instructions, measured.)
     void accept_start_line(const StartLineMatcher& m) {
-        start_line_done = true;
-        head_bytes = off - msg_begin;
         head.method = m.method;
         head.uri = m.target;
         head.version = m.version;
         head.reason = m.reason;
-        head.status = m.status;
+        start_line_accepted(m.status, m.lenient());
+    }
+
+    // The same for a whole canonical line judged in place (no lenient form).
+    void accept_start_line(const StartLineMatcher::LineParts& l) {
+        set_from_view(head.method, l.method);
+        set_from_view(head.uri, l.target);
+        set_from_view(head.version, l.version);
+        set_from_view(head.reason, l.reason);
+        start_line_accepted(l.status, 0);
+    }
+
+    void start_line_accepted(int status, uint32_t lenient) {
+        start_line_done = true;
+        head_bytes = off - msg_begin;
+        head.status = status;
         listener.on_start_line(head, off);
         static constexpr std::pair<HttpError, const char*> kLenient[] = {
             {HttpError::ExtraWhitespace, "extra whitespace in the start line (accepted)"},
@@ -239,7 +252,7 @@ struct HttpStreamParser::Impl {
             {HttpError::BareLineFeed, "line ended by a bare LF (accepted)"},
         };
         for (auto [code, text] : kLenient)
-            if (m.lenient() & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
+            if (lenient & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
     }
 
     // One step of the state machine on the `n` (> 0) bytes at p: how many it
@@ -302,9 +315,11 @@ struct HttpStreamParser::Impl {
     }
 
     size_t step_start_line(const uint8_t* p, size_t n) {
-        if (size_t line = start.take_line(p, n)) {  // a whole canonical line: at once
+        StartLineMatcher::LineParts parts;
+        size_t line = start.started() ? 0 : start.match_line(p, n, parts);
+        if (line) {  // a whole canonical line: at once, its parts straight into the head
             off += line;
-            accept_start_line(start);
+            accept_start_line(parts);
             // The header lines in the same bytes follow without a step each.
             if (line < n && state == State::Head && start_line_done) line += step_header_line(p + line, n - line);
             return line;

@@ -921,8 +921,25 @@ TEST_CASE("start line: taking runs or whole lines at once judges every line as p
                     else rb = b.push(data[k++]);
                 }
                 // take_line() as the parser uses it: whole line at once, else byte by byte.
-                size_t kc = c.take_line(data.data(), data.size());
+                const size_t took = c.take_line(data.data(), data.size());
+                size_t kc = took;
                 if (kc) rc = StartLineMatcher::Result::Accepted, ++whole_lines;
+                // match_line() as the stream parser uses it: take_line()'s
+                // verdict and parts, viewed in place, the matcher untouched.
+                StartLineMatcher::LineParts parts;
+                StartLineMatcher d(request, cap);
+                d.reset();
+                const size_t kd = d.match_line(data.data(), data.size(), parts);
+                CHECK(kd == took);
+                CHECK(!d.started());
+                if (kd) {
+                    CHECK(parts.method == c.method);
+                    CHECK(parts.target == c.target);
+                    CHECK(parts.version == c.version);
+                    CHECK(parts.reason == c.reason);
+                    CHECK(parts.status == c.status);
+                    CHECK((parts.version.data() >= line.data() && parts.version.data() < line.data() + line.size()));
+                }
                 for (; kc < data.size() && rc == StartLineMatcher::Result::More; ++kc) rc = c.push(data[kc]);
                 INFO(line << " request=" << request << " cap=" << cap);
                 REQUIRE(ra == rb);
