@@ -640,7 +640,7 @@ struct HttpStreamParser::Impl {
     void finish_head() {
         head.header_bytes = head_bytes;
         const Framing f = read_framing();
-        head.connection_close = f.conn_close || (head.version == "HTTP/1.0" && !f.conn_keep_alive);
+        head.connection_close = f.conn_close || (std::string_view(head.version) == "HTTP/1.0" && !f.conn_keep_alive);
         head.chunked = f.te_present && ascii_iequals(f.last_coding, "chunked");
         if (!apply_length(f)) return;
 
