@@ -540,6 +540,18 @@ struct HttpStreamParser::Impl {
 
     // "5" or "5, 5" (RFC 9110 8.6): all values must be the same number.
     static void read_content_length(std::string_view value, Framing& f) {
+        // The usual value, 1-19 digits (no overflow possible): read at once.
+        if (!value.empty() && value.size() <= 19) {
+            uint64_t v = 0;
+            size_t i = 0;
+            for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) v = v * 10 + uint64_t(value[i] - '0');
+            if (i == value.size()) {
+                if (f.cl_present && v != f.cl) f.cl_conflict = true;
+                f.cl_present = true;
+                f.cl = v;
+                return;
+            }
+        }
         bool any = false;
         for_each_list_token(value, [&](std::string_view tok) {
             any = true;

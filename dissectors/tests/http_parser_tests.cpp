@@ -435,6 +435,32 @@ TEST_CASE("Content-Length validation") {
             CHECK(ev[1] == "drop@0:invalid Content-Length");
         }
     }
+    SECTION("values read at once (1-19 digits) or as a list give the list's reading") {
+        // Each value: the length it gives, or none (invalid; "7,8" conflicting).
+        const std::pair<std::string, std::optional<uint64_t>> cases[] = {
+            {"0", 0}, {"7", 7}, {"007", 7}, {"1234567890123456789", 1234567890123456789ull},
+            {"9999999999999999999", 9999999999999999999ull}, {"18446744073709551609", 18446744073709551609ull},
+            {"18446744073709551610", std::nullopt}, {"7,7", 7}, {"7 , 7", 7}, {"7,8", std::nullopt},
+            {"12a", std::nullopt}, {"a12", std::nullopt}, {"1.5", std::nullopt}, {"+5", std::nullopt},
+            {"5,", 5}, {",5", 5}, {",", std::nullopt}};
+        for (const auto& [v, len] : cases) {
+            INFO(v);
+            Recorder r;
+            HttpStreamParser p(Role::Response, r);
+            p.feed(bytes("HTTP/1.1 304 Not Modified\r\nContent-Length: " + v + "\r\n\r\n"));  // no body follows
+            if (len) {
+                REQUIRE(r.heads.size() == 1);
+                CHECK(r.heads[0].content_length == len);
+            } else {
+                REQUIRE(r.heads.empty());
+                CHECK(r.events.at(1) == (v == "7,8" ? "drop@0:conflicting Content-Length values"
+                                                    : "drop@0:invalid Content-Length"));
+            }
+        }
+        // The same value twice over two fields, one read at once, one as a list.
+        auto ev = run_whole(Role::Request, "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3, 4\r\n\r\nabcd");
+        CHECK(ev.at(1) == "drop@0:conflicting Content-Length values");
+    }
     SECTION("with chunked, chunked wins and a warning is reported") {
         Recorder r;
         HttpStreamParser p(Role::Request, r);
