@@ -52,7 +52,8 @@ private:
 bool is_tchar(uint8_t c) { return is_http_tchar(c); }
 
 
-std::string_view trim_ows(std::string_view s) {
+// Inline: asked for every field value, which rarely has more than one space.
+[[gnu::always_inline]] inline std::string_view trim_ows(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
     return s;
@@ -74,6 +75,9 @@ void for_each_list_token(std::string_view list, Fn fn) {
 // sizes (a hostile head of 64 KiB must not stay with every connection).
 constexpr size_t kKeepFieldBytes = 4096;
 constexpr size_t kKeepFields = 64;
+// The field bytes' first buffer: the heads of SOAP calls are 100-300 bytes
+// (growing a string from its inline 15 bytes took ~3 reallocations a parser).
+constexpr size_t kFirstFieldBytes = 256;
 
 // Where one field's name and value lie in the head's field_bytes (offsets:
 // the buffer may move while the head grows).
@@ -221,14 +225,29 @@ struct HttpStreamParser::Impl {
     }
 
     // The start line in `m` is valid: it becomes the head's first line.
+    // (Swapping the parts instead of copying them costs more: libstdc++'s
+    // swap of short strings is ~50 instructions, measured.)
     void accept_start_line(const StartLineMatcher& m) {
-        start_line_done = true;
-        head_bytes = off - msg_begin;
         head.method = m.method;
         head.uri = m.target;
         head.version = m.version;
         head.reason = m.reason;
-        head.status = m.status;
+        start_line_accepted(m.status, m.lenient());
+    }
+
+    // The same for a whole canonical line judged in place (no lenient form).
+    void accept_start_line(const StartLineMatcher::LineParts& l) {
+        set_from_view(head.method, l.method);
+        set_from_view(head.uri, l.target);
+        set_from_view(head.version, l.version);
+        set_from_view(head.reason, l.reason);
+        start_line_accepted(l.status, 0);
+    }
+
+    void start_line_accepted(int status, uint32_t lenient) {
+        start_line_done = true;
+        head_bytes = off - msg_begin;
+        head.status = status;
         listener.on_start_line(head, off);
         static constexpr std::pair<HttpError, const char*> kLenient[] = {
             {HttpError::ExtraWhitespace, "extra whitespace in the start line (accepted)"},
@@ -236,7 +255,7 @@ struct HttpStreamParser::Impl {
             {HttpError::BareLineFeed, "line ended by a bare LF (accepted)"},
         };
         for (auto [code, text] : kLenient)
-            if (m.lenient() & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
+            if (lenient & StartLineMatcher::bit(code)) warn(code, text, msg_begin);
     }
 
     // One step of the state machine on the `n` (> 0) bytes at p: how many it
@@ -299,9 +318,13 @@ struct HttpStreamParser::Impl {
     }
 
     size_t step_start_line(const uint8_t* p, size_t n) {
-        if (size_t line = start.take_line(p, n)) {  // a whole canonical line: at once
+        StartLineMatcher::LineParts parts;
+        size_t line = start.started() ? 0 : start.match_line(p, n, parts);
+        if (line) {  // a whole canonical line: at once, its parts straight into the head
             off += line;
-            accept_start_line(start);
+            accept_start_line(parts);
+            // The header lines in the same bytes follow without a step each.
+            if (line < n && state == State::Head && start_line_done) line += step_header_line(p + line, n - line);
             return line;
         }
         if (size_t run = start.take_run(p, n)) {  // method, target, reason: at once
@@ -316,7 +339,16 @@ struct HttpStreamParser::Impl {
         return 1;
     }
 
+    // Header lines: every whole line in the `n` bytes at p while the head
+    // lasts (as many steps would), then a line cut by their end.
     size_t step_header_line(const uint8_t* p, size_t n) {
+        size_t used = 0;
+        do used += header_line(p + used, n - used);
+        while (used < n && state == State::Head && start_line_done);
+        return used;
+    }
+
+    size_t header_line(const uint8_t* p, size_t n) {
         const void* lf = std::memchr(p, '\n', n);
         size_t k = lf ? size_t(static_cast<const uint8_t*>(lf) - p) + 1 : n;
         if (head_bytes + k > limits.max_header_bytes) {
@@ -463,27 +495,32 @@ struct HttpStreamParser::Impl {
                 f.value_len += more.size();
             }
         } else {
-            // The name's token bytes, up to the colon (not a token byte).
-            size_t colon = 0;
-            while (colon < l.size() && is_tchar(uint8_t(l[colon]))) ++colon;
-            if (colon == l.size() || l[colon] != ':') {
-                // A colon further on: the name has a byte no name may have.
-                const bool named = l.find(':', colon) != std::string_view::npos;
-                drop(HttpError::MalformedHeader, named ? "invalid header field name" : "malformed header field line",
+            // The name: up to the first colon, token bytes only. A name
+            // http_field_of() knows is made of them (it matches no other
+            // byte), so only the others are tested byte by byte.
+            const void* cp = std::memchr(l.data(), ':', l.size());
+            const size_t colon = cp ? size_t(static_cast<const char*>(cp) - l.data()) : l.size();
+            const std::string_view name = l.substr(0, colon);
+            const HttpField kind = http_field_of(name);
+            if (kind == HttpField::Other &&
+                !std::all_of(name.begin(), name.end(), [](char c) { return is_tchar(uint8_t(c)); })) {
+                drop(HttpError::MalformedHeader, cp ? "invalid header field name" : "malformed header field line",
                      line_start, true);
                 return;
             }
-            if (colon == 0) {
+            if (colon == 0 || !cp) {
                 drop(HttpError::MalformedHeader, "malformed header field line", line_start, true);
                 return;
             }
-            std::string_view name = l.substr(0, colon);
             std::string_view value = trim_ows(l.substr(colon + 1));
             std::string& bytes = head.field_bytes;
             const size_t at = bytes.size();
             const size_t value_at = size_t(value.data() - l.data());
-            FieldPos f{at, name.size(), at + value_at, value.size(), http_field_of(name)};
-            if (fields.capacity() == 0) fields.reserve(8);  // a SOAP head's usual few: one allocation
+            FieldPos f{at, name.size(), at + value_at, value.size(), kind};
+            if (fields.capacity() == 0) {  // a SOAP head's usual few fields and bytes: one allocation each
+                fields.reserve(8);
+                if (bytes.capacity() < kFirstFieldBytes) bytes.reserve(kFirstFieldBytes);
+            }
             bytes.append(l.substr(0, value_at + value.size()));  // name to value's end: one copy
             if (f.kind != HttpField::Other && !head.first_field[size_t(f.kind)] && fields.size() < 0xffff)
                 head.first_field[size_t(f.kind)] = uint16_t(fields.size() + 1);
@@ -503,6 +540,18 @@ struct HttpStreamParser::Impl {
 
     // "5" or "5, 5" (RFC 9110 8.6): all values must be the same number.
     static void read_content_length(std::string_view value, Framing& f) {
+        // The usual value, 1-19 digits (no overflow possible): read at once.
+        if (!value.empty() && value.size() <= 19) {
+            uint64_t v = 0;
+            size_t i = 0;
+            for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) v = v * 10 + uint64_t(value[i] - '0');
+            if (i == value.size()) {
+                if (f.cl_present && v != f.cl) f.cl_conflict = true;
+                f.cl_present = true;
+                f.cl = v;
+                return;
+            }
+        }
         bool any = false;
         for_each_list_token(value, [&](std::string_view tok) {
             any = true;
@@ -527,9 +576,9 @@ struct HttpStreamParser::Impl {
         Framing f;
         if (head.headers.capacity() == 0) head.headers.reserve(std::max<size_t>(fields.size(), 8));
         const std::string_view bytes = head.field_bytes;
-        for (const FieldPos& p : fields) {
-            const std::string_view value = bytes.substr(p.value_off, p.value_len);
-            head.headers.push_back({bytes.substr(p.name_off, p.name_len), value});
+        for (const FieldPos& p : fields) {  // positions within `bytes`: no bounds test
+            const std::string_view value(bytes.data() + p.value_off, p.value_len);
+            head.headers.push_back({std::string_view(bytes.data() + p.name_off, p.name_len), value});
             switch (p.kind) {
             case HttpField::TransferEncoding:
                 f.te_present = true;
@@ -603,7 +652,7 @@ struct HttpStreamParser::Impl {
     void finish_head() {
         head.header_bytes = head_bytes;
         const Framing f = read_framing();
-        head.connection_close = f.conn_close || (head.version == "HTTP/1.0" && !f.conn_keep_alive);
+        head.connection_close = f.conn_close || (std::string_view(head.version) == "HTTP/1.0" && !f.conn_keep_alive);
         head.chunked = f.te_present && ascii_iequals(f.last_coding, "chunked");
         if (!apply_length(f)) return;
 

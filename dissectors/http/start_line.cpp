@@ -113,6 +113,24 @@ size_t StartLineMatcher::take_run(const uint8_t* data, size_t n) {
 
 size_t StartLineMatcher::take_line(const uint8_t* data, size_t n) {
     if (length_ != 0) return 0;
+    LineParts parts;
+    const size_t len = match_line(data, n, parts);
+    if (!len) return 0;
+    if (request_) {
+        set_from_view(method, parts.method);
+        set_from_view(target, parts.target);
+    } else {
+        status = parts.status;
+        digits_ = 3;
+        set_from_view(reason, parts.reason);
+    }
+    set_from_view(version, parts.version);
+    length_ = len;
+    st_ = St::Cr;
+    return len;
+}
+
+size_t StartLineMatcher::match_line(const uint8_t* data, size_t n, LineParts& parts) const {
     const auto* lf = static_cast<const uint8_t*>(std::memchr(data, '\n', std::min(n, max_line_)));
     if (!lf || lf == data || lf[-1] != '\r') return 0;
     const size_t len = size_t(lf - data) + 1;  // within max_line_, as push() counts
@@ -121,6 +139,9 @@ size_t StartLineMatcher::take_line(const uint8_t* data, size_t n) {
     static constexpr std::string_view kVersion = "HTTP/1.";
     auto version_at = [&](const uint8_t* v) {  // "HTTP/1.d" exactly, before `end`
         return end - v >= 8 && std::memcmp(v, kVersion.data(), kVersion.size()) == 0 && is_digit(v[7]);
+    };
+    auto view = [](const uint8_t* b, const uint8_t* e) {
+        return std::string_view(reinterpret_cast<const char*>(b), size_t(e - b));
     };
     if (request_) {
         const uint8_t* m = p;
@@ -131,9 +152,9 @@ size_t StartLineMatcher::take_line(const uint8_t* data, size_t n) {
         if (p == t || p == end || *p != ' ') return 0;
         const uint8_t* v = ++p;
         if (end - v != 8 || !version_at(v)) return 0;
-        method.assign(reinterpret_cast<const char*>(m), size_t(t - 1 - m));
-        target.assign(reinterpret_cast<const char*>(t), size_t(v - 1 - t));
-        version.assign(reinterpret_cast<const char*>(v), 8);
+        parts.method = view(m, t - 1);
+        parts.target = view(t, v - 1);
+        parts.version = view(v, v + 8);
     } else {
         // HTTP/1.d SP DDD (CRLF | SP reason CRLF), reason not starting with
         // white space and holding no CR.
@@ -150,13 +171,10 @@ size_t StartLineMatcher::take_line(const uint8_t* data, size_t n) {
         }
         const uint8_t* re = end;
         while (re > r && is_ws(re[-1])) --re;  // as finish() trims
-        version.assign(reinterpret_cast<const char*>(p), 8);
-        status = code;
-        digits_ = 3;
-        reason.assign(reinterpret_cast<const char*>(r), size_t(re - r));
+        parts.version = view(p, p + 8);
+        parts.status = code;
+        parts.reason = view(r, re);
     }
-    length_ = len;
-    st_ = St::Cr;
     return len;
 }
 

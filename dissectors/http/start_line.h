@@ -39,6 +39,16 @@ public:
     // with the parts set as when push() returns Accepted. 0 (nothing taken)
     // for any other form, or a line not whole in `data`: push() judges it.
     size_t take_line(const uint8_t* data, size_t n);
+    // The parts of a line match_line() judged, viewed in its bytes.
+    struct LineParts {
+        std::string_view method, target, version, reason;
+        int status = 0;
+    };
+    // take_line()'s judgement without taking the line (the matcher is not
+    // changed; a caller with !started() then owes no reset()): the length, with
+    // `parts` viewing the bytes, or 0. For a caller that copies the parts
+    // elsewhere anyway (the stream parser into its head): no copy in between.
+    size_t match_line(const uint8_t* data, size_t n, LineParts& parts) const;
     bool started() const { return length_ > 0; }
     size_t length() const { return length_; }  // bytes pushed, line end included
 
@@ -78,6 +88,13 @@ inline constexpr auto kHttpTchar = [] {
     return t;
 }();
 inline bool is_http_tchar(uint8_t c) { return kHttpTchar[c]; }
+
+// `to` = `v`: clear and append, as assign() from a view goes through
+// _M_replace (its aliasing case), about twice the instructions (measured).
+inline void set_from_view(std::string& to, std::string_view v) {
+    to.clear();
+    if (!v.empty()) to.append(v.data(), v.size());
+}
 
 } // namespace stallscope
 

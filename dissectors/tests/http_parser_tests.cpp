@@ -435,6 +435,32 @@ TEST_CASE("Content-Length validation") {
             CHECK(ev[1] == "drop@0:invalid Content-Length");
         }
     }
+    SECTION("values read at once (1-19 digits) or as a list give the list's reading") {
+        // Each value: the length it gives, or none (invalid; "7,8" conflicting).
+        const std::pair<std::string, std::optional<uint64_t>> cases[] = {
+            {"0", 0}, {"7", 7}, {"007", 7}, {"1234567890123456789", 1234567890123456789ull},
+            {"9999999999999999999", 9999999999999999999ull}, {"18446744073709551609", 18446744073709551609ull},
+            {"18446744073709551610", std::nullopt}, {"7,7", 7}, {"7 , 7", 7}, {"7,8", std::nullopt},
+            {"12a", std::nullopt}, {"a12", std::nullopt}, {"1.5", std::nullopt}, {"+5", std::nullopt},
+            {"5,", 5}, {",5", 5}, {",", std::nullopt}};
+        for (const auto& [v, len] : cases) {
+            INFO(v);
+            Recorder r;
+            HttpStreamParser p(Role::Response, r);
+            p.feed(bytes("HTTP/1.1 304 Not Modified\r\nContent-Length: " + v + "\r\n\r\n"));  // no body follows
+            if (len) {
+                REQUIRE(r.heads.size() == 1);
+                CHECK(r.heads[0].content_length == len);
+            } else {
+                REQUIRE(r.heads.empty());
+                CHECK(r.events.at(1) == (v == "7,8" ? "drop@0:conflicting Content-Length values"
+                                                    : "drop@0:invalid Content-Length"));
+            }
+        }
+        // The same value twice over two fields, one read at once, one as a list.
+        auto ev = run_whole(Role::Request, "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3, 4\r\n\r\nabcd");
+        CHECK(ev.at(1) == "drop@0:conflicting Content-Length values");
+    }
     SECTION("with chunked, chunked wins and a warning is reported") {
         Recorder r;
         HttpStreamParser p(Role::Request, r);
@@ -921,8 +947,25 @@ TEST_CASE("start line: taking runs or whole lines at once judges every line as p
                     else rb = b.push(data[k++]);
                 }
                 // take_line() as the parser uses it: whole line at once, else byte by byte.
-                size_t kc = c.take_line(data.data(), data.size());
+                const size_t took = c.take_line(data.data(), data.size());
+                size_t kc = took;
                 if (kc) rc = StartLineMatcher::Result::Accepted, ++whole_lines;
+                // match_line() as the stream parser uses it: take_line()'s
+                // verdict and parts, viewed in place, the matcher untouched.
+                StartLineMatcher::LineParts parts;
+                StartLineMatcher d(request, cap);
+                d.reset();
+                const size_t kd = d.match_line(data.data(), data.size(), parts);
+                CHECK(kd == took);
+                CHECK(!d.started());
+                if (kd) {
+                    CHECK(parts.method == c.method);
+                    CHECK(parts.target == c.target);
+                    CHECK(parts.version == c.version);
+                    CHECK(parts.reason == c.reason);
+                    CHECK(parts.status == c.status);
+                    CHECK((parts.version.data() >= line.data() && parts.version.data() < line.data() + line.size()));
+                }
                 for (; kc < data.size() && rc == StartLineMatcher::Result::More; ++kc) rc = c.push(data[kc]);
                 INFO(line << " request=" << request << " cap=" << cap);
                 REQUIRE(ra == rb);
@@ -1052,4 +1095,69 @@ TEST_CASE("a bad header field name or line is dropped with the reason, and parsi
         CHECK(r.heads[0].uri == "/next");
         check_split_invariance(Role::Request, s);
     }
+}
+
+// The parser skips the byte-by-byte token test for names http_field_of()
+// knows: every one-byte change of every known name (and of names of their
+// lengths that are not known) is judged as a byte scan up to the colon judges it.
+TEST_CASE("header field names: every byte in every position is judged as the token scan judges it") {
+    // The scan the parser made before: token bytes up to the colon.
+    auto expected = [](std::string_view l) -> std::string {
+        size_t colon = 0;
+        while (colon < l.size() && is_http_tchar(uint8_t(l[colon]))) ++colon;
+        if (colon == l.size() || l[colon] != ':')
+            return l.find(':', colon) != std::string_view::npos ? "invalid header field name"
+                                                                : "malformed header field line";
+        return colon == 0 ? "malformed header field line" : "";
+    };
+    const std::string names[] = {"Expect", "Server", "Upgrade", "Connection", "User-Agent", "SOAPAction",
+                                 "Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding",
+                                 "X-Abcd", "X-Abcdefghi", "X-Abcdefghijklmno"};
+    size_t dropped = 0, kept = 0;
+    for (const std::string& name : names)
+        for (size_t i = 0; i < name.size(); ++i)
+            for (int v = 0; v < 256; ++v) {
+                if (v == '\n' || (i == 0 && (v == ' ' || v == '\t'))) continue;  // a line end, an obs-fold
+                std::string line = name + ": 0";
+                line[i] = char(v);
+                const std::string why = expected(line);
+                // A response: "Transfer-Encoding: 0" is no error there.
+                const std::string s = "HTTP/1.1 200 OK\r\nHost: h\r\n" + line + "\r\n\r\n";
+                Recorder r;
+                HttpStreamParser p(Role::Response, r);
+                p.feed(bytes(s));
+                INFO(name << " byte " << i << " = " << v);
+                if (why.empty()) {
+                    REQUIRE(r.heads.size() == 1);
+                    REQUIRE(r.heads[0].headers.size() == 2);
+                    CHECK(r.heads[0].headers[1].name == line.substr(0, line.find(':')));
+                    ++kept;
+                } else {
+                    REQUIRE(r.codes.size() == 1);
+                    CHECK(r.events.at(1) == "drop@" + std::to_string(s.find(line)) + ":" + why);
+                    ++dropped;
+                }
+            }
+    CHECK(dropped > 10000);
+    CHECK(kept > 10000);
+}
+
+// Header lines are read in one step while the head lasts, the start line's
+// step goes on into them: the same events as any split, with errors and the
+// head's end in the middle of the fed bytes.
+TEST_CASE("a head read whole in one feed gives the events of every split") {
+    const std::string soap_req =
+        "POST /svc HTTP/1.1\r\nHost: 10.0.0.1:8080\r\nContent-Type: text/xml; charset=utf-8\r\n"
+        "SOAPAction: \"urn:op\"\r\nContent-Length: 5\r\n\r\nhello";
+    const std::string soap_resp =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nabc";
+    check_split_invariance(Role::Request, soap_req + soap_req);
+    check_split_invariance(Role::Response, soap_resp + "HTTP/1.1 100 Continue\r\n\r\n" + soap_resp);
+    // A bare LF, an obs-fold, a bad line in the middle, then the next message.
+    check_split_invariance(Role::Request, "GET /a HTTP/1.1\nX: 1\n  two\r\nY: 2\r\n\r\n"
+                                          "GET /b HTTP/1.1\r\nBad line\r\nZ: 3\r\n\r\nGET /c HTTP/1.1\r\n\r\n");
+    const auto ev = run_whole(Role::Request, soap_req + "GET /x HTTP/1.1\r\nHost: h\r\n");
+    CHECK(ev == std::vector<std::string>{"begin@0", "head@123 POST /svc HTTP/1.1 hb=123 cl=5 n=4",
+                                         "body@0:hello", "complete@128", "begin@128",
+                                         "drop@154:stream ended inside a message"});
 }
