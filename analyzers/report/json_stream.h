@@ -77,6 +77,11 @@ public:
     JsonStream& value(T v) {
         before_value();
         char* p = room(24);
+        if (v >= 0 && v < 10) {  // counts, flags and "none": most integers of a call
+            *p = char('0' + v);
+            ++used_;
+            return *this;
+        }
         if constexpr (std::is_signed_v<T>) p = std::to_chars(p, p + 24, int64_t(v)).ptr;
         else p = std::to_chars(p, p + 24, uint64_t(v)).ptr;
         used_ = size_t(p - buf_.get());
