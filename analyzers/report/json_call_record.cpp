@@ -52,11 +52,14 @@ class AppendBuf : public std::streambuf {
 public:
     std::string* out = nullptr;
 protected:
+    // Between records there is no target: nothing may be written then.
     std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (!out) return 0;
         out->append(s, size_t(n));
         return n;
     }
     int_type overflow(int_type c) override {
+        if (!out) return traits_type::eof();
         if (!traits_type::eq_int_type(c, traits_type::eof())) out->push_back(traits_type::to_char_type(c));
         return traits_type::not_eof(c);
     }
@@ -91,6 +94,7 @@ struct Recorder {
         const uint64_t base = js.written();
         call_json_marked(js, c, marks);
         js.flush();
+        buf.out = nullptr;  // the caller's string may go before this recorder does
         const uint32_t len = uint32_t(out.size() - text_at);
         std::memcpy(out.data() + len_at, &len, 4);
         put(out, uint32_t(marks.element_count_at - base));
