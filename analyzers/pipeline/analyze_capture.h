@@ -56,6 +56,12 @@ struct AnalysisOptions {
     // lists only the first calls (the text report's kTextReportCalls), a call
     // it will never show costs neither encoding nor disk.
     uint64_t keep_calls = UINT64_MAX;
+    // When set, a call that goes to the spill file is stored as the record
+    // this makes instead of its binary encoding: for a report that is the
+    // calls' only reader (analyze --json on one thread stores each call's
+    // JSON element, analyzers/report/json_call_record.h). Such a result's
+    // calls can then be read only by that report (for_each_call throws).
+    std::function<void(const Call&, std::string&)> spill_call_as;
     std::string spill_dir;  // "" = $TMPDIR, else /tmp
     // Live views of a spilling analysis: Analyzer::snapshot() then shows the
     // last this many finished calls (and their findings) beside the open

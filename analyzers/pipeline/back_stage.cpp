@@ -58,7 +58,7 @@ void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
     if (spill_) {
         if (keep) {
             if (opt_.snapshot_recent_calls) remember_recent(call, std::span<const Finding>(result_.findings).subspan(first_new));
-            spill_->add(call);
+            spill_call(call);
         }
         spill_findings();
         return;
@@ -94,7 +94,7 @@ void AnalysisBack::start_spill() {
                 recent_findings_.push_back(f);
     }
     for (const Connection& c : result_.connections) spill_->add(c);
-    for (const Call& c : result_.calls) spill_->add(c);
+    for (const Call& c : result_.calls) spill_call(c);
     result_.connections = {};
     result_.calls = {};
     spill_findings();
@@ -110,6 +110,12 @@ void AnalysisBack::remember_recent(const Call& call, std::span<const Finding> fi
            (recent_findings_.front().calls.empty() || recent_findings_.front().calls.back() < oldest ||
             recent_findings_.size() > 4 * opt_.snapshot_recent_calls))
         recent_findings_.pop_front();
+}
+
+void AnalysisBack::spill_call(const Call& call) {
+    if (!opt_.spill_call_as) return spill_->add(call);
+    opt_.spill_call_as(call, call_record_);
+    spill_->add_call_record(call.id, call_record_);
 }
 
 void AnalysisBack::spill_findings() {

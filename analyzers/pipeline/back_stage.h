@@ -45,6 +45,7 @@ private:
     bool keep_segments(const Call& c) const;
     void start_spill();
     void spill_findings();
+    void spill_call(const Call& call);
     void remember_recent(const Call& call, std::span<const Finding> findings);
 
     const AnalysisOptions& opt_;
@@ -58,6 +59,7 @@ private:
     bool spill_failed_ = false;
     std::deque<Call> recent_calls_;         // spilling live views: the last calls, for so_far()
     std::deque<Finding> recent_findings_;   // and their findings
+    std::string call_record_;               // opt_.spill_call_as's, reused
 };
 
 } // namespace stallscope

@@ -1,6 +1,7 @@
 #include "analyzers/report/json_calls.h"
 
 #include "analyzers/accounting/xml_sample.h"
+#include "analyzers/report/json_call_record.h"
 #include "analyzers/result/result_spill.h"
 
 #include <condition_variable>
@@ -158,6 +159,7 @@ private:
 } // namespace
 
 CallsWritten write_calls_json(JsonStream& w, int indent, const AnalysisResult& r, unsigned threads, CallJsonFn write_call) {
+    if (r.spill && r.spill->calls_are_records()) return write_call_records(w, indent, r);  // made already
     XmlCallSelector sample(xml_sampling_of(r));
     CallsWritten out;
     auto pick = [&](const Call& k) {

@@ -32,13 +32,18 @@ JsonStream::~JsonStream() {
 
 void JsonStream::flush() {
     if (used_) os_.write(buf_.get(), std::streamsize(used_));
+    flushed_ += used_;
     used_ = 0;
 }
 
 void JsonStream::put_slow(const char* p, size_t n) {
     flush();
-    if (n >= kBufferSize) os_.write(p, std::streamsize(n));  // too big to be worth copying
-    else put(p, n);
+    if (n >= kBufferSize) {  // too big to be worth copying
+        os_.write(p, std::streamsize(n));
+        flushed_ += n;
+    } else {
+        put(p, n);
+    }
 }
 
 void JsonStream::newline(size_t depth) {

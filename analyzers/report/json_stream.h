@@ -68,15 +68,29 @@ public:
     // NaN and infinities are null, as nlohmann writes them.
     JsonStream& value(double d) {
         before_value();
+        return number(d);
+    }
+    template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+    JsonStream& value(T v) {
+        before_value();
+        return number(v);
+    }
+    // A number alone, no separator before it: for splicing a value into
+    // text written elsewhere (json_call_record.h).
+    JsonStream& number(double d) {
         char* p = room(kDoubleChars);
         if (char* end = write_ms_double(p, d)) used_ = size_t(end - buf_.get());
         else any_double(d);
         return *this;
     }
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-    JsonStream& value(T v) {
-        before_value();
+    JsonStream& number(T v) {
         char* p = room(24);
+        if (v >= 0 && v < 10) {  // counts, flags and "none": most integers of a call
+            *p = char('0' + v);
+            ++used_;
+            return *this;
+        }
         if constexpr (std::is_signed_v<T>) p = std::to_chars(p, p + 24, int64_t(v)).ptr;
         else p = std::to_chars(p, p + 24, uint64_t(v)).ptr;
         used_ = size_t(p - buf_.get());
@@ -110,6 +124,8 @@ public:
         put(text.data(), text.size());
         open_.back() += count;
     }
+    // Bytes written so far, handed to the stream or not.
+    uint64_t written() const { return flushed_ + used_; }
     // Hands the buffer to the stream (also done when it fills and at the end).
     void flush();
 
@@ -188,6 +204,7 @@ private:
     int indent_;
     std::unique_ptr<char[]> buf_;
     size_t used_ = 0;
+    uint64_t flushed_ = 0;         // bytes handed to os_
     std::string newline_;          // "\n" and spaces enough for the deepest line so far (>= kPadCopy)
     std::vector<uint32_t> open_;  // members/elements so far of each open container
     bool after_key_ = false;

@@ -8,6 +8,7 @@
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/xml_sample.h"
 #include "analyzers/report/json_calls.h"
+#include "analyzers/report/json_call_record.h"
 
 #include <cmath>
 #include <ctime>
@@ -17,6 +18,13 @@ namespace stallscope {
 
 double round_ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 double ns_to_ms(int64_t ns) { return double(ns) / 1e6; }
+
+// A hostile result may hold any time: never overflow the difference.
+double ms_since(int64_t ns, int64_t t0) {
+    int64_t d = 0;
+    if (__builtin_sub_overflow(ns, t0, &d)) return round_ms((double(ns) - double(t0)) / 1e6);
+    return round_ms(ns_to_ms(d));
+}
 
 std::string utc_time(int64_t ts_ns) {
     time_t secs = time_t(ts_ns / 1'000'000'000);
@@ -113,12 +121,7 @@ void group_json(Json& w, const SummaryGroup& g) {
 // Times in the report are relative to the capture's first packet.
 struct Rel {
     int64_t t0;
-    // A hostile result may hold any time: never overflow the difference.
-    double operator()(int64_t ns) const {
-        int64_t d = 0;
-        if (__builtin_sub_overflow(ns, t0, &d)) return round_ms((double(ns) - double(t0)) / 1e6);
-        return round_ms(ns_to_ms(d));
-    }
+    double operator()(int64_t ns) const { return ms_since(ns, t0); }
 };
 
 // 0 means "none" for frame numbers, offsets, ids and the status.
@@ -244,7 +247,14 @@ void capture_point_json(Json& w, const CapturePointSummary& s) {
 
 // `whole`: the call is in the whole-XML sample and was read whole
 // (analyzers/accounting/xml_sample.h); else element_count is null.
-void call_json(Json& w, const Call& k, const Rel& rel, bool whole) {
+// `marks`: element_count and the times are null, their places noted
+// (json_call_record.h); `rel` and `whole` are not used.
+void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks* marks = nullptr) {
+    auto time = [&](int64_t ns) {
+        if (!marks) return void(w.value(rel(ns)));
+        marks->times.push_back({w.written(), ns});
+        w.value(nullptr);
+    };
     w.begin_object();
     w.member("id", k.id).member("connection_id", k.connection_id);
     w.member("index_on_connection", k.index_on_connection);
@@ -262,13 +272,15 @@ void call_json(Json& w, const Call& k, const Rel& rel, bool whole) {
     else w.value(nullptr);
     nonempty(w, "soap_error", !k.soap.error.empty() ? k.soap.error : k.soap_response.error);
     w.member("envelope_bytes", k.soap.bytes).key("element_count");
-    if (whole) w.value(k.soap.element_count);
+    if (marks) marks->element_count_at = w.written();
+    if (whole && !marks) w.value(k.soap.element_count);
     else w.value(nullptr);
     w.member("user_agent", k.user_agent).member("server", k.server);
     w.member("expect_continue", k.expect_continue).member("got_continue", k.got_continue);
     w.member("request_first_frame", k.request_first_frame);
     nonzero(w, "response_last_frame", k.response_last_frame);
-    w.member("start_ms", rel(k.start_ns));
+    w.key("start_ms");
+    time(k.start_ns);
     w.key("latency_ms");
     if (k.complete) w.value(round_ms(k.latency_ms));
     else w.value(nullptr);
@@ -281,7 +293,8 @@ void call_json(Json& w, const Call& k, const Rel& rel, bool whole) {
     w.key("phases").begin_array();
     for (auto& p : k.phases) {
         w.begin_object();
-        w.member("phase", phase_name(p.kind)).member("start_ms", rel(p.start_ns));
+        w.member("phase", phase_name(p.kind)).key("start_ms");
+        time(p.start_ns);
         w.member("duration_ms", round_ms(p.duration_ms()));
         w.member("start_frame", p.start_frame).member("end_frame", p.end_frame);
         w.end_object();
@@ -365,6 +378,8 @@ void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& 
 void call_element(Json& w, const Call& k, int64_t t0, bool measured) { call_json(w, k, Rel{t0}, measured); }
 
 } // namespace
+
+void call_json_marked(JsonStream& w, const Call& c, CallJsonMarks& marks) { call_json(w, c, Rel{0}, false, &marks); }
 
 void write_report_json(const AnalysisResult& r, std::ostream& os, int indent, unsigned threads) {
     Rel rel{r.capture.first_ns};

@@ -144,8 +144,12 @@ uint64_t ResultSpill::finding_offset(size_t i) const {
 }
 
 template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* scan, bool brief) const {
+    decode(record(offset, scan), offset, out, brief);
+}
+
+std::string_view ResultSpill::record(uint64_t offset, SpillScan* scan) const {
     if (scan)
-        if (auto record = scan->record(offset)) return decode(*record, offset, out, brief);
+        if (auto record = scan->record(offset)) return *record;
     // Reused per thread: a new buffer per record was an allocation and a
     // 4 KiB zero-fill (resize) every time, 4 % of a run's instructions.
     thread_local std::string bytes;
@@ -158,14 +162,24 @@ template <class T> void ResultSpill::read(uint64_t offset, T& out, SpillScan* sc
     }
     if (offset + 4 > size || offset + 4 + len > size)
         throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(offset) + " runs past the end");
-    std::string_view record;
-    if (4 + len <= bytes.size()) {
-        record = std::string_view(bytes).substr(4, len);
-    } else {
-        file_->read(offset + 4, len, bytes);
-        record = bytes;
-    }
-    decode(record, offset, out, brief);
+    if (4 + len <= bytes.size()) return std::string_view(bytes).substr(4, len);
+    file_->read(offset + 4, len, bytes);
+    return bytes;
+}
+
+void ResultSpill::add_call_record(uint64_t id, const std::string& record) {
+    call_records_ = true;
+    calls_.put(id, put(record));
+}
+
+void ResultSpill::no_call_records() const {
+    if (call_records_)
+        throw SpillError("spill file in " + file_->dir() + ": its calls were stored for one report only");
+}
+
+void ResultSpill::each_call_record(const std::function<bool(std::string_view)>& fn) const {
+    SpillScan scan(*file_);
+    calls_.each([&](uint64_t offset) { return fn(record(offset, &scan)); });
 }
 
 template <class T> void ResultSpill::decode(std::string_view record, uint64_t offset, T& out, bool brief) const {
@@ -207,6 +221,7 @@ void ResultSpill::each_connection(const std::function<bool(const Connection&)>& 
 }
 
 void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
+    no_call_records();
     Call c;
     SpillScan scan(*file_);
     calls_.each([&](uint64_t offset) {
@@ -244,6 +259,7 @@ bool ResultSpill::find_connection(uint64_t id, Connection& out) const {
 }
 
 bool ResultSpill::find_call(uint64_t id, Call& out) const {
+    no_call_records();
     uint64_t offset = 0;
     if (!calls_.find(id, offset)) return false;
     read(offset, out);

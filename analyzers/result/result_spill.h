@@ -28,6 +28,11 @@ public:
     void add(const Connection& c);
     void add(const Call& c);
     void add(const Finding& f);
+    // A call stored as a report's own record (AnalysisOptions::spill_call_as),
+    // not decodable as a Call: once one is added, each_call, call_at and
+    // find_call throw, and each_call_record reads them.
+    void add_call_record(uint64_t id, const std::string& record);
+    bool calls_are_records() const { return call_records_; }
 
     // Puts everything in report order: connections and calls by id, findings
     // by (first call, kind, arrival) like Analyzer::finish sorts them.
@@ -44,6 +49,8 @@ public:
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
     void each_connection(const std::function<bool(const Connection&)>& fn) const;
     void each_call(const std::function<bool(const Call&)>& fn) const;
+    // The records of add_call_record, by call id (the view lasts the call).
+    void each_call_record(const std::function<bool(std::string_view)>& fn) const;
     // `brief`: without their text and evidence frames (spill_decode_brief).
     void each_finding(const std::function<bool(const Finding&)>& fn, bool brief = false) const;
 
@@ -52,7 +59,7 @@ public:
     // views that fetch rows on demand. After seal(), reads only: safe from
     // several threads. Throws SpillError.
     void connection_at(size_t i, Connection& out) const { read(conns_.at(i), out); }
-    void call_at(size_t i, Call& out) const { read(calls_.at(i), out); }
+    void call_at(size_t i, Call& out) const { no_call_records(); read(calls_.at(i), out); }
     void finding_at(size_t i, Finding& out) const { read(finding_offset(i), out); }
     bool find_connection(uint64_t id, Connection& out) const;
     bool find_call(uint64_t id, Call& out) const;
@@ -100,6 +107,8 @@ private:
     uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
     // `scan`: a walk's block cache (each_*), else one read per record.
     template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr, bool brief = false) const;
+    std::string_view record(uint64_t offset, SpillScan* scan) const;  // valid until the next read
+    void no_call_records() const;  // throws when calls_are_records()
     template <class T> void decode(std::string_view record, uint64_t offset, T& out, bool brief) const;
     uint64_t finding_offset(size_t i) const;
 
@@ -109,6 +118,7 @@ private:
     ExternalSort<FindingEntry, FindingOrder> findings_;
     std::unique_ptr<SpillFile> findings_index_;  // after seal: each finding's offset, in report order
     size_t finding_count_ = 0;
+    bool call_records_ = false;
     mutable std::string scratch_;
 };
 

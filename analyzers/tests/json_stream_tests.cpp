@@ -169,6 +169,21 @@ TEST_CASE("json stream: integers, booleans and null", "[json]") {
     CHECK(os.str() == "[255,65535,-7,4000000000,null,3,[1,2]]");
 }
 
+// One-digit integers take a shortcut (JsonStream::value): its edges.
+TEST_CASE("json stream: integers around the one-digit shortcut", "[json]") {
+    ojson a = ojson::array();
+    for (int64_t v = -12; v <= 12; ++v) a.push_back(v);
+    for (uint64_t v = 0; v <= 12; ++v) a.push_back(v);
+    check_same(a);
+    std::ostringstream os;
+    {
+        JsonStream w(os, -1);
+        w.begin_array().value(uint8_t(9)).value(uint8_t(10)).value(int16_t(-1)).value(int(0)).value(uint32_t(7));
+        w.value(int64_t(-10)).value(size_t(9)).value(size_t(100)).end_array();
+    }
+    CHECK(os.str() == "[9,10,-1,0,7,-10,9,100]");
+}
+
 TEST_CASE("json stream: strings escaped as nlohmann does, invalid UTF-8 replaced", "[json]") {
     for (auto& s : hard_strings()) {
         INFO("string of " << s.size() << " bytes");

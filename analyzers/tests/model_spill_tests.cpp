@@ -403,6 +403,28 @@ TEST_CASE("spill: decoding into a reused record gives the record, whatever the t
     CHECK_FALSE(spill_decode_into(encode(full_call()), f));  // another record type is still refused
 }
 
+// Strings of the length the target already holds are copied in place
+// (Reader::str): the bytes must still be the new record's.
+TEST_CASE("spill: decoding into a reused record replaces strings of the same length", "[spill]") {
+    Call a = full_call(), b = full_call();
+    b.method = "PUTS";
+    b.uri = "/services/Quote?WSDL";
+    b.http_version = "HTTP/1.0";
+    b.reason = "Internal Server Errox";
+    b.soap.operation = std::string(a.soap.operation.size(), 'x');
+    b.user_agent = std::string(a.user_agent.size(), 'y');
+    REQUIRE(b.method.size() == a.method.size());
+    REQUIRE(b.uri.size() == a.uri.size());
+    REQUIRE(b.reason.size() == a.reason.size());
+    Call c;
+    REQUIRE(spill_decode_into(encode(a), c));
+    REQUIRE(spill_decode_into(encode(b), c));
+    CHECK(diff(c, b) == "");
+    CHECK(c.method == "PUTS");
+    REQUIRE(spill_decode_into(encode(a), c));
+    CHECK(diff(c, a) == "");
+}
+
 TEST_CASE("spill: every field of a Connection round-trips, optionals set and unset", "[spill]") {
     Connection c = full_connection();
     CHECK(round_trip_diff(c) == "");

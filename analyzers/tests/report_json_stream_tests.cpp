@@ -3,7 +3,10 @@
 // hostile and public capture, and for random results full of hostile text
 // and awkward numbers.
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/json_call_record.h"
 #include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/spill/spill_file.h"
 #include "analyzers/tests/capture_files.h"
 #include "analyzers/tests/report_json_reference.h"
 
@@ -14,6 +17,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -234,4 +239,110 @@ TEST_CASE("report json: the calls written on several threads are the same bytes 
         }
     }
     CHECK(batches_seen > 8);
+}
+
+// analyze --json on one thread stores each spilled call as its JSON element
+// (json_call_record.h); the report copies it out, writing in the times
+// (relative to the capture's first frame, known only at the end) and the
+// sampled element_count. The same bytes as from the binary records.
+namespace {
+
+// r with its connections, calls and findings moved to a spill file; the
+// calls as `recorder` makes them when it is set.
+AnalysisResult spilled_copy(const AnalysisResult& r, const std::function<void(const Call&, std::string&)>& recorder) {
+    std::string error;
+    auto file = SpillFile::create("", error);
+    REQUIRE(file);
+    auto spill = std::make_shared<ResultSpill>(std::move(file));
+    for (const Connection& c : r.connections) spill->add(c);
+    std::string record;
+    for (const Call& c : r.calls) {
+        if (!recorder) { spill->add(c); continue; }
+        recorder(c, record);
+        spill->add_call_record(c.id, record);
+    }
+    for (const Finding& f : r.findings) spill->add(f);
+    spill->seal([](Finding&) {});
+    AnalysisResult out;
+    out.capture = r.capture;
+    out.summary = r.summary;
+    out.xml_sample_first = r.xml_sample_first;
+    out.xml_sample_every = r.xml_sample_every;
+    out.spill = spill;
+    return out;
+}
+
+std::string json_of(const AnalysisResult& r, int indent) {
+    std::ostringstream os;
+    write_report_json(r, os, indent, 1);
+    return os.str();
+}
+
+} // namespace
+
+TEST_CASE("report json: calls stored as their JSON elements write the bytes of the binary records", "[json]") {
+    std::mt19937_64 rng(2026);
+    size_t measured_counts = 0, calls = 0;
+    for (int i = 0; i < 300; ++i) {
+        INFO("random result " << i);
+        AnalysisResult r = random_result(rng);
+        for (size_t k = rng() % 4; k > 0; --k) {  // a few more calls, ids made distinct
+            AnalysisResult more = random_result(rng);
+            for (Call& c : more.calls) r.calls.push_back(std::move(c));
+        }
+        for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+        // A small sample, so element_count is kept for some calls only (0, 0: every call).
+        r.xml_sample_first = rng() % 3;
+        r.xml_sample_every = rng() % 4;
+        calls += r.calls.size();
+        for (int indent : {2, -1, 0, 3}) {
+            INFO("indent " << indent);
+            AnalysisResult records = spilled_copy(r, json_call_recorder(indent));
+            AnalysisResult binary = spilled_copy(r, nullptr);
+            CHECK((r.calls.empty() || records.spill->calls_are_records()));
+            // The first frame is known only when the capture ends: records never depend on it.
+            records.capture.first_ns = binary.capture.first_ns = r.capture.first_ns + int64_t(rng() % 5'000'000'000);
+            const std::string got = json_of(records, indent), want = json_of(binary, indent);
+            REQUIRE(got.size() == want.size());
+            REQUIRE(got == want);
+            if (indent == 2)
+                for (size_t at = got.find("\"element_count\": "); at != std::string::npos; at = got.find("\"element_count\": ", at + 1))
+                    measured_counts += got[at + 17] != 'n';
+        }
+    }
+    CHECK(calls > 500);
+    CHECK(measured_counts > 50);  // the splice of element_count was exercised, not only its null
+}
+
+TEST_CASE("report json: calls stored as JSON elements are for that report only", "[json]") {
+    std::mt19937_64 rng(7);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    AnalysisResult records = spilled_copy(r, json_call_recorder(2));
+    CHECK_THROWS_AS(for_each_call(records, [](const Call&) { return true; }), SpillError);
+    Call c;
+    CHECK_THROWS_AS(records.spill->call_at(0, c), SpillError);
+    CHECK_THROWS_AS(report_json(records, -1), SpillError);  // made for indent 2
+    CHECK_NOTHROW(report_json(records, 2));
+}
+
+TEST_CASE("report json: bundled captures analysed with calls stored as JSON elements report the same", "[json]") {
+    std::vector<std::string> files = captures_under(STALLSCOPE_TESTDATA_DIR, true);
+    REQUIRE(files.size() >= 100);
+    size_t with_records = 0;
+    for (auto& f : files) {
+        for (size_t spill_after : {size_t(0), size_t(3)}) {  // from the first call, and after some in memory
+            INFO(f << ", spill after " << spill_after);
+            AnalysisOptions o;
+            o.spill_after_calls = spill_after;
+            AnalyzeOutcome binary = analyze_file(f, o);
+            o.spill_call_as = json_call_recorder(2);
+            AnalyzeOutcome records = analyze_file(f, o);
+            REQUIRE(binary.ok == records.ok);
+            if (!binary.ok) continue;
+            with_records += records.result.spill && records.result.spill->calls_are_records();
+            CHECK(report_json(records.result, 2) == report_json(binary.result, 2));
+        }
+    }
+    CHECK(with_records > 50);
 }

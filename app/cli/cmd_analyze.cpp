@@ -1,5 +1,6 @@
 // stallscope-cli analyze CAPTURE: every call's timeline and findings.
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/json_call_record.h"
 #include "analyzers/report/report.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
@@ -110,6 +111,10 @@ int cmd_analyze(Args& a) {
     if (captures.empty()) return usage_error("analyze", "no capture file given");
     // The text report lists the first calls only; the summary sees every call.
     if (format == "text") options.keep_calls = kTextReportCalls;
+    // JSON on one thread: a spilled call is stored as its JSON element, made
+    // once (json_call_record.h). With more threads the report's workers
+    // write the calls' JSON in parallel, so they keep the binary records.
+    if (format == "json" && options.threads == 1) options.spill_call_as = json_call_recorder(2);
     const std::string& capture = captures.front();
 
     ProgressPrinter progress(!quiet);

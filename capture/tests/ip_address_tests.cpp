@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <unordered_set>
 #include <vector>
 
@@ -22,6 +25,28 @@ IpAddress v6(std::initializer_list<uint16_t> groups) {
 TEST_CASE("IPv4 dotted quad") {
     const uint8_t a[4] = {192, 0, 2, 255};
     CHECK(IpAddress::v4(a).to_string() == "192.0.2.255");
+}
+
+// IPv4 text is formatted by hand (ip_address.cpp): it must read as
+// inet_ntop writes it, for every length of every byte and of the port.
+TEST_CASE("IPv4 address and endpoint text as inet_ntop writes them") {
+    const uint8_t values[] = {0, 1, 9, 10, 42, 99, 100, 199, 255};
+    const uint16_t ports[] = {0, 7, 80, 443, 8080, 65535};
+    int checked = 0;
+    for (uint8_t x : values)
+        for (uint8_t y : values) {
+            const uint8_t a[4] = {x, y, uint8_t(255 - x), uint8_t(y ^ 0x5a)};
+            char ref[INET_ADDRSTRLEN] = {};
+            REQUIRE(inet_ntop(AF_INET, a, ref, sizeof ref));
+            CHECK(IpAddress::v4(a).to_string() == ref);
+            for (uint16_t p : ports) {
+                CHECK(Endpoint{IpAddress::v4(a), p}.to_string() == std::string(ref) + ":" + std::to_string(p));
+                ++checked;
+            }
+        }
+    CHECK(checked == 9 * 9 * 6);
+    const uint8_t top[4] = {255, 255, 255, 255};
+    CHECK(Endpoint{IpAddress::v4(top), 65535}.to_string() == "255.255.255.255:65535");
 }
 
 TEST_CASE("IPv6 per RFC 5952") {

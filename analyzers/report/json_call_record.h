@@ -1,0 +1,46 @@
+#pragma once
+// analyze --json on one thread (issue 26): a call that goes to the spill
+// file is stored as its JSON element, the text call_json writes, instead of
+// its binary record (AnalysisOptions::spill_call_as), so the report copies
+// it out instead of encoding, decoding and writing every call. Two things
+// are not known when a call is final: the capture's first timestamp (times
+// are relative to it, and an earlier frame may come later) and whether the
+// whole-XML sample keeps its element_count (XmlCallSelector walks the calls
+// in id order). Those values are written as null, their places kept beside
+// the text with what fills them, and the report writes them in.
+#include "analyzers/report/json_calls.h"
+#include "analyzers/report/json_stream.h"
+#include "analyzers/result/model.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+// Places in a call's element that the report fills (offsets in the
+// stream's written()).
+struct CallJsonMarks {
+    struct Time {
+        uint64_t at;  // a time relative to the capture's first frame: null there
+        int64_t ns;
+    };
+    std::vector<Time> times;
+    uint64_t element_count_at = 0;  // element_count's null
+};
+
+// The call's element as the JSON report writes it (report_json.cpp), its
+// times and element_count null and noted in `marks` (appended to).
+void call_json_marked(JsonStream& w, const Call& c, CallJsonMarks& marks);
+
+// Makes a call's spill record for a JSON report written with `indent`
+// (for AnalysisOptions::spill_call_as; one analysis at a time).
+std::function<void(const Call&, std::string&)> json_call_recorder(int indent);
+
+// The elements of the open "calls" array from such records, in id order
+// (r.spill->calls_are_records()). Throws SpillError when a record is not
+// one, or was made for another indent.
+CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult& r);
+
+} // namespace stallscope
