@@ -95,7 +95,10 @@ void SummaryBuilder::add_call(const Call& c) {
     r.op = op;
     r.latency_ms = c.latency_ms;
     r.setup_ms = c.setup_ms;
-    r.avoidable_ms = stall_ms(c);  // every time here is the call ledger's
+    // Every time here is the call ledger's; the partition is added overall
+    // and to the operation's row, and gives stall_ms(c), in one pass.
+    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
+    r.avoidable_ms = totals_[0].add(c, &totals_[r.op + 1]);
     r.client_ms = client_ms(c);
     r.predicted_ms = std::max(0.0, c.latency_ms - r.avoidable_ms);  // predicted_ms(c), stall_ms once
     if (c.client_path_ms >= 0) {
@@ -103,9 +106,6 @@ void SummaryBuilder::add_call(const Call& c) {
         r.lived_ms = c.latency_ms + c.client_path_ms;
     }
     for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
-    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
-    totals_[0].add(c);
-    totals_[r.op + 1].add(c);
 }
 
 void SummaryBuilder::add_finding(const Finding& f) {
