@@ -43,8 +43,24 @@ public:
     void on_connection_closed(const Connection& conn, std::vector<Finding>& out) override {
         auto it = pending_.find(conn.id);
         if (it == pending_.end()) return;
-        Pending p = std::move(it->second);
+        decide(conn, it->second, out);  // read in place: moving the Call out cost a third of this
         pending_.erase(it);
+    }
+
+    void finalize(Finding& f) const override {
+        for (auto& [key, value] : f.details)
+            if (key == kAloneKey) value = std::to_string(alone_) + " of " + std::to_string(calls_);
+    }
+
+private:
+    struct Pending {
+        Call call;
+        Side first_close = Side::Client;
+        uint64_t close_frame = 0;
+    };
+
+    // The finding of the first call of `conn`, now over, if it was its only one.
+    void decide(const Connection& conn, const Pending& p, std::vector<Finding>& out) {
         if (conn.calls != 1) return;
         ++alone_;
         const Call& c = p.call;
@@ -122,17 +138,6 @@ public:
         out.push_back(std::move(f));
     }
 
-    void finalize(Finding& f) const override {
-        for (auto& [key, value] : f.details)
-            if (key == kAloneKey) value = std::to_string(alone_) + " of " + std::to_string(calls_);
-    }
-
-private:
-    struct Pending {
-        Call call;
-        Side first_close = Side::Client;
-        uint64_t close_frame = 0;
-    };
     std::unordered_map<uint64_t, Pending> pending_;  // by connection id
     uint64_t calls_ = 0, alone_ = 0;
 };
