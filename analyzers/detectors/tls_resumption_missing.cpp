@@ -27,7 +27,12 @@ public:
     const char* kind() const override { return "tls_resumption_missing"; }
 
     void on_call(const Call& call, const Connection&, const CallScan&, std::vector<Finding>&) override {
-        if (call.index_on_connection == 0) first_call_[call.connection_id] = call_facts(call);
+        // Built in the map's node: a Call moved in from a temporary cost as much as building it.
+        struct Facts {
+            const Call& call;
+            operator Call() const { return call_facts(call); }
+        };
+        if (call.index_on_connection == 0) first_call_.insert_or_assign(call.connection_id, Facts{call});
     }
 
     void on_connection_closed(const Connection& conn, std::vector<Finding>& out) override {
