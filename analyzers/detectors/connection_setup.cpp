@@ -34,8 +34,14 @@ public:
         uint64_t close_frame = 0;
         for (const SegmentInfo& seg : call.segments)
             if (seg.flags & (tcpflag::kFin | tcpflag::kRst)) { first_close = seg.from; close_frame = seg.frame; break; }
-        // Built in place: a Call moved about twice cost more than the rest.
-        pending_.insert_or_assign(call.connection_id, Pending{call_facts(call), first_close, close_frame});
+        // Built in the map's node: a Call moved about cost more than the rest.
+        struct Facts {
+            const Call& call;
+            Side first_close;
+            uint64_t close_frame;
+            operator Pending() const { return Pending{call_facts(call), first_close, close_frame}; }
+        };
+        pending_.insert_or_assign(call.connection_id, Facts{call, first_close, close_frame});
     }
 
     // Decided when the connection is over: only then is the number of calls
