@@ -403,12 +403,21 @@ size_t LedgerTotals::slot(std::string_view cause, size_t hint) {
     return causes_.size() - 1;
 }
 
-void LedgerTotals::add(const Call& c) {
+double LedgerTotals::add(const Call& c, LedgerTotals* also) {
+    int64_t stall_us = 0;
     for (size_t i = 0; i < c.attribution.size(); ++i) {
         const TimeShare& t = c.attribution[i];
-        causes_[slot(t.cause, i)].us += ms_to_us(t.ms);
+        const int64_t us = ms_to_us(t.ms);
+        Cause& k = causes_[slot(t.cause, i)];
+        k.us += us;
+        if (k.stall) stall_us += us;  // k.stall = is_stall_cause(t.cause): stall_ms(c)'s sum
+        if (also) also->causes_[also->slot(t.cause, i)].us += us;
     }
-    if (c.setup_ms > 0) setup_ms_ += c.setup_ms;
+    if (c.setup_ms > 0) {
+        setup_ms_ += c.setup_ms;
+        if (also) also->setup_ms_ += c.setup_ms;
+    }
+    return double(stall_us) / 1000.0;
 }
 
 double LedgerTotals::cause_ms(std::string_view cause) const {

@@ -108,7 +108,10 @@ inline int64_t ms_to_us(double ms) {
 // attribution is added with a few length compares, not a map lookup per cause.
 class LedgerTotals {
 public:
-    void add(const Call& c);
+    // Adds c's partition here and, when given, to `also` (another group's
+    // totals: the summary adds each call overall and to its operation's row),
+    // each cause rounded to microseconds once. Returns stall_ms(c).
+    double add(const Call& c, LedgerTotals* also = nullptr);
     double cause_ms(std::string_view cause) const;
     double avoidable_ms() const;
     double transfer_ms() const { return cause_ms(kRequestTransfer) + cause_ms(kResponseTransfer); }

@@ -1,8 +1,10 @@
 #include "analyzers/accounting/summary.h"
 
+#include "analyzers/accounting/sorted_series.h"
 #include "analyzers/spill/external_sort.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -93,7 +95,10 @@ void SummaryBuilder::add_call(const Call& c) {
     r.op = op;
     r.latency_ms = c.latency_ms;
     r.setup_ms = c.setup_ms;
-    r.avoidable_ms = stall_ms(c);  // every time here is the call ledger's
+    // Every time here is the call ledger's; the partition is added overall
+    // and to the operation's row, and gives stall_ms(c), in one pass.
+    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
+    r.avoidable_ms = totals_[0].add(c, &totals_[r.op + 1]);
     r.client_ms = client_ms(c);
     r.predicted_ms = std::max(0.0, c.latency_ms - r.avoidable_ms);  // predicted_ms(c), stall_ms once
     if (c.client_path_ms >= 0) {
@@ -101,9 +106,6 @@ void SummaryBuilder::add_call(const Call& c) {
         r.lived_ms = c.latency_ms + c.client_path_ms;
     }
     for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
-    if (totals_.size() < ops_.size() + 1) totals_.resize(ops_.size() + 1);
-    totals_[0].add(c);
-    totals_[r.op + 1].add(c);
 }
 
 void SummaryBuilder::add_finding(const Finding& f) {
@@ -148,21 +150,63 @@ size_t SummaryBuilder::complete_calls(const Finding& f) {
     return n;
 }
 
-LatencyStats SummaryBuilder::series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
-    std::function<std::unique_ptr<SpillFile>()> make_file;
-    if (!spill_dir_.empty()) make_file = [this]() -> std::unique_ptr<SpillFile> {
-        std::string error;
-        return SpillFile::create(spill_dir_, error);  // none: the series sorts in memory
-    };
-    ExternalSort<double> sorted(kSeriesRun, make_file);
+template <class Value>
+LatencyStats SummaryBuilder::series(size_t g, size_t members, Value value, std::vector<double>* keep) {
+    if (members > kSeriesRun) {  // more than one run: sorted on file once spilled
+        std::function<std::unique_ptr<SpillFile>()> make_file;
+        if (!spill_dir_.empty()) make_file = [this]() -> std::unique_ptr<SpillFile> {
+            std::string error;
+            return SpillFile::create(spill_dir_, error);  // none: the series sorts in memory
+        };
+        ExternalSort<double> sorted(kSeriesRun, make_file);
+        calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+            if (g != 0 && c.op + 1 != g) return;
+            const double v = value(id, c);
+            if (!std::isnan(v)) sorted.add(v);  // NaN: this call has no such value
+        });
+        SortedStats st(sorted.size());
+        sorted.each([&](double x) { st.add(x); });
+        return st.done();
+    }
+    std::vector<double> v;
+    v.reserve(members);
+    bool plain = true;
     calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
         if (g != 0 && c.op + 1 != g) return;
-        const double v = value(id, c);
-        if (!std::isnan(v)) sorted.add(v);  // NaN: this call has no such value
+        const double x = value(id, c);
+        if (std::isnan(x)) return;  // this call has no such value
+        plain = plain && plain_value(x);
+        v.push_back(x);
     });
-    SortedStats st(sorted.size());
-    sorted.each([&](double x) { st.add(x); });
+    std::sort(v.begin(), v.end());
+    SortedStats st(v.size());
+    for (double x : v) st.add(x);
+    if (keep && plain) *keep = std::move(v);
     return st.done();
+}
+
+template <class Value, class Base>
+LatencyStats SummaryBuilder::series_from(size_t g, size_t members, const std::vector<double>& base, Base base_value,
+                                         Value value) {
+    std::vector<double> out, in;  // the values of the calls where value differs from base_value
+    const size_t most = base.size() / 8 + 16;  // past this, sorting the whole series is as cheap
+    bool ok = true;
+    calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
+        if (!ok || (g != 0 && c.op + 1 != g)) return;
+        const double b = base_value(id, c), x = value(id, c);
+        if (std::bit_cast<uint64_t>(b) == std::bit_cast<uint64_t>(x)) return;
+        if (!std::isnan(b)) out.push_back(b);
+        if (!std::isnan(x)) {
+            ok = plain_value(x);  // -0.0: == would not tell it from 0.0
+            in.push_back(x);
+        }
+        ok = ok && out.size() + in.size() <= most;
+    });
+    if (ok) {
+        SortedStats st(base.size() - out.size() + in.size());
+        if (each_replaced(base, out, in, [&](double x) { st.add(x); })) return st.done();
+    }
+    return series(g, members, value);
 }
 
 Summary SummaryBuilder::build() {
@@ -171,6 +215,7 @@ Summary SummaryBuilder::build() {
     const size_t n = ops_.size() + 1;
     std::vector<std::vector<uint64_t>> changed(n, std::vector<uint64_t>(fixes_.size(), 0));
     std::vector<uint64_t> stalled(n, 0);
+    std::vector<size_t> members(n, 0);  // complete calls per group
     // Whether the client's lived time is the latency for every call (a
     // capture at the client, or on loopback: no path to the client), so its
     // series need not be sorted a second time.
@@ -178,6 +223,7 @@ Summary SummaryBuilder::build() {
     calls_.each([&](uint64_t id, const SummaryRecords::Rec& c) {
         lived_is_latency = lived_is_latency && c.lived && c.lived_ms == c.latency_ms;
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
+            ++members[g];
             stalled[g] += c.avoidable_ms > 0;
             calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) { changed[g][s.fix] += s.ms > 0; });
         }
@@ -187,17 +233,26 @@ Summary SummaryBuilder::build() {
     // benchmark captures. kLatency..kFixedAll, then fix indexes.
     enum : int64_t { kLived = -4, kLatency = -3, kClient = -2, kFixedAll = -1 };
     std::map<std::pair<size_t, int64_t>, LatencyStats> sorted;
-    auto stats = [&](size_t g, int64_t which, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value) {
+    // `make` computes one series when it is not known yet.
+    auto stats = [&](size_t g, int64_t which, auto make) {
         const auto key = std::make_pair(ops_.size() == 1 ? size_t(0) : g, which);
         auto it = sorted.find(key);
-        if (it == sorted.end()) it = sorted.emplace(key, series(g, value)).first;
+        if (it == sorted.end()) it = sorted.emplace(key, make()).first;
         return it->second;
     };
+    auto latency = [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; };
+    auto client = [](uint64_t, const SummaryRecords::Rec& c) { return c.client_ms; };
     auto group = [&](size_t g, const std::string& op) {
         SummaryGroup out;
         out.operation = op;
-        out.latency = stats(g, kLatency, [](uint64_t, const SummaryRecords::Rec& c) { return c.latency_ms; });
-        out.client_latency = stats(g, kClient, [](uint64_t, const SummaryRecords::Rec& c) { return c.client_ms; });
+        // The latency and the client's time, sorted, stay while the group
+        // lasts: the what-if series are them with a few calls changed.
+        std::vector<double> sorted_latency, sorted_client;
+        auto from = [&](const std::vector<double>& base, auto base_value, auto value) {
+            return base.empty() ? series(g, members[g], value) : series_from(g, members[g], base, base_value, value);
+        };
+        out.latency = stats(g, kLatency, [&] { return series(g, members[g], latency, &sorted_latency); });
+        out.client_latency = stats(g, kClient, [&] { return series(g, members[g], client, &sorted_client); });
         LedgerTotals none;
         const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
         out.attribution = t.by_cause();
@@ -213,19 +268,24 @@ Summary SummaryBuilder::build() {
                 out.losses.push_back(k);
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
-        LatencyStats fixed_all = stats(g, kFixedAll, [](uint64_t, const SummaryRecords::Rec& c) { return c.predicted_ms; });
+        LatencyStats fixed_all = stats(g, kFixedAll, [&] {
+            return from(sorted_latency, latency, [](uint64_t, const SummaryRecords::Rec& c) { return c.predicted_ms; });
+        });
         out.predicted_median_ms = fixed_all.median_ms;
         out.predicted_total_ms = fixed_all.total_ms;
         // One entry per fix: each call's time with that fix's intervals gone.
         for (uint32_t fix = 0; fix < fixes_.size(); ++fix) {
             if (!changed[g][fix]) continue;
             bool setup = fixes_[fix].first == "connection_setup";
-            LatencyStats p = stats(g, fix, [&](uint64_t id, const SummaryRecords::Rec& c) {
+            auto fixed = [&](uint64_t id, const SummaryRecords::Rec& c) {
                 double base = setup ? c.client_ms : c.latency_ms, off = 0;
                 calls_.each_saving(id, c, [&](const SummaryRecords::Saving& s) {
                     if (s.fix == fix) off = s.ms;
                 });
                 return std::max(0.0, base - off);
+            };
+            LatencyStats p = stats(g, fix, [&] {
+                return setup ? from(sorted_client, client, fixed) : from(sorted_latency, latency, fixed);
             });
             out.what_if.push_back({fixes_[fix].first, side_name(fixes_[fix].second), p.median_ms, p.p90_ms, changed[g][fix], setup});
         }
@@ -242,8 +302,10 @@ Summary SummaryBuilder::build() {
     s.overall = group(0, "");
     if (lived_is_latency) s.client_lived = s.overall.latency;
     else
-        s.client_lived = stats(0, kLived, [](uint64_t, const SummaryRecords::Rec& c) {
-            return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
+        s.client_lived = stats(0, kLived, [&] {
+            return series(0, members[0], [](uint64_t, const SummaryRecords::Rec& c) {
+                return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
+            });
         });
     std::map<std::string, size_t> by_name;  // per-operation rows in name order
     for (size_t i = 0; i < ops_.size(); ++i) by_name[ops_[i]] = i + 1;

@@ -52,8 +52,18 @@ private:
     uint32_t op_index(const Call& c);
     uint32_t kind_bit(const std::string& kind);
     uint32_t fix_index(const std::string& kind, Side side);
-    // The statistics of one value per complete call of group g (0 = all, else 1 + op).
-    LatencyStats series(size_t g, const std::function<double(uint64_t, const SummaryRecords::Rec&)>& value);
+    // The statistics of value(id, rec) over the complete calls of group g (0 =
+    // all, else 1 + op; NaN = the call has none), `members` of them. When
+    // `keep` is given and the series sorted in memory, its sorted values are
+    // left there for series_from (unless one is -0.0).
+    template <class Value>
+    LatencyStats series(size_t g, size_t members, Value value, std::vector<double>* keep = nullptr);
+    // The same, for a series equal to base_value's in most calls: `base`
+    // holds base_value's sorted values over group g (from series()'s keep);
+    // the calls where the two differ are replaced in it (sorted_series.h).
+    // Falls back to series() when many differ.
+    template <class Value, class Base>
+    LatencyStats series_from(size_t g, size_t members, const std::vector<double>& base, Base base_value, Value value);
 
     SummaryRecords calls_;         // by call id; incomplete calls stay zero
     std::string spill_dir_;        // set once calls_ is on file

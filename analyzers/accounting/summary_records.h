@@ -6,7 +6,6 @@
 #include "analyzers/spill/spill_array.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -48,10 +47,21 @@ public:
     // at() or each(). Throws SpillError.
     Rec& at(uint64_t id) { return recs_.at(id - 1); }
     void add_saving(uint64_t id, Rec& r, Saving s);
-    // Every saving of record `r` (of call `id`).
-    void each_saving(uint64_t id, const Rec& r, const std::function<void(const Saving&)>& fn) const;
-    // Every complete record in id order. Throws SpillError.
-    void each(const std::function<void(uint64_t id, const Rec&)>& fn);
+    // Every saving of record `r` (of call `id`). Templates, not std::function:
+    // the summary walks every record once per series.
+    template <class Fn> void each_saving(uint64_t id, const Rec& r, Fn&& fn) const {
+        for (size_t i = 0; i < r.nsavings && i < kInlineSavings; ++i) fn(r.savings[i]);
+        if (r.nsavings <= kInlineSavings) return;
+        auto it = more_savings_.find(id);
+        if (it != more_savings_.end())
+            for (const Saving& s : it->second) fn(s);
+    }
+    // Every complete record in id order, fn(id, rec). Throws SpillError.
+    template <class Fn> void each(Fn&& fn) {
+        recs_.each([&](uint64_t i, const Rec& r) {
+            if (r.complete) fn(i + 1, r);
+        });
+    }
 
 private:
     SpillArray<Rec> recs_{kBlock, kCachedBlocks};  // call id - 1

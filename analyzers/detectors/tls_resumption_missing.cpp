@@ -27,14 +27,25 @@ public:
     const char* kind() const override { return "tls_resumption_missing"; }
 
     void on_call(const Call& call, const Connection&, const CallScan&, std::vector<Finding>&) override {
-        if (call.index_on_connection == 0) first_call_[call.connection_id] = call_facts(call);
+        // Built in the map's node: a Call moved in from a temporary cost as much as building it.
+        struct Facts {
+            const Call& call;
+            operator Call() const { return call_facts(call); }
+        };
+        if (call.index_on_connection == 0) first_call_.insert_or_assign(call.connection_id, Facts{call});
     }
 
     void on_connection_closed(const Connection& conn, std::vector<Finding>& out) override {
         auto it = first_call_.find(conn.id);
         if (it == first_call_.end()) return;
-        Call c = std::move(it->second);
+        decide(conn, it->second, out);  // read in place: moving the Call out cost most of this
         first_call_.erase(it);
+    }
+
+private:
+    // The finding of `conn`, now over, whose first call was `c`: a full
+    // handshake where an earlier connection of the pair had a session.
+    void decide(const Connection& conn, const Call& c, std::vector<Finding>& out) {
         if (!conn.tls || !conn.tls->handshake_first_frame || conn.tls->version.empty()) return;
         const ConnectionTls& t = *conn.tls;
         auto key = std::make_tuple(conn.client.addr.bytes, conn.server.addr.bytes, conn.server.port, t.sni);
@@ -73,7 +84,6 @@ public:
         out.push_back(std::move(f));
     }
 
-private:
     std::unordered_map<uint64_t, Call> first_call_;
     using Key = std::tuple<decltype(Endpoint{}.addr.bytes), decltype(Endpoint{}.addr.bytes), uint16_t, std::string>;
     std::map<Key, uint64_t> earlier_;  // the first TLS connection of each client/server pair

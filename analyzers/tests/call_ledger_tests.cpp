@@ -387,6 +387,40 @@ TEST_CASE("ledger totals: causes in any order and repeated add up as a map by na
     }
 }
 
+TEST_CASE("ledger totals: a call added to two groups at once gives stall_ms and each group's sums", "[ledger]") {
+    // The summary adds each call overall and to its operation's row in one
+    // pass; the rows must equal those added one call at a time.
+    const std::vector<std::vector<TimeShare>> calls = {
+        {{"request_transfer", 1.5}, {"server", 10}, {"response_transfer", 2}},
+        {{"nagle_delayed_ack", 39.5004}, {"server", 2}, {"split_write", 40.0006}, {"network", 1}},
+        {{"server", 3}, {"nagle_delayed_ack", 0.0015}, {"expect_100_wait", 1000}},
+        {{"retransmission", 200.25}, {"request_transfer", 0}},
+    };
+    LedgerTotals all, odd, all_once, odd_once;
+    for (size_t i = 0; i < 40; ++i) {
+        Call c;
+        c.attribution = calls[i % calls.size()];
+        c.setup_ms = i % 3 ? 0.125 * double(i) : -1;
+        all_once.add(c);
+        if (i % 2) odd_once.add(c);
+        const double stall = i % 2 ? all.add(c, &odd) : all.add(c);
+        CHECK(stall == stall_ms(c));
+        CHECK((stall > 0) == (i % calls.size() != 0));
+    }
+    for (auto [a, b] : {std::pair{&all, &all_once}, std::pair{&odd, &odd_once}}) {
+        std::vector<TimeShare> x = a->by_cause(), y = b->by_cause();
+        REQUIRE(x.size() == y.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            CHECK(x[i].cause == y[i].cause);
+            CHECK(x[i].ms == y[i].ms);
+        }
+        CHECK(a->avoidable_ms() == b->avoidable_ms());
+        CHECK(a->setup_ms() == b->setup_ms());
+    }
+    CHECK(odd.setup_ms() > 0);
+    CHECK(odd.setup_ms() < all.setup_ms());
+}
+
 TEST_CASE("ledger totals: equal sums keep name order", "[ledger]") {
     LedgerTotals t;
     Call c;

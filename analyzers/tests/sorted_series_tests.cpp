@@ -1,0 +1,86 @@
+// A sorted series with a few values replaced (sorted_series.h) gives the
+// order a full sort gives, and the summary's what-if series built that way
+// equal the statistics of the same values sorted whole.
+#include "analyzers/accounting/sorted_series.h"
+#include "analyzers/accounting/summary.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+using namespace stallscope;
+
+TEST_CASE("sorted series: values replaced come out in the order a full sort gives", "[summary]") {
+    std::mt19937 rng(3);
+    for (int round = 0; round < 50; ++round) {
+        std::uniform_int_distribution<int> small(0, round % 2 ? 20 : 100000);  // many repeats, or few
+        std::vector<double> values;
+        for (int i = 0; i < 500; ++i) values.push_back(small(rng) / 8.0);
+        std::vector<double> base = values;
+        std::sort(base.begin(), base.end());
+        std::vector<double> out, in, want;
+        for (size_t i = 0; i < values.size(); ++i) {
+            if (rng() % 10 == 0) {  // this call's value changes (or goes: no new one)
+                out.push_back(values[i]);
+                if (rng() % 4) want.push_back(small(rng) / 8.0), in.push_back(want.back());
+            } else {
+                want.push_back(values[i]);
+            }
+        }
+        if (round % 5 == 0) in.push_back(-1), want.push_back(-1);  // a value below all, one past all
+        if (round % 5 == 1) in.push_back(1e9), want.push_back(1e9);
+        std::sort(want.begin(), want.end());
+        std::vector<double> got;
+        CHECK(each_replaced(base, out, in, [&](double x) { got.push_back(x); }));
+        CHECK(got == want);
+    }
+    std::vector<double> base = {1, 2, 3}, out = {2.5}, in;
+    CHECK_FALSE(each_replaced(base, out, in, [](double) {}));  // 2.5 is not in the base
+    CHECK(plain_value(0.0));
+    CHECK_FALSE(plain_value(-0.0));
+    CHECK_FALSE(plain_value(std::nan("")));
+}
+
+TEST_CASE("summary: what-if series from the sorted latency equal the same values sorted whole", "[summary]") {
+    // Few calls changed (taken from the sorted latency), then most (sorted
+    // again): either way each what-if row is the statistics of its values.
+    for (int every : {97, 2}) {
+        std::mt19937 rng(every);
+        std::uniform_int_distribution<int> us(0, 40000);
+        SummaryBuilder b;
+        std::vector<double> nagle, setup, all;
+        for (uint64_t id = 1; id <= 3000; ++id) {
+            Call c;
+            c.id = id;
+            c.complete = true;
+            c.method = "POST";
+            c.soap.operation = id % 3 ? "a" : "b";
+            c.latency_ms = us(rng) / 1000.0 + (id % 3 ? 0.1 : 0.7);  // sums that round differently by order
+            c.setup_ms = id % 4 == 1 ? us(rng) / 7000.0 : -1;
+            double stall = id % every == 0 ? c.latency_ms * (id % 5) / 4.0 : 0;  // some saves it all
+            c.attribution = {{"nagle_delayed_ack", stall}, {"server", c.latency_ms - stall}};
+            if (stall > 0) c.savings.push_back({"nagle_delayed_ack", Side::Client, stall});
+            if (id % every == 1 && c.setup_ms > 0) c.savings.push_back({"connection_setup", Side::Client, c.setup_ms});
+            nagle.push_back(std::max(0.0, c.latency_ms - stall));
+            setup.push_back(client_ms(c) - (id % every == 1 && c.setup_ms > 0 ? c.setup_ms : 0));
+            all.push_back(predicted_ms(c));
+            b.add_call(c);
+        }
+        Summary s = b.build();
+        const LatencyStats want_nagle = latency_stats(nagle), want_setup = latency_stats(setup), want_all = latency_stats(all);
+        CHECK(s.overall.predicted_median_ms == want_all.median_ms);
+        CHECK(s.overall.predicted_total_ms == want_all.total_ms);
+        int seen = 0;
+        for (const WhatIf& w : s.overall.what_if) {
+            const LatencyStats* want = w.kind == "nagle_delayed_ack" ? &want_nagle
+                                       : w.kind == "connection_setup" ? &want_setup
+                                                                      : &want_all;
+            CHECK(w.predicted_median_ms == want->median_ms);
+            CHECK(w.predicted_p90_ms == want->p90_ms);
+            ++seen;
+        }
+        CHECK(seen == 3);  // both fixes and all_stalls
+    }
+}
