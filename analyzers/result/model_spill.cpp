@@ -75,7 +75,8 @@ public:
     void f64(double& d) {
         uint64_t bits = std::bit_cast<uint64_t>(d);
         char* p = room(8);
-        for (int i = 0; i < 8; ++i) p[i] = char(uint8_t(bits >> (8 * i)));
+        if constexpr (std::endian::native == std::endian::little) std::memcpy(p, &bits, 8);
+        else for (int i = 0; i < 8; ++i) p[i] = char(uint8_t(bits >> (8 * i)));
         n_ += 8;
     }
     void str(std::string& s) {
@@ -124,6 +125,7 @@ public:
         return varint_long();
     }
     uint64_t varint_long() {
+        if (left() >= 10) return varint_unchecked();
         uint64_t v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (p_ == end_) { fail(); return 0; }
@@ -135,6 +137,20 @@ public:
         }
         fail();
         return 0;
+    }
+    // varint_long's rules with 10 bytes known to be there: no end test a byte.
+    uint64_t varint_unchecked() {
+        const uint8_t* p = p_;
+        uint64_t v = 0;
+        for (int shift = 0; shift < 63; shift += 7) {
+            const uint8_t b = *p++;
+            v |= uint64_t(b & 0x7f) << shift;
+            if (b < 0x80) { p_ = p; return v; }
+        }
+        const uint8_t b = *p++;  // the 10th byte may only hold the 64th bit
+        if (b > 1) { fail(); return 0; }
+        p_ = p;
+        return v | uint64_t(b) << 63;
     }
     template <class T> void uint(T& x) {
         static_assert(std::is_unsigned_v<T>);
@@ -161,7 +177,8 @@ public:
     void f64(double& d) {
         if (left() < 8) { fail(); d = 0; return; }
         uint64_t bits = 0;
-        for (int i = 0; i < 8; ++i) bits |= uint64_t(p_[i]) << (8 * i);
+        if constexpr (std::endian::native == std::endian::little) std::memcpy(&bits, p_, 8);
+        else for (int i = 0; i < 8; ++i) bits |= uint64_t(p_[i]) << (8 * i);
         p_ += 8;
         d = std::bit_cast<double>(bits);
     }

@@ -572,6 +572,33 @@ TEST_CASE("spill: a record of another type, trailing bytes or garbage is refused
     CHECK(diff(f, full_finding()) == "");
 }
 
+TEST_CASE("spill: varints of every length far from the record's end, and a bad 10th byte", "[spill]") {
+    // The connection id is read with at least 10 bytes left (the decoder's
+    // path without an end test a byte): every length from 1 to 10 bytes.
+    Finding f = full_finding();
+    for (int bits = 0; bits <= 64; ++bits)
+        for (uint64_t id : {bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1, uint64_t(1) << (bits % 64),
+                            (uint64_t(1) << (bits % 64)) | 0x55}) {
+            f.connection_id = id;
+            INFO("id " << id);
+            CHECK(round_trip_diff(f) == "");
+        }
+    // Its 10th byte may hold the 64th bit only.
+    Finding g;
+    g.connection_id = ~uint64_t(0);
+    std::string e = encode(g);
+    const size_t tenth = e.find('\x01');  // after the tag, kind and side: 0xff x 9, then 0x01
+    REQUIRE(tenth != std::string::npos);
+    REQUIRE(e.size() - tenth > 1);
+    Finding out;
+    CHECK(spill_decode(e, out));
+    CHECK(out.connection_id == ~uint64_t(0));
+    for (int b : {2, 3, 0x7f}) {
+        e[tenth] = char(b);
+        CHECK_FALSE(spill_decode(e, out));
+    }
+}
+
 TEST_CASE("spill: every truncation of an encoding is refused", "[spill]") {
     const std::string encodings[] = {encode(full_call()), encode(full_connection()), encode(full_finding())};
     for (size_t which = 0; which < 3; ++which) {
