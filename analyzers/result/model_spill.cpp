@@ -51,7 +51,7 @@ uint64_t rel_decode(uint64_t v, uint64_t base, uint64_t sentinel) {
 class Writer {
 public:
     static constexpr bool kReading = false;
-    explicit Writer(std::string& out) : out_(out), n_(out.size()) {}
+    explicit Writer(std::string& out) : out_(out), n_(out.size()), buf_(out.data()), cap_(out.size()) {}
     // Cuts `out` to what was written; call once at the end.
     void finish() { out_.resize(n_); }
 
@@ -95,12 +95,19 @@ public:
 private:
     // At least k writable bytes at out_.data() + n_.
     [[gnu::always_inline]] char* room(size_t k) {
-        if (out_.size() - n_ < k) [[unlikely]] grow(k);
-        return out_.data() + n_;
+        if (cap_ - n_ < k) [[unlikely]] grow(k);
+        return buf_ + n_;
     }
-    [[gnu::noinline]] void grow(size_t k) { out_.resize(std::max(n_ + k, 2 * out_.size() + 256)); }
+    [[gnu::noinline]] void grow(size_t k) {
+        out_.resize(std::max(n_ + k, 2 * out_.size() + 256));
+        buf_ = out_.data();
+        cap_ = out_.size();
+    }
     std::string& out_;
     size_t n_;  // bytes written; out_ is longer until finish()
+    // out_'s data and size, kept here so that room() reads no std::string a field.
+    char* buf_;
+    size_t cap_;
 };
 
 // Bounds-checked cursor. Failure is sticky: once a read fails every later
