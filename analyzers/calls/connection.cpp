@@ -328,15 +328,19 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
     for (Side d : kSides)
         if (origin_before[d] != INT64_MIN && reasm_[d]->origin() != origin_before[d])
             shift_offsets(d, origin_before[d] - reasm_[d]->origin());
-    if (SegmentInfo* rec = segs_.at(idx); rec && rec->seq == 0 && reasm_[dir]->has_origin())
-        rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
-    if (SegmentInfo* rec = segs_.at(idx); rec && rec->ack == 0 && has(p.flags, tcpflag::kAck) &&
-                                          reasm_[other_side(dir)]->offset_of(p.ack) >= 0)
-        rec->ack = uint32_t(reasm_[other_side(dir)]->offset_of(p.ack) + 1);  // its ACK placed the peer's origin
-    if (closed()) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
+    if (SegmentInfo* rec = segs_.at(idx)) {
+        if (rec->seq == 0 && reasm_[dir]->has_origin())
+            rec->seq = uint32_t(reasm_[dir]->offset_of(p.seq) + 1);  // this segment set the origin
+        if (rec->ack == 0 && has(p.flags, tcpflag::kAck)) {
+            const int64_t acked = reasm_[other_side(dir)]->offset_of(p.ack);
+            if (acked >= 0) rec->ack = uint32_t(acked + 1);  // its ACK placed the peer's origin
+        }
+    }
+    const bool is_closed = closed();  // hand_on does not change the flags
+    if (is_closed) { close_frame_ = f.number; close_ns_ = f.ts_ns; }  // the last packet of the close
     info_.http = tracker_.any_http();
     hand_on(false);
-    if (closed() && !shrunk_) {
+    if (is_closed && !shrunk_) {
         // No more bytes come: a lingering connection keeps its calls (parked)
         // and segments, with buffers cut to what they hold.
         shrunk_ = true;
