@@ -157,6 +157,8 @@ void ConnectionAnalyzer::on_handshake(const Frame& f, const TcpPacket& p, Side d
     } else if (dir == Side::Client && info_.synack_frame && !info_.ack_frame && is_handshake_ack(p)) {
         info_.ack_ns = f.ts_ns;
         info_.ack_frame = f.number;
+    } else {
+        return;  // no handshake time changed (most packets): handshake_ms stands as it was
     }
     // SYN -> final ACK, or SYN -> SYN-ACK while the ACK is not seen; never
     // from frames in the wrong order (a SYN-ACK captured before its SYN).

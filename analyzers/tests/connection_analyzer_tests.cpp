@@ -143,6 +143,11 @@ TEST_CASE("connection: a late pure ACK still ends the handshake, data before it 
     w.feed(40, w.c_ack(0, 0));             // the handshake's own ACK, captured late
     CHECK(w.conn->info().ack_frame == 4);
     CHECK(*w.conn->info().handshake_ms == Approx(40.0));
+    // Later packets (no SYN, not the handshake's ACK) leave it as it is.
+    w.feed(50, w.s_data(0, kResp, uint32_t(kReq.size())));
+    w.feed(60, w.c_ack(uint32_t(kReq.size()), uint32_t(kResp.size())));
+    REQUIRE(w.conn->info().handshake_ms);
+    CHECK(*w.conn->info().handshake_ms == Approx(40.0));
 }
 
 TEST_CASE("connection: a SYN-ACK captured before its SYN gives no handshake time", "[connection]") {
