@@ -1,5 +1,7 @@
 #include "analyzers/report/json_stream.h"
 
+#include "analyzers/report/report.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -107,6 +109,8 @@ void JsonStream::any_double(double d) {
     char* p = room(kDoubleChars);
     used_ = size_t(write_any_double(p, d) - buf_.get());
 }
+
+double JsonStream::rounded_ms(double ms) { return round_ms(ms); }
 
 // ASCII is escaped here exactly as nlohmann escapes it (\" \\ \b \t \n \f
 // \r, other control characters as \u00xx). A string with any byte >= 0x80

@@ -83,6 +83,18 @@ public:
         else any_double(d);
         return *this;
     }
+    // A time or size in ms rounded to three decimals: value(round_ms(ms))
+    // (report.h), the same bytes, cheaper (json_number.h).
+    JsonStream& value_ms(double ms) {
+        before_value();
+        return number_ms(ms);
+    }
+    JsonStream& number_ms(double ms) {
+        char* p = room(kDoubleChars);
+        if (char* end = write_ms_rounded(p, ms)) used_ = size_t(end - buf_.get());
+        else number(rounded_ms(ms));
+        return *this;
+    }
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
     JsonStream& number(T v) {
         char* p = room(24);
@@ -106,6 +118,7 @@ public:
     // key(k).value(v)
     template <class T> JsonStream& member(std::string_view k, const T& v) { return key(k).value(v); }
     template <size_t N, class T> JsonStream& member(const char (&k)[N], const T& v) { return key(k).value(v); }
+    template <size_t N> JsonStream& member_ms(const char (&k)[N], double ms) { return key(k).value_ms(ms); }
 
     // Bytes outside the document (the report's final newline).
     void raw(std::string_view s) { put(s.data(), s.size()); }
@@ -183,6 +196,7 @@ private:
     void before_element();
     JsonStream& key_slow(std::string_view k);
     void any_double(double d);
+    static double rounded_ms(double ms);  // round_ms (report.h)
     void newline(size_t depth);
     void string(std::string_view s);
     void put(char c) {
