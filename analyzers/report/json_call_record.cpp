@@ -161,7 +161,7 @@ CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult&
             if (!in.ok()) bad_record(r, n);
             if (!count_done && count_at < at) count();
             upto(at);
-            w.number(ms_since(ns, t0));
+            w.number_ms(ms_between(ns, t0));
         }
         if (!count_done) count();
         if (!in.at_end()) bad_record(r, n);

@@ -13,16 +13,7 @@ char* write_ms_double(char* out, double d) {
     // double nearest n / 1000 with n < 2^32, what the exhaustive check formatted.
     const uint64_t n = uint64_t(a * 1000.0 + 0.5);
     if (n >> 32 || double(n) / 1000.0 != a) return nullptr;
-    if (std::signbit(d)) *out++ = '-';  // -0.0 too, as nlohmann writes it
-    const uint32_t whole = uint32_t(n / 1000), frac = uint32_t(n % 1000);
-    out = std::to_chars(out, out + 10, whole).ptr;
-    *out++ = '.';
-    *out++ = char('0' + frac / 100);  // "7.0" for a whole number
-    if (frac % 100) {
-        *out++ = char('0' + frac / 10 % 10);
-        if (frac % 10) *out++ = char('0' + frac % 10);
-    }
-    return out;
+    return write_ms_digits(out, std::signbit(d), uint32_t(n));  // -0.0 too, as nlohmann writes it
 }
 
 char* write_any_double(char* out, double d) { return nlohmann::detail::to_chars(out, out + kDoubleChars, d); }

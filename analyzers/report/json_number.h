@@ -1,6 +1,8 @@
 #pragma once
 // Numbers in JSON as nlohmann writes them, without going through nlohmann
 // where a cheaper way gives the same bytes.
+#include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -15,6 +17,37 @@ namespace stallscope {
 // a value (the caller then uses the general formatter).
 constexpr size_t kMsChars = 16;
 char* write_ms_double(char* out, double d);
+
+// The digits of n / 1000 as write_ms_double writes them, "-" first when
+// `negative` (-0.0 too).
+inline char* write_ms_digits(char* out, bool negative, uint32_t n) {
+    *out = '-';
+    out += negative;
+    const uint32_t whole = n / 1000, frac = n % 1000;
+    if (whole < 10) *out++ = char('0' + whole);  // most times of a call: one digit
+    else out = std::to_chars(out, out + 10, whole).ptr;
+    *out++ = '.';
+    *out++ = char('0' + frac / 100);  // "7.0" for a whole number
+    if (frac % 100) {
+        *out++ = char('0' + frac / 10 % 10);
+        if (frac % 10) *out++ = char('0' + frac % 10);
+    }
+    return out;
+}
+
+// write_ms_double(out, round_ms(ms)) in one step, the same bytes: n is
+// round(ms * 1000) (halves away from zero, as std::round) found without the
+// library call, and n / 1000 is then written without dividing and checking
+// back (round_ms's quotient is always the double nearest n / 1000). Returns
+// nullptr, writing nothing, when |n| may not be below 2^32 (or ms is NaN):
+// the caller then rounds and formats as before.
+inline char* write_ms_rounded(char* out, double ms) {
+    const double a = std::fabs(ms * 1000.0);
+    if (!(a < 4294967295.5)) return nullptr;
+    uint64_t n = uint64_t(a);       // truncated; a - n is exact below 2^52
+    n += (a - double(n)) >= 0.5;    // round half away from zero, on the magnitude
+    return write_ms_digits(out, std::signbit(ms), uint32_t(n));  // round keeps the sign, -0.0 too
+}
 
 // Any double as nlohmann writes it (grisu2; NaN and infinities are not
 // asked for). At most kDoubleChars bytes.

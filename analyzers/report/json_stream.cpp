@@ -1,5 +1,7 @@
 #include "analyzers/report/json_stream.h"
 
+#include "analyzers/report/report.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -53,13 +55,6 @@ void JsonStream::newline(size_t depth) {
     put(newline_.data(), n);
 }
 
-// Not after a key: the next element of the open array (or the document itself).
-void JsonStream::before_element() {
-    if (open_.empty()) return;
-    if (open_.back()++) put(',');
-    newline(open_.size());
-}
-
 // A long key, a key that needs escaping, or a very deep one.
 JsonStream& JsonStream::key_slow(std::string_view k) {
     if (open_.back()++) put(',');
@@ -68,22 +63,6 @@ JsonStream& JsonStream::key_slow(std::string_view k) {
     if (indent_ >= 0) put(": ", 2);
     else put(':');
     after_key_ = true;
-    return *this;
-}
-
-JsonStream& JsonStream::open(char bracket) {
-    before_value();
-    put(bracket);
-    open_.push_back(0);
-    return *this;
-}
-
-// An empty container closes on its own line: {} and [].
-JsonStream& JsonStream::close(char bracket) {
-    uint32_t n = open_.back();
-    open_.pop_back();
-    if (n) newline(open_.size());
-    put(bracket);
     return *this;
 }
 
@@ -107,6 +86,8 @@ void JsonStream::any_double(double d) {
     char* p = room(kDoubleChars);
     used_ = size_t(write_any_double(p, d) - buf_.get());
 }
+
+double JsonStream::rounded_ms(double ms) { return round_ms(ms); }
 
 // ASCII is escaped here exactly as nlohmann escapes it (\" \\ \b \t \n \f
 // \r, other control characters as \u00xx). A string with any byte >= 0x80

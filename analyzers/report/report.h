@@ -27,7 +27,8 @@ void write_report_csv(const AnalysisResult& r, std::ostream& os);
 // Helpers shared by the writers.
 double round_ms(double ms);                  // 3 decimals
 double ns_to_ms(int64_t ns);
-double ms_since(int64_t ns, int64_t t0);     // round_ms of ns - t0, never overflowing
+double ms_between(int64_t ns, int64_t t0);   // ns - t0 in ms, not rounded, never overflowing
+double ms_since(int64_t ns, int64_t t0);     // round_ms(ms_between(ns, t0))
 std::string utc_time(int64_t ts_ns);         // 2026-01-02T03:04:05.123456789Z
 
 } // namespace stallscope

@@ -20,11 +20,12 @@ double round_ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 double ns_to_ms(int64_t ns) { return double(ns) / 1e6; }
 
 // A hostile result may hold any time: never overflow the difference.
-double ms_since(int64_t ns, int64_t t0) {
+double ms_between(int64_t ns, int64_t t0) {
     int64_t d = 0;
-    if (__builtin_sub_overflow(ns, t0, &d)) return round_ms((double(ns) - double(t0)) / 1e6);
-    return round_ms(ns_to_ms(d));
+    if (__builtin_sub_overflow(ns, t0, &d)) return (double(ns) - double(t0)) / 1e6;
+    return ns_to_ms(d);
 }
+double ms_since(int64_t ns, int64_t t0) { return round_ms(ms_between(ns, t0)); }
 
 std::string utc_time(int64_t ts_ns) {
     time_t secs = time_t(ts_ns / 1'000'000'000);
@@ -52,7 +53,7 @@ void hops_or_null(Json& w, const char* key, int hops) {
 }
 
 void opt_ms(Json& w, const std::optional<double>& v) {
-    if (v) w.value(round_ms(*v));
+    if (v) w.value_ms(*v);
     else w.value(nullptr);
 }
 
@@ -69,7 +70,7 @@ void group_json(Json& w, const SummaryGroup& g) {
     // No complete call: there is no median (null), though a sum over none is 0.
     auto lat = [&](const char* key, double v) {
         w.key(key);
-        if (g.latency.calls) w.value(round_ms(v));
+        if (g.latency.calls) w.value_ms(v);
         else w.value(nullptr);
     };
     auto share = [&](double ms) { return g.latency.total_ms > 0 ? std::round(ms / g.latency.total_ms * 10000) / 10000 : 0.0; };
@@ -79,37 +80,37 @@ void group_json(Json& w, const SummaryGroup& g) {
     lat("p90_ms", g.latency.p90_ms);
     lat("max_ms", g.latency.max_ms);
     lat("mean_ms", g.latency.mean_ms);
-    w.member("total_ms", round_ms(g.latency.total_ms));
+    w.member_ms("total_ms", g.latency.total_ms);
     w.key("lost").begin_array();
     for (auto& k : g.losses) {
         w.begin_object();
         w.member("kind", k.kind).member("findings", k.findings).member("calls", k.calls);
-        w.member("lost_ms", round_ms(k.lost_ms)).member("share", std::round(k.share * 10000) / 10000);
+        w.member_ms("lost_ms", k.lost_ms).member("share", std::round(k.share * 10000) / 10000);
         w.member("avoidable", k.avoidable);
         w.end_object();
     }
     w.end_array();
     lat("predicted_median_ms", g.predicted_median_ms);
-    w.member("predicted_total_ms", round_ms(g.predicted_total_ms));
-    w.member("avoidable_ms", round_ms(g.avoidable_ms)).member("avoidable_share", share(g.avoidable_ms));
-    w.member("server_ms", round_ms(g.server_ms)).member("server_share", share(g.server_ms));
-    w.member("transfer_ms", round_ms(g.transfer_ms));
+    w.member_ms("predicted_total_ms", g.predicted_total_ms);
+    w.member_ms("avoidable_ms", g.avoidable_ms).member("avoidable_share", share(g.avoidable_ms));
+    w.member_ms("server_ms", g.server_ms).member("server_share", share(g.server_ms));
+    w.member_ms("transfer_ms", g.transfer_ms);
     w.key("attribution").begin_array();
     for (auto& t : g.attribution) {
         w.begin_object();
-        w.member("cause", t.cause).member("ms", round_ms(t.ms)).member("share", share(t.ms));
+        w.member("cause", t.cause).member_ms("ms", t.ms).member("share", share(t.ms));
         w.end_object();
     }
     w.end_array();
-    w.member("setup_ms", round_ms(g.setup_ms));
+    w.member_ms("setup_ms", g.setup_ms);
     lat("client_median_ms", g.client_latency.median_ms);
     lat("client_p90_ms", g.client_latency.p90_ms);
     w.key("what_if").begin_array();
     for (auto& f : g.what_if) {
         w.begin_object();
         w.member("kind", f.kind).member("side", f.side);
-        w.member("predicted_median_ms", round_ms(f.predicted_median_ms));
-        w.member("predicted_p90_ms", round_ms(f.predicted_p90_ms)).member("calls", f.calls);
+        w.member_ms("predicted_median_ms", f.predicted_median_ms);
+        w.member_ms("predicted_p90_ms", f.predicted_p90_ms).member("calls", f.calls);
         if (f.client_time) w.member("of", "client_ms");
         w.end_object();
     }
@@ -121,7 +122,7 @@ void group_json(Json& w, const SummaryGroup& g) {
 // Times in the report are relative to the capture's first packet.
 struct Rel {
     int64_t t0;
-    double operator()(int64_t ns) const { return ms_since(ns, t0); }
+    double operator()(int64_t ns) const { return ms_between(ns, t0); }  // not rounded: written with value_ms
 };
 
 // 0 means "none" for frame numbers, offsets, ids and the status.
@@ -145,7 +146,7 @@ void capture_json(Json& w, const CaptureInfo& c) {
     w.key("start_time");
     if (c.packets) w.value(utc_time(c.first_ns));
     else w.value(nullptr);
-    w.member("duration_ms", round_ms(ns_to_ms(c.last_ns - c.first_ns)));
+    w.member_ms("duration_ms", ns_to_ms(c.last_ns - c.first_ns));
     w.member("truncated", c.truncated);
     w.member("non_tcp_packets", c.non_tcp_packets).member("undecodable_packets", c.undecodable_packets);
     if (!c.files.empty()) {
@@ -193,10 +194,10 @@ void connection_json(Json& w, const Connection& k) {
     w.key("capture_point").begin_object();
     w.member("where", place_name(place_of(pos)));
     w.key("client_side_ms");
-    if (pos.known) w.value(round_ms(ns_to_ms(pos.client_ns)));
+    if (pos.known) w.value_ms(ns_to_ms(pos.client_ns));
     else w.value(nullptr);
     w.key("server_side_ms");
-    if (pos.known) w.value(round_ms(ns_to_ms(pos.server_ns)));
+    if (pos.known) w.value_ms(ns_to_ms(pos.server_ns));
     else w.value(nullptr);
     w.member("from_handshake", pos.from_handshake).member("data_ack_pairs", pos.data_ack_pairs);
     hops_or_null(w, "client_hops", pos.client_hops);
@@ -226,7 +227,7 @@ void connection_json(Json& w, const Connection& k) {
 void capture_point_json(Json& w, const CapturePointSummary& s) {
     auto ms_or_null = [&](const char* key, double v) {
         w.key(key);
-        if (v >= 0) w.value(round_ms(v));
+        if (v >= 0) w.value_ms(v);
         else w.value(nullptr);
     };
     w.begin_object();
@@ -251,7 +252,7 @@ void capture_point_json(Json& w, const CapturePointSummary& s) {
 // (json_call_record.h); `rel` and `whole` are not used.
 void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks* marks = nullptr) {
     auto time = [&](int64_t ns) {
-        if (!marks) return void(w.value(rel(ns)));
+        if (!marks) return void(w.value_ms(rel(ns)));
         marks->times.push_back({w.written(), ns});
         w.value(nullptr);
     };
@@ -282,7 +283,7 @@ void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks
     w.key("start_ms");
     time(k.start_ns);
     w.key("latency_ms");
-    if (k.complete) w.value(round_ms(k.latency_ms));
+    if (k.complete) w.value_ms(k.latency_ms);
     else w.value(nullptr);
     w.member("complete", k.complete);
     w.member("opened_connection", k.opened_connection).member("closed_connection", k.closed_connection);
@@ -295,23 +296,23 @@ void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks
         w.begin_object();
         w.member("phase", phase_name(p.kind)).key("start_ms");
         time(p.start_ns);
-        w.member("duration_ms", round_ms(p.duration_ms()));
+        w.member_ms("duration_ms", p.duration_ms());
         w.member("start_frame", p.start_frame).member("end_frame", p.end_frame);
         w.end_object();
     }
     w.end_array();
     w.key("attribution").begin_array();
-    for (auto& t : k.attribution) w.begin_object().member("cause", t.cause).member("ms", round_ms(t.ms)).end_object();
+    for (auto& t : k.attribution) w.begin_object().member("cause", t.cause).member_ms("ms", t.ms).end_object();
     w.end_array();
     w.key("setup_ms");
-    if (k.setup_ms >= 0) w.value(round_ms(k.setup_ms));
+    if (k.setup_ms >= 0) w.value_ms(k.setup_ms);
     else w.value(nullptr);
     w.key("client_ms");
-    if (k.complete) w.value(round_ms(client_ms(k)));
+    if (k.complete) w.value_ms(client_ms(k));
     else w.value(nullptr);
     w.member("latency_view", place_name(k.view));
     w.key("client_latency_estimate_ms");
-    if (k.complete && k.client_path_ms >= 0) w.value(round_ms(k.latency_ms + k.client_path_ms));
+    if (k.complete && k.client_path_ms >= 0) w.value_ms(k.latency_ms + k.client_path_ms);
     else w.value(nullptr);
     w.end_object();
 }
@@ -360,17 +361,17 @@ void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& 
     w.member("kind", f.kind).member("side", side_name(f.side)).member("connection_id", f.connection_id);
     w.member("calls", f.calls).member("frames", f.frames);
     frame_locations_json(w, c, f.frames);
-    w.member("cost_ms", round_ms(f.cost_ms)).member("cost_method", f.cost_method);
-    w.member("start_ms", rel(f.start_ns)).member("end_ms", rel(f.end_ns));
+    w.member_ms("cost_ms", f.cost_ms).member("cost_method", f.cost_method);
+    w.member_ms("start_ms", rel(f.start_ns)).member_ms("end_ms", rel(f.end_ns));
     w.member("explanation", f.explanation).member("fix", f.fix);
     nonempty(w, "toolkit", f.toolkit);
     nonempty(w, "toolkit_fix", f.toolkit_fix);
     w.key("details");
     details_json(w, f.details);
-    w.member("counted_ms", round_ms(f.counted_ms));
+    w.member_ms("counted_ms", f.counted_ms);
     w.key("intervals").begin_array();
     for (auto& i : f.intervals)
-        w.begin_object().member("start_ms", rel(i.start_ns)).member("end_ms", rel(i.end_ns)).end_object();
+        w.begin_object().member_ms("start_ms", rel(i.start_ns)).member_ms("end_ms", rel(i.end_ns)).end_object();
     w.end_array();
     w.end_object();
 }

@@ -3,6 +3,7 @@
 // false, error_handler_t::replace) of the same tree.
 #include "analyzers/report/json_stream.h"
 #include "analyzers/report/json_number.h"
+#include "analyzers/report/report.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -277,6 +278,58 @@ TEST_CASE("json number: times in ms (n / 1000) written as grisu2 writes them", "
     CHECK(fast_ms(7.0) == "7.0");
     CHECK(fast_ms(0.05) == "0.05");
     CHECK(fast_ms(std::nan("")).empty());
+}
+
+namespace {
+
+// value_ms(ms) against value(round_ms(ms)): the same bytes, whichever path
+// write_ms_rounded takes (or declines).
+void check_rounded(double ms) {
+    std::ostringstream fused, plain;
+    {
+        JsonStream a(fused, -1), b(plain, -1);
+        a.begin_array().value_ms(ms).value(1).number_ms(ms);
+        a.end_array();
+        b.begin_array().value(round_ms(ms)).value(1).number(round_ms(ms));
+        b.end_array();
+    }
+    INFO("ms " << grisu(ms));
+    REQUIRE(fused.str() == plain.str());
+}
+
+} // namespace
+
+TEST_CASE("json stream: value_ms writes value(round_ms(ms))", "[json]") {
+    // Halves (rounded away from zero), their neighbours, -0.0, tiny negatives,
+    // the edge of the fast path's range, NaN and infinities.
+    for (double ms : {0.0, -0.0, 0.0005, -0.0005, 0.0004999, -0.0004999, 0.0015, 2.5e-4, -1e-300, 1e-300, 7.0,
+                      0.05, 1.0005, -1.0005, 4294967.295, 4294967.2954999, 4294967.2955, 4294967.296, -4294967.2955,
+                      1e9, -1e9, 1e300, std::numeric_limits<double>::infinity(),
+                      -std::numeric_limits<double>::infinity(), std::nan(""), std::numeric_limits<double>::denorm_min()})
+        check_rounded(ms);
+    std::mt19937_64 rng(26);
+    for (int i = 0; i < 300'000; ++i) {
+        const double half = (double(rng() >> 32) + 0.5) / 1000.0;  // near n + 0.5 thousandths
+        check_rounded(half);
+        check_rounded(-half);
+        check_rounded(std::nextafter(half, 0.0));
+        check_rounded(std::nextafter(half, 1e300));
+        check_rounded(double(int64_t(rng() % 20'000'000'000ull) - 10'000'000'000ll) / 1e6);  // ns as ms
+        check_rounded(std::ldexp(double(rng() >> 11), int(rng() % 80) - 70));  // any magnitude
+        uint64_t bits = rng();
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        check_rounded(d);
+    }
+    // What write_ms_digits writes, digit by digit.
+    char buf[kMsChars];
+    CHECK(std::string(buf, write_ms_digits(buf, false, 0)) == "0.0");
+    CHECK(std::string(buf, write_ms_digits(buf, true, 5)) == "-0.005");
+    CHECK(std::string(buf, write_ms_digits(buf, false, 9990)) == "9.99");
+    CHECK(std::string(buf, write_ms_digits(buf, false, 10'000)) == "10.0");
+    CHECK(std::string(buf, write_ms_digits(buf, false, 4294967295u)) == "4294967.295");
+    CHECK(write_ms_rounded(buf, 4294967.296) == nullptr);  // rounds to 2^32: declined
+    CHECK(std::string(buf, write_ms_rounded(buf, -0.0004)) == "-0.0");  // round(-0.4) is -0.0
 }
 
 // The claim in json_number.h, for every n the fast path accepts. Hidden (about
