@@ -164,6 +164,10 @@ TEST_CASE("lookalike: Fig. 2 request split held by the server's delayed ACK is a
     // The split that armed it is reported, with no time of its own.
     REQUIRE(count(f, "split_write") == 1);
     CHECK(first(f, "split_write")->cost_ms == 0);
+    CHECK(first(f, "split_write")->frames == std::vector<uint64_t>{10, 12});
+    CHECK(first(f, "split_write")->explanation == "the client's request of 685 B left in 2 segments (191,494): header block and body in "
+                                                        "separate segments (boundary at the end of the headers); it armed a 40.6 ms Nagle stall");
+    CHECK(first(f, "split_write")->cost_method == "0 here: it armed a Nagle stall (frame 12, 40.6 ms) counted in the nagle_delayed_ack finding");
     CHECK(count(f, "server_time") == 0);
 }
 
