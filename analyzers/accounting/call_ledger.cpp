@@ -52,7 +52,7 @@ struct Scratch {
     std::vector<int64_t> points, owned, overlap;  // overlap: stalls x stalls, row-major
     std::vector<std::pair<int64_t, int64_t>> pieces;
     std::vector<size_t> covering, covering_end;   // stalls covering piece k: covering[covering_end[k-1], covering_end[k])
-    std::vector<int64_t> us;
+    std::vector<int64_t> us, rem;
     std::vector<size_t> order;
     std::vector<std::pair<const std::string*, Side>> fixes;
     std::vector<char> removed;
@@ -69,14 +69,18 @@ bool covers(const Scratch& x, const Stall& s, int64_t lo, int64_t hi) {
 // remainders. Into x.us.
 void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
     std::vector<int64_t>& us = x.us;
-    us.assign(ns.size(), 0);
+    us.resize(ns.size());
     int64_t sum = 0;
     for (size_t i = 0; i < ns.size(); ++i) sum += (us[i] = ns[i] / 1000);
+    if (sum >= total_us || ns.empty()) return;  // the floors add up: no remainder order needed
+    std::vector<int64_t>& rem = x.rem;
+    rem.resize(ns.size());
+    for (size_t i = 0; i < ns.size(); ++i) rem[i] = ns[i] % 1000;
     std::vector<size_t>& order = x.order;
     order.resize(ns.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    small_stable_sort(order, [&](size_t a, size_t b) { return ns[a] % 1000 > ns[b] % 1000; });
-    for (size_t k = 0; sum < total_us && !order.empty(); k = (k + 1) % order.size(), ++sum) ++us[order[k]];
+    small_stable_sort(order, [&](size_t a, size_t b) { return rem[a] > rem[b]; });
+    for (size_t k = 0; sum < total_us; k = (k + 1) % order.size(), ++sum) ++us[order[k]];
 }
 
 } // namespace

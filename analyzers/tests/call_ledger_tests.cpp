@@ -499,3 +499,15 @@ TEST_CASE("ledger: a call without stalls is partitioned as the sweep does it", "
         CHECK(swept.savings.empty());
     }
 }
+
+// The floors of the parts (60,000.3 + 29,999.8 + 9,999.9 us) add up to two
+// microseconds short of the latency: the two largest remainders get them.
+TEST_CASE("ledger: the microseconds the floors lose go to the largest remainders", "[ledger]") {
+    Call c = plain_call();
+    c.request.last_ns = c.start_ns + 60 * kMs + 300;
+    c.response.first_ns = c.start_ns + 90 * kMs + 100;
+    account_call(c, Connection{}, {});
+    CHECK(us(part(c, kRequestTransfer)) == 60'000);
+    CHECK(us(part(c, kServer)) == 30'000);
+    CHECK(us(part(c, kResponseTransfer)) == 10'000);
+}
