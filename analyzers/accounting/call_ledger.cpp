@@ -222,9 +222,10 @@ void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Findin
     const std::vector<int64_t>& us = x.us;
     call.attribution.reserve(4 + n);
     auto push_share = [&](std::string_view cause, int64_t v) {
-        std::string name = reused_string();  // a cleared call's buffer: no allocation
-        name.assign(cause);
-        call.attribution.push_back({std::move(name), double(v) / 1000.0});
+        TimeShare& t = call.attribution.emplace_back();  // built in place, not moved in
+        t.cause = reused_string();                       // a cleared call's buffer: no allocation
+        t.cause.assign(cause);
+        t.ms = double(v) / 1000.0;
     };
     // The plain causes first: distinct (attribution was cleared), so only
     // the stalls search for an entry of their name.
