@@ -52,7 +52,7 @@ struct Scratch {
     std::vector<int64_t> points, owned, overlap;  // overlap: stalls x stalls, row-major
     std::vector<std::pair<int64_t, int64_t>> pieces;
     std::vector<size_t> covering, covering_end;   // stalls covering piece k: covering[covering_end[k-1], covering_end[k])
-    std::vector<int64_t> us;
+    std::vector<int64_t> us, rem;
     std::vector<size_t> order;
     std::vector<std::pair<const std::string*, Side>> fixes;
     std::vector<char> removed;
@@ -69,14 +69,18 @@ bool covers(const Scratch& x, const Stall& s, int64_t lo, int64_t hi) {
 // remainders. Into x.us.
 void to_us(Scratch& x, const std::vector<int64_t>& ns, int64_t total_us) {
     std::vector<int64_t>& us = x.us;
-    us.assign(ns.size(), 0);
+    us.resize(ns.size());
     int64_t sum = 0;
     for (size_t i = 0; i < ns.size(); ++i) sum += (us[i] = ns[i] / 1000);
+    if (sum >= total_us || ns.empty()) return;  // the floors add up: no remainder order needed
+    std::vector<int64_t>& rem = x.rem;
+    rem.resize(ns.size());
+    for (size_t i = 0; i < ns.size(); ++i) rem[i] = ns[i] % 1000;
     std::vector<size_t>& order = x.order;
     order.resize(ns.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    small_stable_sort(order, [&](size_t a, size_t b) { return ns[a] % 1000 > ns[b] % 1000; });
-    for (size_t k = 0; sum < total_us && !order.empty(); k = (k + 1) % order.size(), ++sum) ++us[order[k]];
+    small_stable_sort(order, [&](size_t a, size_t b) { return rem[a] > rem[b]; });
+    for (size_t k = 0; sum < total_us; k = (k + 1) % order.size(), ++sum) ++us[order[k]];
 }
 
 } // namespace
@@ -218,9 +222,10 @@ void write_attribution(Scratch& x, const Owners& o, Call& call, std::span<Findin
     const std::vector<int64_t>& us = x.us;
     call.attribution.reserve(4 + n);
     auto push_share = [&](std::string_view cause, int64_t v) {
-        std::string name = reused_string();  // a cleared call's buffer: no allocation
-        name.assign(cause);
-        call.attribution.push_back({std::move(name), double(v) / 1000.0});
+        TimeShare& t = call.attribution.emplace_back();  // built in place, not moved in
+        t.cause = reused_string();                       // a cleared call's buffer: no allocation
+        t.cause.assign(cause);
+        t.ms = double(v) / 1000.0;
     };
     // The plain causes first: distinct (attribution was cleared), so only
     // the stalls search for an entry of their name.
@@ -318,6 +323,20 @@ void account_call(Call& call, const Connection& conn, std::span<Finding> finding
     x.points.assign({b.S, b.E, b.b1, b.b2, b.n1, b.n2, b.answer});
     collect_network_holds(x, b, where, findings);
     collect_stalls(x, b, findings);
+    if (x.stalls.empty() && x.net.empty()) {
+        // Most calls: no stall, no Nagle hold on the path. The fixed points
+        // are ordered S <= b1 <= n1 <= n2 <= answer <= b2 <= E, and the sweep
+        // would give each piece between them to its plain cause; the same
+        // sums without sorting points. No stall: no overlap, no saving.
+        const Owners owners(0);
+        x.owned.assign(4, 0);
+        x.owned[owners.req] = b.b1 - b.S;
+        x.owned[owners.net] = (b.n1 - b.b1) + (b.answer - b.n2);
+        x.owned[owners.srv] = (b.n2 - b.n1) + (b.b2 - b.answer);
+        x.owned[owners.resp] = b.E - b.b2;
+        write_attribution(x, owners, call, findings);
+        return;
+    }
     std::sort(x.points.begin(), x.points.end());
     x.points.erase(std::unique(x.points.begin(), x.points.end()), x.points.end());
     const Owners owners(x.stalls.size());

@@ -5,8 +5,11 @@
 // No detector logic here.
 #include "analyzers/result/model.h"
 
+#include <charconv>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace stallscope::detect {
@@ -38,6 +41,24 @@ Side peer_of(Side s);
 std::string join_sizes(const std::vector<uint32_t>& v, size_t max = 16);
 std::string join_frames(const std::vector<uint64_t>& v, size_t max = 16);
 std::string fmt_ms(double v);  // "43.7" / "0.052"
+
+// A finding's text built in one buffer: strings and integers (as
+// std::to_string writes them) appended in order, where a chain of
+// `"..." + std::to_string(n) + ...` makes a temporary string per `+`.
+inline void append_text(std::string& s, std::string_view v) { s.append(v); }
+template <class I>
+    requires std::is_integral_v<I> && (!std::is_same_v<I, bool>) && (!std::is_same_v<I, char>)
+void append_text(std::string& s, I n) {
+    char b[24];
+    s.append(b, std::to_chars(b, b + sizeof b, n).ptr);
+}
+template <class... Parts>
+std::string text(const Parts&... parts) {
+    std::string s;
+    s.reserve(192);
+    (append_text(s, parts), ...);
+    return s;
+}
 
 // A call without its per-segment vectors (segments, phases, write sizes,
 // frames): what a detector keeps of a call it decides about later, when the

@@ -26,35 +26,33 @@ public:
             Finding f = make_finding(kind(), st.sender, call);
             f.frames = {st.a_frame, st.ack_frame, st.b_frame};
             f.cost_ms = st.cost_ms;
-            f.cost_method = "B.send - A.send - one RTT (" + fmt_ms(ms(st.rtt_ns)) +
-                            " ms, from the handshake or the quickest ACK): frames " + std::to_string(st.a_frame) +
-                            " -> " + std::to_string(st.b_frame);
+            f.cost_method = text("B.send - A.send - one RTT (", fmt_ms(ms(st.rtt_ns)),
+                                 " ms, from the handshake or the quickest ACK): frames ", st.a_frame, " -> ", st.b_frame);
             f.start_ns = st.a_ns;
             f.end_ns = st.b_ns;
             // The hold itself: B would have left one RTT after A at the latest.
             if (st.b_ns > st.a_ns + st.rtt_ns) f.intervals.push_back({st.a_ns + st.rtt_ns, st.b_ns});
-            std::string sender = side_name(st.sender), receiver = side_name(peer);
+            const std::string_view sender = side_name(st.sender), receiver = side_name(peer);
             if (st.after_continue) {
-                f.explanation = "the " + sender + "'s final response (frame " + std::to_string(st.b_frame) +
-                                ") was held by Nagle until the " + receiver + "'s delayed ACK (frame " +
-                                std::to_string(st.ack_frame) + ", " + fmt_ms(ms(st.ack_ns - st.a_ns)) +
-                                " ms late) of its 100 Continue (frame " + std::to_string(st.a_frame) +
-                                ", seed Fig. 3)";
+                f.explanation = text("the ", sender, "'s final response (frame ", st.b_frame,
+                                     ") was held by Nagle until the ", receiver, "'s delayed ACK (frame ", st.ack_frame,
+                                     ", ", fmt_ms(ms(st.ack_ns - st.a_ns)), " ms late) of its 100 Continue (frame ",
+                                     st.a_frame, ", seed Fig. 3)");
             } else {
-                f.explanation = "the " + sender + "'s " + what(st.b_carries) + " (frame " + std::to_string(st.b_frame) +
-                                ", " + std::to_string(st.b_len) + " B) waited " +
-                                fmt_ms(ms(st.b_ns - st.a_ns)) + " ms for the " + receiver + "'s delayed ACK (frame " +
-                                std::to_string(st.ack_frame) + ") of its " + std::to_string(st.a_len) + "-byte " +
-                                what(st.a_carries) + " (frame " + std::to_string(st.a_frame) +
-                                "): Nagle + delayed ACK";
+                f.explanation = text("the ", sender, "'s ", what(st.b_carries), " (frame ", st.b_frame, ", ", st.b_len,
+                                     " B) waited ", fmt_ms(ms(st.b_ns - st.a_ns)), " ms for the ", receiver,
+                                     "'s delayed ACK (frame ", st.ack_frame, ") of its ", st.a_len, "-byte ",
+                                     what(st.a_carries), " (frame ", st.a_frame, "): Nagle + delayed ACK");
             }
-            f.fix = "send each message in one write on the " + sender +
-                    " (one buffer, writev/gather write, or TCP_CORK/MSG_MORE then flush), or set TCP_NODELAY on the " +
-                    sender + "'s socket; TCP_QUICKACK on the " + receiver + " only mitigates";
             if (st.after_continue)
-                f.fix = "do not send an unasked 100 Continue, or set TCP_NODELAY on the " + sender + "'s socket";
+                f.fix = text("do not send an unasked 100 Continue, or set TCP_NODELAY on the ", sender, "'s socket");
+            else
+                f.fix = text("send each message in one write on the ", sender,
+                             " (one buffer, writev/gather write, or TCP_CORK/MSG_MORE then flush), or set TCP_NODELAY "
+                             "on the ",
+                             sender, "'s socket; TCP_QUICKACK on the ", receiver, " only mitigates");
             apply_toolkit_fix(f, call);
-            f.details.push_back({"held_segment", std::to_string(st.a_len) + " B " + what(st.a_carries)});
+            f.details.push_back({"held_segment", text(st.a_len, " B ", what(st.a_carries))});
             f.details.push_back({"ack_delay_ms", fmt_ms(ms(st.ack_ns - st.a_ns))});
             f.details.push_back({"ack_to_next_ms", fmt_ms(ms(st.b_ns - st.ack_ns))});
             f.details.push_back({"rtt_ms", fmt_ms(ms(st.rtt_ns))});

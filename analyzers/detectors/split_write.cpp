@@ -10,6 +10,8 @@
 #include "analyzers/detectors/toolkit_fixes.h"
 
 #include <numeric>
+#include <span>
+#include <string_view>
 
 namespace stallscope {
 
@@ -39,8 +41,11 @@ public:
                 while (from < m.frames.size() && m.frames[from] != m.body_first_frame) ++from;
                 if (from >= m.frames.size()) continue;
             }
-            std::vector<uint32_t> sizes(m.write_sizes.begin() + long(from), m.write_sizes.end());
-            std::vector<uint64_t> frames(m.frames.begin() + long(from), m.frames.end());
+            // Views of the judged segments: most messages make no finding,
+            // and are judged without copying their sizes and frames.
+            if (from > m.write_sizes.size() || from > m.frames.size()) continue;
+            const std::span<const uint32_t> sizes(m.write_sizes.data() + from, m.write_sizes.size() - from);
+            const std::span<const uint64_t> frames(m.frames.data() + from, m.frames.size() - from);
             if (sizes.size() < 2) continue;
             uint64_t size = std::accumulate(sizes.begin(), sizes.end(), uint64_t(0));
             uint32_t mss = usable_mss(call, conn, sender);
@@ -50,21 +55,20 @@ public:
             if (!fits_one && !many) continue;
             bool at_header_end = from == 0 && m.header_bytes > 0 && sizes[0] == m.header_bytes;
 
+            const std::vector<uint32_t> sizes_v(sizes.begin(), sizes.end());
+            const std::string joined = join_sizes(sizes_v);
             Finding f = make_finding(kind(), sender, call);
-            f.frames = frames;
+            f.frames.assign(frames.begin(), frames.end());
             f.cost_ms = 0;
             // Not a stall: a zero-length interval, so diagrams draw no wait
             // for it (the Nagle finding draws the wait a split armed).
             f.start_ns = f.end_ns = which == 0 && from ? m.body_first_ns : m.first_ns;
-            std::string msg = which == 0 ? "request" : "response";
-            if (which == 0 && from) msg = "request body";
-            std::string how = at_header_end && sizes.size() == 2
-                                  ? "header block and body in separate segments (boundary at the end of the headers)"
-                                  : std::to_string(sizes.size()) + " segments where " + std::to_string(needed) +
-                                        " would do";
-            f.explanation = "the " + std::string(side_name(sender)) + "'s " + msg + " of " + std::to_string(size) +
-                            " B left in " + std::to_string(sizes.size()) + " segments (" + join_sizes(sizes) +
-                            "): " + how;
+            const std::string_view msg = which == 0 ? (from ? "request body" : "request") : "response";
+            const std::string how = at_header_end && sizes.size() == 2
+                                        ? "header block and body in separate segments (boundary at the end of the headers)"
+                                        : text(sizes.size(), " segments where ", needed, " would do");
+            f.explanation = text("the ", side_name(sender), "'s ", msg, " of ", size, " B left in ", sizes.size(),
+                                 " segments (", joined, "): ", how);
             // Did this split arm a Nagle stall? Then that finding carries the time.
             const std::vector<NagleStall>& stalls = scan.nagle_stalls();
             double armed_ms = 0;
@@ -75,16 +79,17 @@ public:
                     if (fr == st.b_frame) { armed_ms += st.cost_ms; armed_frame = st.b_frame; }
             }
             if (armed_ms > 0) {
-                f.cost_method = "0 here: it armed a Nagle stall (frame " + std::to_string(armed_frame) + ", " +
-                                fmt_ms(armed_ms) + " ms) counted in the nagle_delayed_ack finding";
-                f.explanation += "; it armed a " + fmt_ms(armed_ms) + " ms Nagle stall";
+                const std::string armed = fmt_ms(armed_ms);
+                f.cost_method = text("0 here: it armed a Nagle stall (frame ", armed_frame, ", ", armed,
+                                     " ms) counted in the nagle_delayed_ack finding");
+                f.explanation += text("; it armed a ", armed, " ms Nagle stall");
             } else {
                 f.cost_method = "0: an extra packet and system call per segment, no stall seen";
             }
             f.fix = "build the whole message in one buffer and send it with one write, or use a gather write "
                     "(writev/sendmsg) of header and body; TCP_CORK/MSG_MORE then flush also works";
             apply_toolkit_fix(f, call);
-            f.details.push_back({"write_sizes", join_sizes(sizes)});
+            f.details.push_back({"write_sizes", joined});
             f.details.push_back({"message_bytes", std::to_string(size)});
             f.details.push_back({"segments", std::to_string(sizes.size())});
             f.details.push_back({"segments_needed", std::to_string(needed)});

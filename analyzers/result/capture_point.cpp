@@ -35,9 +35,12 @@ PathPosition path_position(const Connection& conn) {
 }
 
 int hops_from_ttl(uint8_t ttl) {
+    // Plain comparisons, not a loop over the initial values: this runs for
+    // both ends of every call's connection (path_position).
     if (ttl == 0) return -1;
-    for (int initial : {32, 64, 128})
-        if (ttl <= initial) return initial - ttl;
+    if (ttl <= 32) return 32 - ttl;
+    if (ttl <= 64) return 64 - ttl;
+    if (ttl <= 128) return 128 - ttl;
     return 255 - ttl;
 }
 

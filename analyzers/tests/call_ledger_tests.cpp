@@ -451,3 +451,63 @@ TEST_CASE("ledger: ms_to_us rounds as std::llround(ms * 1000) does, halves and r
         CHECK(ms_to_us(v) == std::llround(v * 1000.0));
     }
 }
+
+// A call with no stall and no Nagle hold takes a shortcut past the sweep
+// (account_call sums the plain causes between the fixed points directly).
+// The same call with one stall whose interval lies outside it goes through
+// the sweep with nothing owned by that stall: both partitions must agree,
+// on calls with and without a 100 Continue, with the path placed or not.
+TEST_CASE("ledger: a call without stalls is partitioned as the sweep does it", "[ledger]") {
+    std::mt19937_64 rng(26);
+    auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    for (int round = 0; round < 3000; ++round) {
+        Call c;
+        c.id = 7;
+        c.complete = true;
+        c.start_ns = 1000 * kMs + pick(0, 999'999);
+        c.end_ns = c.start_ns + pick(0, 300 * kMs);
+        c.latency_ms = double(c.end_ns - c.start_ns) / 1e6;
+        c.request.first_ns = c.start_ns;
+        c.request.last_ns = round % 7 == 0 ? 0 : c.start_ns + pick(0, c.end_ns - c.start_ns + 5 * kMs);
+        c.response.first_ns = round % 11 == 0 ? 0 : c.start_ns + pick(-kMs, c.end_ns - c.start_ns);
+        c.response.last_ns = c.end_ns;
+        c.got_continue = round % 3 == 0;
+        c.continue_ns = c.start_ns + pick(0, c.end_ns - c.start_ns);
+        Connection conn;
+        if (round % 2) {  // the path placed from a handshake: up to half a call's length each way
+            conn.syn_frame = 1, conn.synack_frame = 2, conn.ack_frame = 3;
+            conn.syn_ns = c.start_ns - 300 * kMs;
+            conn.synack_ns = conn.syn_ns + pick(0, 200 * kMs);
+            conn.ack_ns = conn.synack_ns + pick(0, 200 * kMs);
+        }
+        Call swept = c;
+        Finding outside = stall("split_write", Side::Client, 0, 1, c);
+        outside.intervals = {{c.end_ns + kMs, c.end_ns + 2 * kMs}};
+        std::vector<Finding> f{outside};
+        account_call(c, conn, {});
+        account_call(swept, conn, f);
+        INFO("round " << round);
+        REQUIRE(c.attribution.size() == swept.attribution.size());
+        int64_t sum = 0;
+        for (size_t i = 0; i < c.attribution.size(); ++i) {
+            CHECK(c.attribution[i].cause == swept.attribution[i].cause);
+            CHECK(c.attribution[i].ms == swept.attribution[i].ms);
+            sum += us(c.attribution[i].ms);
+        }
+        CHECK(sum == us(c.latency_ms));
+        CHECK(c.savings.empty());
+        CHECK(swept.savings.empty());
+    }
+}
+
+// The floors of the parts (60,000.3 + 29,999.8 + 9,999.9 us) add up to two
+// microseconds short of the latency: the two largest remainders get them.
+TEST_CASE("ledger: the microseconds the floors lose go to the largest remainders", "[ledger]") {
+    Call c = plain_call();
+    c.request.last_ns = c.start_ns + 60 * kMs + 300;
+    c.response.first_ns = c.start_ns + 90 * kMs + 100;
+    account_call(c, Connection{}, {});
+    CHECK(us(part(c, kRequestTransfer)) == 60'000);
+    CHECK(us(part(c, kServer)) == 30'000);
+    CHECK(us(part(c, kResponseTransfer)) == 10'000);
+}

@@ -91,6 +91,13 @@ TEST_CASE("capture point: TTLs count routers, and place a connection only when t
     CHECK(hops_from_ttl(255) == 0);
     CHECK(hops_from_ttl(240) == 15);
     CHECK(hops_from_ttl(30) == 2);
+    // Every TTL against the rule as stated: the nearest common initial value
+    // (32, 64, 128, 255) at or above it, minus it.
+    for (int ttl = 1; ttl <= 255; ++ttl) {
+        const int initial = ttl <= 32 ? 32 : ttl <= 64 ? 64 : ttl <= 128 ? 128 : 255;
+        INFO(ttl);
+        CHECK(hops_from_ttl(uint8_t(ttl)) == initial - ttl);
+    }
 
     Connection c;  // no handshake, no data/ACK pair: the timing says nothing
     c.client_ttl = 64, c.server_ttl = 61;

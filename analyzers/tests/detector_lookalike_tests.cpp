@@ -5,6 +5,7 @@
 // whose ack covers its last byte.
 #include "analyzers/detectors/detector.h"
 #include "analyzers/detectors/builtin.h"
+#include "analyzers/detectors/detector_util.h"
 #include "capture/packet_decoder.h"
 
 #include <catch2/catch.hpp>
@@ -154,9 +155,19 @@ TEST_CASE("lookalike: Fig. 2 request split held by the server's delayed ACK is a
     CHECK(n->frames == std::vector<uint64_t>{10, 11, 12});
     CHECK(n->cost_ms == Approx(40.62 - 0.03).margin(0.01));  // B - A minus the handshake RTT
     CHECK(n->start_ns == 1 * kMs);
+    // Its texts (built in one buffer by detect::text): every part in place.
+    CHECK(n->cost_method == "B.send - A.send - one RTT (0.030 ms, from the handshake or the quickest ACK): frames 10 -> 12");
+    CHECK(n->explanation == "the client's request body (frame 12, 494 B) waited 40.6 ms for the server's delayed ACK (frame 11) "
+                            "of its 191-byte request headers (frame 10): Nagle + delayed ACK");
+    CHECK(n->fix == "send each message in one write on the client (one buffer, writev/gather write, or TCP_CORK/MSG_MORE "
+                    "then flush), or set TCP_NODELAY on the client's socket; TCP_QUICKACK on the server only mitigates");
     // The split that armed it is reported, with no time of its own.
     REQUIRE(count(f, "split_write") == 1);
     CHECK(first(f, "split_write")->cost_ms == 0);
+    CHECK(first(f, "split_write")->frames == std::vector<uint64_t>{10, 12});
+    CHECK(first(f, "split_write")->explanation == "the client's request of 685 B left in 2 segments (191,494): header block and body in "
+                                                        "separate segments (boundary at the end of the headers); it armed a 40.6 ms Nagle stall");
+    CHECK(first(f, "split_write")->cost_method == "0 here: it armed a Nagle stall (frame 12, 40.6 ms) counted in the nagle_delayed_ack finding");
     CHECK(count(f, "server_time") == 0);
 }
 
@@ -372,4 +383,14 @@ TEST_CASE("retransmission: a zero window counts until the window reopens", "[det
     CHECK(r->side == Side::Client);
     CHECK(r->cost_ms == Approx(30.0).margin(0.01));
     CHECK(count(f, "nagle_delayed_ack") == 0);
+}
+
+TEST_CASE("detector text: parts appended in order, integers as std::to_string writes them", "[detectors]") {
+    using detect::text;
+    CHECK(text("a", std::string("b"), std::string_view("c")) == "abc");
+    CHECK(text() == "");
+    CHECK(text(uint64_t(18446744073709551615ull), " ", int64_t(-9223372036854775807ll - 1), " ", uint32_t(0), " ",
+               uint16_t(65535), " ", -1) == "18446744073709551615 -9223372036854775808 0 65535 -1");
+    for (uint64_t v : {uint64_t(0), uint64_t(7), uint64_t(10), uint64_t(191), uint64_t(4294967296ull)})
+        CHECK(text("frame ", v, ")") == "frame " + std::to_string(v) + ")");
 }
