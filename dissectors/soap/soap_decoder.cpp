@@ -321,6 +321,10 @@ private:
 } // namespace
 
 bool starts_like_xml(std::string_view body) {
+    // Nearly every body: '<' then a byte other than 0, which no byte-order
+    // test below takes (they all want a 0, FE, FF or EF first or a 0 second),
+    // so the scan would find that '<' at once.
+    if (!body.empty() && body[0] == '<' && (body.size() == 1 || body[1] != 0)) return true;
     auto b = [&](size_t i) { return i < body.size() ? unsigned(uint8_t(body[i])) : 0x100u; };
     UnitReader r{body};
     if (int order = utf32_order(body)) r = {body, b(0) == 0x3C || b(3) == 0x3C ? 0u : 4u, 4, order > 0};

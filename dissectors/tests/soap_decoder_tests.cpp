@@ -967,3 +967,16 @@ TEST_CASE("decode_soap_into: the strings keep their memory from document to docu
     decode_soap_into(a, info);
     CHECK(info.operation_ns.data() == buffer);
 }
+
+TEST_CASE("starts_like_xml: a '<' first is XML whatever follows, as the full scan says") {
+    for (int c = 0; c < 256; ++c)
+        for (const std::string& tail : {std::string(), std::string("a>"), std::string(1, '\0'), std::string("\0\0", 2)}) {
+            const std::string body = std::string("<") + char(c) + tail;
+            INFO(c << " + " << tail.size() << " bytes");
+            CHECK(starts_like_xml(body));
+        }
+    CHECK(starts_like_xml("<"));
+    CHECK_FALSE(starts_like_xml("a<"));
+    CHECK(starts_like_xml(std::string("\0<", 2)));  // UTF-16BE '<': the full scan's answer
+    CHECK_FALSE(starts_like_xml(std::string("\0a\0<", 4)));
+}
