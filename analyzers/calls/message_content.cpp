@@ -175,13 +175,14 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
             warn(WarningCode::SoapBodyCap, "SOAP body cap (" + std::to_string(opt.max_soap_body_bytes) + " bytes) hit: " + what() +
                  " is larger than that; its envelope was not decoded");
         } else {
-            out = decode_soap(xml, {}, read_whole ? SoapRead::Head : SoapRead::Whole);
+            // Into the call's own SoapInfo: its strings keep their memory from call to call.
+            decode_soap_into(xml, out, {}, read_whole ? SoapRead::Head : SoapRead::Whole);
         }
     }
     // After the head: whether this call is in the whole-XML sample depends
     // on its operation, which the envelope names.
     const bool whole = !read_whole || read_whole(xml.size());
-    if (whole && out.head_only) out = decode_soap(xml);
+    if (whole && out.head_only) decode_soap_into(xml, out);
     // After the decode: the sample is per operation, which the envelope names.
     // The key (a string per message) only for a body the sampler may compress.
     const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;

@@ -321,6 +321,10 @@ private:
 } // namespace
 
 bool starts_like_xml(std::string_view body) {
+    // Nearly every body: '<' then a byte other than 0, which no byte-order
+    // test below takes (they all want a 0, FE, FF or EF first or a 0 second),
+    // so the scan would find that '<' at once.
+    if (!body.empty() && body[0] == '<' && (body.size() == 1 || body[1] != 0)) return true;
     auto b = [&](size_t i) { return i < body.size() ? unsigned(uint8_t(body[i])) : 0x100u; };
     UnitReader r{body};
     if (int order = utf32_order(body)) r = {body, b(0) == 0x3C || b(3) == 0x3C ? 0u : 4u, 4, order > 0};
@@ -383,9 +387,11 @@ void decode_with_reader(std::string_view doc, const char* forced_encoding, const
     xmlTextReaderSetStructuredErrorHandler(reader, nullptr, nullptr);
 
     if (info.error_code == SoapError::Doctype || info.error_code == SoapError::EntityReference) {
-        SoapInfo rejected;  // decode nothing from a document with a DTD
-        rejected.fail(info.error_code, info.error);
-        info = rejected;
+        // Decode nothing from a document with a DTD.
+        const SoapError code = info.error_code;
+        std::string why = std::move(info.error);
+        info.clear();
+        info.fail(code, std::move(why));
         return;
     }
     if (info.error.empty() && (rc < 0 || !sink.first_fatal.empty())) {
@@ -400,15 +406,17 @@ void decode_with_reader(std::string_view doc, const char* forced_encoding, const
 enum class Path { Any, ReaderOnly };
 enum class Pass { Plain, Sax, Reader };  // which one decoded a document
 
-SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, Path path, Pass* took = nullptr) {
-    SoapInfo info;
+// Over `info`, cleared first (its strings keep their memory).
+void decode(std::string_view xml, const SoapLimits& limits, SoapRead read, Path path, SoapInfo& info,
+            Pass* took = nullptr) {
+    info.clear();
     if (xml.empty()) {
         info.fail(SoapError::Empty, "empty document");
-        return info;
+        return;
     }
     if (xml.size() > limits.max_bytes || xml.size() > size_t(INT_MAX)) {
         info.fail(SoapError::TooLarge, "document larger than " + std::to_string(limits.max_bytes) + " bytes");
-        return info;
+        return;
     }
     auto finish = [&](Pass pass) {
         if (took) *took = pass;
@@ -426,14 +434,14 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
     if (plain_first) {
         if (soap_detail::plain_decode(xml, limits, info, read)) {
             finish(Pass::Plain);
-            return info;
+            return;
         }
-        info = SoapInfo();
+        info.clear();
     }
     std::string declared;
     if (Refusal no = check_prolog(xml, declared); no.code != SoapError::None) {
         info.fail(no.code, std::move(no.why));
-        return info;
+        return;
     }
     init_libxml_for_this_thread();
 
@@ -446,7 +454,7 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
         transcoded = utf32_to_utf8(xml, order > 0, why);
         if (!why.empty()) {
             info.fail(SoapError::Malformed, why);
-            return info;
+            return;
         }
         // libxml2 follows encoding="UTF-32" in the declaration even when told
         // UTF-8, so the declaration is made to say what the bytes now are.
@@ -467,16 +475,15 @@ SoapInfo decode(std::string_view xml, const SoapLimits& limits, SoapRead read, P
         if (!plain_first && !has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info, read)) {
             pass = Pass::Plain;
         } else {
-            info = SoapInfo();
+            info.clear();
             if (soap_detail::sax_decode(doc, has_utf8_bom(doc), limits, info, read)) pass = Pass::Sax;
         }
     }
     if (pass == Pass::Reader) {
-        info = SoapInfo();
+        info.clear();
         decode_with_reader(doc, forced_encoding, limits, read, info);
     }
     finish(pass);
-    return info;
 }
 
 std::atomic<bool> g_cross_check{false};
@@ -493,17 +500,26 @@ std::string describe(const SoapInfo& i) {
 } // namespace
 
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits, SoapRead read) {
-    if (!g_cross_check.load(std::memory_order_relaxed)) return decode(xml, limits, read, Path::Any);
+    SoapInfo info;
+    decode_soap_into(xml, info, limits, read);
+    return info;
+}
+
+void decode_soap_into(std::string_view xml, SoapInfo& info, const SoapLimits& limits, SoapRead read) {
+    if (!g_cross_check.load(std::memory_order_relaxed)) return decode(xml, limits, read, Path::Any, info);
     Pass pass = Pass::Reader;
-    SoapInfo a = decode(xml, limits, read, Path::Any, &pass);
-    SoapInfo b = decode(xml, limits, read, Path::ReaderOnly);
+    SoapInfo& a = info;
+    decode(xml, limits, read, Path::Any, a, &pass);
+    SoapInfo b;
+    decode(xml, limits, read, Path::ReaderOnly, b);
     bool same = same_soap_info(a, b);
     if (!same && a.head_only && a.error.empty() && !b.error.empty()) {
         // The reader parses ahead of the node it delivers, so it can fail on
         // an error past the head before delivering the head. Then the head
         // read is right iff the whole reads agree that the document is bad.
-        const SoapInfo aw = decode(xml, limits, SoapRead::Whole, Path::Any);
-        const SoapInfo bw = decode(xml, limits, SoapRead::Whole, Path::ReaderOnly);
+        SoapInfo aw, bw;
+        decode(xml, limits, SoapRead::Whole, Path::Any, aw);
+        decode(xml, limits, SoapRead::Whole, Path::ReaderOnly, bw);
         same = same_soap_info(aw, bw) && !bw.error.empty();
     }
     std::lock_guard<std::mutex> lock(g_cross_check_mutex);
@@ -516,7 +532,6 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits, SoapRead re
             t.first_difference = "fast: " + describe(a) + "\nreader: " + describe(b) + "\ndocument: " +
                                  std::string(xml.substr(0, 2048));
     }
-    return a;
 }
 
 bool same_soap_info(const SoapInfo& a, const SoapInfo& b) {
@@ -527,7 +542,9 @@ bool same_soap_info(const SoapInfo& a, const SoapInfo& b) {
 }
 
 SoapInfo decode_soap_with_reader(std::string_view xml, const SoapLimits& limits, SoapRead read) {
-    return decode(xml, limits, read, Path::ReaderOnly);
+    SoapInfo info;
+    decode(xml, limits, read, Path::ReaderOnly, info);
+    return info;
 }
 
 void set_soap_cross_check(bool on) {

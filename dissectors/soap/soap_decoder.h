@@ -26,6 +26,11 @@ enum class SoapRead : uint8_t { Whole, Head };
 // (soap_sax_pass.h), the rest (errors, DTDs, other encodings, deep nesting)
 // by the tree-building reader. All yield the reader's SoapInfo.
 SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {}, SoapRead read = SoapRead::Whole);
+// The same answer as decode_soap, written over `info` (whatever it held):
+// its strings keep their memory, so a SoapInfo reused message after message
+// (a pooled call's) is decoded into without allocating or moving strings.
+void decode_soap_into(std::string_view xml, SoapInfo& info, const SoapLimits& limits = {},
+                      SoapRead read = SoapRead::Whole);
 
 // Test aids. decode_soap_with_reader: the reader alone, the reference the SAX
 // and plain passes are held to. While the cross-check is on (process-wide), decode_soap

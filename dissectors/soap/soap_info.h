@@ -45,6 +45,20 @@ struct SoapInfo {
         error_code = code;
         error = std::move(why);
     }
+    // Back to a default SoapInfo's values in place: the strings keep their
+    // memory, so a SoapInfo decoded into again and again stops allocating.
+    void clear() {
+        is_soap = fault = head_only = false;
+        version.clear();
+        operation.clear();
+        operation_ns.clear();
+        fault_code.clear();
+        fault_string.clear();
+        error.clear();
+        element_count = max_depth = 0;
+        bytes = 0;
+        error_code = SoapError::None;
+    }
 };
 
 } // namespace stallscope

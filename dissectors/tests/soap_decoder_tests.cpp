@@ -874,3 +874,109 @@ TEST_CASE("head read: a big envelope is read to its operation only, by each pass
     CHECK(f.head_only);  // stopped at the Fault's end
     CHECK(f.element_count >= 20000);  // its detail included
 }
+
+namespace {
+
+// A SoapInfo filled by an earlier decode with every field set: the one
+// decode_soap_into must write over without leaving anything behind.
+SoapInfo filled_soap_info() {
+    SoapInfo i = decode_soap(soap11_body("<s:Fault><faultcode>s:Server</faultcode><faultstring>" + std::string(300, 'f') +
+                                         "</faultstring></s:Fault>"));
+    REQUIRE(i.fault);
+    i.error = "left over from before " + std::string(100, 'e');
+    i.error_code = SoapError::Malformed;
+    i.head_only = true;
+    i.operation_ns += std::string(200, 'n');
+    return i;
+}
+
+// decode_soap_into gives decode_soap's SoapInfo, into a new SoapInfo and
+// into `reused` (written over whatever it held).
+void check_into(const std::string& doc, SoapInfo& reused, const SoapLimits& lim = {}) {
+    for (SoapRead read : {SoapRead::Whole, SoapRead::Head}) {
+        INFO(doc.substr(0, 300) << " read " << (read == SoapRead::Head ? "head" : "whole"));
+        const SoapInfo expected = decode_soap(doc, lim, read);
+        SoapInfo fresh;
+        decode_soap_into(doc, fresh, lim, read);
+        CHECK(same_soap_info(fresh, expected));
+        CHECK(fresh.error_code == expected.error_code);
+        decode_soap_into(doc, reused, lim, read);
+        CHECK(same_soap_info(reused, expected));
+        CHECK(reused.error_code == expected.error_code);
+        SoapInfo dirty = filled_soap_info();
+        decode_soap_into(doc, dirty, lim, read);
+        CHECK(same_soap_info(dirty, expected));
+        CHECK(dirty.error_code == expected.error_code);
+    }
+}
+
+} // namespace
+
+TEST_CASE("decode_soap_into: decode_soap's answer on every bundled document, into a new or a reused SoapInfo") {
+    SoapInfo reused = filled_soap_info();
+    std::vector<std::string> docs = odd_documents();
+    docs.push_back("<!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>");
+    docs.push_back(soap11_body("<op>x</op>").insert(0, "<!DOCTYPE s:Envelope>"));
+    std::string utf16;  // UTF-16LE without a byte-order mark: the reader's path
+    for (char c : kSoap12Request) utf16 += std::string{c, '\0'};
+    docs.push_back(utf16);
+    docs.push_back("");
+    for (const std::string& d : docs) check_into(d, reused);
+    SoapLimits small;
+    small.max_bytes = 64;
+    small.max_depth = 3;
+    check_into(kSoap11Request, reused, small);   // too large
+    check_into(soap11_body(nested(5)), reused);
+    check_into(soap11_body(nested(5)), reused, SoapLimits{4096, 3});  // too deep
+    WellFormedXml any(2651, false), plain(2652, true);
+    for (int i = 0; i < 300; ++i) {
+        check_into(any.document(), reused);
+        check_into(plain.document(), reused);
+    }
+}
+
+TEST_CASE("decode_soap_into: every cut of an envelope, into one reused SoapInfo") {
+    SoapInfo reused = filled_soap_info();
+    const std::string fault12 =
+        "<e:Envelope xmlns:e=\"http://www.w3.org/2003/05/soap-envelope\"><e:Body><e:Fault><e:Code><e:Value>e:Sender"
+        "</e:Value></e:Code><e:Reason><e:Text xml:lang=\"en\">why</e:Text></e:Reason></e:Fault></e:Body></e:Envelope>";
+    for (const std::string& doc : {kSoap11Request, kSoap12Request, fault12})
+        for (size_t n = 0; n <= doc.size(); ++n) check_into(doc.substr(0, n), reused);
+}
+
+TEST_CASE("decode_soap_into: the strings keep their memory from document to document") {
+    const std::string ns(100, 'u');
+    const std::string a = soap11_body("<m:Alpha xmlns:m=\"urn:" + ns + "\"/>");
+    const std::string b = soap11_body("<m:Beta xmlns:m=\"urn:" + ns.substr(0, 90) + "\"/>");
+    SoapInfo info;
+    decode_soap_into(a, info);
+    REQUIRE(info.operation_ns == "urn:" + ns);
+    const char* const buffer = info.operation_ns.data();
+    for (SoapRead read : {SoapRead::Whole, SoapRead::Head, SoapRead::Head}) {  // the second head read: from the memo
+        decode_soap_into(b, info, {}, read);
+        CHECK(info.operation == "Beta");
+        CHECK(info.operation_ns == "urn:" + ns.substr(0, 90));
+        CHECK(info.operation_ns.data() == buffer);  // written in place, not a new string moved in
+        decode_soap_into(a, info, {}, read);
+        CHECK(info.operation_ns.data() == buffer);
+    }
+    // A failed document empties the fields, still in place.
+    decode_soap_into("<a><b></a>", info);
+    CHECK(info.operation_ns.empty());
+    CHECK_FALSE(info.error.empty());
+    decode_soap_into(a, info);
+    CHECK(info.operation_ns.data() == buffer);
+}
+
+TEST_CASE("starts_like_xml: a '<' first is XML whatever follows, as the full scan says") {
+    for (int c = 0; c < 256; ++c)
+        for (const std::string& tail : {std::string(), std::string("a>"), std::string(1, '\0'), std::string("\0\0", 2)}) {
+            const std::string body = std::string("<") + char(c) + tail;
+            INFO(c << " + " << tail.size() << " bytes");
+            CHECK(starts_like_xml(body));
+        }
+    CHECK(starts_like_xml("<"));
+    CHECK_FALSE(starts_like_xml("a<"));
+    CHECK(starts_like_xml(std::string("\0<", 2)));  // UTF-16BE '<': the full scan's answer
+    CHECK_FALSE(starts_like_xml(std::string("\0a\0<", 4)));
+}
