@@ -121,7 +121,10 @@ public:
     template <size_t N> JsonStream& member_ms(const char (&k)[N], double ms) { return key(k).value_ms(ms); }
 
     // Bytes outside the document (the report's final newline).
-    void raw(std::string_view s) { put(s.data(), s.size()); }
+    // An empty view may have no data at all: memcpy from null is undefined even for 0 bytes.
+    void raw(std::string_view s) {
+        if (!s.empty()) put(s.data(), s.size());
+    }
 
     // Pieces of one array written by other streams (analyzers/report/json_calls.h):
     // a stream that starts as if `depth` containers were open, the innermost
@@ -134,7 +137,7 @@ public:
         if (depth) open_.back() = elements_before;
     }
     void raw_elements(std::string_view text, uint32_t count) {
-        put(text.data(), text.size());
+        if (!text.empty()) put(text.data(), text.size());
         open_.back() += count;
     }
     // Bytes written so far, handed to the stream or not.
