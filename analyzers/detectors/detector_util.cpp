@@ -137,11 +137,15 @@ Call call_facts(const Call& call) {
 }
 
 Finding make_finding(const char* kind, Side side, const Call& call) {
+    return make_finding(kind, side, call.connection_id, call.id);
+}
+
+Finding make_finding(const char* kind, Side side, uint64_t connection_id, uint64_t call_id) {
     Finding f;
     f.kind = kind;
     f.side = side;
-    f.connection_id = call.connection_id;
-    f.calls.push_back(call.id);
+    f.connection_id = connection_id;
+    f.calls.push_back(call_id);
     return f;
 }
 

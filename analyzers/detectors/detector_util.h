@@ -67,5 +67,6 @@ Call call_facts(const Call& call);
 
 // A finding with the fields every kind fills the same way.
 Finding make_finding(const char* kind, Side side, const Call& call);
+Finding make_finding(const char* kind, Side side, uint64_t connection_id, uint64_t call_id);
 
 } // namespace stallscope::detect

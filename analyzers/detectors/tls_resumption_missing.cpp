@@ -27,25 +27,22 @@ public:
     const char* kind() const override { return "tls_resumption_missing"; }
 
     void on_call(const Call& call, const Connection&, const CallScan&, std::vector<Finding>&) override {
-        // Built in the map's node: a Call moved in from a temporary cost as much as building it.
-        struct Facts {
-            const Call& call;
-            operator Call() const { return call_facts(call); }
-        };
-        if (call.index_on_connection == 0) first_call_.insert_or_assign(call.connection_id, Facts{call});
+        // Only its id: the finding names the call and the connection, nothing
+        // else of it, and the entry lasts as long as the connection lingers.
+        if (call.index_on_connection == 0) first_call_.insert_or_assign(call.connection_id, call.id);
     }
 
     void on_connection_closed(const Connection& conn, std::vector<Finding>& out) override {
         auto it = first_call_.find(conn.id);
         if (it == first_call_.end()) return;
-        decide(conn, it->second, out);  // read in place: moving the Call out cost most of this
+        decide(conn, it->second, out);
         first_call_.erase(it);
     }
 
 private:
-    // The finding of `conn`, now over, whose first call was `c`: a full
+    // The finding of `conn`, now over, whose first call was `call_id`: a full
     // handshake where an earlier connection of the pair had a session.
-    void decide(const Connection& conn, const Call& c, std::vector<Finding>& out) {
+    void decide(const Connection& conn, uint64_t call_id, std::vector<Finding>& out) {
         if (!conn.tls || !conn.tls->handshake_first_frame || conn.tls->version.empty()) return;
         const ConnectionTls& t = *conn.tls;
         auto key = std::make_tuple(conn.client.addr.bytes, conn.server.addr.bytes, conn.server.port, t.sni);
@@ -57,7 +54,7 @@ private:
         double hs = ms(t.handshake_end_ns - t.handshake_start_ns);
         double rtt = conn.handshake_ms.value_or(0);
         Side side = t.resumption_offered ? Side::Server : Side::Client;
-        Finding f = make_finding(kind(), side, c);
+        Finding f = make_finding(kind(), side, conn.id, call_id);
         f.frames = {t.handshake_first_frame, t.handshake_last_frame};
         f.cost_ms = std::max(0.0, hs - rtt);
         f.cost_method = "TLS handshake (frames " + std::to_string(t.handshake_first_frame) + " -> " +
@@ -84,7 +81,7 @@ private:
         out.push_back(std::move(f));
     }
 
-    std::unordered_map<uint64_t, Call> first_call_;
+    std::unordered_map<uint64_t, uint64_t> first_call_;  // connection id -> its first call's id
     using Key = std::tuple<decltype(Endpoint{}.addr.bytes), decltype(Endpoint{}.addr.bytes), uint16_t, std::string>;
     std::map<Key, uint64_t> earlier_;  // the first TLS connection of each client/server pair
 };

@@ -369,6 +369,89 @@ TEST_CASE("connection_setup: a call alone on its connection costs the handshake"
     CHECK(count(run(k, true), "connection_setup") == 0);
 }
 
+// Both keep what they need of a connection's first call until its linger
+// ends, with the call itself gone by then: the finding must still name it
+// and carry what was read from it (ids, version, headers, latency).
+TEST_CASE("connection_setup and tls_resumption_missing: decided from what they kept of the call", "[detectors][connection]") {
+    auto detectors = make_detectors();
+    std::vector<Finding> out;
+    auto call_on = [&](uint64_t call_id, const Builder& b) {
+        Call c = b.call;  // gone before the connection closes
+        c.id = call_id;
+        c.connection_id = b.conn.id;
+        const CallScan scan(c, b.conn);
+        for (auto& d : detectors) d->on_call(c, b.conn, scan, out);
+    };
+    auto closed = [&](Connection conn) {
+        conn.calls = 1;
+        for (auto& d : detectors) d->on_connection_closed(conn, out);
+    };
+    // Plain HTTP/1.0 from a gSOAP client: the client asked to close.
+    Builder a;
+    a.handshake(0.5, 0.25);
+    a.conn.id = 5;
+    a.call.opened_connection = true;
+    a.call.request_close = a.call.connection_close = true;
+    a.call.http_version = "HTTP/1.0";
+    a.call.user_agent = "gSOAP/2.8";
+    a.conn.fin_client = a.conn.fin_server = true;
+    a.seg(Side::Client, 1.0, 685, RqH | RqB).seg(Side::Server, 3.0, 827, RsH | RsB);
+    call_on(7, a);
+    // TLS: two connections of one client to one server, the second with a
+    // full handshake again; it closed first from the server side.
+    auto tls_conn = [](uint64_t id, uint64_t first_frame) {
+        Builder t;
+        t.handshake(0.5, 0.25);
+        t.conn.id = id;
+        t.call.opened_connection = true;
+        t.call.encrypted = true;
+        t.call.server = "gSOAP/2.8";
+        t.conn.fin_client = t.conn.fin_server = true;
+        ConnectionTls& tls = t.conn.tls.emplace();
+        tls.version = "TLS 1.2";
+        tls.sni = "svc.example";
+        tls.handshake_first_frame = first_frame;
+        tls.handshake_last_frame = first_frame + 3;
+        tls.handshake_start_ns = 1 * kMs;
+        tls.handshake_end_ns = 4 * kMs;
+        t.seg(Side::Client, 5.0, 300, RqH | RqB).seg(Side::Server, 6.0, 400, RsH | RsB);
+        t.seg(Side::Server, 6.5, 0, 0, -1, false, tcpflag::kFin);
+        return t;
+    };
+    const Builder t1 = tls_conn(8, 20), t2 = tls_conn(9, 40);
+    call_on(11, t1);
+    call_on(12, t2);
+    closed(a.conn);
+    closed(t1.conn);
+    closed(t2.conn);
+
+    std::vector<const Finding*> setup, resumption;
+    for (const Finding& f : out) {
+        if (f.kind == "connection_setup") setup.push_back(&f);
+        if (f.kind == "tls_resumption_missing") resumption.push_back(&f);
+    }
+    REQUIRE(setup.size() == 3);
+    const Finding& plain = *setup[0];
+    CHECK(plain.connection_id == 5);
+    CHECK(plain.calls == std::vector<uint64_t>{7});
+    CHECK(plain.side == Side::Client);
+    CHECK(plain.toolkit == "gSOAP");
+    CHECK(plain.explanation.find("call 7 opened its own TCP connection (the client spoke HTTP/1.0)") == 0);
+    INFO(plain.explanation);
+    CHECK(plain.explanation.find("(27.3% of the call with its handshake)") != std::string::npos);  // 0.75 / (0.75 + 2)
+    const Finding& enc = *setup[2];
+    CHECK(enc.connection_id == 9);
+    CHECK(enc.calls == std::vector<uint64_t>{12});
+    CHECK(enc.side == Side::Server);  // the server's FIN came first
+    CHECK(enc.toolkit == "gSOAP");     // from the Server header, the server's side
+    CHECK(enc.explanation.find("the server closed it after one encrypted call") != std::string::npos);
+
+    REQUIRE(resumption.size() == 1);
+    CHECK(resumption[0]->connection_id == 9);
+    CHECK(resumption[0]->calls == std::vector<uint64_t>{12});
+    CHECK(resumption[0]->explanation.find("although connection 8 from the same client") != std::string::npos);
+}
+
 TEST_CASE("retransmission: a zero window counts until the window reopens", "[detectors][retransmission]") {
     Builder b;
     b.handshake(0.02, 0.01);
