@@ -18,11 +18,11 @@ FlowTable::~FlowTable() = default;
 
 void FlowTable::warn(Warning w) { sink_.warn(std::move(w)); }
 
-void FlowTable::close_flow(Flows::iterator it) {
-    current_ = it->second->info().id;
-    it->second->finish();
-    Connection info = it->second->info();
-    flows_.erase(it);
+void FlowTable::close_flow(const FlowKey& key, ConnectionAnalyzer& conn) {
+    current_ = conn.info().id;
+    conn.finish();
+    Connection info = conn.info();
+    flows_.erase(key);  // `conn` with it
     sink_.connection_closed(std::move(info));
 }
 
@@ -34,42 +34,50 @@ void FlowTable::expire_due(int64_t now_ns) {
     while (!lingering_.empty() && now_ns - lingering_.top().last_ns > kClosedLingerNs) {
         Lingering l = lingering_.top();
         lingering_.pop();
-        auto it = flows_.find(l.key);
-        if (it == flows_.end() || it->second->info().id != l.id) continue;  // already closed (reuse, cap)
-        if (now_ns - it->second->last_ns() > kClosedLingerNs) {
+        auto* conn = flows_.find(l.key);
+        if (!conn || (*conn)->info().id != l.id) continue;  // already closed (reuse, cap)
+        if (now_ns - (*conn)->last_ns() > kClosedLingerNs) {
             sink_.closing(l.id, l.last_ns);
-            close_flow(it);
+            close_flow(l.key, **conn);
         } else {
-            lingering_.push({it->second->last_ns(), l.id, l.key});  // a packet came since
+            lingering_.push({(*conn)->last_ns(), l.id, l.key});  // a packet came since
         }
     }
 }
 
 void FlowTable::finish() {
     std::vector<std::pair<uint64_t, FlowKey>> order;
-    for (auto& [key, conn] : flows_) order.push_back({conn->info().id, key});
+    flows_.each([&](const FlowKey& key, auto& conn) { order.push_back({conn->info().id, key}); });
     std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first < b.first; });
     for (auto& [id, key] : order) {
         sink_.closing(id, 0);
-        close_flow(flows_.find(key));
+        close_flow(key, **flows_.find(key));
     }
 }
 
 void FlowTable::on_segment(const Frame& f, const TcpPacket& p) {
     expire_closed(f.ts_ns);  // first: a packet past a closed connection's linger is not its own
     FlowKey key = p.src < p.dst ? FlowKey{p.src, p.dst} : FlowKey{p.dst, p.src};
-    auto it = flows_.find(key);
-    if (it != flows_.end() && !it->second->accepts(p)) {
-        close_flow(it);  // the address pair is reused by a new connection
-        it = flows_.end();
+    ConnectionAnalyzer* conn = nullptr;
+    if (auto* found = flows_.find(key)) {
+        conn = found->get();
+        if (!conn->accepts(p)) {
+            close_flow(key, *conn);  // the address pair is reused by a new connection
+            conn = nullptr;
+        }
     }
-    if (it == flows_.end()) {
+    if (!conn) {
         if (flows_.size() >= max_open_) {
             // Over the cap: the least recently active connection is finished
             // early (the lowest id of those, not whichever the hash puts first).
-            auto oldest = std::min_element(flows_.begin(), flows_.end(), [](auto& a, auto& b) {
-                return a.second->last_ns() != b.second->last_ns() ? a.second->last_ns() < b.second->last_ns()
-                                                                  : a.second->info().id < b.second->info().id;
+            const FlowKey* oldest_key = nullptr;
+            ConnectionAnalyzer* oldest = nullptr;
+            flows_.each([&](const FlowKey& k, auto& c) {
+                if (!oldest || (c->last_ns() != oldest->last_ns() ? c->last_ns() < oldest->last_ns()
+                                                                   : c->info().id < oldest->info().id)) {
+                    oldest = c.get();
+                    oldest_key = &k;
+                }
             });
             if (!cap_warned_) {
                 cap_warned_ = true;
@@ -77,22 +85,23 @@ void FlowTable::on_segment(const Frame& f, const TcpPacket& p) {
                                 ": least recently active connections are finished early",
                             f.number, f.file_offset, 0});
             }
-            close_flow(oldest);
+            const FlowKey victim = *oldest_key;  // the slot moves when erased
+            close_flow(victim, *oldest);
         }
         uint64_t id = sink_.new_connection_id();
-        it = flows_.emplace(key, std::make_unique<ConnectionAnalyzer>(id, p, opt_, static_cast<ConnectionHost&>(*this))).first;
+        conn = flows_.insert(key, std::make_unique<ConnectionAnalyzer>(id, p, opt_, static_cast<ConnectionHost&>(*this))).get();
     }
-    current_ = it->second->info().id;
-    const bool was_closed = it->second->closed();
-    it->second->on_packet(f, p);
-    if (!was_closed && it->second->closed()) lingering_.push({it->second->last_ns(), it->second->info().id, key});
+    current_ = conn->info().id;
+    const bool was_closed = conn->closed();
+    conn->on_packet(f, p);
+    if (!was_closed && conn->closed()) lingering_.push({conn->last_ns(), conn->info().id, key});
 }
 
 void FlowTable::provisional(std::vector<Connection>& conns, std::vector<Call>& calls) const {
-    for (auto& [key, conn] : flows_) {
+    flows_.each([&](const FlowKey&, const auto& conn) {
         conns.push_back(conn->info());
         for (Call& c : conn->provisional_calls()) calls.push_back(std::move(c));
-    }
+    });
 }
 
 } // namespace stallscope

@@ -8,12 +8,12 @@
 // holding all of them would, given the same frame times (expire_closed).
 #include "analyzers/calls/connection.h"
 #include "analyzers/detectors/deflate_sampler.h"
+#include "analyzers/pipeline/flat_map.h"
 
 #include <cstring>
 #include <memory>
 #include <queue>
 #include <string>
-#include <unordered_map>
 
 namespace stallscope {
 
@@ -67,21 +67,18 @@ private:
             return x.port == y.port && x.addr.family == y.addr.family && ((u[0] ^ v[0]) | (u[1] ^ v[1])) == 0;
         }
     };
-    // Not noexcept on purpose: libstdc++ then keeps each node's hash code,
-    // so a lookup walking a bucket does not hash every key it passes to see
-    // where the bucket ends. The codes and so the buckets and the order of
-    // iteration (provisional()) are those of the same function either way.
     struct FlowKeyHash {
         size_t operator()(const FlowKey& k) const { return EndpointHash{}(k.a) * 31 + EndpointHash{}(k.b); }
     };
-    using Flows = std::unordered_map<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>;
+    // Open and lingering connections; nothing depends on its order (see above).
+    using Flows = FlatMap<FlowKey, std::unique_ptr<ConnectionAnalyzer>, FlowKeyHash>;
 
     uint64_t new_call_id() override { return sink_.new_call_id(current_); }
     void warn(Warning w) override;
     void call_ready(Call&& call, const Connection& conn) override { sink_.call_ready(std::move(call), conn); }
     DeflateSampler* deflate_sampler() override { return &deflate_sampler_; }
     DeflateSampler* xml_sampler() override { return &xml_sampler_; }
-    void close_flow(Flows::iterator it);
+    void close_flow(const FlowKey& key, ConnectionAnalyzer& conn);  // `key` not in the table's own slot
     void expire_due(int64_t now_ns);
 
     const AnalysisOptions& opt_;
