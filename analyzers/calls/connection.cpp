@@ -349,6 +349,7 @@ void ConnectionAnalyzer::on_packet(const Frame& f, const TcpPacket& p) {
         tracker_.park();
         segs_.shrink();
         for (auto& q : unacked_) q.shrink();
+        if (keyless_) keyless_->release_spare();
     }
 }
 

@@ -235,6 +235,10 @@ void TlsKeylessCalls::take_ready(bool all, std::vector<Ready>& out) {
     done_.clear();
 }
 
+void TlsKeylessCalls::release_spare() {
+    if (done_.empty()) done_ = std::vector<Ready>();
+}
+
 uint64_t TlsKeylessCalls::oldest_needed_segment() const {
     if (!done_.empty()) return done_.front().seg_first;
     if (!open_.empty()) return open_.front().seg_first;

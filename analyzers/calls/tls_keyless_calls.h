@@ -43,6 +43,10 @@ public:
     };
     // Finished calls (every call but the open one, or all when `all`), in order.
     void take_ready(bool all, std::vector<Ready>& out);
+    // The connection is closed: no buffer for finished calls is kept while
+    // it lingers (a call's worth, about 900 bytes, for every closed TLS
+    // connection of the last second); one is made again if a call finishes.
+    void release_spare();
     uint64_t oldest_needed_segment() const;
     uint32_t calls_started() const { return calls_started_; }
     // The handshake as far as it was seen, and the record sizes' overhead.

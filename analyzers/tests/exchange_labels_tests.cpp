@@ -1,6 +1,7 @@
 // What each segment is labelled as carrying, driven straight through the
 // ExchangeTracker (no capture needed).
 #include "analyzers/calls/exchange_tracker.h"
+#include "analyzers/tests/counting_host.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -8,11 +9,7 @@
 using namespace stallscope;
 
 namespace {
-struct Host : ExchangeHost {
-    uint64_t next = 0;
-    uint64_t new_call_id() override { return ++next; }
-    void warn(WarningCode, const std::string&, uint64_t, uint64_t) override {}
-};
+using Host = testing::CountingHost;
 
 struct Conn {
     SegmentStore segs{1000};
