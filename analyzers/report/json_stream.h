@@ -157,6 +157,47 @@ public:
         if (!text.empty()) put(text.data(), text.size());
         open_.back() += count;
     }
+    // Raw writing, for an element whose layout is fixed (json_call_layout.h):
+    // the caller holds a pointer into the buffer and hands it back.
+    // raw_room keeps at least n bytes (n <= kRawRoom) after p, flushing
+    // what is before p if need be; raw_string writes a string value at p.
+    static constexpr size_t kRawRoom = 1024;
+    int indent() const { return indent_; }
+    // The next element of the open array is written raw: true if it is the first.
+    bool raw_element() { return open_.back()++ == 0; }
+    char* raw_begin() { return room(kRawRoom); }
+    char* raw_room(char* p, size_t n) {
+        if (size_t(buf_.get() + kBufferSize - p) >= n) return p;
+        used_ = size_t(p - buf_.get());
+        flush();
+        return buf_.get();
+    }
+    void raw_end(char* p) { used_ = size_t(p - buf_.get()); }
+    uint64_t raw_written(const char* p) const { return flushed_ + uint64_t(p - buf_.get()); }
+    char* raw_string(char* p, std::string_view s) {
+        if (s.size() <= kShortString && plain(s)) {
+            p = raw_room(p, s.size() + 2 + kRawRoom);
+            *p++ = '"';
+            std::memcpy(p, s.data(), s.size());
+            p[s.size()] = '"';
+            return p + s.size() + 1;
+        }
+        raw_end(p);
+        string(s);
+        return raw_room(buf_.get() + used_, kRawRoom);
+    }
+    // An integer or a time in ms at p as value() and value_ms() write them
+    // (at most kDoubleChars bytes).
+    template <class T> static char* raw_number(char* p, T v) {
+        if (v >= 0 && v < 10) {
+            *p = char('0' + v);
+            return p + 1;
+        }
+        if constexpr (std::is_signed_v<T>) return write_int(p, int64_t(v));
+        else return write_uint(p, uint64_t(v));
+    }
+    static char* raw_ms(char* p, double ms);
+
     // Bytes written so far, handed to the stream or not.
     uint64_t written() const { return flushed_ + used_; }
     // Hands the buffer to the stream (also done when it fills and at the end).
