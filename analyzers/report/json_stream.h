@@ -178,7 +178,7 @@ public:
         if (s.size() <= kShortString && plain(s)) {
             p = raw_room(p, s.size() + 2 + kRawRoom);
             *p++ = '"';
-            std::memcpy(p, s.data(), s.size());
+            if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view's data may be null
             p[s.size()] = '"';
             return p + s.size() + 1;
         }
