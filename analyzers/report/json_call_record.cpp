@@ -1,5 +1,7 @@
 #include "analyzers/report/json_call_record.h"
 
+#include "analyzers/report/append_buf.h"
+
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/xml_sample.h"
 #include "analyzers/report/report.h"
@@ -47,28 +49,10 @@ private:
     bool ok_ = true;
 };
 
-// An ostream that appends to a string (the record being made).
-class AppendBuf : public std::streambuf {
-public:
-    std::string* out = nullptr;
-protected:
-    // Between records there is no target: nothing may be written then.
-    std::streamsize xsputn(const char* s, std::streamsize n) override {
-        if (!out) return 0;
-        out->append(s, size_t(n));
-        return n;
-    }
-    int_type overflow(int_type c) override {
-        if (!out) return traits_type::eof();
-        if (!traits_type::eq_int_type(c, traits_type::eof())) out->push_back(traits_type::to_char_type(c));
-        return traits_type::not_eof(c);
-    }
-};
-
 // One stream for every call: its buffer and layout state are reused.
 struct Recorder {
     explicit Recorder(int indent) : os(&buf), js(os, indent), indent(indent) {}
-    AppendBuf buf;
+    AppendBuf buf;  // between records it has no target: the caller's string may go first
     std::ostream os;
     JsonStream js;
     int indent;

@@ -1,5 +1,7 @@
 #include "analyzers/report/json_calls.h"
 
+#include "analyzers/report/append_buf.h"
+
 #include "analyzers/accounting/xml_sample.h"
 #include "analyzers/report/json_call_record.h"
 #include "analyzers/result/result_spill.h"
@@ -9,7 +11,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <sstream>
+#include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,14 +131,16 @@ private:
         }
     }
 
+    // Into b.text, which keeps its capacity from the batch before.
     void encode(Batch& b) const {
-        std::ostringstream os;
-        {
-            JsonStream js(os, indent_);
-            js.resume_inside(depth_, b.first_in_array ? 0 : 1);
-            for (size_t i = 0; i < b.n; ++i) write_call_(js, b.calls[i], t0_, b.measured[i] != 0);
-        }
-        b.text = std::move(os).str();
+        AppendBuf buf;
+        buf.out = &b.text;
+        std::ostream os(&buf);
+        JsonStream js(os, indent_);
+        js.resume_inside(depth_, b.first_in_array ? 0 : 1);
+        for (size_t i = 0; i < b.n; ++i) write_call_(js, b.calls[i], t0_, b.measured[i] != 0);
+        js.flush();
+        if (!os) throw std::runtime_error("JSON calls: could not append a batch's text");
     }
 
     JsonStream& w_;

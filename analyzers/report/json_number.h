@@ -5,8 +5,45 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace stallscope {
+
+// n's decimal digits as std::to_chars writes them (at most 20 bytes), cheaper:
+// the length from the highest set bit and one comparison, then two digits at
+// a time from a table, from the end (issue 26).
+inline constexpr char kDigitPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+inline unsigned decimal_digits(uint64_t n) {
+    static constexpr uint64_t kPow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+        10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+        10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
+    const unsigned guess = ((64 - unsigned(__builtin_clzll(n | 1))) * 1233) >> 12;  // floor(log10(2^bits))
+    return guess + ((n | 1) >= kPow10[guess]);  // n | 1: 0 has one digit, and 10^k - 1 is odd
+}
+template <class U> inline void write_digit_pairs(char* end, U n) {
+    while (n >= 100) {
+        const U q = n / 100;
+        end -= 2;
+        std::memcpy(end, kDigitPairs + 2 * (n - 100 * q), 2);
+        n = q;
+    }
+    if (n >= 10) std::memcpy(end - 2, kDigitPairs + 2 * n, 2);
+    else end[-1] = char('0' + n);
+}
+inline char* write_uint(char* out, uint64_t n) {
+    char* end = out + decimal_digits(n);
+    if (n >> 32) write_digit_pairs(end, n);
+    else write_digit_pairs(end, uint32_t(n));  // 32-bit division by 100: cheaper
+    return end;
+}
+inline char* write_int(char* out, int64_t v) {
+    *out = '-';
+    return write_uint(out + (v < 0), v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v));
+}
 
 // A double that is some n / 1000.0 with 0 <= n < 2^32 (what round_ms makes
 // of every time in a report) is written as n's digits with a decimal point:
@@ -25,7 +62,7 @@ inline char* write_ms_digits(char* out, bool negative, uint32_t n) {
     out += negative;
     const uint32_t whole = n / 1000, frac = n % 1000;
     if (whole < 10) *out++ = char('0' + whole);  // most times of a call: one digit
-    else out = std::to_chars(out, out + 10, whole).ptr;
+    else out = write_uint(out, whole);
     *out++ = '.';
     *out++ = char('0' + frac / 100);  // "7.0" for a whole number
     if (frac % 100) {

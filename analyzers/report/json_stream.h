@@ -43,9 +43,26 @@ public:
     // (json_stream_tests checks every key a report writes), its length known
     // when compiled, so nothing is scanned. A char array that is not a
     // literal must go through the string_view overload.
-    template <size_t N> JsonStream& key(const char (&k)[N]) {
+    // Always inline: the key is then copied as constants of a known size,
+    // with no call (about a hundred keys a call, issue 26).
+    template <size_t N> [[gnu::always_inline]] JsonStream& key(const char (&k)[N]) {
         static_assert(N > 0 && N - 1 <= kShortKey);
-        return plain_key(std::string_view(k, N - 1));
+        constexpr size_t n = N - 1;
+        const size_t pad = indent_ < 0 ? 0 : 1 + open_.size() * size_t(indent_);  // "\n" and the indent
+        if (pad > kPadCopy) return key_slow(std::string_view(k, n));
+        char* p = room(1 + kPadCopy + n + 4);  // , pad "k":_
+        if (open_.back()++) *p++ = ',';
+        std::memcpy(p, newline_.data(), kPadCopy);  // a fixed size copies fastest: the tail is overwritten
+        p += pad;
+        *p = '"';
+        std::memcpy(p + 1, k, n);
+        p += n + 1;
+        p[0] = '"';
+        p[1] = ':';
+        p[2] = ' ';
+        used_ = size_t(p + 2 + (indent_ >= 0) - buf_.get());
+        after_key_ = true;
+        return *this;
     }
 
     JsonStream& value(std::string_view s) {
@@ -103,8 +120,8 @@ public:
             ++used_;
             return *this;
         }
-        if constexpr (std::is_signed_v<T>) p = std::to_chars(p, p + 24, int64_t(v)).ptr;
-        else p = std::to_chars(p, p + 24, uint64_t(v)).ptr;
+        if constexpr (std::is_signed_v<T>) p = write_int(p, int64_t(v));
+        else p = write_uint(p, uint64_t(v));
         used_ = size_t(p - buf_.get());
         return *this;
     }
@@ -140,6 +157,47 @@ public:
         if (!text.empty()) put(text.data(), text.size());
         open_.back() += count;
     }
+    // Raw writing, for an element whose layout is fixed (json_call_layout.h):
+    // the caller holds a pointer into the buffer and hands it back.
+    // raw_room keeps at least n bytes (n <= kRawRoom) after p, flushing
+    // what is before p if need be; raw_string writes a string value at p.
+    static constexpr size_t kRawRoom = 1024;
+    int indent() const { return indent_; }
+    // The next element of the open array is written raw: true if it is the first.
+    bool raw_element() { return open_.back()++ == 0; }
+    char* raw_begin() { return room(kRawRoom); }
+    char* raw_room(char* p, size_t n) {
+        if (size_t(buf_.get() + kBufferSize - p) >= n) return p;
+        used_ = size_t(p - buf_.get());
+        flush();
+        return buf_.get();
+    }
+    void raw_end(char* p) { used_ = size_t(p - buf_.get()); }
+    uint64_t raw_written(const char* p) const { return flushed_ + uint64_t(p - buf_.get()); }
+    char* raw_string(char* p, std::string_view s) {
+        if (s.size() <= kShortString && plain(s)) {
+            p = raw_room(p, s.size() + 2 + kRawRoom);
+            *p++ = '"';
+            if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view's data may be null
+            p[s.size()] = '"';
+            return p + s.size() + 1;
+        }
+        raw_end(p);
+        string(s);
+        return raw_room(buf_.get() + used_, kRawRoom);
+    }
+    // An integer or a time in ms at p as value() and value_ms() write them
+    // (at most kDoubleChars bytes).
+    template <class T> static char* raw_number(char* p, T v) {
+        if (v >= 0 && v < 10) {
+            *p = char('0' + v);
+            return p + 1;
+        }
+        if constexpr (std::is_signed_v<T>) return write_int(p, int64_t(v));
+        else return write_uint(p, uint64_t(v));
+    }
+    static char* raw_ms(char* p, double ms);
+
     // Bytes written so far, handed to the stream or not.
     uint64_t written() const { return flushed_ + used_; }
     // Hands the buffer to the stream (also done when it fills and at the end).
@@ -171,19 +229,33 @@ private:
     // Written as it is between quotes.
     // Eight bytes at a time: a byte >= 0x80, < 0x20, '"' or '\\' sets its high
     // bit in `bad` (the exact "has zero byte" / "has less than" word tests).
+    // The tail is one more word over the last 8 bytes (or two overlapping
+    // 4-byte halves for 4 to 7 bytes): a byte looked at twice changes nothing.
     static bool plain(std::string_view s) {
-        constexpr uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
         const char* p = s.data();
         size_t n = s.size();
         uint64_t bad = 0;  // no early exit: short strings, fewer branches
-        for (; n >= 8; p += 8, n -= 8) {
-            uint64_t w;
-            std::memcpy(&w, p, 8);
-            const uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
-            bad |= (w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high;
+        if (n >= 8) {
+            for (; n > 8; p += 8, n -= 8) bad |= word_bad(load<uint64_t>(p));
+            bad |= word_bad(load<uint64_t>(p + n - 8));
+        } else if (n >= 4) {
+            bad = word_bad(load<uint32_t>(p) | uint64_t(load<uint32_t>(p + n - 4)) << 32);
+        } else {
+            for (; n; ++p, --n) bad |= kByteClass[uint8_t(*p)];
         }
-        for (; n; ++p, --n) bad |= kByteClass[uint8_t(*p)];
         return !bad;
+    }
+    template <class T> static T load(const char* p) {
+        T w;
+        std::memcpy(&w, p, sizeof w);
+        return w;
+    }
+    // High bit of each byte of w that is >= 0x80, < 0x20, '"' or '\\' (and
+    // maybe of bytes above such a one: the word as a whole is exact).
+    static uint64_t word_bad(uint64_t w) {
+        constexpr uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+        const uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+        return (w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high;
     }
     // Room for n more bytes (n <= kBufferSize), flushing first if need be.
     char* room(size_t n) {

@@ -9,6 +9,7 @@
 #include "analyzers/accounting/xml_sample.h"
 #include "analyzers/report/json_calls.h"
 #include "analyzers/report/json_call_record.h"
+#include "analyzers/report/json_call_layout.h"
 
 #include <cmath>
 #include <ctime>
@@ -250,7 +251,10 @@ void capture_point_json(Json& w, const CapturePointSummary& s) {
 // (analyzers/accounting/xml_sample.h); else element_count is null.
 // `marks`: element_count and the times are null, their places noted
 // (json_call_record.h); `rel` and `whole` are not used.
+// call_json_layout writes the same bytes from runs of fixed text where its
+// runs fit (every indent up to 4); what follows is the general path.
 void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks* marks = nullptr) {
+    if (call_json_layout(w, k, rel.t0, whole, marks)) return;
     auto time = [&](int64_t ns) {
         if (!marks) return void(w.value_ms(rel(ns)));
         marks->times.push_back({w.written(), ns});

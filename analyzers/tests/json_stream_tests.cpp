@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -388,10 +390,13 @@ TEST_CASE("json stream: random keys and strings, fast and slow paths, as nlohman
 
 // plain() reads eight bytes at a time: every byte that needs an escape or
 // the UTF-8 check, at every place in a string longer than a word.
+// The tail is read as one word over the last 8 bytes, or two overlapping
+// halves for 4 to 7 bytes, or byte by byte below 4: every length up to 25.
 TEST_CASE("json stream: a byte that needs escaping is found at every place of a string", "[json]") {
     for (int b = 0; b < 256; ++b) {
-        for (size_t at = 0; at < 19; ++at) {
-            std::string s(19, 'a');
+        for (size_t len = 1; len <= 25; ++len)
+        for (size_t at = 0; at < len; ++at) {
+            std::string s(len, 'a');
             s[at] = char(b);
             std::ostringstream os;
             {
@@ -428,4 +433,82 @@ TEST_CASE("json stream: every key the reports write is plain ASCII", "[json]") {
     }
     CHECK(files > 5);
     CHECK(keys > 1000);
+}
+
+// write_uint / write_int (json_number.h) replace std::to_chars for every
+// integer of a report: the same digits for every length, at its edges.
+TEST_CASE("json number: integers written two digits at a time as to_chars writes them", "[json]") {
+    auto same_u = [](uint64_t n) {
+        char a[24], b[24];
+        const std::string_view want(a, size_t(std::to_chars(a, a + 24, n).ptr - a));
+        const std::string_view got(b, size_t(write_uint(b, n) - b));
+        INFO(n);
+        CHECK(got == want);
+        CHECK(decimal_digits(n) == want.size());
+    };
+    auto same_i = [](int64_t n) {
+        char a[24], b[24];
+        const std::string_view want(a, size_t(std::to_chars(a, a + 24, n).ptr - a));
+        const std::string_view got(b, size_t(write_int(b, n) - b));
+        INFO(n);
+        CHECK(got == want);
+    };
+    for (uint64_t n = 0; n < 100000; ++n) same_u(n);
+    for (int64_t n = -1000; n < 1000; ++n) same_i(n);
+    uint64_t p = 1;
+    for (int k = 0; k < 20; ++k, p *= 10) {  // 10^k and its neighbours, 32 and 64 bits
+        for (uint64_t d : {p - 1, p, p + 1, 2 * p - 1, 9 * p, 9 * p + 1}) same_u(d);
+        same_i(int64_t(p > uint64_t(INT64_MAX) ? 0 : p));
+        same_i(-int64_t(p > uint64_t(INT64_MAX) ? 0 : p));
+    }
+    for (int b = 0; b < 64; ++b) {  // 2^b and its neighbours
+        const uint64_t v = uint64_t(1) << b;
+        same_u(v - 1);
+        same_u(v);
+        same_u(v + 1);
+    }
+    same_u(uint64_t(UINT32_MAX));
+    same_u(uint64_t(UINT32_MAX) + 1);
+    same_u(UINT64_MAX);
+    same_i(INT64_MIN);
+    same_i(INT64_MAX);
+    same_i(INT64_MIN + 1);
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 200000; ++i) {
+        const uint64_t v = rng() >> (rng() % 64);
+        same_u(v);
+        same_i(int64_t(v) * (i % 2 ? -1 : 1));
+    }
+    // Through the stream, every integer type.
+    std::ostringstream os;
+    {
+        JsonStream w(os, -1);
+        w.begin_array().value(uint8_t(99)).value(uint16_t(100)).value(int16_t(-32768)).value(uint32_t(4294967295u));
+        w.value(int64_t(-9999999999)).value(uint64_t(10000000000000000000ULL)).end_array();
+    }
+    CHECK(os.str() == "[99,100,-32768,4294967295,-9999999999,10000000000000000000]");
+}
+
+// Keys written in the code take an inline path (key(const char (&)[N])) that
+// falls back to the general one deeper than 64 columns: both, every indent.
+TEST_CASE("json stream: literal keys at every depth as nlohmann writes them", "[json]") {
+    for (int indent : kIndents) {
+        std::ostringstream os;
+        ojson want = 7;
+        {
+            JsonStream w(os, indent);
+            for (int d = 0; d < 40; ++d) w.begin_object().key("first").value(int64_t(d)).key("nested_key");
+            w.value(int64_t(7));
+            for (int d = 0; d < 40; ++d) w.key("last").begin_array().end_array().end_object();
+        }
+        for (int d = 39; d >= 0; --d) {
+            ojson o = ojson::object();
+            o["first"] = d;
+            o["nested_key"] = want;
+            o["last"] = ojson::array();
+            want = std::move(o);
+        }
+        INFO("indent " << indent);
+        CHECK(os.str() == want.dump(indent, ' ', false, ojson::error_handler_t::replace));
+    }
 }

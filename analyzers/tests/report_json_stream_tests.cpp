@@ -3,7 +3,9 @@
 // hostile and public capture, and for random results full of hostile text
 // and awkward numbers.
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/report/json_call_layout.h"
 #include "analyzers/report/json_call_record.h"
+#include "analyzers/report/json_stream.h"
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/spill/spill_file.h"
@@ -34,9 +36,11 @@ namespace {
 using test::captures_under;
 
 // Every indent the reports are asked for (2 by default, compact for the
-// GUI's copies) and two nobody asks for, to check the layout in general.
+// GUI's copies) and some nobody asks for, to check the layout in general:
+// up to 4 a call's element is written from fixed runs (json_call_layout.h),
+// at 9 they do not fit and the general path writes it.
 void check_same_report(const AnalysisResult& r) {
-    for (int indent : {2, -1, 0, 3}) {
+    for (int indent : {2, -1, 0, 3, 4, 9}) {
         INFO("indent " << indent);
         std::string expected = test::reference_report_json(r, indent);
         std::string got = report_json(r, indent);
@@ -345,4 +349,37 @@ TEST_CASE("report json: bundled captures analysed with calls stored as JSON elem
         }
     }
     CHECK(with_records > 50);
+}
+
+// Which path writes a call's element: the fixed runs where they fit (every
+// indent up to 4 inside a report's "calls"), the general one elsewhere; the
+// tests above compare both with the reference report.
+TEST_CASE("report json: a call's element from fixed runs where they fit, else the general path", "[json]") {
+    Call c;
+    c.id = 7;
+    c.phases.push_back({PhaseKind::ResponseBody, 1, 2, 3, 4});
+    for (int indent : {-1, 0, 1, 2, 3, 4, 9}) {
+        std::ostringstream os;
+        JsonStream w(os, indent);
+        w.begin_object().key("calls").begin_array();
+        INFO("indent " << indent);
+        CHECK(call_json_layout(w, c, 0, false, nullptr) == (indent <= 4));
+    }
+    std::ostringstream os;
+    JsonStream w(os, 2);
+    CHECK_FALSE(call_json_layout(w, c, 0, false, nullptr));  // not inside an array
+}
+
+// The layout writes enum names (phase_name, place_name) without the escape
+// scan: each must be plain ASCII that needs no escape.
+TEST_CASE("report json: the names written without the escape scan need none", "[json]") {
+    auto plain = [](const char* s) {
+        const std::string_view v(s);
+        return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+    };
+    for (int k = 0; k < 256; ++k) {
+        INFO(k);
+        CHECK(plain(phase_name(PhaseKind(k))));
+        CHECK(plain(place_name(CapturePlace(k))));
+    }
 }

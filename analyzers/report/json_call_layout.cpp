@@ -1,0 +1,306 @@
+#include "analyzers/report/json_call_layout.h"
+
+#include "analyzers/accounting/call_ledger.h"
+#include "analyzers/report/report.h"
+
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <string_view>
+
+namespace stallscope {
+
+namespace {
+
+// The runs of a call's element for one indent and depth (the open
+// containers around it). D: the element's own line, M: the call's members,
+// S: the members of its objects and the elements of its arrays, P: the
+// members of a phase or attribution entry.
+struct CallLayout {
+    CallLayout(int indent, size_t depth) : indent(indent), depth(depth) {
+        const size_t D = depth, M = D + 1, S = D + 2, P = D + 3;
+        elem_first = run(nl(D) + "{" + nl(M) + key("id"));
+        elem_next = run("," + nl(D) + "{" + nl(M) + key("id"));
+        close_call = run(nl(D) + "}");
+        for (size_t i = 0; i < kCallKeys; ++i) call[i] = run("," + nl(M) + key(kCallKey[i]));
+        close_m = run(nl(M) + "}");
+        fault_open = run("{" + nl(S) + key("code"));
+        fault_string = run("," + nl(S) + key("string"));
+        msg_open = run("{" + nl(S) + key("first_frame"));
+        for (size_t i = 0; i < kMsgKeys; ++i) msg[i] = run("," + nl(S) + key(kMsgKey[i]));
+        sizes_first = run("[" + nl(S + 1));
+        sizes_next = run("," + nl(S + 1));
+        sizes_close = run(nl(S) + "]");
+        phase_first = run("[" + nl(S) + "{" + nl(P) + key("phase"));
+        phase_next = run("," + nl(S) + "{" + nl(P) + key("phase"));
+        for (size_t i = 0; i < kPhaseKeys; ++i) phase[i] = run("," + nl(P) + key(kPhaseKey[i]));
+        cause_first = run("[" + nl(S) + "{" + nl(P) + key("cause"));
+        cause_next = run("," + nl(S) + "{" + nl(P) + key("cause"));
+        cause_ms = run("," + nl(P) + key("ms"));
+        close_s = run(nl(S) + "}");
+        array_close_m = run(nl(M) + "]");
+    }
+
+    // The call's keys after "id", in call_json's order.
+    static constexpr const char* kCallKey[] = {"connection_id", "index_on_connection", "method", "uri",
+        "http_version", "encrypted", "status", "reason", "operation", "namespace", "soap_version", "soap_action",
+        "fault", "soap_error", "envelope_bytes", "element_count", "user_agent", "server", "expect_continue",
+        "got_continue", "request_first_frame", "response_last_frame", "start_ms", "latency_ms", "complete",
+        "opened_connection", "closed_connection", "request", "response", "phases", "attribution", "setup_ms",
+        "client_ms", "latency_view", "client_latency_estimate_ms"};
+    static constexpr size_t kCallKeys = std::size(kCallKey);
+    static constexpr const char* kMsgKey[] = {"last_frame", "header_bytes", "body_bytes", "segments",
+                                              "write_sizes", "complete", "missing_bytes"};
+    static constexpr size_t kMsgKeys = std::size(kMsgKey);
+    static constexpr const char* kPhaseKey[] = {"start_ms", "duration_ms", "start_frame", "end_frame"};
+    static constexpr size_t kPhaseKeys = std::size(kPhaseKey);
+
+    std::string nl(size_t d) const { return indent < 0 ? std::string() : "\n" + std::string(d * size_t(indent), ' '); }
+    std::string key(std::string_view k) const { return "\"" + std::string(k) + (indent < 0 ? "\":" : "\": "); }
+    JsonRun run(const std::string& s) {
+        JsonRun r;
+        if (s.size() > JsonRun::kCap) fits = false;
+        else {
+            std::memcpy(r.bytes, s.data(), s.size());
+            r.size = uint8_t(s.size());
+        }
+        return r;
+    }
+
+    int indent;
+    size_t depth;
+    bool fits = true;
+    JsonRun elem_first, elem_next, close_call, call[kCallKeys], close_m, fault_open, fault_string, msg_open,
+        msg[kMsgKeys], sizes_first, sizes_next, sizes_close, phase_first, phase_next, phase[kPhaseKeys], cause_first,
+        cause_next, cause_ms, close_s, array_close_m;
+};
+
+// Index of a call key in kCallKey, found when compiled.
+consteval size_t call_key(std::string_view k) {
+    for (size_t i = 0; i < CallLayout::kCallKeys; ++i)
+        if (std::string_view(CallLayout::kCallKey[i]) == k) return i;
+    throw "not a call key";
+}
+
+// One layout per thread (the report's workers write calls in parallel),
+// made again when the indent or depth changes.
+const CallLayout* layout_for(int indent, size_t depth) {
+    thread_local std::unique_ptr<CallLayout> cached;
+    if (!cached || cached->indent != indent || cached->depth != depth)
+        cached = std::make_unique<CallLayout>(indent, depth);
+    return cached->fits ? cached.get() : nullptr;
+}
+
+// The writer's pointer into the stream's buffer. After each run there is
+// room for any value but a string (raw_string makes its own).
+struct Out {
+    JsonStream& w;
+    char* p;
+
+    void run(const JsonRun& r) {
+        p = w.raw_room(p, 2 * JsonRun::kCap + kDoubleChars);
+        std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
+        p += r.size;
+    }
+    template <class T> void num(T v) { p = JsonStream::raw_number(p, v); }
+    void ms(double v) { p = JsonStream::raw_ms(p, v); }
+    void null() {
+        std::memcpy(p, "null", 4);
+        p += 4;
+    }
+    void boolean(bool b) {
+        if (b) std::memcpy(p, "true", 4);
+        else std::memcpy(p, "false", 5);
+        p += b ? 4 : 5;
+    }
+    void str(std::string_view s) { p = w.raw_string(p, s); }
+    // An enum's name (phase_name, place_name: short, plain ASCII, checked by
+    // json_stream_tests): no scan. Room: the run before it left kCap + 64.
+    void name(const char* s) {
+        const size_t n = std::strlen(s);
+        if (n > JsonRun::kCap) return str(s);
+        *p = '"';
+        std::memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        p += n + 2;
+    }
+    uint64_t written() const { return w.raw_written(p); }
+};
+
+} // namespace
+
+bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, CallJsonMarks* marks) {
+    if (w.depth() == 0) return false;  // not inside an array
+    const CallLayout* lp = layout_for(w.indent(), w.depth());
+    if (!lp) return false;
+    const CallLayout& L = *lp;
+    Out o{w, w.raw_begin()};
+    o.run(w.raw_element() ? L.elem_first : L.elem_next);
+    auto time = [&](int64_t ns) {
+        if (!marks) return o.ms(ms_between(ns, t0));
+        marks->times.push_back({o.written(), ns});
+        o.null();
+    };
+    auto ms_or_null = [&](bool known, double ms) {
+        if (known) o.ms(ms);
+        else o.null();
+    };
+    auto str_or_null = [&](const std::string& s) {
+        if (s.empty()) o.null();
+        else o.str(s);
+    };
+    auto message = [&](const MessageInfo& m) {
+        o.run(L.msg_open);
+        o.num(m.first_frame);
+        o.run(L.msg[0]);
+        o.num(m.last_frame);
+        o.run(L.msg[1]);
+        o.num(m.header_bytes);
+        o.run(L.msg[2]);
+        o.num(m.body_bytes);
+        o.run(L.msg[3]);
+        o.num(m.write_sizes.size());
+        o.run(L.msg[4]);
+        if (m.write_sizes.empty()) {
+            std::memcpy(o.p, "[]", 2);
+            o.p += 2;
+        } else {
+            o.run(L.sizes_first);
+            o.num(m.write_sizes[0]);
+            for (size_t i = 1; i < m.write_sizes.size(); ++i) {
+                o.run(L.sizes_next);
+                o.num(m.write_sizes[i]);
+            }
+            o.run(L.sizes_close);
+        }
+        o.run(L.msg[5]);
+        o.boolean(m.complete);
+        o.run(L.msg[6]);
+        o.num(m.missing_bytes);
+        o.run(L.close_m);
+    };
+
+    o.num(k.id);
+    o.run(L.call[call_key("connection_id")]);
+    o.num(k.connection_id);
+    o.run(L.call[call_key("index_on_connection")]);
+    o.num(k.index_on_connection);
+    o.run(L.call[call_key("method")]);
+    o.str(k.method);
+    o.run(L.call[call_key("uri")]);
+    o.str(k.uri);
+    o.run(L.call[call_key("http_version")]);
+    o.str(k.http_version);
+    if (k.encrypted) {  // TLS without keys: method, URI, status unknown
+        o.run(L.call[call_key("encrypted")]);
+        o.boolean(true);
+    }
+    o.run(L.call[call_key("status")]);
+    if (k.status) o.num(k.status);
+    else o.null();
+    o.run(L.call[call_key("reason")]);
+    o.str(k.reason);
+    o.run(L.call[call_key("operation")]);
+    str_or_null(k.soap.operation);
+    o.run(L.call[call_key("namespace")]);
+    str_or_null(k.soap.operation_ns);
+    o.run(L.call[call_key("soap_version")]);
+    str_or_null(k.soap.version);
+    o.run(L.call[call_key("soap_action")]);
+    o.str(k.soap_action);
+    o.run(L.call[call_key("fault")]);
+    const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
+    if (fs.fault) {
+        o.run(L.fault_open);
+        o.str(fs.fault_code);
+        o.run(L.fault_string);
+        o.str(fs.fault_string);
+        o.run(L.close_m);
+    } else {
+        o.null();
+    }
+    o.run(L.call[call_key("soap_error")]);
+    str_or_null(!k.soap.error.empty() ? k.soap.error : k.soap_response.error);
+    o.run(L.call[call_key("envelope_bytes")]);
+    o.num(k.soap.bytes);
+    o.run(L.call[call_key("element_count")]);
+    if (marks) marks->element_count_at = o.written();
+    if (whole && !marks) o.num(k.soap.element_count);
+    else o.null();
+    o.run(L.call[call_key("user_agent")]);
+    o.str(k.user_agent);
+    o.run(L.call[call_key("server")]);
+    o.str(k.server);
+    o.run(L.call[call_key("expect_continue")]);
+    o.boolean(k.expect_continue);
+    o.run(L.call[call_key("got_continue")]);
+    o.boolean(k.got_continue);
+    o.run(L.call[call_key("request_first_frame")]);
+    o.num(k.request_first_frame);
+    o.run(L.call[call_key("response_last_frame")]);
+    if (k.response_last_frame) o.num(k.response_last_frame);
+    else o.null();
+    o.run(L.call[call_key("start_ms")]);
+    time(k.start_ns);
+    o.run(L.call[call_key("latency_ms")]);
+    ms_or_null(k.complete, k.latency_ms);
+    o.run(L.call[call_key("complete")]);
+    o.boolean(k.complete);
+    o.run(L.call[call_key("opened_connection")]);
+    o.boolean(k.opened_connection);
+    o.run(L.call[call_key("closed_connection")]);
+    o.boolean(k.closed_connection);
+    o.run(L.call[call_key("request")]);
+    message(k.request);
+    o.run(L.call[call_key("response")]);
+    message(k.response);
+    o.run(L.call[call_key("phases")]);
+    if (k.phases.empty()) {
+        std::memcpy(o.p, "[]", 2);
+        o.p += 2;
+    } else {
+        for (size_t i = 0; i < k.phases.size(); ++i) {
+            const Phase& ph = k.phases[i];
+            o.run(i ? L.phase_next : L.phase_first);
+            o.name(phase_name(ph.kind));
+            o.run(L.phase[0]);
+            time(ph.start_ns);
+            o.run(L.phase[1]);
+            o.ms(ph.duration_ms());
+            o.run(L.phase[2]);
+            o.num(ph.start_frame);
+            o.run(L.phase[3]);
+            o.num(ph.end_frame);
+            o.run(L.close_s);
+        }
+        o.run(L.array_close_m);
+    }
+    o.run(L.call[call_key("attribution")]);
+    if (k.attribution.empty()) {
+        std::memcpy(o.p, "[]", 2);
+        o.p += 2;
+    } else {
+        for (size_t i = 0; i < k.attribution.size(); ++i) {
+            o.run(i ? L.cause_next : L.cause_first);
+            o.str(k.attribution[i].cause);
+            o.run(L.cause_ms);
+            o.ms(k.attribution[i].ms);
+            o.run(L.close_s);
+        }
+        o.run(L.array_close_m);
+    }
+    o.run(L.call[call_key("setup_ms")]);
+    ms_or_null(k.setup_ms >= 0, k.setup_ms);
+    o.run(L.call[call_key("client_ms")]);
+    if (k.complete) o.ms(client_ms(k));
+    else o.null();
+    o.run(L.call[call_key("latency_view")]);
+    o.name(place_name(k.view));
+    o.run(L.call[call_key("client_latency_estimate_ms")]);
+    ms_or_null(k.complete && k.client_path_ms >= 0, k.latency_ms + k.client_path_ms);
+    o.run(L.close_call);
+    w.raw_end(o.p);
+    return true;
+}
+
+} // namespace stallscope
