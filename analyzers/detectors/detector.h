@@ -50,7 +50,8 @@ public:
     virtual void finish(std::vector<Finding>& out) {}
     // Fills in facts only known at the end (counts over the whole capture) in
     // a finding of this detector's kind made earlier. Called once per finding,
-    // after finish().
+    // after finish(). A spilled finding comes without its texts and evidence
+    // frames (ResultSpill::seal): change the other fields only.
     virtual void finalize(Finding& f) const {}
     // The analysis spills (a big capture): what the detector keeps per call
     // should go to files from `make_file` (nullptr when one cannot be made:

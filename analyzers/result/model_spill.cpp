@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 namespace stallscope {
@@ -51,7 +52,17 @@ uint64_t rel_decode(uint64_t v, uint64_t base, uint64_t sentinel) {
 class Writer {
 public:
     static constexpr bool kReading = false;
-    explicit Writer(std::string& out) : out_(out), n_(out.size()), buf_(out.data()), cap_(out.size()) {}
+    explicit Writer(std::string& out) : out_(out), n_(out.size()) {
+        // Into the memory `out` already has: a buffer emptied for each record
+        // (clear() keeps its capacity) grew again from nothing every time.
+        // At most 4 KiB of it (zero-filled here), not all a huge record left.
+        out_.resize(std::min(out_.capacity(), n_ + 4096));
+        buf_ = out_.data();
+        cap_ = out_.size();
+    }
+    // prose() and frames() write these encoded fields, in turn, instead of
+    // the value's (spill_encode_brief).
+    Writer(std::string& out, const FindingText& raw) : Writer(out) { raw_ = &raw; }
     // Cuts `out` to what was written; call once at the end.
     void finish() { out_.resize(n_); }
 
@@ -87,12 +98,20 @@ public:
     template <class T> void rel(T& x, T base, T sentinel) {
         varint(rel_encode(uint64_t(x), uint64_t(base), uint64_t(sentinel)));
     }
-    void prose(std::string& s) { str(s); }
+    void prose(std::string& s) {
+        if (raw_) return copy_raw();
+        str(s);
+    }
     void frames(std::vector<uint64_t>& v);
     size_t count(size_t n) { varint(n); return n; }
     void fail() {}
 
 private:
+    void copy_raw() {
+        const std::string_view b = raw_->field[raw_used_++];
+        if (!b.empty()) std::memcpy(room(b.size()), b.data(), b.size());
+        n_ += b.size();
+    }
     // At least k writable bytes at out_.data() + n_.
     [[gnu::always_inline]] char* room(size_t k) {
         if (cap_ - n_ < k) [[unlikely]] grow(k);
@@ -108,6 +127,8 @@ private:
     // out_'s data and size, kept here so that room() reads no std::string a field.
     char* buf_;
     size_t cap_;
+    const FindingText* raw_ = nullptr;
+    size_t raw_used_ = 0;
 };
 
 // Bounds-checked cursor. Failure is sticky: once a read fails every later
@@ -118,8 +139,9 @@ public:
     static constexpr bool kReading = true;
     // `brief`: prose() and frames() skip their bytes and leave the value
     // empty (spill_decode_brief).
-    explicit Reader(std::string_view b, bool brief = false)
-        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()), brief_(brief) {}
+    // `skipped` (brief only): where the skipped fields' bytes lie in `b`.
+    explicit Reader(std::string_view b, bool brief = false, FindingText* skipped = nullptr)
+        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()), brief_(brief), skipped_(skipped) {}
 
     bool ok() const { return ok_; }
     bool at_end() const { return p_ == end_; }
@@ -205,10 +227,12 @@ public:
     // A finding's text, which readers of many findings seldom need.
     void prose(std::string& s) {
         if (!brief_) return str(s);
+        const uint8_t* from = p_;
         uint64_t n = varint();
         if (n > left()) { fail(); n = 0; }
         s.clear();
         p_ += n;
+        note_skipped(from);
     }
     void frames(std::vector<uint64_t>& v);
     template <class T> void rel(T& x, T base, T sentinel) {
@@ -223,6 +247,10 @@ public:
     }
 
 private:
+    void note_skipped(const uint8_t* from) {
+        if (skipped_ && skipped_->count < FindingText::kFields)
+            skipped_->field[skipped_->count++] = std::string_view(reinterpret_cast<const char*>(from), size_t(p_ - from));
+    }
     uint8_t byte() {
         if (p_ == end_) { fail(); return 0; }
         return *p_++;
@@ -231,6 +259,7 @@ private:
     const uint8_t* end_;
     bool ok_ = true;
     bool brief_ = false;
+    FindingText* skipped_ = nullptr;
 };
 
 template <class Io, class T, class Fn> void vec(Io& io, std::vector<T>& v, Fn&& item) {
@@ -254,15 +283,20 @@ template <class Io> void frame_list(Io& io, std::vector<uint64_t>& v) {
     vec(io, v, [&](uint64_t& f) { io.rel(f, prev, uint64_t(0)); prev = f; });
 }
 
-void Writer::frames(std::vector<uint64_t>& v) { frame_list(*this, v); }
+void Writer::frames(std::vector<uint64_t>& v) {
+    if (raw_) return copy_raw();
+    frame_list(*this, v);
+}
 
 // Brief: the count, then as many varints stepped over (each ends at a byte
 // below 0x80), checked as frame_list checks them.
 void Reader::frames(std::vector<uint64_t>& v) {
     if (!brief_) return frame_list(*this, v);
+    const uint8_t* from = p_;
     const size_t n = count(0);
     v.clear();
     for (size_t i = 0; i < n; ++i) varint();
+    note_skipped(from);
 }
 
 template <class Io> void visit(Io& io, SoapInfo& s) {
@@ -509,8 +543,9 @@ template <class T> bool decode(uint8_t tag, std::string_view bytes, T& v) {
 
 // Straight into v: every field is visited and assigned (vectors resized,
 // then every item), so v's strings and vectors are reused.
-template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v, bool brief = false) {
-    Reader r(bytes, brief);
+template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v, bool brief = false,
+                                    FindingText* skipped = nullptr) {
+    Reader r(bytes, brief, skipped);
     uint8_t got = 0;
     r.raw8(got);
     if (!r.ok() || got != tag) return false;
@@ -532,5 +567,19 @@ bool spill_decode_into(std::string_view bytes, Call& v) { return decode_into(kCa
 bool spill_decode_into(std::string_view bytes, Connection& v) { return decode_into(kConnectionTag, bytes, v); }
 bool spill_decode_into(std::string_view bytes, Finding& v) { return decode_into(kFindingTag, bytes, v); }
 bool spill_decode_brief(std::string_view bytes, Finding& v) { return decode_into(kFindingTag, bytes, v, true); }
+
+bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped) {
+    skipped.count = 0;
+    return decode_into(kFindingTag, bytes, v, true, &skipped) && skipped.count == FindingText::kFields;
+}
+
+void spill_encode_brief(const Finding& v, const FindingText& text, std::string& out) {
+    if (text.count != FindingText::kFields) throw std::logic_error("spill_encode_brief: not a brief decode's text");
+    Writer w(out, text);
+    uint8_t tag = kFindingTag;
+    w.raw8(tag);
+    visit(w, const_cast<Finding&>(v));
+    w.finish();
+}
 
 } // namespace stallscope

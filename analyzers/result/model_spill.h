@@ -38,4 +38,19 @@ bool spill_decode_into(std::string_view bytes, Finding& v);
 // of every finding that need only kinds, calls, costs and details.
 bool spill_decode_brief(std::string_view bytes, Finding& v);
 
+// What a brief decode skipped: the encoded bytes of a finding's frames and of
+// its five texts, in their order in the record (views into the decoded bytes).
+struct FindingText {
+    static constexpr size_t kFields = 6;
+    std::string_view field[kFields];
+    size_t count = 0;
+};
+// A brief decode that also notes where the skipped fields lie in `bytes`.
+bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped);
+// Encodes v with its frames and texts taken from `text` (as a brief decode
+// found them) instead of from v: the same bytes as spill_encode of the whole
+// finding with v's other fields, without decoding the text. `text`'s bytes
+// must still be there. Throws std::logic_error when `text` is not complete.
+void spill_encode_brief(const Finding& v, const FindingText& text, std::string& out);
+
 } // namespace stallscope

@@ -198,12 +198,21 @@ void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
     calls_.seal();
     // Rewrite the findings, final and in order, after everything else; their
     // new offsets, in that order, to the findings index.
-    Finding f;
+    // Each read brief and written back with its text and frames copied as
+    // they were: the callback needs neither (decoding and encoding them was
+    // half of this round trip).
+    // One reused finding per kind: the kinds alternate, and decoding one
+    // kind's details into another's freed and allocated their strings.
+    std::vector<Finding> by_kind(kinds_.size());
+    FindingText text;
     findings_.each([&](const FindingEntry& e) {
-        read(e.offset, f);
+        Finding& f = by_kind[e.kind()];
+        if (!spill_decode_brief(record(e.offset, nullptr), f, text))
+            throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(e.offset) +
+                             " does not decode");
         each_finding(f);
         scratch_.clear();
-        spill_encode(f, scratch_);
+        spill_encode_brief(f, text, scratch_);
         const uint64_t offset = put(scratch_);
         findings_index_->append(std::string_view(reinterpret_cast<const char*>(&offset), 8));
     });
@@ -230,8 +239,19 @@ void ResultSpill::each_call(const std::function<bool(const Call&)>& fn) const {
     });
 }
 
+size_t ResultSpill::kind_of(std::string_view record) const {
+    // The record's tag byte, then its kind as a string (length < 128: one byte).
+    if (record.size() >= 2 && uint8_t(record[1]) < 0x80) {
+        const std::string_view kind = record.substr(2, uint8_t(record[1]));
+        for (size_t k = 0; k < kinds_.size(); ++k)
+            if (kinds_[k] == kind) return k;
+    }
+    return kinds_.size();
+}
+
 void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn, bool brief) const {
-    Finding f;
+    // One reused finding per kind, as in seal().
+    std::vector<Finding> by_kind(kinds_.size() + 1);
     std::string bytes;
     SpillScan scan(*file_);
     for (size_t first = 0; first < finding_count_; first += kIndexBlock) {
@@ -240,7 +260,9 @@ void ResultSpill::each_finding(const std::function<bool(const Finding&)>& fn, bo
         for (size_t i = 0; i < n; ++i) {
             uint64_t offset = 0;
             std::memcpy(&offset, bytes.data() + 8 * i, 8);
-            read(offset, f, &scan, brief);
+            const std::string_view rec = record(offset, &scan);
+            Finding& f = by_kind[kind_of(rec)];
+            decode(rec, offset, f, brief);
             if (!fn(f)) return;
         }
     }

@@ -37,7 +37,9 @@ public:
     // Puts everything in report order: connections and calls by id, findings
     // by (first call, kind, arrival) like Analyzer::finish sorts them.
     // `each_finding` sees every finding once, in that order, and may change
-    // it (finalize) before it is stored for good. Throws SpillError.
+    // it (finalize) before it is stored for good. It sees each one brief
+    // (spill_decode_brief: without its text and evidence frames, which are
+    // stored as they were; what it writes there is not kept). Throws SpillError.
     void seal(const std::function<void(Finding&)>& each_finding);
 
     size_t connection_count() const { return conns_.size(); }
@@ -111,6 +113,7 @@ private:
     void no_call_records() const;  // throws when calls_are_records()
     template <class T> void decode(std::string_view record, uint64_t offset, T& out, bool brief) const;
     uint64_t finding_offset(size_t i) const;
+    size_t kind_of(std::string_view finding_record) const;  // its index in kinds_, kinds_.size() when not there
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;

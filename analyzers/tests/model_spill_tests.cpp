@@ -777,6 +777,50 @@ TEST_CASE("spill: a brief decode is the finding without its text and frames, and
     CHECK_FALSE(spill_decode_brief(encode(full_call()), f));       // another record type
 }
 
+// ResultSpill::seal reads each finding brief, lets the back stage change it
+// (counted_ms, a detail) and writes it back with the skipped text and frames
+// copied as bytes: the record must be the one a whole encode gives.
+TEST_CASE("spill: a brief finding written back with its skipped text is the whole finding's encoding", "[spill]") {
+    Finding big = full_finding();
+    big.frames = {1ull << 40, 3, (1ull << 40) + 7, 0, ~0ull};
+    big.explanation.assign(5000, 'x');  // a length of two varint bytes
+    Finding no_text = full_finding();
+    no_text.cost_method.clear(); no_text.fix.clear(); no_text.toolkit_fix.clear(); no_text.frames.clear();
+    Finding f = full_finding();  // reused, as seal reuses it
+    FindingText text;
+    for (Finding x : {big, Finding{}, no_text, full_finding()}) {
+        const std::string bytes = encode(x);
+        REQUIRE(spill_decode_brief(bytes, f, text));
+        CHECK(text.count == FindingText::kFields);
+        CHECK(f.explanation.empty());
+        auto patch = [](Finding& g) {
+            g.counted_ms = 7.25;
+            g.details.push_back({"alone", "3 of 40"});
+            g.calls.push_back(99);
+        };
+        patch(f);
+        patch(x);
+        std::string out = "kept";  // appended to, like spill_encode
+        spill_encode_brief(f, text, out);
+        CHECK(out == "kept" + encode(x));
+        Finding back;
+        REQUIRE(spill_decode_into(std::string_view(out).substr(4), back));
+        CHECK(diff(back, x) == "");
+    }
+    // Into a buffer emptied for the next record, whose memory the writer
+    // reuses: a short record after a long one is the short one's bytes only.
+    std::string reused;
+    spill_encode(big, reused);
+    reused.clear();
+    spill_encode(Finding{}, reused);
+    CHECK(reused == encode(Finding{}));
+    FindingText partial;
+    partial.count = 2;
+    std::string out;
+    CHECK_THROWS_AS(spill_encode_brief(f, partial, out), std::logic_error);
+    CHECK_FALSE(spill_decode_brief(encode(full_call()), f, text));
+}
+
 // A closed connection's calls kept encoded (analyzers/calls/parked_calls.h):
 // each comes back whole into a state from the thread's pool, whatever call
 // that state held before (a long one, then a short one), with the windows

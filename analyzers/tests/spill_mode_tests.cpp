@@ -126,6 +126,8 @@ TEST_CASE("spill: items come back in report order whatever order they went in", 
         f.kind = kind;
         f.calls = std::move(calls);
         f.cost_ms = cost;
+        f.explanation = "why " + std::to_string(cost);
+        f.frames = {uint64_t(cost) + 10, 3};
         return f;
     };
     s.add(finding("split_write", {5}, 1));
@@ -136,7 +138,9 @@ TEST_CASE("spill: items come back in report order whatever order they went in", 
     std::vector<double> seen_costs;
     s.seal([&](Finding& f) {
         seen_costs.push_back(f.cost_ms);
-        f.explanation = "final";
+        CHECK(f.explanation.empty());  // brief: the text stays on file as it was
+        f.counted_ms = f.cost_ms / 2;
+        f.details.push_back({"final", std::to_string(f.cost_ms)});
     });
     CHECK(seen_costs == std::vector<double>{0, 3, 2, 1, 4});
 
@@ -147,7 +151,14 @@ TEST_CASE("spill: items come back in report order whatever order they went in", 
     s.each_connection([&](const Connection& c) { ids.push_back(c.id); return true; });
     CHECK(ids == std::vector<uint64_t>{1, 5, 8, 9});
     std::vector<double> costs;
-    s.each_finding([&](const Finding& f) { costs.push_back(f.cost_ms); CHECK(f.explanation == "final"); return true; });
+    s.each_finding([&](const Finding& f) {
+        costs.push_back(f.cost_ms);
+        CHECK(f.counted_ms == f.cost_ms / 2);  // what seal changed is kept
+        CHECK(f.details == std::vector<std::pair<std::string, std::string>>{{"final", std::to_string(f.cost_ms)}});
+        CHECK(f.explanation == "why " + std::to_string(f.cost_ms));  // and what it did not see, as it was
+        CHECK(f.frames == std::vector<uint64_t>{uint64_t(f.cost_ms) + 10, 3});
+        return true;
+    });
     CHECK(costs == seen_costs);
     // By id: the ids with no item (3, 4, ...) are not found, the others are.
     Call c;
@@ -165,6 +176,47 @@ TEST_CASE("spill: items come back in report order whatever order they went in", 
     size_t n = 0;
     s.each_call([&](const Call&) { return ++n < 2; });  // false stops
     CHECK(n == 2);
+}
+
+// seal() and each_finding() decode into one reused finding per kind (the
+// kinds alternate in report order, each with its own details): every finding
+// must still come back as it went in, whatever kind came before it, also a
+// kind too long for the one-byte length each_finding reads the kind by.
+TEST_CASE("spill: findings of alternating kinds come back whole through the per-kind buffers", "[spill-mode]") {
+    ResultSpill s(temp_spill());
+    const std::string long_kind(200, 'k');
+    const std::vector<std::string> kinds = {"connection_setup", "nagle_delayed_ack", long_kind, "split_write"};
+    std::vector<Finding> in;
+    for (uint64_t call = 1; call <= 12; ++call) {
+        Finding f;
+        f.kind = kinds[call % kinds.size()];
+        f.calls = {call};
+        f.cost_ms = double(call);
+        f.explanation = "finding of call " + std::to_string(call) + std::string(call * 5, '.');
+        f.frames = {call, call + 100};
+        for (uint64_t d = 0; d < call % 5; ++d)  // 0..4 details, of lengths that change from call to call
+            f.details.push_back({"detail_key_longer_than_fifteen_" + std::to_string(d), std::string(call + d * 20, 'v')});
+        s.add(f);
+        in.push_back(f);
+    }
+    s.seal([](Finding& f) { f.counted_ms = f.cost_ms + 0.5; });
+    for (Finding& f : in) f.counted_ms = f.cost_ms + 0.5;
+    // Report order: by first call (one finding a call here).
+    for (bool brief : {false, true}) {
+        size_t i = 0;
+        s.each_finding([&](const Finding& f) {
+            REQUIRE(i < in.size());
+            const Finding& want = in[i++];
+            CHECK(f.kind == want.kind);
+            CHECK(f.calls == want.calls);
+            CHECK(f.counted_ms == want.counted_ms);
+            CHECK(f.details == want.details);
+            CHECK(f.explanation == (brief ? "" : want.explanation));
+            CHECK(f.frames == (brief ? std::vector<uint64_t>{} : want.frames));
+            return true;
+        }, brief);
+        CHECK(i == in.size());
+    }
 }
 
 TEST_CASE("spill: every bundled capture reports the same through the spill file", "[spill-mode]") {
