@@ -6,10 +6,12 @@
 #include "analyzers/pipeline/flow_table.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <exception>
@@ -129,9 +131,35 @@ double wall_s() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// Eight address bytes as a number that orders like memcmp orders them.
+uint64_t big_endian_word(const uint8_t* p) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    return w;
+}
+
+}  // namespace
+
+// a < b as Endpoint's defaulted <=> orders them (family, address bytes as
+// memcmp orders them, port), with the bytes compared as two words instead
+// of a memcmp call: once for every segment routed.
+bool sharding_detail::endpoint_less(const Endpoint& a, const Endpoint& b) {
+    if (a.addr.family != b.addr.family) return a.addr.family < b.addr.family;
+    for (size_t at : {size_t(0), size_t(8)}) {
+        const uint64_t x = big_endian_word(a.addr.bytes.data() + at), y = big_endian_word(b.addr.bytes.data() + at);
+        if (x != y) return x < y;
+    }
+    return a.port < b.port;
+}
+
+namespace {
+
+// The worker a connection goes to, the same for both directions.
 size_t pair_hash(const TcpPacket& p) {
-    const Endpoint& a = p.src < p.dst ? p.src : p.dst;
-    const Endpoint& b = p.src < p.dst ? p.dst : p.src;
+    const bool src_first = sharding_detail::endpoint_less(p.src, p.dst);
+    const Endpoint& a = src_first ? p.src : p.dst;
+    const Endpoint& b = src_first ? p.dst : p.src;
     uint64_t h = EndpointHash{}(a) * 0x9E3779B97F4A7C15ULL ^ EndpointHash{}(b);
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
@@ -190,7 +218,7 @@ struct Worker : FlowSink {
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
         Event& e = add(EventKind::CallReady);
-        if (spare_calls.try_pop(e.call)) std::swap(e.call->call, call);  // `call` gets an emptied one's memory
+        if (spare_calls.try_pop(e.call)) swap_calls(e.call->call, call);  // `call` gets an emptied one's memory
         else e.call = std::make_unique<CallBox>(CallBox{std::move(call), {}});
         e.call->connection = conn;
         const Call& c = e.call->call;
@@ -484,13 +512,10 @@ void ShardedAnalysis::front_warning(Warning w) {
 void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
     InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
-    Item& it = b.items.emplace_back();
-    it.seq = ++m.seq;
-    m.window.times.push_back(f.ts_ns);
-    it.frame = f;
+    // Built in place once (default-constructing it, then assigning, wrote it twice).
+    Item& it = b.items.emplace_back(Item{++m.seq, f, p, b.bytes.size()});
     it.frame.data = {};
-    it.packet = p;
-    it.payload_at = b.bytes.size();
+    m.window.times.push_back(f.ts_ns);
     b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
     ++m.batched;
     m.batched_bytes += p.payload.size();

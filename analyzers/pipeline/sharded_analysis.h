@@ -19,6 +19,12 @@
 
 namespace stallscope {
 
+namespace sharding_detail {
+// What `a < b` says (Endpoint's defaulted order), without a memcmp call: the
+// routing orders a segment's two ends with it (exposed for its test).
+bool endpoint_less(const Endpoint& a, const Endpoint& b);
+}
+
 class ShardedAnalysis : private FrontSink {
 public:
     ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers);

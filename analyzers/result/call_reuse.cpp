@@ -100,6 +100,101 @@ void clear_call(Call& c) {
     empty_keeping(c.segments, kKeepVectorItems);
 }
 
+namespace {
+
+using std::swap;
+
+void swap_messages(MessageInfo& a, MessageInfo& b) noexcept {
+    swap(a.first_frame, b.first_frame);
+    swap(a.headers_end_frame, b.headers_end_frame);
+    swap(a.body_first_frame, b.body_first_frame);
+    swap(a.last_frame, b.last_frame);
+    swap(a.first_ns, b.first_ns);
+    swap(a.headers_end_ns, b.headers_end_ns);
+    swap(a.body_first_ns, b.body_first_ns);
+    swap(a.last_ns, b.last_ns);
+    swap(a.header_bytes, b.header_bytes);
+    swap(a.body_bytes, b.body_bytes);
+    a.write_sizes.swap(b.write_sizes);
+    a.frames.swap(b.frames);
+    swap(a.complete, b.complete);
+    swap(a.missing_bytes, b.missing_bytes);
+    swap(a.content_bytes, b.content_bytes);
+    swap(a.markup_bytes, b.markup_bytes);
+    swap(a.deflate_estimate, b.deflate_estimate);
+    swap(a.deflate_pick, b.deflate_pick);
+    swap(a.whole_xml, b.whole_xml);
+}
+
+void swap_soap(SoapInfo& a, SoapInfo& b) noexcept {
+    swap(a.is_soap, b.is_soap);
+    a.version.swap(b.version);
+    a.operation.swap(b.operation);
+    a.operation_ns.swap(b.operation_ns);
+    swap(a.fault, b.fault);
+    a.fault_code.swap(b.fault_code);
+    a.fault_string.swap(b.fault_string);
+    swap(a.element_count, b.element_count);
+    swap(a.max_depth, b.max_depth);
+    swap(a.head_only, b.head_only);
+    swap(a.bytes, b.bytes);
+    a.error.swap(b.error);
+    swap(a.error_code, b.error_code);
+}
+
+} // namespace
+
+// Field by field in declaration order; call_reuse tests (model_spill_tests)
+// fill every field of both calls and check each lands on the other side, and
+// a size check below fails the build when Call grows without this growing.
+void swap_calls(Call& a, Call& b) noexcept {
+#if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
+    static_assert(sizeof(Call) == 1352 && sizeof(MessageInfo) == 176 && sizeof(SoapInfo) == 240,
+                  "Call, MessageInfo or SoapInfo changed: swap the new field in swap_calls, then update the sizes");
+#endif
+    swap(a.id, b.id);
+    swap(a.connection_id, b.connection_id);
+    swap(a.index_on_connection, b.index_on_connection);
+    a.method.swap(b.method);
+    a.uri.swap(b.uri);
+    a.http_version.swap(b.http_version);
+    swap(a.status, b.status);
+    a.reason.swap(b.reason);
+    a.user_agent.swap(b.user_agent);
+    a.server.swap(b.server);
+    a.content_type.swap(b.content_type);
+    a.soap_action.swap(b.soap_action);
+    a.content_encoding.swap(b.content_encoding);
+    swap(a.expect_continue, b.expect_continue);
+    swap(a.got_continue, b.got_continue);
+    swap(a.continue_frame, b.continue_frame);
+    swap(a.continue_ns, b.continue_ns);
+    swap(a.request_chunked, b.request_chunked);
+    swap(a.response_chunked, b.response_chunked);
+    swap(a.connection_close, b.connection_close);
+    swap(a.request_close, b.request_close);
+    swap_messages(a.request, b.request);
+    swap_messages(a.response, b.response);
+    swap_soap(a.soap, b.soap);
+    swap_soap(a.soap_response, b.soap_response);
+    swap(a.request_first_frame, b.request_first_frame);
+    swap(a.response_last_frame, b.response_last_frame);
+    swap(a.start_ns, b.start_ns);
+    swap(a.end_ns, b.end_ns);
+    swap(a.latency_ms, b.latency_ms);
+    swap(a.complete, b.complete);
+    swap(a.opened_connection, b.opened_connection);
+    swap(a.closed_connection, b.closed_connection);
+    swap(a.encrypted, b.encrypted);
+    a.phases.swap(b.phases);
+    a.attribution.swap(b.attribution);
+    swap(a.setup_ms, b.setup_ms);
+    a.savings.swap(b.savings);
+    swap(a.view, b.view);
+    swap(a.client_path_ms, b.client_path_ms);
+    a.segments.swap(b.segments);
+}
+
 std::string reused_string() {
     auto& spare = spare_strings();
     if (spare.empty()) return {};
