@@ -104,6 +104,13 @@ namespace {
 
 using std::swap;
 
+// Two empty strings need no swap (their values are equal); std::string::swap
+// is about 45 instructions, and a call has a dozen empty strings or more.
+[[gnu::always_inline]] inline void trade(std::string& a, std::string& b) noexcept {
+    if (!a.empty() || !b.empty()) a.swap(b);
+}
+template <class T> [[gnu::always_inline]] inline void trade(std::vector<T>& a, std::vector<T>& b) noexcept { a.swap(b); }
+
 void swap_messages(MessageInfo& a, MessageInfo& b) noexcept {
     swap(a.first_frame, b.first_frame);
     swap(a.headers_end_frame, b.headers_end_frame);
@@ -115,8 +122,8 @@ void swap_messages(MessageInfo& a, MessageInfo& b) noexcept {
     swap(a.last_ns, b.last_ns);
     swap(a.header_bytes, b.header_bytes);
     swap(a.body_bytes, b.body_bytes);
-    a.write_sizes.swap(b.write_sizes);
-    a.frames.swap(b.frames);
+    trade(a.write_sizes, b.write_sizes);
+    trade(a.frames, b.frames);
     swap(a.complete, b.complete);
     swap(a.missing_bytes, b.missing_bytes);
     swap(a.content_bytes, b.content_bytes);
@@ -128,17 +135,17 @@ void swap_messages(MessageInfo& a, MessageInfo& b) noexcept {
 
 void swap_soap(SoapInfo& a, SoapInfo& b) noexcept {
     swap(a.is_soap, b.is_soap);
-    a.version.swap(b.version);
-    a.operation.swap(b.operation);
-    a.operation_ns.swap(b.operation_ns);
+    trade(a.version, b.version);
+    trade(a.operation, b.operation);
+    trade(a.operation_ns, b.operation_ns);
     swap(a.fault, b.fault);
-    a.fault_code.swap(b.fault_code);
-    a.fault_string.swap(b.fault_string);
+    trade(a.fault_code, b.fault_code);
+    trade(a.fault_string, b.fault_string);
     swap(a.element_count, b.element_count);
     swap(a.max_depth, b.max_depth);
     swap(a.head_only, b.head_only);
     swap(a.bytes, b.bytes);
-    a.error.swap(b.error);
+    trade(a.error, b.error);
     swap(a.error_code, b.error_code);
 }
 
@@ -155,16 +162,16 @@ void swap_calls(Call& a, Call& b) noexcept {
     swap(a.id, b.id);
     swap(a.connection_id, b.connection_id);
     swap(a.index_on_connection, b.index_on_connection);
-    a.method.swap(b.method);
-    a.uri.swap(b.uri);
-    a.http_version.swap(b.http_version);
+    trade(a.method, b.method);
+    trade(a.uri, b.uri);
+    trade(a.http_version, b.http_version);
     swap(a.status, b.status);
-    a.reason.swap(b.reason);
-    a.user_agent.swap(b.user_agent);
-    a.server.swap(b.server);
-    a.content_type.swap(b.content_type);
-    a.soap_action.swap(b.soap_action);
-    a.content_encoding.swap(b.content_encoding);
+    trade(a.reason, b.reason);
+    trade(a.user_agent, b.user_agent);
+    trade(a.server, b.server);
+    trade(a.content_type, b.content_type);
+    trade(a.soap_action, b.soap_action);
+    trade(a.content_encoding, b.content_encoding);
     swap(a.expect_continue, b.expect_continue);
     swap(a.got_continue, b.got_continue);
     swap(a.continue_frame, b.continue_frame);
@@ -186,13 +193,13 @@ void swap_calls(Call& a, Call& b) noexcept {
     swap(a.opened_connection, b.opened_connection);
     swap(a.closed_connection, b.closed_connection);
     swap(a.encrypted, b.encrypted);
-    a.phases.swap(b.phases);
-    a.attribution.swap(b.attribution);
+    trade(a.phases, b.phases);
+    trade(a.attribution, b.attribution);
     swap(a.setup_ms, b.setup_ms);
-    a.savings.swap(b.savings);
+    trade(a.savings, b.savings);
     swap(a.view, b.view);
     swap(a.client_path_ms, b.client_path_ms);
-    a.segments.swap(b.segments);
+    trade(a.segments, b.segments);
 }
 
 std::string reused_string() {
