@@ -157,12 +157,12 @@ uint64_t big_endian_word(const uint8_t* p) {
 
 }  // namespace
 
-// a < b as Endpoint's defaulted <=> orders them (family, address bytes as
-// memcmp orders them, port), with the bytes compared as two words instead
-// of a memcmp call: once for every segment routed.
 uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
 
+// a < b as Endpoint's defaulted <=> orders them (family, address bytes as
+// memcmp orders them, port), with the bytes compared as two words instead
+// of a memcmp call: once for every segment routed.
 bool sharding_detail::endpoint_less(const Endpoint& a, const Endpoint& b) {
     if (a.addr.family != b.addr.family) return a.addr.family < b.addr.family;
     for (size_t at : {size_t(0), size_t(8)}) {

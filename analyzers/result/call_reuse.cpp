@@ -11,8 +11,10 @@ namespace {
 constexpr size_t kKeepStringBytes = 4096;
 constexpr size_t kKeepVectorItems = 512;
 
+// Always in line (with empty_strings): once swap_calls was in this file GCC
+// stopped inlining them into clear_call (+3.5 M instructions a bench run).
 template <class T>
-void empty_keeping(T& x, size_t max_capacity) {
+[[gnu::always_inline]] inline void empty_keeping(T& x, size_t max_capacity) {
     if (x.capacity() > max_capacity) T().swap(x);
     else x.clear();
 }
@@ -20,7 +22,7 @@ void empty_keeping(T& x, size_t max_capacity) {
 // Each string emptied in line (a loop over an initializer_list of pointers
 // built the list and went through it: about 6 instructions a string more).
 template <class... S>
-void empty_strings(S&... s) {
+[[gnu::always_inline]] inline void empty_strings(S&... s) {
     (empty_keeping(s, kKeepStringBytes), ...);
 }
 
