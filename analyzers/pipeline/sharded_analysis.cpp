@@ -6,10 +6,13 @@
 #include "analyzers/pipeline/flow_table.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <exception>
@@ -44,7 +47,6 @@ constexpr size_t kOutBytes = 2 << 20;
 // keep their memory), so a worker fills old records as one thread does
 // instead of allocating a dozen buffers per call.
 constexpr size_t kSpareCalls = 4 * kOutEvents;
-constexpr uint64_t kDone = UINT64_MAX;
 
 // Ids a worker hands out before the merge numbers them: 19 decimal digits
 // starting 4000 (never a frame number or offset in a real capture), so the
@@ -67,7 +69,23 @@ struct Key {
     bool operator<(const Key& o) const {
         return std::tie(seq, phase, ctx_ns, ctx, counter) < std::tie(o.seq, o.phase, o.ctx_ns, o.ctx, o.counter);
     }
+    bool operator<=(const Key& o) const { return !(o < *this); }
+    bool operator==(const Key& o) const = default;
 };
+
+// Batches handed on while closing every connection at the end, in all (its test).
+std::atomic<uint64_t> end_batches{0};
+// Events the merge met with a lower key than the one before, in all (its test: none).
+std::atomic<uint64_t> replayed_out_of_order{0};
+
+// A source's watermark: no later event of it has a key <= this.
+// Everything made at segment `seq` and before:
+Key through_seq(uint64_t seq) { return Key{seq, UINT32_MAX, INT64_MAX, UINT64_MAX, UINT64_MAX}; }
+// Everything, the source is done:
+constexpr Key kDone{UINT64_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX, UINT64_MAX};
+// At the end, everything of the connections closed so far (they close in
+// id order, which is the order of `ctx`, the seq each was opened at).
+Key through_closed_at_end(uint64_t end_seq, uint64_t ctx) { return Key{end_seq, 1, 0, ctx, UINT64_MAX}; }
 
 enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
 
@@ -90,7 +108,7 @@ struct Event {
 struct OutBatch {
     unsigned source = 0;
     std::vector<Event> events;
-    uint64_t watermark = 0;  // no later event of this source has seq <= this
+    Key watermark;  // no later event of this source has a key <= this
 };
 
 struct Item {
@@ -129,9 +147,38 @@ double wall_s() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// Eight address bytes as a number that orders like memcmp orders them.
+uint64_t big_endian_word(const uint8_t* p) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    return w;
+}
+
+}  // namespace
+
+uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
+
+// a < b as Endpoint's defaulted <=> orders them (family, address bytes as
+// memcmp orders them, port), with the bytes compared as two words instead
+// of a memcmp call: once for every segment routed.
+bool sharding_detail::endpoint_less(const Endpoint& a, const Endpoint& b) {
+    if (a.addr.family != b.addr.family) return a.addr.family < b.addr.family;
+    for (size_t at : {size_t(0), size_t(8)}) {
+        const uint64_t x = big_endian_word(a.addr.bytes.data() + at), y = big_endian_word(b.addr.bytes.data() + at);
+        if (x != y) return x < y;
+    }
+    return a.port < b.port;
+}
+
+namespace {
+
+// The worker a connection goes to, the same for both directions.
 size_t pair_hash(const TcpPacket& p) {
-    const Endpoint& a = p.src < p.dst ? p.src : p.dst;
-    const Endpoint& b = p.src < p.dst ? p.dst : p.src;
+    const bool src_first = sharding_detail::endpoint_less(p.src, p.dst);
+    const Endpoint& a = src_first ? p.src : p.dst;
+    const Endpoint& b = src_first ? p.dst : p.src;
     uint64_t h = EndpointHash{}(a) * 0x9E3779B97F4A7C15ULL ^ EndpointHash{}(b);
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
@@ -155,6 +202,7 @@ struct Worker : FlowSink {
     std::vector<Event> events;
     Key key;
     uint64_t conns = 0, calls = 0;
+    bool at_end = false;  // closing every connection (FlowTable::finish)
     std::unordered_map<uint64_t, uint64_t> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
@@ -190,8 +238,8 @@ struct Worker : FlowSink {
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
         Event& e = add(EventKind::CallReady);
-        if (spare_calls.try_pop(e.call)) std::swap(e.call->call, call);  // `call` gets an emptied one's memory
-        else e.call = std::make_unique<CallBox>(CallBox{std::move(call), {}});
+        if (!spare_calls.try_pop(e.call)) e.call = std::make_unique<CallBox>();
+        swap_calls(e.call->call, call);  // `call` gets an emptied one's memory (or a new Call's)
         e.call->connection = conn;
         const Call& c = e.call->call;
         event_bytes += c.segments.size() * sizeof(SegmentInfo) +
@@ -199,6 +247,14 @@ struct Worker : FlowSink {
                        (c.request.frames.size() + c.response.frames.size()) * sizeof(uint64_t);
     }
     void closing(uint64_t id, int64_t order_ns) override {
+        // At the end every open connection closes at once (thousands of
+        // calls): what the connections closed so far made goes on in
+        // batches, so the merge replays it while this worker closes the rest
+        // instead of all of it after the last one.
+        if (at_end && key.ctx != 0 && (events.size() >= kOutEvents || event_bytes >= kOutBytes)) {
+            hand_on(through_closed_at_end(key.seq, key.ctx));
+            end_batches.fetch_add(1, std::memory_order_relaxed);
+        }
         key.ctx_ns = order_ns;
         key.ctx = opened_at[id];
     }
@@ -219,7 +275,7 @@ struct Worker : FlowSink {
                     event_bytes = 0;
                 }
             }
-            hand_on(b.last ? kDone : b.upto);
+            hand_on(b.last ? kDone : through_seq(b.upto));
             if (b.last) {
                 cpu_s = thread_cpu_s();
                 end_s = wall_s();
@@ -231,7 +287,7 @@ struct Worker : FlowSink {
             spare_in.try_push(b);
         }
     }
-    void hand_on(uint64_t watermark) {
+    void hand_on(const Key& watermark) {
         out->push(OutBatch{index, std::move(events), watermark});
         events.clear();
         event_bytes = 0;
@@ -251,10 +307,11 @@ struct Worker : FlowSink {
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
             if (events.size() >= kOutEvents || event_bytes >= kOutBytes)
-                hand_on(seq);  // everything up to this segment is made
+                hand_on(through_seq(seq));  // everything up to this segment is made
         }
         if (b.last) {
             key = Key{b.upto, 1, 0, 0, key.counter};
+            at_end = true;
             table.finish();
         }
     }
@@ -318,7 +375,7 @@ struct ShardedAnalysis::Impl {
             workers[i]->in.push(std::move(b));
             workers[i]->spare_in.try_pop(batches[i]);
         }
-        outs.back()->push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : seq});
+        outs.back()->push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : through_seq(seq)});
         front_events.clear();
         batched = batched_bytes = 0;
         if (last) finished = true;
@@ -388,7 +445,7 @@ struct ShardedAnalysis::Impl {
         // Per source, its batches not yet replayed and where in the first one it is.
         std::vector<std::deque<OutBatch>> pending(sources);
         std::vector<size_t> at(sources, 0);
-        std::vector<uint64_t> watermark(sources, 0);
+        std::vector<Key> watermark(sources, Key{});
         auto head = [&](size_t s) -> Event* {
             auto& q = pending[s];
             while (!q.empty() && at[s] >= q.front().events.size()) {
@@ -402,6 +459,7 @@ struct ShardedAnalysis::Impl {
             return q.empty() ? nullptr : &q.front().events[at[s]];
         };
         size_t done = 0;
+        Key last_replayed;
         OutBatch b;
         // Always wait on the source the merge has seen least of: the events it
         // owes come next in order, and it can always make them. A source that
@@ -416,16 +474,20 @@ struct ShardedAnalysis::Impl {
             watermark[src] = b.watermark;
             if (b.watermark == kDone) ++done;
             pending[src].push_back(std::move(b));
-            const uint64_t ready = *std::min_element(watermark.begin(), watermark.end());
+            const Key ready = *std::min_element(watermark.begin(), watermark.end());
             for (;;) {
                 size_t best = sources;
                 Event* best_event = nullptr;
                 for (size_t s = 0; s < sources; ++s) {
                     Event* e = head(s);
-                    if (!e || e->key.seq > ready) continue;
+                    if (!e || !(e->key <= ready)) continue;
                     if (!best_event || e->key < best_event->key) best = s, best_event = e;
                 }
                 if (!best_event) break;
+                // Single-thread order means rising keys; a watermark that
+                // promised too much shows here (counted for the tests).
+                if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
+                last_replayed = best_event->key;
                 if (!merge_error) {
                     try {
                         replay(*best_event, best);
@@ -484,13 +546,10 @@ void ShardedAnalysis::front_warning(Warning w) {
 void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
     InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
-    Item& it = b.items.emplace_back();
-    it.seq = ++m.seq;
-    m.window.times.push_back(f.ts_ns);
-    it.frame = f;
+    // Built in place once (default-constructing it, then assigning, wrote it twice).
+    Item& it = b.items.emplace_back(Item{++m.seq, f, p, b.bytes.size()});
     it.frame.data = {};
-    it.packet = p;
-    it.payload_at = b.bytes.size();
+    m.window.times.push_back(f.ts_ns);
     b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
     ++m.batched;
     m.batched_bytes += p.payload.size();

@@ -19,6 +19,19 @@
 
 namespace stallscope {
 
+namespace sharding_detail {
+// What `a < b` says (Endpoint's defaulted order), without a memcmp call: the
+// routing orders a segment's two ends with it (exposed for its test).
+bool endpoint_less(const Endpoint& a, const Endpoint& b);
+// How many batches the workers of every analysis so far handed on while
+// closing the connections still open at the end (not all at once after the
+// last): for its test.
+uint64_t batches_handed_on_at_end();
+// Events the merge of every analysis so far replayed with a key below the
+// one before (single-thread order broken): none, or a bug.
+uint64_t events_replayed_out_of_order();
+}
+
 class ShardedAnalysis : private FrontSink {
 public:
     ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers);

@@ -367,6 +367,44 @@ TEST_CASE("clear_call: SOAP strings keep their memory, attribution buffers are h
     CHECK(none.capacity() == inline_capacity);
 }
 
+// The sharded analysis hands calls between threads with swap_calls: every
+// field must land on the other side, buffers traded, not copied.
+TEST_CASE("swap_calls: two calls trade every field and their buffers", "[spill]") {
+    Call a = full_call();
+    a.encrypted = true;  // the fields the spill codec does not carry, checked by hand below
+    a.view = CapturePlace::Server;
+    a.client_path_ms = 3.25;
+    Call b = full_call();
+    b.id = 43;
+    b.uri.assign(100, 'u');
+    b.soap.operation = "other";
+    b.response.frames = {1, 2, 3, 4};
+    b.segments.resize(7);
+    b.savings.clear();
+    const Call a0 = a, b0 = b;
+    REQUIRE(diff(a0, b0) != "");
+    const char* uri_buffer = b.uri.data();
+    const SegmentInfo* segments_buffer = b.segments.data();
+    swap_calls(a, b);
+    CHECK(diff(a, b0) == "");
+    CHECK(diff(b, a0) == "");
+    CHECK(encode(a) == encode(b0));
+    CHECK(encode(b) == encode(a0));
+    CHECK_FALSE(a.encrypted);
+    CHECK(b.encrypted);
+    CHECK(a.view == CapturePlace::Unknown);
+    CHECK(b.view == CapturePlace::Server);
+    CHECK(a.client_path_ms == -1);
+    CHECK(b.client_path_ms == 3.25);
+    CHECK(a.uri.data() == uri_buffer);  // traded, not copied
+    CHECK(a.segments.data() == segments_buffer);
+    // With an empty call: what a worker gets back for its next call.
+    Call empty;
+    swap_calls(a, empty);
+    CHECK(diff(a, Call{}) == "");
+    CHECK(diff(empty, b0) == "");
+}
+
 // What a detector keeps of a call for later (analyzers/detectors/detector_util.h).
 TEST_CASE("call_facts: every field but the per-segment vectors", "[spill]") {
     const Call c = full_call();
