@@ -217,8 +217,13 @@ public:
         // Into a reused string of the same length (most: "POST", the
         // agent, the namespace... repeat call after call) a plain copy;
         // assign() was a third of the decoder's time.
+        // Into a cleared one (a pooled call's, emptied with its memory
+        // kept) an append: assign() checks for overlap and replaces, about
+        // 80 instructions; the input never lies in s.
         if (n == s.size()) {
             if (n) std::memcpy(s.data(), p_, size_t(n));
+        } else if (s.empty()) {
+            s.append(reinterpret_cast<const char*>(p_), size_t(n));
         } else {
             s.assign(reinterpret_cast<const char*>(p_), size_t(n));
         }

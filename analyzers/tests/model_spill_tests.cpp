@@ -463,6 +463,36 @@ TEST_CASE("spill: decoding into a reused record replaces strings of the same len
     CHECK(diff(c, a) == "");
 }
 
+// A pooled call is cleared (its strings emptied, their memory kept) before
+// a parked call is decoded into it: the emptied strings are filled in that
+// memory (Reader::str appends), with the new record's bytes and lengths.
+TEST_CASE("spill: decoding into a cleared call fills its strings in their kept memory", "[spill]") {
+    Call held = full_call();
+    held.uri.assign(300, 'h');
+    held.soap.operation_ns.assign(80, 'n');
+    Call next = full_call();
+    next.uri = "/services/Other/longer-than-fifteen";
+    next.soap.operation_ns = "urn:example:other";
+    next.method = "GET";
+    clear_call(held);
+    const char* uri_buffer = held.uri.data();
+    const char* ns_buffer = held.soap.operation_ns.data();
+    REQUIRE(spill_decode_into(encode(next), held));
+    CHECK(diff(held, next) == "");
+    CHECK(held.uri == "/services/Other/longer-than-fifteen");
+    CHECK(held.uri.data() == uri_buffer);  // no new allocation
+    CHECK(held.soap.operation_ns.data() == ns_buffer);
+    // A longer string than the kept memory holds, and an empty one again.
+    Call longer = next;
+    longer.uri.assign(500, 'l');
+    longer.method.clear();
+    clear_call(held);
+    REQUIRE(spill_decode_into(encode(longer), held));
+    CHECK(diff(held, longer) == "");
+    REQUIRE(spill_decode_into(encode(next), held));  // into strings not emptied first
+    CHECK(diff(held, next) == "");
+}
+
 TEST_CASE("spill: every field of a Connection round-trips, optionals set and unset", "[spill]") {
     Connection c = full_connection();
     CHECK(round_trip_diff(c) == "");
