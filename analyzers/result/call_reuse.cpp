@@ -26,11 +26,18 @@ template <class... S>
     (empty_keeping(s, kKeepStringBytes), ...);
 }
 
-// Strings of cleared attributions and savings, for reused_string().
+// Strings of cleared attributions and savings, for reused_string(): a fixed
+// stack of slots, each an empty inline string until a buffer is moved in (a
+// vector's emplace_back and pop_back cost about 35 and 56 instructions a
+// string, about 125,000 of each on the 200,000-packet bench file).
 constexpr size_t kSpareStrings = 64;
 constexpr size_t kSpareStringBytes = 64;
-std::vector<std::string>& spare_strings() {
-    thread_local std::vector<std::string> spare;
+struct SpareStrings {
+    std::string slot[kSpareStrings];
+    size_t n = 0;
+};
+SpareStrings& spare_strings() {
+    thread_local SpareStrings spare;
     return spare;
 }
 // The heap buffers of items' strings (`member`) into the spare ones: one
@@ -38,12 +45,12 @@ std::vector<std::string>& spare_strings() {
 template <class T>
 void keep_strings(std::vector<T>& items, std::string T::*member) {
     if (items.empty()) return;
-    auto& spare = spare_strings();
+    SpareStrings& spare = spare_strings();
     const size_t kInline = std::string().capacity();  // 15 in libstdc++
     for (T& x : items) {
-        if (spare.size() >= kSpareStrings) return;
+        if (spare.n >= kSpareStrings) return;
         std::string& s = x.*member;
-        if (s.capacity() > kInline && s.capacity() <= kSpareStringBytes) spare.push_back(std::move(s));
+        if (s.capacity() > kInline && s.capacity() <= kSpareStringBytes) spare.slot[spare.n++] = std::move(s);
     }
 }
 
@@ -205,10 +212,10 @@ void swap_calls(Call& a, Call& b) noexcept {
 }
 
 std::string reused_string() {
-    auto& spare = spare_strings();
-    if (spare.empty()) return {};
-    std::string s = std::move(spare.back());
-    spare.pop_back();
+    SpareStrings& spare = spare_strings();
+    if (spare.n == 0) return {};
+    // Moving out leaves the slot an empty inline string for the next one.
+    std::string s = std::move(spare.slot[--spare.n]);
     s.clear();
     return s;
 }

@@ -367,6 +367,36 @@ TEST_CASE("clear_call: SOAP strings keep their memory, attribution buffers are h
     CHECK(none.capacity() == inline_capacity);
 }
 
+// The pool of spare buffers is bounded (64 a thread): cleared calls with more
+// heap causes than that hand on 64 distinct buffers, emptied; the next is a
+// new (inline) string. Twice: the second round refills the slots the first emptied.
+TEST_CASE("clear_call: the spare string pool keeps at most 64 buffers, each handed out once", "[spill]") {
+    for (int i = 0; i < 200; ++i) (void)reused_string();  // the thread's pool, emptied
+    const size_t inline_capacity = std::string().capacity();
+    for (int round = 0; round < 2; ++round) {
+        for (int k = 0; k < 3; ++k) {
+            Call c = full_call();
+            c.attribution.clear();
+            c.savings.clear();
+            for (int i = 0; i < 40; ++i) c.attribution.push_back({std::string(20 + i % 10, char('a' + k)), double(i)});
+            for (int i = 0; i < 5; ++i) c.savings.push_back({std::string(30, 's'), Side::Server, 1.0});
+            clear_call(c);
+            CHECK(diff(c, Call{}) == "");
+        }
+        std::vector<std::string> got;
+        for (int i = 0; i < 64; ++i) got.push_back(reused_string());
+        std::vector<const char*> buffers;
+        for (const std::string& s : got) {
+            CHECK(s.empty());
+            CHECK(s.capacity() >= 20);
+            buffers.push_back(s.data());
+        }
+        std::sort(buffers.begin(), buffers.end());
+        CHECK(std::adjacent_find(buffers.begin(), buffers.end()) == buffers.end());
+        CHECK(reused_string().capacity() == inline_capacity);
+    }
+}
+
 // The sharded analysis hands calls between threads with swap_calls: every
 // field must land on the other side, buffers traded, not copied.
 TEST_CASE("swap_calls: two calls trade every field and their buffers", "[spill]") {
