@@ -171,6 +171,9 @@ public:
     uint64_t varint_unchecked() {
         const uint8_t* p = p_;
         uint64_t v = 0;
+        // Unrolled: constant shifts, no loop counter (most such varints are
+        // 2 to 4 bytes: times and sizes).
+#pragma GCC unroll 9
         for (int shift = 0; shift < 63; shift += 7) {
             const uint8_t b = *p++;
             v |= uint64_t(b & 0x7f) << shift;
