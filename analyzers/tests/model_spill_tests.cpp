@@ -52,7 +52,7 @@ void compare(Diff& d, const MessageInfo& a, const MessageInfo& b) {
     EQ(first_frame); EQ(headers_end_frame); EQ(body_first_frame); EQ(last_frame);
     EQ(first_ns); EQ(headers_end_ns); EQ(body_first_ns); EQ(last_ns);
     EQ(header_bytes); EQ(body_bytes); EQ(write_sizes); EQ(frames); EQ(complete); EQ(missing_bytes);
-    EQ(content_bytes); EQ(markup_bytes); EQ(deflate_estimate); EQ(deflate_pick);
+    EQ(content_bytes); EQ(markup_bytes); EQ(deflate_estimate); EQ(deflate_pick); EQ(whole_xml);
 }
 
 std::string diff(const Call& a, const Call& b) {
@@ -329,9 +329,11 @@ TEST_CASE("spill: every field of a Call round-trips", "[spill]") {
 // cleared call must be a new one in every field (full_call sets them all).
 TEST_CASE("clear_call: a cleared call is Call{} in every field and keeps its memory", "[spill]") {
     Call c = full_call();
+    c.request.whole_xml = c.response.whole_xml = false;  // not MessageInfo's default (full_call leaves it)
     const size_t type_capacity = c.content_type.capacity(), segment_capacity = c.segments.capacity();
     clear_call(c);
     CHECK(diff(c, Call{}) == "");
+    CHECK((c.request.whole_xml && c.response.whole_xml));
     CHECK(encode(c) == encode(Call{}));
     CHECK(c.content_type.capacity() == type_capacity);
     CHECK(c.segments.capacity() == segment_capacity);
