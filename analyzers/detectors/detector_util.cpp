@@ -84,6 +84,7 @@ MessageInfo message_facts(const MessageInfo& m) {
     k.markup_bytes = m.markup_bytes;
     k.deflate_estimate = m.deflate_estimate;
     k.deflate_pick = m.deflate_pick;
+    k.whole_xml = m.whole_xml;
     return k;
 }
 } // namespace
