@@ -61,7 +61,8 @@ struct AnalysisOptions {
     // calls' only reader (analyze --json on one thread stores each call's
     // JSON element, analyzers/report/json_call_record.h). Such a result's
     // calls can then be read only by that report (for_each_call throws).
-    std::function<void(const Call&, std::string&)> spill_call_as;
+    // The record it returns is stored before it is called again.
+    std::function<std::string_view(const Call&)> spill_call_as;
     std::string spill_dir;  // "" = $TMPDIR, else /tmp
     // Live views of a spilling analysis: Analyzer::snapshot() then shows the
     // last this many finished calls (and their findings) beside the open

@@ -114,8 +114,7 @@ void AnalysisBack::remember_recent(const Call& call, std::span<const Finding> fi
 
 void AnalysisBack::spill_call(const Call& call) {
     if (!opt_.spill_call_as) return spill_->add(call);
-    opt_.spill_call_as(call, call_record_);
-    spill_->add_call_record(call.id, call_record_);
+    spill_->add_call_record(call.id, opt_.spill_call_as(call));
 }
 
 void AnalysisBack::spill_findings() {

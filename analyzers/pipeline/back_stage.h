@@ -59,7 +59,6 @@ private:
     bool spill_failed_ = false;
     std::deque<Call> recent_calls_;         // spilling live views: the last calls, for so_far()
     std::deque<Finding> recent_findings_;   // and their findings
-    std::string call_record_;               // opt_.spill_call_as's, reused
 };
 
 } // namespace stallscope

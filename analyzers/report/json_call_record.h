@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -35,8 +36,9 @@ struct CallJsonMarks {
 void call_json_marked(JsonStream& w, const Call& c, CallJsonMarks& marks);
 
 // Makes a call's spill record for a JSON report written with `indent`
-// (for AnalysisOptions::spill_call_as; one analysis at a time).
-std::function<void(const Call&, std::string&)> json_call_recorder(int indent);
+// (for AnalysisOptions::spill_call_as; one analysis at a time). The record
+// is read in place: it lasts until the recorder's next call.
+std::function<std::string_view(const Call&)> json_call_recorder(int indent);
 
 // The elements of the open "calls" array from such records, in id order
 // (r.spill->calls_are_records()). Throws SpillError when a record is not

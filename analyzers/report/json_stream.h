@@ -173,6 +173,22 @@ public:
         return buf_.get();
     }
     void raw_end(char* p) { used_ = size_t(p - buf_.get()); }
+    // n bytes copied at p as they are (text made by another stream); room
+    // for kRawRoom more after them.
+    char* raw_bytes(char* p, const char* s, size_t n) {
+        if (n <= kBufferSize - kRawRoom) {
+            p = raw_room(p, n + kRawRoom);
+            if (n) std::memcpy(p, s, n);
+            return p + n;
+        }
+        raw_end(p);
+        put(s, n);
+        return raw_room(buf_.get() + used_, kRawRoom);
+    }
+    // The bytes not handed to the stream yet, and dropping them (a stream
+    // whose buffer is read in place: json_call_record.cpp).
+    std::string_view unflushed() const { return {buf_.get(), used_}; }
+    void discard() { used_ = 0; }
     uint64_t raw_written(const char* p) const { return flushed_ + uint64_t(p - buf_.get()); }
     char* raw_string(char* p, std::string_view s) {
         if (s.size() <= kShortString && plain(s)) {

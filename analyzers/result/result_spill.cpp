@@ -101,7 +101,7 @@ template <class Fn> void ResultSpill::ById::each(Fn&& fn) const {
     }
 }
 
-uint64_t ResultSpill::put(const std::string& bytes) {
+uint64_t ResultSpill::put(std::string_view bytes) {
     const uint32_t len = uint32_t(bytes.size());
     char head[4];
     std::memcpy(head, &len, 4);
@@ -167,7 +167,7 @@ std::string_view ResultSpill::record(uint64_t offset, SpillScan* scan) const {
     return bytes;
 }
 
-void ResultSpill::add_call_record(uint64_t id, const std::string& record) {
+void ResultSpill::add_call_record(uint64_t id, std::string_view record) {
     call_records_ = true;
     calls_.put(id, put(record));
 }

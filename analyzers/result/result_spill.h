@@ -31,7 +31,7 @@ public:
     // A call stored as a report's own record (AnalysisOptions::spill_call_as),
     // not decodable as a Call: once one is added, each_call, call_at and
     // find_call throw, and each_call_record reads them.
-    void add_call_record(uint64_t id, const std::string& record);
+    void add_call_record(uint64_t id, std::string_view record);
     bool calls_are_records() const { return call_records_; }
 
     // Puts everything in report order: connections and calls by id, findings
@@ -106,7 +106,7 @@ private:
             return a.seq < b.seq;
         }
     };
-    uint64_t put(const std::string& bytes);  // a record: 4-byte length, then the bytes
+    uint64_t put(std::string_view bytes);  // a record: 4-byte length, then the bytes
     // `scan`: a walk's block cache (each_*), else one read per record.
     template <class T> void read(uint64_t offset, T& out, SpillScan* scan = nullptr, bool brief = false) const;
     std::string_view record(uint64_t offset, SpillScan* scan) const;  // valid until the next read

@@ -253,17 +253,15 @@ namespace {
 
 // r with its connections, calls and findings moved to a spill file; the
 // calls as `recorder` makes them when it is set.
-AnalysisResult spilled_copy(const AnalysisResult& r, const std::function<void(const Call&, std::string&)>& recorder) {
+AnalysisResult spilled_copy(const AnalysisResult& r, const std::function<std::string_view(const Call&)>& recorder) {
     std::string error;
     auto file = SpillFile::create("", error);
     REQUIRE(file);
     auto spill = std::make_shared<ResultSpill>(std::move(file));
     for (const Connection& c : r.connections) spill->add(c);
-    std::string record;
     for (const Call& c : r.calls) {
         if (!recorder) { spill->add(c); continue; }
-        recorder(c, record);
-        spill->add_call_record(c.id, record);
+        spill->add_call_record(c.id, recorder(c));
     }
     for (const Finding& f : r.findings) spill->add(f);
     spill->seal([](Finding&) {});
@@ -328,6 +326,68 @@ TEST_CASE("report json: calls stored as JSON elements are for that report only",
     CHECK_THROWS_AS(records.spill->call_at(0, c), SpillError);
     CHECK_THROWS_AS(report_json(records, -1), SpillError);  // made for indent 2
     CHECK_NOTHROW(report_json(records, 2));
+}
+
+// A record is written in the recorder's stream buffer and read there; one
+// bigger than that buffer (64 KB) goes through a string, and a piece of text
+// bigger than it is copied past the writer's buffer: both as the binary
+// records report them. The view a recorder returns lasts until its next call.
+TEST_CASE("report json: call records bigger than the stream's buffer report the same", "[json]") {
+    std::mt19937_64 rng(11);
+    AnalysisResult r;
+    while (r.calls.size() < 3) r = random_result(rng);
+    r.calls[0].uri = std::string(70'000, 'u') + "\"\n";  // past the buffer, escaped at its end
+    r.calls[1].user_agent = std::string(200'000, 'a');
+    r.calls[1].phases.push_back({PhaseKind::ResponseBody, r.capture.first_ns + 5, r.capture.first_ns + 9, 3, 4});
+    for (int indent : {2, -1}) {
+        INFO("indent " << indent);
+        auto recorder = json_call_recorder(indent);
+        const std::string first(recorder(r.calls[0]));
+        CHECK(first.size() > 70'000);
+        const std::string second(recorder(r.calls[2]));
+        CHECK(std::string(recorder(r.calls[0])) == first);  // made again the same, from a clean buffer
+        CHECK(second != first);
+        AnalysisResult records = spilled_copy(r, json_call_recorder(indent));
+        AnalysisResult binary = spilled_copy(r, nullptr);
+        REQUIRE(records.spill->calls_are_records());
+        const std::string got = json_of(records, indent), want = json_of(binary, indent);
+        CHECK(got.find(std::string(200'000, 'a')) != std::string::npos);
+        REQUIRE(got.size() == want.size());
+        CHECK(got == want);
+    }
+}
+
+// A damaged record is an error naming the spill file, never text out of range.
+TEST_CASE("report json: a damaged call record is a spill error", "[json]") {
+    std::mt19937_64 rng(13);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    const std::string good(json_call_recorder(2)(r.calls[0]));
+    auto report_of = [&](const std::string& record) {
+        std::string error;
+        auto file = SpillFile::create("", error);
+        REQUIRE(file);
+        auto spill = std::make_shared<ResultSpill>(std::move(file));
+        spill->add_call_record(r.calls[0].id, record);
+        spill->seal([](Finding&) {});
+        AnalysisResult one;
+        one.capture = r.capture;
+        one.spill = spill;
+        return json_of(one, 2);
+    };
+    CHECK_NOTHROW(report_of(good));
+    auto with_u32_at = [&](size_t from_end, uint32_t v) {
+        std::string bad = good;
+        std::memcpy(bad.data() + bad.size() - from_end, &v, 4);
+        return bad;
+    };
+    CHECK_THROWS_AS(report_of(good.substr(0, good.size() - 1)), SpillError);  // short
+    CHECK_THROWS_AS(report_of(good + "x"), SpillError);                       // long
+    CHECK_THROWS_AS(report_of(with_u32_at(4, 1u << 31)), SpillError);         // text length
+    CHECK_THROWS_AS(report_of(with_u32_at(8, 1000)), SpillError);             // count of times
+    CHECK_THROWS_AS(report_of(with_u32_at(12, 1000)), SpillError);            // element_count's index
+    CHECK_THROWS_AS(report_of(with_u32_at(16, 3)), SpillError);               // element_count's place: no null
+    CHECK_THROWS_AS(report_of(with_u32_at(16, 0xFFFFFFF0u)), SpillError);     // past the text
 }
 
 TEST_CASE("report json: bundled captures analysed with calls stored as JSON elements report the same", "[json]") {
