@@ -205,9 +205,14 @@ void ResultSpill::seal(const std::function<void(Finding&)>& each_finding) {
     // kind's details into another's freed and allocated their strings.
     std::vector<Finding> by_kind(kinds_.size());
     FindingText text;
+    // Through the scan: the findings come in about the order they were
+    // written (by first call), and a read of its own each was 5,853 preads
+    // of 4 KiB on the bench file. The scan maps what is written only, so the
+    // new records' appends stay buffered.
+    SpillScan scan(*file_);
     findings_.each([&](const FindingEntry& e) {
         Finding& f = by_kind[e.kind()];
-        if (!spill_decode_brief(record(e.offset, nullptr), f, text))
+        if (!spill_decode_brief(record(e.offset, &scan), f, text))
             throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(e.offset) +
                              " does not decode");
         each_finding(f);

@@ -39,6 +39,10 @@ public:
     // Writes the append buffer out, so later reads need no write. Throws SpillError.
     void flush();
     uint64_t size() const { return written_ + buffer_.size(); }
+    // Bytes in the file itself (read_written's limit); the rest is buffered.
+    uint64_t written() const { return written_; }
+    // For a read-only map of the written part (SpillScan).
+    int fd() const { return fd_; }
     const std::string& dir() const { return dir_; }
 
 private:

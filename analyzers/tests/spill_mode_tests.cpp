@@ -54,15 +54,15 @@ TEST_CASE("spill file: records read back exactly, before and after they leave th
     CHECK_THROWS_AS(f->read(f->size() + 10, 5, out), SpillError);
 }
 
-TEST_CASE("spill scan: records through its blocks read as written, in any order, long ones declined", "[spill-mode]") {
+TEST_CASE("spill scan: records through its windows read as written, in any order, long ones declined", "[spill-mode]") {
     auto f = temp_spill();
     std::vector<std::pair<uint64_t, std::string>> recs;  // offset of the length, the bytes
     uint64_t x = 99;
     auto rnd = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
     for (int i = 0; i < 4000; ++i) {
         // Mostly short, some about a block, a few longer than one (declined).
-        size_t n = rnd() % 50 == 0 ? SpillScan::kBlockBytes - 8 + rnd() % 16 : rnd() % 3000;
-        if (i % 997 == 5) n = SpillScan::kBlockBytes * 2;
+        size_t n = rnd() % 50 == 0 ? SpillScan::kWindowBytes - 8 + rnd() % 16 : rnd() % 3000;
+        if (i % 997 == 5) n = SpillScan::kWindowBytes * 2;
         std::string r(n, char('a' + i % 26));
         if (n) r[n / 2] = char(rnd());
         const uint32_t len = uint32_t(n);
@@ -70,6 +70,7 @@ TEST_CASE("spill scan: records through its blocks read as written, in any order,
         f->append(r);
         recs.push_back({at, r});
     }
+    f->flush();  // the scan maps the written part only (the rest it declines: see below)
     auto check_order = [&](const std::vector<size_t>& order) {
         SpillScan scan(*f);
         size_t declined = 0;
@@ -77,7 +78,7 @@ TEST_CASE("spill scan: records through its blocks read as written, in any order,
             auto got = scan.record(recs[i].first);
             if (!got) {
                 ++declined;
-                REQUIRE(recs[i].second.size() + 4 > SpillScan::kBlockBytes);  // only records longer than a block
+                REQUIRE(recs[i].second.size() + 4 > SpillScan::kWindowBytes);  // only records longer than a block
                 continue;
             }
             REQUIRE(*got == recs[i].second);
@@ -86,8 +87,8 @@ TEST_CASE("spill scan: records through its blocks read as written, in any order,
     };
     std::vector<size_t> order(recs.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const size_t long_ones = size_t(std::count_if(recs.begin(), recs.end(), [](auto& r) { return r.second.size() + 4 > SpillScan::kBlockBytes; }));
-    CHECK(check_order(order) == long_ones);  // the last records are still in the write buffer
+    const size_t long_ones = size_t(std::count_if(recs.begin(), recs.end(), [](auto& r) { return r.second.size() + 4 > SpillScan::kWindowBytes; }));
+    CHECK(check_order(order) == long_ones);
     std::reverse(order.begin(), order.end());
     CHECK(check_order(order) == long_ones);
     for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rnd() % (i + 1)]);
@@ -101,6 +102,86 @@ TEST_CASE("spill scan: records through its blocks read as written, in any order,
     SpillScan scan(*f);
     CHECK_FALSE(scan.record(f->size()));
     CHECK_FALSE(scan.record(f->size() - 2));  // no room for a length
+}
+
+TEST_CASE("spill scan: windows on a fixed grid, each mapped once by a walk that stays within them", "[spill-mode]") {
+    auto f = temp_spill();
+    std::vector<std::pair<uint64_t, std::string>> recs;
+    uint64_t x = 7;
+    auto rnd = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+    while (f->size() < 6 * uint64_t(SpillScan::kWindowBytes)) {  // many records straddle two windows; all kept at once
+        std::string r(size_t(1 + rnd() % 3000), char('a' + recs.size() % 26));
+        r[r.size() / 2] = char(rnd());
+        const uint32_t len = uint32_t(r.size());
+        recs.push_back({f->append(std::string_view(reinterpret_cast<const char*>(&len), 4)), r});
+        f->append(r);
+    }
+    f->flush();
+    const uint64_t windows = (f->size() + SpillScan::kWindowBytes - 1) / SpillScan::kWindowBytes;
+    auto walk = [&](const std::vector<size_t>& order) {
+        SpillScan scan(*f);
+        for (size_t i : order) {
+            auto got = scan.record(recs[i].first);
+            REQUIRE(got);
+            REQUIRE(*got == recs[i].second);
+        }
+        return scan.windows_mapped();
+    };
+    std::vector<size_t> order(recs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    CHECK(walk(order) == windows);  // windows starting at each record would overlap: more maps
+    std::reverse(order.begin(), order.end());
+    CHECK(walk(order) == windows);
+    std::vector<size_t> two_streams;  // two places in the file in turn, as calls in id order
+    for (size_t i = 0; i < recs.size() / 2; ++i) {
+        two_streams.push_back(i);
+        two_streams.push_back(recs.size() / 2 + i);
+    }
+    CHECK(walk(two_streams) == windows);
+}
+
+TEST_CASE("spill scan: the append buffer declined, a window mapped again once the file grew", "[spill-mode]") {
+    auto f = temp_spill();
+    auto put = [&](const std::string& r) {
+        const uint32_t len = uint32_t(r.size());
+        const uint64_t at = f->append(std::string_view(reinterpret_cast<const char*>(&len), 4));
+        f->append(r);
+        return at;
+    };
+    const uint64_t a = put("first");
+    f->flush();
+    SpillScan scan(*f);
+    REQUIRE(scan.record(a) == std::optional<std::string_view>("first"));
+    const uint64_t b = put("second, still in the append buffer");
+    CHECK_FALSE(scan.record(b));  // the caller reads it the slow way (which writes the buffer out)
+    f->flush();
+    REQUIRE(scan.record(b) == std::optional<std::string_view>("second, still in the append buffer"));
+    CHECK(scan.windows_mapped() == 2);
+    CHECK(scan.record(a) == std::optional<std::string_view>("first"));
+    CHECK(scan.windows_mapped() == 2);
+    // A length that runs past the end is declined (the caller's slow read names the error).
+    const uint32_t huge = 1000;
+    const uint64_t c = f->append(std::string_view(reinterpret_cast<const char*>(&huge), 4));
+    f->append("short");
+    f->flush();
+    CHECK_FALSE(scan.record(c));
+    CHECK_FALSE(scan.record(f->size() - 2));  // no room for a length
+}
+
+TEST_CASE("spill file: a read past the end names the spill directory and the offset", "[spill-mode]") {
+    std::string error;
+    auto f = SpillFile::create("/tmp", error);
+    REQUIRE(f);
+    f->append("abc");
+    std::string out;
+    try {
+        f->read(12345, 5, out);
+        FAIL("no error");
+    } catch (const SpillError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("/tmp") != std::string::npos);
+        CHECK(what.find("12345") != std::string::npos);
+    }
 }
 
 TEST_CASE("spill file: an unusable directory is refused with its name", "[spill-mode]") {
