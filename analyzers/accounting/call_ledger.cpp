@@ -400,18 +400,20 @@ double setup_fix_saving_ms(const Finding& f, double call_setup_ms) {
 }
 
 void KindTotals::add(const std::string& kind, Side side, double ms) {
-    by_kind_[kind] += ms;
-    by_side_[{kind, side}] += ms;
+    auto it = by_kind_.find(kind);
+    if (it == by_kind_.end()) it = by_kind_.emplace(kind, Sums{}).first;
+    it->second.all += ms;
+    it->second.by_side[side == Side::Client ? 0 : 1] += ms;
 }
 
 double KindTotals::ms(const std::string& kind) const {
     auto it = by_kind_.find(kind);
-    return it == by_kind_.end() ? 0.0 : it->second;
+    return it == by_kind_.end() ? 0.0 : it->second.all;
 }
 
 double KindTotals::ms(const std::string& kind, Side side) const {
-    auto it = by_side_.find({kind, side});
-    return it == by_side_.end() ? 0.0 : it->second;
+    auto it = by_kind_.find(kind);
+    return it == by_kind_.end() ? 0.0 : it->second.by_side[side == Side::Client ? 0 : 1];
 }
 
 size_t LedgerTotals::slot(std::string_view cause, size_t hint) {

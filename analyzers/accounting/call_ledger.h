@@ -144,8 +144,13 @@ public:
     double ms(const std::string& kind, Side side) const;
 
 private:
-    std::map<std::string, double> by_kind_;
-    std::map<std::pair<std::string, Side>, double> by_side_;
+    // One entry per kind, found by the kind's name alone (std::less<>: no
+    // key string built per add); each sum adds in the order given, as before.
+    struct Sums {
+        double all = 0;
+        double by_side[2] = {0, 0};  // Side::Client, Side::Server
+    };
+    std::map<std::string, Sums, std::less<>> by_kind_;
 };
 
 } // namespace stallscope

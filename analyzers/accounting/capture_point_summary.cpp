@@ -45,36 +45,43 @@ std::string ttl_evidence(int client_hops, int server_hops) {
 }
 } // namespace
 
+void CapturePointTally::add(const Connection& c) {
+    if (!c.http && !(c.tls && c.calls)) return;  // HTTP, or TLS with calls (read with keys or not)
+    PathPosition p = path_position(c);
+    CapturePlace place = place_of(p);
+    ++s_.by_place[size_t(place)];
+    if (p.client_hops >= 0 && p.server_hops >= 0) ++hops_[{p.client_hops, p.server_hops}];
+    if (!p.known) {
+        s_.by_ttl += place != CapturePlace::Unknown;
+        return;
+    }
+    ++s_.connections;
+    s_.from_handshake += p.from_handshake;
+    s_.data_ack_pairs += p.data_ack_pairs;
+    client_.push_back(p.client_ns);
+    server_.push_back(p.server_ns);
+}
+
 CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
-    CapturePointSummary s;
-    std::vector<int64_t> client, server;
-    std::map<std::pair<int, int>, uint64_t> hops;  // (client, server) -> connections
+    CapturePointTally t;
     for_each_connection(r, [&](const Connection& c) {
-        if (!c.http && !(c.tls && c.calls)) return true;  // HTTP, or TLS with calls (read with keys or not)
-        PathPosition p = path_position(c);
-        CapturePlace place = place_of(p);
-        ++s.by_place[size_t(place)];
-        if (p.client_hops >= 0 && p.server_hops >= 0) ++hops[{p.client_hops, p.server_hops}];
-        if (!p.known) {
-            s.by_ttl += place != CapturePlace::Unknown;
-            return true;
-        }
-        ++s.connections;
-        s.from_handshake += p.from_handshake;
-        s.data_ack_pairs += p.data_ack_pairs;
-        client.push_back(p.client_ns);
-        server.push_back(p.server_ns);
+        t.add(c);
         return true;
     });
+    return t.done();
+}
+
+CapturePointSummary CapturePointTally::done() {
+    CapturePointSummary& s = s_;
     // The place most placed connections agree on (a tie: the nearer to "path").
     uint64_t best = 0;
     for (CapturePlace p : {CapturePlace::Path, CapturePlace::Client, CapturePlace::Server, CapturePlace::Both})
         if (s.by_place[size_t(p)] > best) { best = s.by_place[size_t(p)]; s.place = p; }
     uint64_t most = 0;
-    for (const auto& [pair, n] : hops)
+    for (const auto& [pair, n] : hops_)
         if (n > most) { most = n; s.client_hops = pair.first; s.server_hops = pair.second; }
-    s.client_side_ms = median_ms(client);
-    s.server_side_ms = median_ms(server);
+    s.client_side_ms = median_ms(client_);
+    s.server_side_ms = median_ms(server_);
     if (s.connections == 0 && s.client_hops < 0)
         s.evidence = "none: no HTTP or HTTPS connection showed a handshake or data/ACK pairs both ways";
     else if (s.connections == 0)
@@ -88,7 +95,7 @@ CapturePointSummary summarize_capture_point(const AnalysisResult& r) {
         if (s.by_ttl) s.evidence += "; " + std::to_string(s.by_ttl) + " more placed by their TTLs alone";
     }
     s.view = view_of(s.place);
-    return s;
+    return std::move(s_);
 }
 
 const char* capture_place_text(CapturePlace p) {

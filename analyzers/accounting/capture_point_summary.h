@@ -6,7 +6,10 @@
 #include "analyzers/result/model.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace stallscope {
 
@@ -25,6 +28,19 @@ struct CapturePointSummary {
 };
 
 CapturePointSummary summarize_capture_point(const AnalysisResult& r);
+
+// The same a connection at a time, for a reader that goes over the
+// connections once for more than this (the text report: also its TLS lines).
+class CapturePointTally {
+public:
+    void add(const Connection& c);
+    CapturePointSummary done();
+
+private:
+    CapturePointSummary s_;
+    std::vector<int64_t> client_, server_;
+    std::map<std::pair<int, int>, uint64_t> hops_;  // (client, server) -> connections
+};
 
 // "near the client", "near the server", "in the path", "at both ends", "at an unknown point".
 const char* capture_place_text(CapturePlace p);

@@ -128,8 +128,7 @@ FindingsDigest::FindingsDigest(const AnalysisResult& r) : kinds(r, false) {
 
 // Where the capture was taken and whose view the latencies are; nothing when
 // the round trip is under 1 ms (loopback: both ends see the same).
-std::string capture_point_text(const AnalysisResult& r) {
-    CapturePointSummary cp = summarize_capture_point(r);
+std::string capture_point_text(const AnalysisResult& r, const CapturePointSummary& cp) {
     if (!capture_point_reported(cp)) return "";
     std::string out = std::string("  Captured ") + capture_place_text(cp.place) + " (from " + cp.evidence + ")";
     if (cp.connections)
@@ -143,7 +142,7 @@ std::string capture_point_text(const AnalysisResult& r) {
 }
 
 // The capture: file, format, counts, damage, where it was taken.
-void header_section(const AnalysisResult& r, TextOut& out) {
+void header_section(const AnalysisResult& r, const CapturePointSummary& cp, TextOut& out) {
     const CaptureInfo& cap = r.capture;
     std::string links;
     for (auto& l : cap.link_types) links += (links.empty() ? "" : ", ") + l;
@@ -153,7 +152,7 @@ void header_section(const AnalysisResult& r, TextOut& out) {
                (unsigned long long)cap.packets, plural(cap.packets), links.empty() ? "none" : links.c_str(),
                double(cap.last_ns - cap.first_ns) / 1e9, n_conns, plural(n_conns), n_calls, plural(n_calls));
     if (cap.truncated) out += "  WARNING: the capture is damaged; analysed up to the damage (see warnings)\n";
-    out += capture_point_text(r);
+    out += capture_point_text(r, cp);
 }
 
 // Summary: latency, where the time went (the ledger), time per kind, what each fix buys.
@@ -274,24 +273,38 @@ void findings_section(const AnalysisResult& r, FindingsDigest& found, TextOut& o
     }
 }
 
-// TLS connections, only when there are any.
-void tls_section(const AnalysisResult& r, TextOut& out) {
-    // TLS connections, only when there are any (plaintext reports keep their bytes).
-    std::string tls_lines;
+// What the report takes from the connections, read once (from the spill,
+// a pass costs a decode of every connection): where the capture was taken,
+// and the TLS section's lines.
+struct ConnectionsDigest {
+    CapturePointSummary capture_point;
+    std::string tls_lines;  // the first 50 TLS connections
     size_t tls_conns = 0;
+};
+
+ConnectionsDigest digest_connections(const AnalysisResult& r) {
+    ConnectionsDigest d;
+    CapturePointTally tally;
     for_each_connection(r, [&](const Connection& k) {
+        tally.add(k);
         if (!k.tls) return true;
-        if (++tls_conns > 50) return true;
+        if (++d.tls_conns > 50) return true;
         const ConnectionTls& t = *k.tls;
         std::string hs = t.handshake_last_frame ? fmt("%.3f ms", double(t.handshake_end_ns - t.handshake_start_ns) / 1e6)
                                                 : std::string("not seen");
-        tls_lines += fmt("  %4llu %s %s, SNI %s, %s handshake %s, %llu calls: %s\n", (unsigned long long)k.id,
+        d.tls_lines += fmt("  %4llu %s %s, SNI %s, %s handshake %s, %llu calls: %s\n", (unsigned long long)k.id,
                          t.version.empty() ? "TLS (version unknown)" : t.version.c_str(),
                          t.cipher_suite.empty() ? "-" : t.cipher_suite.c_str(), t.sni.empty() ? "-" : clean(t.sni, 60).c_str(),
                          t.resumed ? "resumed" : "full", hs.c_str(), (unsigned long long)k.calls,
                          t.decrypted ? "decrypted" : ("not decrypted (" + t.reason + ")").c_str());
         return true;
     });
+    d.capture_point = tally.done();
+    return d;
+}
+
+// TLS connections, only when there are any (plaintext reports keep their bytes).
+void tls_section(const std::string& tls_lines, size_t tls_conns, TextOut& out) {
     if (tls_conns) {
         out += fmt("\nTLS connections (%zu)\n", tls_conns) + tls_lines;
         if (tls_conns > 50) out += fmt("  ... %zu more (see --json)\n", tls_conns - 50);
@@ -345,11 +358,12 @@ void warnings_section(const AnalysisResult& r, TextOut& out) {
 void write_report_text(const AnalysisResult& r, std::ostream& os) {
     TextOut out(os);
     FindingsDigest found(r);
-    header_section(r, out);
+    const ConnectionsDigest conns = digest_connections(r);
+    header_section(r, conns.capture_point, out);
     summary_section(r, found, out);
     operations_section(r, out);
     findings_section(r, found, out);
-    tls_section(r, out);
+    tls_section(conns.tls_lines, conns.tls_conns, out);
     calls_section(r, found.kinds, out);
     warnings_section(r, out);
     out.flush();

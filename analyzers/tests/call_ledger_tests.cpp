@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 using namespace stallscope;
@@ -510,4 +512,29 @@ TEST_CASE("ledger: the microseconds the floors lose go to the largest remainders
     CHECK(us(part(c, kRequestTransfer)) == 60'000);
     CHECK(us(part(c, kServer)) == 30'000);
     CHECK(us(part(c, kResponseTransfer)) == 10'000);
+}
+
+TEST_CASE("ledger: KindTotals sums per kind and per kind and side, in the order given", "[ledger]") {
+    // Sums that round differently by order: each total must be the one added
+    // left to right, per kind and per (kind, side), and unknown keys give 0.
+    const std::vector<std::tuple<std::string, Side, double>> adds = {
+        {"connection_setup", Side::Client, 1e16}, {"nagle_delayed_ack", Side::Server, 0.1},
+        {"connection_setup", Side::Server, 1.0},  {"connection_setup", Side::Client, -1e16},
+        {"nagle_delayed_ack", Side::Server, 0.2}, {"connection_setup", Side::Server, 0.5},
+        {"nagle_delayed_ack", Side::Client, 0.3}};
+    KindTotals t;
+    std::map<std::string, double> want_kind;
+    std::map<std::pair<std::string, Side>, double> want_side;
+    for (const auto& [kind, side, ms] : adds) {
+        t.add(kind, side, ms);
+        want_kind[kind] += ms;
+        want_side[{kind, side}] += ms;
+    }
+    for (const auto& [kind, ms] : want_kind) CHECK(t.ms(kind) == ms);
+    for (const auto& [key, ms] : want_side) CHECK(t.ms(key.first, key.second) == ms);
+    CHECK(t.ms("connection_setup") == (1e16 + 1.0 - 1e16) + 0.5);  // 1 lost to rounding, then 0.5
+    CHECK(t.ms("nagle_delayed_ack", Side::Client) == 0.3);
+    CHECK(t.ms("nagle_delayed_ack", Side::Server) == 0.1 + 0.2);
+    CHECK(t.ms("split_write") == 0);
+    CHECK(t.ms("split_write", Side::Client) == 0);
 }

@@ -5,6 +5,8 @@
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/result/tls_carries.h"
 #include "analyzers/accounting/capture_point_summary.h"
+#include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
 
 #include <string>
 #include <vector>
@@ -167,5 +169,32 @@ TEST_CASE("TLS 1.3: tickets and alerts named without keys, the decrypted flight 
         CHECK(alerts >= 1);   // close_notify at the end
         CHECK(finished == (keyed ? 2 : 0));  // hidden without keys
         CHECK(labels.find("ClientHello+ServerHello") == std::string::npos);
+    }
+}
+
+TEST_CASE("the text report reads the connections once for where it was captured and its TLS lines") {
+    // Its one pass (CapturePointTally beside the TLS lines) says what
+    // summarize_capture_point says, whether the connections are in memory
+    // or read back from the spill.
+    const std::string base = std::string(STALLSCOPE_TESTDATA_DIR) + "/https-path-bigcert-tls12";
+    for (size_t spill_after : {SIZE_MAX, size_t(0)}) {
+        AnalysisOptions opt;
+        opt.spill_after_calls = spill_after;
+        AnalyzeOutcome out = analyze_file(base + ".pcap", opt);
+        REQUIRE(out.ok);
+        CHECK((out.result.spill != nullptr) == (spill_after == 0));
+        const CapturePointSummary cp = summarize_capture_point(out.result);
+        REQUIRE(cp.connections > 0);
+        size_t tls = 0;
+        for_each_connection(out.result, [&](const Connection& c) {
+            tls += c.tls.has_value();
+            return true;
+        });
+        REQUIRE(tls > 0);
+        const std::string text = report_text(out.result);
+        INFO(text);
+        CHECK(text.find("  Captured near the server (from " + cp.evidence + ")") != std::string::npos);
+        CHECK(text.find("\n  Latencies are " + cp.view + "\n") != std::string::npos);
+        CHECK(text.find("\nTLS connections (" + std::to_string(tls) + ")\n") != std::string::npos);
     }
 }
