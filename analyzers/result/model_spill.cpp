@@ -583,6 +583,10 @@ bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped
 
 void spill_encode_brief(const Finding& v, const FindingText& text, std::string& out) {
     if (text.count != FindingText::kFields) throw std::logic_error("spill_encode_brief: not a brief decode's text");
+    // The record's own text and frames are written, not v's: a change there
+    // would be lost, so it is an error, not a silent drop.
+    if (!v.explanation.empty() || !v.fix.empty() || !v.toolkit.empty() || !v.toolkit_fix.empty() || !v.frames.empty())
+        throw std::logic_error("spill_encode_brief: a brief finding's text or frames were set; they would not be stored");
     Writer w(out, text);
     uint8_t tag = kFindingTag;
     w.raw8(tag);

@@ -50,7 +50,8 @@ bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped
 // Encodes v with its frames and texts taken from `text` (as a brief decode
 // found them) instead of from v: the same bytes as spill_encode of the whole
 // finding with v's other fields, without decoding the text. `text`'s bytes
-// must still be there. Throws std::logic_error when `text` is not complete.
+// must still be there. Throws std::logic_error when `text` is not complete, or
+// when v's texts or frames are not empty (they would be dropped, not stored).
 void spill_encode_brief(const Finding& v, const FindingText& text, std::string& out);
 
 } // namespace stallscope

@@ -920,6 +920,17 @@ TEST_CASE("spill: a brief finding written back with its skipped text is the whol
     partial.count = 2;
     std::string out;
     CHECK_THROWS_AS(spill_encode_brief(f, partial, out), std::logic_error);
+    // A change to what the brief decode skipped would be lost: refused, each field.
+    REQUIRE(spill_decode_brief(encode(full_finding()), f, text));
+    for (auto set : std::initializer_list<void (*)(Finding&)>{
+             [](Finding& g) { g.explanation = "new"; }, [](Finding& g) { g.fix = "new"; },
+             [](Finding& g) { g.toolkit = "new"; }, [](Finding& g) { g.toolkit_fix = "new"; },
+             [](Finding& g) { g.frames = {1}; }}) {
+        Finding g = f;
+        set(g);
+        CHECK_THROWS_AS(spill_encode_brief(g, text, out), std::logic_error);
+    }
+    CHECK_NOTHROW(spill_encode_brief(f, text, out));
     CHECK_FALSE(spill_decode_brief(encode(full_call()), f, text));
 }
 
