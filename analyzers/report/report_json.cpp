@@ -10,6 +10,10 @@
 #include "analyzers/report/json_calls.h"
 #include "analyzers/report/json_call_record.h"
 #include "analyzers/report/json_call_layout.h"
+#include "analyzers/report/json_connection_layout.h"
+#include "analyzers/report/json_details.h"
+#include "analyzers/report/json_finding_layout.h"
+#include "analyzers/report/report_json_general.h"
 
 #include <cmath>
 #include <ctime>
@@ -177,7 +181,11 @@ void capture_json(Json& w, const CaptureInfo& c) {
     w.end_object();
 }
 
-void connection_json(Json& w, const Connection& k) {
+} // namespace
+
+// The general path (report_json_general.h); connection_json_layout writes
+// the same bytes from fixed runs where they fit.
+void connection_json_general(JsonStream& w, const Connection& k) {
     w.begin_object();
     w.member("id", k.id).member("client", k.client.to_string()).member("server", k.server.to_string());
     w.member("saw_handshake", k.saw_syn);
@@ -224,6 +232,8 @@ void connection_json(Json& w, const Connection& k) {
     }
     w.end_object();
 }
+
+namespace {
 
 void capture_point_json(Json& w, const CapturePointSummary& s) {
     auto ms_or_null = [&](const char* key, double v) {
@@ -325,16 +335,7 @@ void call_json(Json& w, const Call& k, const Rel& rel, bool whole, CallJsonMarks
 // last value (as the json object it once was built into).
 void details_json(Json& w, const std::vector<std::pair<std::string, std::string>>& details) {
     w.begin_object();
-    for (size_t i = 0; i < details.size(); ++i) {
-        const std::string& key = details[i].first;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; ++j) seen = details[j].first == key;
-        if (seen) continue;
-        const std::string* v = &details[i].second;
-        for (size_t j = i + 1; j < details.size(); ++j)
-            if (details[j].first == key) v = &details[j].second;
-        w.member(key, *v);
-    }
+    for_each_detail(details, [&](const std::string& key, const std::string& v) { w.member(key, v); });
     w.end_object();
 }
 
@@ -360,7 +361,12 @@ void frame_locations_json(Json& w, const CaptureInfo& c, const std::vector<uint6
     w.end_array();
 }
 
-void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& c) {
+} // namespace
+
+// The general path (report_json_general.h); finding_json_layout writes the
+// same bytes from fixed runs where they fit.
+void finding_json_general(JsonStream& w, const Finding& f, int64_t t0, const CaptureInfo& c) {
+    const Rel rel{t0};
     w.begin_object();
     w.member("kind", f.kind).member("side", side_name(f.side)).member("connection_id", f.connection_id);
     w.member("calls", f.calls).member("frames", f.frames);
@@ -380,6 +386,8 @@ void finding_json(Json& w, const Finding& f, const Rel& rel, const CaptureInfo& 
     w.end_object();
 }
 
+namespace {
+
 void call_element(Json& w, const Call& k, int64_t t0, bool measured) { call_json(w, k, Rel{t0}, measured); }
 
 } // namespace
@@ -396,7 +404,10 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent, un
     w.key("capture_point");
     capture_point_json(w, summarize_capture_point(r));
     w.key("connections").begin_array();
-    for_each_connection(r, [&](const Connection& k) { connection_json(w, k); return true; });
+    for_each_connection(r, [&](const Connection& k) {
+        if (!connection_json_layout(w, k)) connection_json_general(w, k);
+        return true;
+    });
     w.end_array();
     w.key("calls").begin_array();
     const XmlSampling xml = xml_sampling_of(r);
@@ -414,7 +425,10 @@ void write_report_json(const AnalysisResult& r, std::ostream& os, int indent, un
     w.member("calls", calls).member("calls_measured", whole);
     w.end_object();
     w.key("findings").begin_array();
-    for_each_finding(r, [&](const Finding& f) { finding_json(w, f, rel, r.capture); return true; });
+    for_each_finding(r, [&](const Finding& f) {
+        if (!finding_json_layout(w, f, rel.t0, r.capture)) finding_json_general(w, f, rel.t0, r.capture);
+        return true;
+    });
     w.end_array();
     w.key("summary").begin_object();
     w.key("overall");
