@@ -394,7 +394,7 @@ TEST_CASE("json stream: random keys and strings, fast and slow paths, as nlohman
 // halves for 4 to 7 bytes, or byte by byte below 4: every length up to 25.
 TEST_CASE("json stream: a byte that needs escaping is found at every place of a string", "[json]") {
     for (int b = 0; b < 256; ++b) {
-        for (size_t len = 1; len <= 25; ++len)
+        for (size_t len = 1; len <= 40; ++len)  // each tail path, and 16-byte blocks and their tail
         for (size_t at = 0; at < len; ++at) {
             std::string s(len, 'a');
             s[at] = char(b);
@@ -510,5 +510,35 @@ TEST_CASE("json stream: literal keys at every depth as nlohmann writes them", "[
         }
         INFO("indent " << indent);
         CHECK(os.str() == want.dump(indent, ' ', false, ojson::error_handler_t::replace));
+    }
+}
+
+// raw_string copies a plain string of up to 16 bytes as two overlapping
+// fixed-size copies: every length, with bytes that differ, as value() writes it.
+TEST_CASE("json stream: a plain string written raw is value()'s bytes at every length", "[json]") {
+    for (size_t len = 0; len <= 40; ++len) {
+        std::string s;
+        for (size_t i = 0; i < len; ++i) s += char('A' + i % 26 + (i / 26) * 6);
+        for (size_t before = 0; before < 3; ++before) {  // raw after other values too
+            std::ostringstream raw, general;
+            {
+                JsonStream a(raw, -1), b(general, -1);
+                a.begin_array();
+                b.begin_array();
+                for (size_t i = 0; i < before; ++i) {
+                    a.value(s);
+                    b.value(s);
+                }
+                b.value(s);
+                char* p = a.raw_begin();
+                if (!a.raw_element()) *p++ = ',';
+                p = a.raw_string(p, s);
+                a.raw_end(p);
+                a.end_array();
+                b.end_array();
+            }
+            INFO("length " << len << " after " << before);
+            CHECK(raw.str() == general.str());
+        }
     }
 }
