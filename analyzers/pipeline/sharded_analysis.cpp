@@ -27,8 +27,13 @@ namespace {
 // A batch is handed on after this many segments or payload bytes; a worker
 // queues at most kInBatches of them and the merge at most kOutBatches per
 // source, so memory in flight is bounded whatever the capture.
-constexpr size_t kBatchSegments = 256;
+constexpr size_t kBatchSegments = 1024;
 constexpr size_t kBatchBytes = 256 << 10;
+// ... or once the frames read since the last batch span this much of the
+// file, when payloads are lent (views into a mapped file): a worker then
+// reads at most a few MB behind the reader, inside the window the reader's
+// map gives back pages from (mapped_pcap_reader.cpp: every 8 MB).
+constexpr uint64_t kBatchFileSpan = 1 << 20;
 constexpr size_t kInBatches = 4;
 constexpr size_t kOutBatches = 2;
 // The reading thread's own events (a batch per flush, nearly always empty)
@@ -77,6 +82,8 @@ struct Key {
 std::atomic<uint64_t> end_batches{0};
 // Events the merge met with a lower key than the one before, in all (its test: none).
 std::atomic<uint64_t> replayed_out_of_order{0};
+// Segments handed to a worker as a view into the capture, and copied, in all (their test).
+std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
 
 // A source's watermark: no later event of it has a key <= this.
 // Everything made at segment `seq` and before:
@@ -111,10 +118,14 @@ struct OutBatch {
     Key watermark;  // no later event of this source has a key <= this
 };
 
+// `payload_at` of a segment whose payload is a view into the capture's own
+// bytes (they outlive the analysis: a memory-mapped file), not copied.
+constexpr size_t kBorrowed = SIZE_MAX;
+
 struct Item {
     uint64_t seq = 0;
     Frame frame;        // data empty
-    TcpPacket packet;   // payload: at `payload_at` in the batch's bytes
+    TcpPacket packet;   // payload: at `payload_at` in the batch's bytes, or kBorrowed
     size_t payload_at = 0;
 };
 
@@ -159,6 +170,8 @@ uint64_t big_endian_word(const uint8_t* p) {
 
 uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
 
 // a < b as Endpoint's defaulted <=> orders them (family, address bytes as
 // memcmp orders them, port), with the bytes compared as two words instead
@@ -303,7 +316,8 @@ struct Worker : FlowSink {
             if (next < b.items.size() && b.items[next].seq == seq) {
                 Item& it = b.items[next++];
                 key = Key{seq, 2, 0, 0, key.counter};
-                it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
+                if (it.payload_at != kBorrowed)
+                    it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
             if (events.size() >= kOutEvents || event_bytes >= kOutBytes)
@@ -330,6 +344,9 @@ struct ShardedAnalysis::Impl {
     std::vector<Event> front_events;
     uint64_t seq = 0, front_counter = 0;
     size_t batched = 0, batched_bytes = 0;
+    uint64_t borrowed = 0, copied = 0;  // payloads, this analysis (added to the totals at the end)
+    bool frames_outlive_next = false;   // the reader's frames stay valid: payloads go on as views
+    uint64_t flushed_at = 0;            // file offset of the frame read at the last flush
     bool finished = false;
     double start_s = wall_s(), merge_cpu_s = 0, merge_end_s = 0;
 
@@ -533,7 +550,12 @@ ShardedAnalysis::~ShardedAnalysis() = default;
 
 void ShardedAnalysis::on_frame(const Frame& f) {
     front_.on_frame(f);
-    if (impl_->batched >= kBatchSegments || impl_->batched_bytes >= kBatchBytes) impl_->flush(false);
+    Impl& m = *impl_;
+    const bool far = m.frames_outlive_next && f.file_offset >= m.flushed_at + kBatchFileSpan;
+    if (m.batched >= kBatchSegments || m.batched_bytes >= kBatchBytes || far) {
+        m.flush(false);
+        m.flushed_at = f.file_offset;
+    }
 }
 
 void ShardedAnalysis::front_warning(Warning w) {
@@ -547,18 +569,32 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
     InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
     // Built in place once (default-constructing it, then assigning, wrote it twice).
-    Item& it = b.items.emplace_back(Item{++m.seq, f, p, b.bytes.size()});
+    // A payload inside the frame's bytes (not one the front reassembled from
+    // IP fragments) of a reader whose frames outlive the next read is handed
+    // on as it is: no copy made here and read again on the worker's core.
+    const bool borrow = m.frames_outlive_next && !p.payload.empty() && p.payload.data() >= f.data.data() &&
+                        p.payload.data() + p.payload.size() <= f.data.data() + f.data.size();
+    Item& it = b.items.emplace_back(Item{++m.seq, f, p, borrow ? kBorrowed : b.bytes.size()});
     it.frame.data = {};
     m.window.times.push_back(f.ts_ns);
-    b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
+    if (borrow) {
+        ++m.borrowed;  // no bytes held: its batch is bounded by kBatchFileSpan instead
+    } else if (!p.payload.empty()) {
+        b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
+        m.batched_bytes += p.payload.size();
+        ++m.copied;
+    }
     ++m.batched;
-    m.batched_bytes += p.payload.size();
 }
+
+void ShardedAnalysis::set_frames_outlive_next(bool yes) { impl_->frames_outlive_next = yes; }
 
 AnalysisResult ShardedAnalysis::finish() {
     const double read_end = wall_s(), front_cpu = thread_cpu_s();
     front_.finish();
     Impl& m = *impl_;
+    borrowed_total.fetch_add(m.borrowed, std::memory_order_relaxed);
+    copied_total.fetch_add(m.copied, std::memory_order_relaxed);
     m.flush(true);
     for (auto& w : m.workers) w->thread.join();
     m.merger.join();
