@@ -3,6 +3,7 @@
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
 #include "analyzers/result/call_reuse.h"
+#include "analyzers/pipeline/flat_map.h"
 #include "analyzers/pipeline/flow_table.h"
 
 #include <algorithm>
@@ -17,8 +18,8 @@
 #include <deque>
 #include <exception>
 #include <thread>
+#include <stdexcept>
 #include <tuple>
-#include <unordered_map>
 
 namespace stallscope {
 
@@ -216,7 +217,7 @@ struct Worker : FlowSink {
     Key key;
     uint64_t conns = 0, calls = 0;
     bool at_end = false;  // closing every connection (FlowTable::finish)
-    std::unordered_map<uint64_t, uint64_t> opened_at;  // local connection id -> seq it was opened at
+    FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
     double cpu_s = 0, end_s = 0;
@@ -237,7 +238,7 @@ struct Worker : FlowSink {
     }
     uint64_t new_connection_id() override {
         uint64_t id = local_id(index, ++conns);
-        opened_at[id] = key.seq;
+        opened_at.insert(id, key.seq);
         add(EventKind::NewConnection).local = id;
         return id;
     }
@@ -269,7 +270,8 @@ struct Worker : FlowSink {
             end_batches.fetch_add(1, std::memory_order_relaxed);
         }
         key.ctx_ns = order_ns;
-        key.ctx = opened_at[id];
+        const uint64_t* at = opened_at.find(id);
+        key.ctx = at ? *at : 0;
     }
     void connection_closed(Connection&& conn) override {
         opened_at.erase(conn.id);
@@ -355,11 +357,14 @@ struct ShardedAnalysis::Impl {
     std::thread merger;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
-    std::unordered_map<uint64_t, uint64_t> conn_ids, call_ids;                // local -> final
+    // Local -> final ids, in one array each (a lookup or two per event: as
+    // node-based maps they were a few percent of the merge's time).
+    using IdMap = FlatMap<uint64_t, uint64_t, std::hash<uint64_t>>;
+    IdMap conn_ids, call_ids;
     // Local connection -> its calls not handed on yet (a call's id is never
     // named again once it is: only calls still in the tracker are warned about),
     // so both maps hold the open calls, not every call of a long connection.
-    std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;
+    FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
 
     Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt) {
         window.first_seq = 1;
@@ -400,15 +405,12 @@ struct ShardedAnalysis::Impl {
 
     // Worker-local call ids (4000...) become the final ones; the back stage
     // writes the final number into the text.
-    uint64_t final_call(uint64_t local) const {
-        auto it = call_ids.find(local);
-        return it == call_ids.end() ? local : it->second;
+    static uint64_t final_id(IdMap& ids, uint64_t local) {
+        const uint64_t* id = ids.find(local);
+        return id ? *id : local;
     }
-
-    uint64_t final_conn(uint64_t local) const {
-        auto it = conn_ids.find(local);
-        return it == conn_ids.end() ? local : it->second;
-    }
+    uint64_t final_call(uint64_t local) { return final_id(call_ids, local); }
+    uint64_t final_conn(uint64_t local) { return final_id(conn_ids, local); }
 
     void replay(Event& e, size_t source) {
         switch (e.kind) {
@@ -422,19 +424,23 @@ struct ShardedAnalysis::Impl {
             if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
-        case EventKind::NewConnection: conn_ids[e.local] = back.new_connection_id(); break;
-        case EventKind::NewCall:
-            call_ids[e.local] = back.new_call_id();
-            calls_of[e.conn].push_back(e.local);
+        case EventKind::NewConnection: conn_ids.insert(e.local, back.new_connection_id()); break;
+        case EventKind::NewCall: {
+            call_ids.insert(e.local, back.new_call_id());
+            std::vector<uint64_t>* open = calls_of.find(e.conn);
+            (open ? *open : calls_of.insert(e.conn, {})).push_back(e.local);
             break;
+        }
         case EventKind::CallReady: {
             Call& c = e.call->call;
             const uint64_t local = c.id;
-            c.id = call_ids.at(local);
+            const uint64_t* id = call_ids.find(local);
+            if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
+            c.id = *id;
             call_ids.erase(local);
-            if (auto it = calls_of.find(c.connection_id); it != calls_of.end()) {
-                auto& open = it->second;  // calls are handed on nearly in order: found near the front
-                if (auto at = std::find(open.begin(), open.end(), local); at != open.end()) open.erase(at);
+            if (std::vector<uint64_t>* open = calls_of.find(c.connection_id)) {
+                // calls are handed on nearly in order: found near the front
+                if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
             }
             c.connection_id = final_conn(c.connection_id);
             e.call->connection.id = final_conn(e.call->connection.id);
@@ -449,8 +455,10 @@ struct ShardedAnalysis::Impl {
             uint64_t local = e.connection->id;
             e.connection->id = final_conn(local);
             back.connection_closed(std::move(*e.connection));
-            for (uint64_t c : calls_of[local]) call_ids.erase(c);
-            calls_of.erase(local);
+            if (const std::vector<uint64_t>* open = calls_of.find(local)) {
+                for (uint64_t c : *open) call_ids.erase(c);
+                calls_of.erase(local);
+            }
             conn_ids.erase(local);
             break;
         }
@@ -493,26 +501,43 @@ struct ShardedAnalysis::Impl {
             pending[src].push_back(std::move(b));
             const Key ready = *std::min_element(watermark.begin(), watermark.end());
             for (;;) {
-                size_t best = sources;
+                // The source whose next event comes first (ties: the lower
+                // index), and the first of the others' next events: the first
+                // source's events are replayed in a run until they pass it,
+                // without looking at every source again for each one.
+                size_t best = sources, second = sources;
                 Event* best_event = nullptr;
+                const Key* second_key = nullptr;
                 for (size_t s = 0; s < sources; ++s) {
                     Event* e = head(s);
-                    if (!e || !(e->key <= ready)) continue;
-                    if (!best_event || e->key < best_event->key) best = s, best_event = e;
-                }
-                if (!best_event) break;
-                // Single-thread order means rising keys; a watermark that
-                // promised too much shows here (counted for the tests).
-                if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
-                last_replayed = best_event->key;
-                if (!merge_error) {
-                    try {
-                        replay(*best_event, best);
-                    } catch (...) {
-                        merge_error = std::current_exception();  // keep draining so no thread waits forever
+                    if (!e) continue;
+                    if (!best_event || e->key < best_event->key) {
+                        if (best_event) second = best, second_key = &best_event->key;
+                        best = s, best_event = e;
+                    } else if (!second_key || e->key < *second_key) {
+                        second = s, second_key = &e->key;
                     }
                 }
-                ++at[best];
+                auto still_first = [&](const Event* e) {
+                    return e && e->key <= ready &&
+                           (!second_key || e->key < *second_key || (e->key == *second_key && best < second));
+                };
+                if (!still_first(best_event)) break;
+                do {
+                    // Single-thread order means rising keys; a watermark that
+                    // promised too much shows here (counted for the tests).
+                    if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
+                    last_replayed = best_event->key;
+                    if (!merge_error) {
+                        try {
+                            replay(*best_event, best);
+                        } catch (...) {
+                            merge_error = std::current_exception();  // keep draining so no thread waits forever
+                        }
+                    }
+                    ++at[best];
+                    best_event = head(best);
+                } while (still_first(best_event));
             }
         }
         merge_cpu_s = thread_cpu_s();
