@@ -71,6 +71,9 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
     AnalyzeOutcome out;
     analyzer.capture().format = reader.format();
     analyzer.capture().bytes = reader.file_size();
+    // The reader outlives the analyzer here (both callers), so its lasting frames may be lent.
+    if constexpr (requires { analyzer.set_frames_outlive_next(true); })
+        analyzer.set_frames_outlive_next(reader.frames_outlive_next());
     for (const std::string& w : key_warnings) analyzer.add_warning({WarningCode::KeyLogLine, w, 0, 0, 0});
     take_secrets(reader, analyzer, keys);
     try {

@@ -3,6 +3,7 @@
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
 #include "analyzers/result/call_reuse.h"
+#include "analyzers/pipeline/flat_map.h"
 #include "analyzers/pipeline/flow_table.h"
 
 #include <algorithm>
@@ -17,8 +18,8 @@
 #include <deque>
 #include <exception>
 #include <thread>
+#include <stdexcept>
 #include <tuple>
-#include <unordered_map>
 
 namespace stallscope {
 
@@ -27,8 +28,13 @@ namespace {
 // A batch is handed on after this many segments or payload bytes; a worker
 // queues at most kInBatches of them and the merge at most kOutBatches per
 // source, so memory in flight is bounded whatever the capture.
-constexpr size_t kBatchSegments = 256;
+constexpr size_t kBatchSegments = 1024;
 constexpr size_t kBatchBytes = 256 << 10;
+// ... or once the frames read since the last batch span this much of the
+// file, when payloads are lent (views into a mapped file): a worker then
+// reads at most a few MB behind the reader, inside the window the reader's
+// map gives back pages from (mapped_pcap_reader.cpp: every 8 MB).
+constexpr uint64_t kBatchFileSpan = 1 << 20;
 constexpr size_t kInBatches = 4;
 constexpr size_t kOutBatches = 2;
 // The reading thread's own events (a batch per flush, nearly always empty)
@@ -77,6 +83,8 @@ struct Key {
 std::atomic<uint64_t> end_batches{0};
 // Events the merge met with a lower key than the one before, in all (its test: none).
 std::atomic<uint64_t> replayed_out_of_order{0};
+// Segments handed to a worker as a view into the capture, and copied, in all (their test).
+std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
 
 // A source's watermark: no later event of it has a key <= this.
 // Everything made at segment `seq` and before:
@@ -111,10 +119,14 @@ struct OutBatch {
     Key watermark;  // no later event of this source has a key <= this
 };
 
+// `payload_at` of a segment whose payload is a view into the capture's own
+// bytes (they outlive the analysis: a memory-mapped file), not copied.
+constexpr size_t kBorrowed = SIZE_MAX;
+
 struct Item {
     uint64_t seq = 0;
     Frame frame;        // data empty
-    TcpPacket packet;   // payload: at `payload_at` in the batch's bytes
+    TcpPacket packet;   // payload: at `payload_at` in the batch's bytes, or kBorrowed
     size_t payload_at = 0;
 };
 
@@ -159,6 +171,8 @@ uint64_t big_endian_word(const uint8_t* p) {
 
 uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
 
 // a < b as Endpoint's defaulted <=> orders them (family, address bytes as
 // memcmp orders them, port), with the bytes compared as two words instead
@@ -203,7 +217,7 @@ struct Worker : FlowSink {
     Key key;
     uint64_t conns = 0, calls = 0;
     bool at_end = false;  // closing every connection (FlowTable::finish)
-    std::unordered_map<uint64_t, uint64_t> opened_at;  // local connection id -> seq it was opened at
+    FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
     double cpu_s = 0, end_s = 0;
@@ -224,7 +238,7 @@ struct Worker : FlowSink {
     }
     uint64_t new_connection_id() override {
         uint64_t id = local_id(index, ++conns);
-        opened_at[id] = key.seq;
+        opened_at.insert(id, key.seq);
         add(EventKind::NewConnection).local = id;
         return id;
     }
@@ -256,7 +270,8 @@ struct Worker : FlowSink {
             end_batches.fetch_add(1, std::memory_order_relaxed);
         }
         key.ctx_ns = order_ns;
-        key.ctx = opened_at[id];
+        const uint64_t* at = opened_at.find(id);
+        key.ctx = at ? *at : 0;
     }
     void connection_closed(Connection&& conn) override {
         opened_at.erase(conn.id);
@@ -303,7 +318,8 @@ struct Worker : FlowSink {
             if (next < b.items.size() && b.items[next].seq == seq) {
                 Item& it = b.items[next++];
                 key = Key{seq, 2, 0, 0, key.counter};
-                it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
+                if (it.payload_at != kBorrowed)
+                    it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
             if (events.size() >= kOutEvents || event_bytes >= kOutBytes)
@@ -330,6 +346,9 @@ struct ShardedAnalysis::Impl {
     std::vector<Event> front_events;
     uint64_t seq = 0, front_counter = 0;
     size_t batched = 0, batched_bytes = 0;
+    uint64_t borrowed = 0, copied = 0;  // payloads, this analysis (added to the totals at the end)
+    bool frames_outlive_next = false;   // the reader's frames stay valid: payloads go on as views
+    uint64_t flushed_at = 0;            // file offset of the frame read at the last flush
     bool finished = false;
     double start_s = wall_s(), merge_cpu_s = 0, merge_end_s = 0;
 
@@ -338,11 +357,14 @@ struct ShardedAnalysis::Impl {
     std::thread merger;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
-    std::unordered_map<uint64_t, uint64_t> conn_ids, call_ids;                // local -> final
+    // Local -> final ids, in one array each (a lookup or two per event: as
+    // node-based maps they were a few percent of the merge's time).
+    using IdMap = FlatMap<uint64_t, uint64_t, std::hash<uint64_t>>;
+    IdMap conn_ids, call_ids;
     // Local connection -> its calls not handed on yet (a call's id is never
     // named again once it is: only calls still in the tracker are warned about),
     // so both maps hold the open calls, not every call of a long connection.
-    std::unordered_map<uint64_t, std::vector<uint64_t>> calls_of;
+    FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
 
     Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt) {
         window.first_seq = 1;
@@ -383,15 +405,12 @@ struct ShardedAnalysis::Impl {
 
     // Worker-local call ids (4000...) become the final ones; the back stage
     // writes the final number into the text.
-    uint64_t final_call(uint64_t local) const {
-        auto it = call_ids.find(local);
-        return it == call_ids.end() ? local : it->second;
+    static uint64_t final_id(IdMap& ids, uint64_t local) {
+        const uint64_t* id = ids.find(local);
+        return id ? *id : local;
     }
-
-    uint64_t final_conn(uint64_t local) const {
-        auto it = conn_ids.find(local);
-        return it == conn_ids.end() ? local : it->second;
-    }
+    uint64_t final_call(uint64_t local) { return final_id(call_ids, local); }
+    uint64_t final_conn(uint64_t local) { return final_id(conn_ids, local); }
 
     void replay(Event& e, size_t source) {
         switch (e.kind) {
@@ -405,19 +424,23 @@ struct ShardedAnalysis::Impl {
             if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
-        case EventKind::NewConnection: conn_ids[e.local] = back.new_connection_id(); break;
-        case EventKind::NewCall:
-            call_ids[e.local] = back.new_call_id();
-            calls_of[e.conn].push_back(e.local);
+        case EventKind::NewConnection: conn_ids.insert(e.local, back.new_connection_id()); break;
+        case EventKind::NewCall: {
+            call_ids.insert(e.local, back.new_call_id());
+            std::vector<uint64_t>* open = calls_of.find(e.conn);
+            (open ? *open : calls_of.insert(e.conn, {})).push_back(e.local);
             break;
+        }
         case EventKind::CallReady: {
             Call& c = e.call->call;
             const uint64_t local = c.id;
-            c.id = call_ids.at(local);
+            const uint64_t* id = call_ids.find(local);
+            if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
+            c.id = *id;
             call_ids.erase(local);
-            if (auto it = calls_of.find(c.connection_id); it != calls_of.end()) {
-                auto& open = it->second;  // calls are handed on nearly in order: found near the front
-                if (auto at = std::find(open.begin(), open.end(), local); at != open.end()) open.erase(at);
+            if (std::vector<uint64_t>* open = calls_of.find(c.connection_id)) {
+                // calls are handed on nearly in order: found near the front
+                if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
             }
             c.connection_id = final_conn(c.connection_id);
             e.call->connection.id = final_conn(e.call->connection.id);
@@ -432,8 +455,10 @@ struct ShardedAnalysis::Impl {
             uint64_t local = e.connection->id;
             e.connection->id = final_conn(local);
             back.connection_closed(std::move(*e.connection));
-            for (uint64_t c : calls_of[local]) call_ids.erase(c);
-            calls_of.erase(local);
+            if (const std::vector<uint64_t>* open = calls_of.find(local)) {
+                for (uint64_t c : *open) call_ids.erase(c);
+                calls_of.erase(local);
+            }
             conn_ids.erase(local);
             break;
         }
@@ -476,26 +501,43 @@ struct ShardedAnalysis::Impl {
             pending[src].push_back(std::move(b));
             const Key ready = *std::min_element(watermark.begin(), watermark.end());
             for (;;) {
-                size_t best = sources;
+                // The source whose next event comes first (ties: the lower
+                // index), and the first of the others' next events: the first
+                // source's events are replayed in a run until they pass it,
+                // without looking at every source again for each one.
+                size_t best = sources, second = sources;
                 Event* best_event = nullptr;
+                const Key* second_key = nullptr;
                 for (size_t s = 0; s < sources; ++s) {
                     Event* e = head(s);
-                    if (!e || !(e->key <= ready)) continue;
-                    if (!best_event || e->key < best_event->key) best = s, best_event = e;
-                }
-                if (!best_event) break;
-                // Single-thread order means rising keys; a watermark that
-                // promised too much shows here (counted for the tests).
-                if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
-                last_replayed = best_event->key;
-                if (!merge_error) {
-                    try {
-                        replay(*best_event, best);
-                    } catch (...) {
-                        merge_error = std::current_exception();  // keep draining so no thread waits forever
+                    if (!e) continue;
+                    if (!best_event || e->key < best_event->key) {
+                        if (best_event) second = best, second_key = &best_event->key;
+                        best = s, best_event = e;
+                    } else if (!second_key || e->key < *second_key) {
+                        second = s, second_key = &e->key;
                     }
                 }
-                ++at[best];
+                auto still_first = [&](const Event* e) {
+                    return e && e->key <= ready &&
+                           (!second_key || e->key < *second_key || (e->key == *second_key && best < second));
+                };
+                if (!still_first(best_event)) break;
+                do {
+                    // Single-thread order means rising keys; a watermark that
+                    // promised too much shows here (counted for the tests).
+                    if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
+                    last_replayed = best_event->key;
+                    if (!merge_error) {
+                        try {
+                            replay(*best_event, best);
+                        } catch (...) {
+                            merge_error = std::current_exception();  // keep draining so no thread waits forever
+                        }
+                    }
+                    ++at[best];
+                    best_event = head(best);
+                } while (still_first(best_event));
             }
         }
         merge_cpu_s = thread_cpu_s();
@@ -533,7 +575,12 @@ ShardedAnalysis::~ShardedAnalysis() = default;
 
 void ShardedAnalysis::on_frame(const Frame& f) {
     front_.on_frame(f);
-    if (impl_->batched >= kBatchSegments || impl_->batched_bytes >= kBatchBytes) impl_->flush(false);
+    Impl& m = *impl_;
+    const bool far = m.frames_outlive_next && f.file_offset >= m.flushed_at + kBatchFileSpan;
+    if (m.batched >= kBatchSegments || m.batched_bytes >= kBatchBytes || far) {
+        m.flush(false);
+        m.flushed_at = f.file_offset;
+    }
 }
 
 void ShardedAnalysis::front_warning(Warning w) {
@@ -547,18 +594,32 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
     InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
     // Built in place once (default-constructing it, then assigning, wrote it twice).
-    Item& it = b.items.emplace_back(Item{++m.seq, f, p, b.bytes.size()});
+    // A payload inside the frame's bytes (not one the front reassembled from
+    // IP fragments) of a reader whose frames outlive the next read is handed
+    // on as it is: no copy made here and read again on the worker's core.
+    const bool borrow = m.frames_outlive_next && !p.payload.empty() && p.payload.data() >= f.data.data() &&
+                        p.payload.data() + p.payload.size() <= f.data.data() + f.data.size();
+    Item& it = b.items.emplace_back(Item{++m.seq, f, p, borrow ? kBorrowed : b.bytes.size()});
     it.frame.data = {};
     m.window.times.push_back(f.ts_ns);
-    b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
+    if (borrow) {
+        ++m.borrowed;  // no bytes held: its batch is bounded by kBatchFileSpan instead
+    } else if (!p.payload.empty()) {
+        b.bytes.insert(b.bytes.end(), p.payload.begin(), p.payload.end());
+        m.batched_bytes += p.payload.size();
+        ++m.copied;
+    }
     ++m.batched;
-    m.batched_bytes += p.payload.size();
 }
+
+void ShardedAnalysis::set_frames_outlive_next(bool yes) { impl_->frames_outlive_next = yes; }
 
 AnalysisResult ShardedAnalysis::finish() {
     const double read_end = wall_s(), front_cpu = thread_cpu_s();
     front_.finish();
     Impl& m = *impl_;
+    borrowed_total.fetch_add(m.borrowed, std::memory_order_relaxed);
+    copied_total.fetch_add(m.copied, std::memory_order_relaxed);
     m.flush(true);
     for (auto& w : m.workers) w->thread.join();
     m.merger.join();

@@ -30,6 +30,10 @@ uint64_t batches_handed_on_at_end();
 // Events the merge of every analysis so far replayed with a key below the
 // one before (single-thread order broken): none, or a bug.
 uint64_t events_replayed_out_of_order();
+// TCP payloads of every analysis so far handed to a worker as a view into
+// the capture's bytes, and copied into a batch: for their test.
+uint64_t payloads_borrowed();
+uint64_t payloads_copied();
 }
 
 class ShardedAnalysis : private FrontSink {
@@ -40,6 +44,10 @@ public:
     void on_frame(const Frame& f);
     void add_warning(Warning w) { front_warning(std::move(w)); }
     CaptureInfo& capture() { return front_.capture(); }
+    // The reader's frames stay valid until the analysis is finished
+    // (PcapFileReader::frames_outlive_next): payloads go to the workers as
+    // views into them instead of copies. Off by default.
+    void set_frames_outlive_next(bool yes);
     // Throws SpillError (from the merge) like Analyzer::finish.
     AnalysisResult finish();
 

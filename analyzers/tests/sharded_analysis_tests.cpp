@@ -266,3 +266,29 @@ TEST_CASE("threads: the connections open at the end are handed on in batches, in
     CHECK(sharding_detail::events_replayed_out_of_order() == 0);
     fs::remove(path);
 }
+
+// A classic pcap is read out of a memory map that lasts the whole analysis:
+// the workers get each segment's payload as a view into it. A pcapng file's
+// frames last only to the next read, and a payload put together from IP
+// fragments lies outside its frame: those are copied. The reports stay the
+// ones of one thread either way.
+TEST_CASE("threads: payloads are lent out of a mapped capture and copied otherwise", "[threads]") {
+    const std::string dir = STALLSCOPE_TESTDATA_DIR;
+    struct Case {
+        std::string path;
+        bool lent, copied;  // expect payloads lent, copied
+    };
+    const Case cases[] = {
+        {dir + "/https-expect-tls12.pcap", true, false},
+        {dir + "/https-expect-tls12.keyed.pcapng", false, true},
+        {dir + "/hostile/ip-fragments.pcap", true, true},
+    };
+    for (const Case& c : cases) {
+        INFO(c.path);
+        const uint64_t lent = sharding_detail::payloads_borrowed(), copied = sharding_detail::payloads_copied();
+        REQUIRE(run(c.path, 2).ok);
+        CHECK((sharding_detail::payloads_borrowed() > lent) == c.lent);
+        CHECK((sharding_detail::payloads_copied() > copied) == c.copied);
+        same_for_every_n(c.path);
+    }
+}

@@ -69,6 +69,9 @@ public:
     uint64_t file_size() const override { return size_; }
     uint64_t position() const override { return pos_; }
     std::string format() const override { return f_.format; }
+    // The map lasts as long as the reader; pages dropped behind it are
+    // read back from the file on the next touch (MAP_PRIVATE, never written).
+    bool frames_outlive_next() const override { return true; }
 
 private:
     Status fail(uint64_t at, const std::string& reason) {
@@ -78,11 +81,16 @@ private:
     }
     // Pages before the record being handed out are read for good: unmapped
     // from this process (the page cache keeps them), so RSS stays flat.
+    // Each drop starts where the one before started: pages a thread still
+    // reading lent frames (frames_outlive_next) touched again since are given
+    // back too, instead of staying resident to the end.
     void drop_behind(uint64_t record) {
         if (record < dropped_ + kDropBehind) return;
         const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
         const uint64_t upto = record / page * page;
-        if (upto > dropped_) ::madvise(const_cast<uint8_t*>(base_) + dropped_, upto - dropped_, MADV_DONTNEED);
+        if (upto > redrop_from_)
+            ::madvise(const_cast<uint8_t*>(base_) + redrop_from_, upto - redrop_from_, MADV_DONTNEED);
+        redrop_from_ = dropped_;
         dropped_ = upto;
     }
 
@@ -92,6 +100,7 @@ private:
     ClassicPcapFormat f_;
     uint64_t pos_ = kFileHeader;
     uint64_t dropped_ = 0;
+    uint64_t redrop_from_ = 0;  // where the last drop started
     uint64_t number_ = 0;
     Status state_ = Status::Ok;
     std::string error_;

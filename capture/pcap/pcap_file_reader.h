@@ -30,6 +30,11 @@ public:
     virtual uint64_t file_size() const = 0;   // for progress
     virtual uint64_t position() const = 0;    // bytes consumed so far
     virtual std::string format() const = 0;   // "pcap", "pcap-ns", "pcapng"
+    // True when every frame's bytes stay valid (and unchanged) until this
+    // reader is destroyed, not just until the next read: a memory-mapped
+    // file. The threaded analysis then hands a segment's payload to its
+    // worker as a view instead of copying it.
+    virtual bool frames_outlive_next() const { return false; }
     // Frames keep the timestamps the file gives them, even when they go
     // backwards or are 0: what such a time means is the analysis's call
     // (analyzers/pipeline/frame_clock.h), which also warns about it, once.

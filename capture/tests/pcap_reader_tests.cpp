@@ -8,6 +8,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <span>
+#include <vector>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -196,4 +202,75 @@ TEST_CASE("open errors: wrong magic, empty, too short, directory, missing") {
         CHECK_FALSE(PcapFileReader::open(dir.file("nope.pcap"), err));
         CHECK(err.find("No such file") != std::string::npos);
     }
+}
+
+namespace {
+// Resident KB of this process's mappings of `path` (/proc/self/smaps).
+long resident_kb_of(const std::string& path) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool ours = false;
+    long kb = 0;
+    while (std::getline(smaps, line)) {
+        if (line.find('-') != std::string::npos && line.find(' ') < line.size() && std::isxdigit(uint8_t(line[0])) &&
+            line.find(':') > line.find(' '))
+            ours = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+        else if (ours && line.rfind("Rss:", 0) == 0)
+            kb += std::stol(line.substr(4));
+    }
+    return kb;
+}
+} // namespace
+
+// The threaded analysis keeps a classic pcap's frames after the next read
+// (a worker reads a segment's payload where it lies in the map, a few MB
+// behind the reader). Pages the reader gave back and such a reader touched
+// again are given back at the reader's next drop, so resident memory stays a
+// window of the file, not the file; the bytes stay the file's.
+TEST_CASE("mapped pcap: frames outlive the next read, and pages touched again behind the reader are given back") {
+    TempDir dir;
+    std::vector<Record> recs;
+    constexpr size_t kFrame = 60000, kFrames = 800;  // 48 MB
+    for (size_t i = 0; i < kFrames; ++i) {
+        Bytes b(kFrame, uint8_t(i));
+        recs.push_back({1700000000LL * 1000000000 + int64_t(i) * 1000, b});
+    }
+    const std::string path = dir.file("big.pcap");
+    write_file(path, pcap_bytes(false, false, 1, recs));
+    std::string error;
+    auto r = PcapFileReader::open(path, error);
+    REQUIRE(r);
+    REQUIRE(r->frames_outlive_next());
+    std::vector<std::span<const uint8_t>> lent;
+    Frame f;
+    unsigned long sum = 0;
+    constexpr size_t kLag = (4u << 20) / kFrame;  // the "worker" reads 4 MB behind
+    while (r->next(f) == PcapFileReader::Status::Ok) {
+        lent.push_back(f.data);
+        if (lent.size() > kLag)
+            for (size_t at = 0; at < kFrame; at += 4096) sum += lent[lent.size() - 1 - kLag][at];
+    }
+    REQUIRE(lent.size() == kFrames);
+    CHECK(sum > 0);
+    const long kb = resident_kb_of(path);
+    INFO("resident " << kb << " KB of a " << kFrame * kFrames / 1024 << " KB file");
+    CHECK(kb < 16 * 1024);  // about 10 MB; 26 MB without the second drop
+    for (size_t i : {size_t(0), kFrames / 2, kFrames - 1}) {
+        CHECK(lent[i].size() == kFrame);
+        CHECK(std::all_of(lent[i].begin(), lent[i].end(), [&](uint8_t b) { return b == uint8_t(i); }));
+    }
+}
+
+TEST_CASE("pcapng frames do not outlive the next read") {
+    TempDir dir;
+    PcapngWriter w;
+    w.shb();
+    w.idb(1);
+    w.epb(0, 1700000000LL * 1000000, tcp_frame(1));
+    std::string error;
+    const std::string path = dir.file("one.pcapng");
+    write_file(path, w.bytes());
+    auto r = PcapFileReader::open(path, error);
+    REQUIRE(r);
+    CHECK_FALSE(r->frames_outlive_next());
 }
