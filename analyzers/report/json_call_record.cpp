@@ -297,8 +297,8 @@ bool read_template(Cursor& in, Template& t, uint64_t& call) {
 
 // A call of a shape: its template's pieces with its values between them,
 // at w's pointer. False when the values do not fit the template.
-// Fast path (room for the whole element asked once): pieces up to 64 bytes
-// copied as one fixed-size block and values up to 32 as one of 32 (the
+// Fast path (room for the whole element asked once): pieces up to 128 bytes
+// copied as one or two fixed-size blocks and values up to 32 as one of 32 (the
 // template is padded, a value's block is read only when the values go on
 // past it).
 template <bool kFast>
@@ -310,9 +310,14 @@ bool render_at(JsonStream& w, char*& p, const Template& t, std::string_view valu
     auto piece = [&](size_t n) {
         if constexpr (!kFast) p = w.raw_bytes(p, src, n);
         else {
-            // Most pieces: one block of 64 (the text is padded; the room asked covers its tail).
+            // Most pieces: one or two blocks of 64 (the text is padded; the room asked covers the tail).
             if (n <= Template::kPad) std::memcpy(p, src, Template::kPad);
-            else std::memcpy(p, src, n);
+            else if (n <= 2 * Template::kPad) {
+                std::memcpy(p, src, Template::kPad);
+                std::memcpy(p + Template::kPad, src + Template::kPad, Template::kPad);
+            } else {
+                std::memcpy(p, src, n);
+            }
             p += n;
         }
         src += n;
