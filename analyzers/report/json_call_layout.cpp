@@ -203,8 +203,9 @@ struct TapeOut {
         end = b.b.data() + b.b.size() - kSlack;
         return b.b.data() + used;
     }
+    // s may be up to kSlack past s_end (a tag or name written after the last check).
     void shape_room(size_t n) {
-        if (size_t(s_end - s) < n) s = grow(t.shape, s, s_end, n);
+        if (s > s_end || size_t(s_end - s) < n) s = grow(t.shape, s, s_end, n);
     }
     void tag(uint8_t x) {
         *s++ = char(x);

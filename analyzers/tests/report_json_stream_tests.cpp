@@ -553,6 +553,31 @@ TEST_CASE("report json: calls whose shapes differ in one string byte or one run 
     CHECK(got.find("\"code\": \"soap:Server\"") != std::string::npos);
 }
 
+// A shape longer than the tape's first buffers (4 KB of shape, 1 KB of
+// values): thousands of write sizes, each a run and a value; one longer
+// than 16 KB is stored as text.
+TEST_CASE("report json: calls of long shapes stored by shape report the same", "[json]") {
+    std::mt19937_64 rng(2614);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    Call base = r.calls[0];
+    r.calls.clear();
+    for (size_t sizes : {size_t(0), size_t(1), size_t(3000), size_t(7000)}) {
+        Call c = base;
+        c.request.write_sizes.assign(sizes, 1460);
+        c.response.write_sizes.assign(sizes / 2, 7);
+        r.calls.push_back(c);
+        for (int k = 0; k < 2; ++k) r.calls.push_back(numbers_moved(c, rng));
+    }
+    for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+    CountingRecorder shapes{json_call_recorder(2)};
+    AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+    CHECK((*shapes.kinds)[1] == 3);  // one template per length up to 3,000 sizes (a 9 KB shape)
+    CHECK((*shapes.kinds)[2] == 6);
+    CHECK((*shapes.kinds)[0] == 3);  // 7,000 sizes: a shape over 16 KB, stored as text
+}
+
 TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
     std::mt19937_64 rng(2613);
     AnalysisResult r;
