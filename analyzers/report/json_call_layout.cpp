@@ -177,13 +177,14 @@ template <bool kSlots> struct TextOut {
 struct TapeOut {
     // Tags above any run's id.
     enum : uint8_t { kStr = 0xF0, kName, kTrue, kFalse, kNull, kEmpty, kValue, kTime, kCount };
-    static constexpr size_t kSlack = 2 * kDoubleChars;  // room kept after each write: any tag, any value
+    static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
     CallTape& t;
     char* s;  // into t.shape.b, room for kSlack after it
     char* v;  // into t.values.b, room for kSlack after it
     char* s_end;
     char* v_end;
+    uint32_t slots = 0;
 
     explicit TapeOut(CallTape& tape) : t(tape) {
         if (t.shape.b.size() < 4096) t.shape.b.resize(4096);
@@ -196,28 +197,34 @@ struct TapeOut {
     void finish() {
         t.shape.n = size_t(s - t.shape.b.data());
         t.values.n = size_t(v - t.values.b.data());
+        t.slots = slots;
     }
-    [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, char*& end, size_t n) {
+    // Out of line, and given no member's address (a char store could alias it).
+    [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, size_t n) {
         const size_t used = size_t(p - b.b.data());
         b.b.resize(std::max(2 * b.b.size(), used + n + 2 * kSlack));
-        end = b.b.data() + b.b.size() - kSlack;
         return b.b.data() + used;
     }
-    // s may be up to kSlack past s_end (a tag or name written after the last check).
+    static char* end_of(TapeBytes& b) { return b.b.data() + b.b.size() - kSlack; }
+    // Room: a run, bool, null or empty array writes one tag unchecked; every
+    // value, time, element_count, string and name checks that kSlack bytes
+    // are left after it. Between two checks come at most a dozen tags (the
+    // element has no longer stretch of runs, bools and nulls), far below kSlack.
+    void shape_check() {
+        if (s > s_end) s = grow(t.shape, s, 0), s_end = end_of(t.shape);
+    }
     void shape_room(size_t n) {
-        if (s > s_end || size_t(s_end - s) < n) s = grow(t.shape, s, s_end, n);
+        if (size_t(s_end + kSlack - s) < n + kSlack) s = grow(t.shape, s, n), s_end = end_of(t.shape);
     }
-    void tag(uint8_t x) {
-        *s++ = char(x);
-        shape_room(0);
-    }
+    void tag(uint8_t x) { *s++ = char(x); }
     void run(const JsonRun& r) { tag(r.id); }
     void value_done(char* end) {
         *v = char(end - v - 1);
         v = end;
-        ++t.slots;
+        ++slots;
         tag(kValue);
-        if (v > v_end) v = grow(t.values, v, v_end, 0);
+        shape_check();
+        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
     template <class T> void num(T x) { value_done(JsonStream::raw_number(v + 1, x)); }
     void ms(double x) { value_done(JsonStream::raw_ms(v + 1, x)); }
@@ -239,18 +246,20 @@ struct TapeOut {
         s[1] = char(n);
         std::memcpy(s + 2, x, n);
         s += 2 + n;
-        shape_room(0);
+        shape_check();
     }
     void time(int64_t ns) {
         std::memcpy(v, &ns, 8);
         v += 8;
-        ++t.slots;
+        ++slots;
         tag(kTime);
-        if (v > v_end) v = grow(t.values, v, v_end, 0);
+        shape_check();
+        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
     void element_count(uint32_t) {
-        ++t.slots;
+        ++slots;
         tag(kCount);
+        shape_check();
     }
 };
 
@@ -437,7 +446,6 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
 bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
     const CallLayout* L = depth ? layout_for(indent, depth) : nullptr;
     if (!L) return false;
-    t.slots = 0;
     TapeOut o(t);
     write_call(o, *L, k, true);
     o.finish();
