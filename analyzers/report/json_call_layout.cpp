@@ -59,6 +59,7 @@ struct CallLayout {
     std::string key(std::string_view k) const { return "\"" + std::string(k) + (indent < 0 ? "\":" : "\": "); }
     JsonRun run(const std::string& s) {
         JsonRun r;
+        r.id = next_id++;
         if (s.size() > JsonRun::kCap) fits = false;
         else {
             std::memcpy(r.bytes, s.data(), s.size());
@@ -70,6 +71,7 @@ struct CallLayout {
     int indent;
     size_t depth;
     bool fits = true;
+    uint8_t next_id = 0;
     JsonRun elem_first, elem_next, close_call, call[kCallKeys], close_m, fault_open, fault_string, msg_open,
         msg[kMsgKeys], sizes_first, sizes_next, sizes_close, phase_first, phase_next, phase[kPhaseKeys], cause_first,
         cause_next, cause_ms, close_s, array_close_m;
@@ -92,21 +94,41 @@ const CallLayout* layout_for(int indent, size_t depth) {
 }
 
 // The writer's pointer into the stream's buffer. After each run there is
-// room for any value but a string (raw_string makes its own).
-struct Out {
+// room for any value but a string (raw_string makes its own). With kSlots,
+// each value's place is noted too (a shape's template: json_call_record.cpp).
+template <bool kSlots> struct TextOut {
     JsonStream& w;
     char* p;
+    int64_t t0;
+    bool whole;
+    CallJsonMarks* marks;
+    std::vector<CallSlot>* slots = nullptr;
 
     void run(const JsonRun& r) {
         p = w.raw_room(p, 2 * JsonRun::kCap + kDoubleChars);
         std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
         p += r.size;
     }
-    template <class T> void num(T v) { p = JsonStream::raw_number(p, v); }
-    void ms(double v) { p = JsonStream::raw_ms(p, v); }
+    void slot(uint64_t from, CallSlot::Kind kind) {
+        if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind});
+    }
+    template <class T> void num(T v) {
+        const uint64_t from = kSlots ? written() : 0;
+        p = JsonStream::raw_number(p, v);
+        slot(from, CallSlot::Text);
+    }
+    void ms(double v) {
+        const uint64_t from = kSlots ? written() : 0;
+        p = JsonStream::raw_ms(p, v);
+        slot(from, CallSlot::Text);
+    }
     void null() {
         std::memcpy(p, "null", 4);
         p += 4;
+    }
+    void empty() {
+        std::memcpy(p, "[]", 2);
+        p += 2;
     }
     void boolean(bool b) {
         if (b) std::memcpy(p, "true", 4);
@@ -124,23 +146,126 @@ struct Out {
         p[n + 1] = '"';
         p += n + 2;
     }
+    // A time relative to the capture's first frame; with marks, null and noted.
+    void time(int64_t ns) {
+        if (!marks) return ms(ms_between(ns, t0));
+        const uint64_t from = written();
+        marks->times.push_back({from, ns});
+        null();
+        slot(from, CallSlot::Time);
+    }
+    void element_count(uint32_t n) {
+        if (marks) {
+            const uint64_t from = written();
+            marks->element_count_at = from;
+            null();
+            slot(from, CallSlot::ElementCount);
+        } else if (whole) {
+            p = JsonStream::raw_number(p, n);
+        } else {
+            null();
+        }
+    }
     uint64_t written() const { return w.raw_written(p); }
 };
 
-} // namespace
+// The shape and the values of an element instead of its text: each run's id,
+// each string's bytes (length first), each null, bool and empty array as a
+// tag in the shape; each number as its text (length first) in the values,
+// each time as its ns, element_count as a tag only. The shape is exact: two
+// calls with the same shape and values have the same text.
+struct TapeOut {
+    // Tags above any run's id.
+    enum : uint8_t { kStr = 0xF0, kName, kTrue, kFalse, kNull, kEmpty, kValue, kTime, kCount };
+    static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
-bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, CallJsonMarks* marks) {
-    if (w.depth() == 0) return false;  // not inside an array
-    const CallLayout* lp = layout_for(w.indent(), w.depth());
-    if (!lp) return false;
-    const CallLayout& L = *lp;
-    Out o{w, w.raw_begin()};
-    o.run(w.raw_element() ? L.elem_first : L.elem_next);
-    auto time = [&](int64_t ns) {
-        if (!marks) return o.ms(ms_between(ns, t0));
-        marks->times.push_back({o.written(), ns});
-        o.null();
-    };
+    CallTape& t;
+    char* s;  // into t.shape.b, room for kSlack after it
+    char* v;  // into t.values.b, room for kSlack after it
+    char* s_end;
+    char* v_end;
+    uint32_t slots = 0;
+
+    explicit TapeOut(CallTape& tape) : t(tape) {
+        if (t.shape.b.size() < 4096) t.shape.b.resize(4096);
+        if (t.values.b.size() < 1024) t.values.b.resize(1024);
+        s = t.shape.b.data();
+        v = t.values.b.data();
+        s_end = s + t.shape.b.size() - kSlack;
+        v_end = v + t.values.b.size() - kSlack;
+    }
+    void finish() {
+        t.shape.n = size_t(s - t.shape.b.data());
+        t.values.n = size_t(v - t.values.b.data());
+        t.slots = slots;
+    }
+    // Out of line, and given no member's address (a char store could alias it).
+    [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, size_t n) {
+        const size_t used = size_t(p - b.b.data());
+        b.b.resize(std::max(2 * b.b.size(), used + n + 2 * kSlack));
+        return b.b.data() + used;
+    }
+    static char* end_of(TapeBytes& b) { return b.b.data() + b.b.size() - kSlack; }
+    // Room: a run, bool, null or empty array writes one tag unchecked; every
+    // value, time, element_count, string and name checks that kSlack bytes
+    // are left after it. Between two checks come at most a dozen tags (the
+    // element has no longer stretch of runs, bools and nulls), far below kSlack.
+    void shape_check() {
+        if (s > s_end) s = grow(t.shape, s, 0), s_end = end_of(t.shape);
+    }
+    void shape_room(size_t n) {
+        if (size_t(s_end + kSlack - s) < n + kSlack) s = grow(t.shape, s, n), s_end = end_of(t.shape);
+    }
+    void tag(uint8_t x) { *s++ = char(x); }
+    void run(const JsonRun& r) { tag(r.id); }
+    void value_done(char* end) {
+        *v = char(end - v - 1);
+        v = end;
+        ++slots;
+        tag(kValue);
+        shape_check();
+        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
+    }
+    template <class T> void num(T x) { value_done(JsonStream::raw_number(v + 1, x)); }
+    void ms(double x) { value_done(JsonStream::raw_ms(v + 1, x)); }
+    void null() { tag(kNull); }
+    void empty() { tag(kEmpty); }
+    void boolean(bool b) { tag(b ? kTrue : kFalse); }
+    void str(std::string_view x) {
+        const uint32_t n = uint32_t(x.size());
+        shape_room(5 + x.size());
+        *s = char(kStr);
+        std::memcpy(s + 1, &n, 4);
+        if (n) std::memcpy(s + 5, x.data(), n);
+        s += 5 + n;
+    }
+    void name(const char* x) {
+        const size_t n = std::strlen(x);
+        if (n > JsonRun::kCap - 2) return str(x);
+        s[0] = char(kName);
+        s[1] = char(n);
+        std::memcpy(s + 2, x, n);
+        s += 2 + n;
+        shape_check();
+    }
+    void time(int64_t ns) {
+        std::memcpy(v, &ns, 8);
+        v += 8;
+        ++slots;
+        tag(kTime);
+        shape_check();
+        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
+    }
+    void element_count(uint32_t) {
+        ++slots;
+        tag(kCount);
+        shape_check();
+    }
+};
+
+// The element of call k: runs from L, values and strings through o.
+template <class O> void write_call(O& o, const CallLayout& L, const Call& k, bool first) {
+    o.run(first ? L.elem_first : L.elem_next);
     auto ms_or_null = [&](bool known, double ms) {
         if (known) o.ms(ms);
         else o.null();
@@ -162,8 +287,7 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
         o.num(m.write_sizes.size());
         o.run(L.msg[4]);
         if (m.write_sizes.empty()) {
-            std::memcpy(o.p, "[]", 2);
-            o.p += 2;
+            o.empty();
         } else {
             o.run(L.sizes_first);
             o.num(m.write_sizes[0]);
@@ -224,9 +348,7 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
     o.run(L.call[call_key("envelope_bytes")]);
     o.num(k.soap.bytes);
     o.run(L.call[call_key("element_count")]);
-    if (marks) marks->element_count_at = o.written();
-    if (whole && !marks) o.num(k.soap.element_count);
-    else o.null();
+    o.element_count(k.soap.element_count);
     o.run(L.call[call_key("user_agent")]);
     o.str(k.user_agent);
     o.run(L.call[call_key("server")]);
@@ -241,7 +363,7 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
     if (k.response_last_frame) o.num(k.response_last_frame);
     else o.null();
     o.run(L.call[call_key("start_ms")]);
-    time(k.start_ns);
+    o.time(k.start_ns);
     o.run(L.call[call_key("latency_ms")]);
     ms_or_null(k.complete, k.latency_ms);
     o.run(L.call[call_key("complete")]);
@@ -256,15 +378,14 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
     message(k.response);
     o.run(L.call[call_key("phases")]);
     if (k.phases.empty()) {
-        std::memcpy(o.p, "[]", 2);
-        o.p += 2;
+        o.empty();
     } else {
         for (size_t i = 0; i < k.phases.size(); ++i) {
             const Phase& ph = k.phases[i];
             o.run(i ? L.phase_next : L.phase_first);
             o.name(phase_name(ph.kind));
             o.run(L.phase[0]);
-            time(ph.start_ns);
+            o.time(ph.start_ns);
             o.run(L.phase[1]);
             o.ms(ph.duration_ms());
             o.run(L.phase[2]);
@@ -277,8 +398,7 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
     }
     o.run(L.call[call_key("attribution")]);
     if (k.attribution.empty()) {
-        std::memcpy(o.p, "[]", 2);
-        o.p += 2;
+        o.empty();
     } else {
         for (size_t i = 0; i < k.attribution.size(); ++i) {
             o.run(i ? L.cause_next : L.cause_first);
@@ -299,7 +419,36 @@ bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, Call
     o.run(L.call[call_key("client_latency_estimate_ms")]);
     ms_or_null(k.complete && k.client_path_ms >= 0, k.latency_ms + k.client_path_ms);
     o.run(L.close_call);
+}
+
+} // namespace
+
+bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, CallJsonMarks* marks) {
+    if (w.depth() == 0) return false;  // not inside an array
+    const CallLayout* L = layout_for(w.indent(), w.depth());
+    if (!L) return false;
+    TextOut<false> o{w, w.raw_begin(), t0, whole, marks};
+    write_call(o, *L, k, w.raw_element());
     w.raw_end(o.p);
+    return true;
+}
+
+bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::vector<CallSlot>& slots) {
+    if (w.depth() == 0) return false;
+    const CallLayout* L = layout_for(w.indent(), w.depth());
+    if (!L) return false;
+    TextOut<true> o{w, w.raw_begin(), 0, false, &marks, &slots};
+    write_call(o, *L, k, w.raw_element());
+    w.raw_end(o.p);
+    return true;
+}
+
+bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
+    const CallLayout* L = depth ? layout_for(indent, depth) : nullptr;
+    if (!L) return false;
+    TapeOut o(t);
+    write_call(o, *L, k, true);
+    o.finish();
     return true;
 }
 

@@ -10,8 +10,11 @@
 #include "analyzers/report/json_stream.h"
 #include "analyzers/result/model.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace stallscope {
 
@@ -20,6 +23,31 @@ struct JsonRun {
     static constexpr size_t kCap = 64;
     char bytes[kCap] = {};
     uint8_t size = 0;
+    uint8_t id = 0;  // its place in the layout: its identity in a call's shape
+};
+
+// A value's place in an element written with call_json_slots: a number's
+// text, a time (null there) or element_count (null there).
+struct CallSlot {
+    enum Kind : uint8_t { Text, Time, ElementCount };
+    uint64_t at;  // in the stream's written()
+    uint32_t len;
+    Kind kind;
+};
+
+// A growing byte buffer written at its end (n bytes used).
+struct TapeBytes {
+    std::string b;
+    size_t n = 0;
+    std::string_view view() const { return {b.data(), n}; }
+};
+
+// A call's element as its shape (the runs, strings, names, bools and nulls
+// it is made of, exactly) and its values (numbers as their text, length
+// first; times as their ns; element_count only counted): json_call_record.cpp.
+struct CallTape {
+    TapeBytes shape, values;
+    uint32_t slots = 0;  // values, times and element_count
 };
 
 // Writes the element of call k in the open array of w as call_json does:
@@ -28,5 +56,14 @@ struct JsonRun {
 // Returns false, writing nothing, when w's indent and depth make a run too
 // long (the caller then takes the general path).
 bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, CallJsonMarks* marks);
+
+// The same as call_json_layout with marks, each value's place also noted in
+// `slots` (appended to), in the order call_json_tape writes them.
+bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::vector<CallSlot>& slots);
+
+// k's element as call_json_layout with marks would write it inside `depth`
+// open containers at `indent`, as its shape and values. False when the
+// runs do not fit (as call_json_layout).
+bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t);
 
 } // namespace stallscope

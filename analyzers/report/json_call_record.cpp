@@ -1,6 +1,7 @@
 #include "analyzers/report/json_call_record.h"
 
 #include "analyzers/report/append_buf.h"
+#include "analyzers/report/json_call_layout.h"
 
 #include "analyzers/accounting/summary.h"
 #include "analyzers/accounting/xml_sample.h"
@@ -8,7 +9,10 @@
 #include "analyzers/result/result_spill.h"
 
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <random>
+#include <unordered_map>
 #include <ostream>
 #include <streambuf>
 
@@ -24,9 +28,17 @@ namespace stallscope {
 // handed to the spill from its buffer, not copied out first.
 namespace {
 
+// Record kinds. A full record: the element's text (the fallback, and the
+// reference). A shape's first call: its template (the text cut at its
+// values) and its values. Any later call of that shape: the id of the
+// shape's first call and its values only, about a tenth of the bytes.
 constexpr uint8_t kTag = 0x4A;  // not a binary call record's (model_spill.cpp)
+constexpr uint8_t kDefineTag = 0x4B;
+constexpr uint8_t kShapeTag = 0x4C;
 constexpr size_t kTimeBytes = 4 + 8;  // a time's place and ns
 constexpr size_t kTrailerBytes = 4 * 4;  // element_count's place and index, times, length
+constexpr size_t kSlotBytes = 4 + 1;  // a template's cut and kind
+constexpr size_t kMaxShapeBytes = 16 << 10;  // a call whose shape is bigger (a huge string) is stored as text
 
 template <class T> void put(std::string& out, T v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 template <class T> T load(const char* p) {
@@ -53,20 +65,39 @@ public:
     }
     bool ok() const { return ok_; }
     size_t left() const { return b_.size() - at_; }
+    std::string_view rest() const { return b_.substr(at_); }
 private:
     std::string_view b_;
     size_t at_ = 0;
     bool ok_ = true;
 };
 
+// A shape's key in the recorder's table: hashed a word at a time, compared
+// whole (a hash alone never merges two shapes).
+struct ShapeHash {
+    size_t operator()(std::string_view s) const {
+        uint64_t h = s.size() * 0x9E3779B97F4A7C15ULL;
+        size_t i = 0;
+        for (; i + 8 <= s.size(); i += 8) h = (h ^ load<uint64_t>(s.data() + i)) * 0xFF51AFD7ED558CCDULL, h ^= h >> 29;
+        for (; i < s.size(); ++i) h = (h ^ uint8_t(s[i])) * 0x100000001B3ULL;
+        return size_t(h ^ (h >> 32));
+    }
+};
+
 // One stream for every call: its buffer and layout state are reused. A
 // record is made in the stream's buffer and read there by the caller; the
 // next one drops it. A record too big for the buffer goes to `spilled`.
 struct Recorder {
-    explicit Recorder(int indent) : os(&buf), js(os, indent), indent(indent) {}
+    Recorder(int indent, CallShapeLimits limits)
+        : os(&buf), js(os, indent), indent(indent), limits(limits), tos(&tbuf), tjs(tos, indent) {
+        std::random_device rd;
+        nonce = uint64_t(rd()) << 32 | rd();
+    }
     ~Recorder() {
         js.discard();
         buf.out = nullptr;
+        tjs.discard();
+        tbuf.out = nullptr;
     }
     std::string spilled;
     AppendBuf buf;
@@ -75,13 +106,28 @@ struct Recorder {
     int indent;
     CallJsonMarks marks;
     std::string head, tail;
+    // The shapes seen, each with its id and the call that defined it.
+    struct Shape {
+        uint32_t id;
+        uint64_t call;
+    };
+    CallShapeLimits limits;
+    uint64_t nonce;  // ties a shape's calls to its definition from this recorder
+    std::unordered_map<std::string_view, Shape, ShapeHash> shapes;
+    std::deque<std::string> shape_keys;  // the table's keys (a deque never moves them)
+    size_t shape_bytes = 0;
+    CallTape tape;
+    // A new shape's text, written apart and cut at its values.
+    std::string tscratch;
+    AppendBuf tbuf;
+    std::ostream tos;
+    JsonStream tjs;
+    std::vector<CallSlot> slots;
+    std::string templ;
 
-    std::string_view make(const Call& c) {
-        js.discard();  // the previous record, stored by now
-        spilled.clear();
-        buf.out = &spilled;
+    void put_head(uint8_t tag, const Call& c) {
         head.clear();
-        put(head, kTag);
+        put(head, tag);
         put(head, int8_t(indent));
         put(head, c.request.first_frame);
         put(head, c.request.content_bytes);
@@ -90,6 +136,81 @@ struct Recorder {
         const std::string key = operation_key(c);
         put(head, uint32_t(key.size()));
         head += key;
+    }
+    std::string_view done() {
+        if (spilled.empty()) return js.unflushed();
+        js.flush();
+        return spilled;
+    }
+
+    std::string_view make(const Call& c) {
+        js.discard();  // the previous record, stored by now
+        spilled.clear();
+        buf.out = &spilled;
+        if (limits.shapes && call_json_tape(indent, 2, c, tape) && tape.shape.n <= kMaxShapeBytes) {
+            auto it = shapes.find(tape.shape.view());
+            if (it != shapes.end()) return of_shape(c, it->second);
+            if (shapes.size() < limits.shapes && shape_bytes + 4 * tape.shape.n <= limits.bytes && define(c))
+                return done();
+        }
+        return full(c);
+    }
+
+    std::string_view of_shape(const Call& c, const Shape& s) {
+        put_head(kShapeTag, c);
+        put(head, s.id);
+        put(head, s.call);
+        put(head, nonce);
+        js.raw(head);
+        js.raw(tape.values.view());
+        return done();
+    }
+
+    // The call's element written as text with its values' places, cut
+    // there into a template, and recorded with the call's values.
+    bool define(const Call& c) {
+        tjs.discard();
+        tscratch.clear();
+        tbuf.out = &tscratch;
+        marks.times.clear();
+        slots.clear();
+        tjs.resume_inside(2, 0);
+        const uint64_t base = tjs.written();
+        if (!call_json_slots(tjs, c, marks, slots)) return false;
+        tjs.flush();
+        if (slots.size() != tape.slots || tscratch.size() != tjs.written() - base) return false;
+        templ.clear();
+        tail.clear();
+        uint64_t from = 0;
+        for (const CallSlot& s : slots) {
+            const uint64_t at = s.at - base;
+            if (at < from || at + s.len > tscratch.size()) return false;
+            templ.append(tscratch, from, at - from);
+            put(tail, uint32_t(templ.size()));
+            put(tail, uint8_t(s.kind));
+            from = at + s.len;
+        }
+        templ.append(tscratch, from);
+        const Shape shape{uint32_t(shapes.size()), c.id};
+        put_head(kDefineTag, c);
+        put(head, shape.id);
+        put(head, c.id);
+        put(head, nonce);
+        put(head, uint32_t(slots.size()));
+        put(head, uint32_t(templ.size()));
+        js.raw(head);
+        js.raw(tail);
+        js.raw(templ);
+        js.raw(tape.values.view());
+        shape_keys.emplace_back(tape.shape.view());
+        shapes.emplace(shape_keys.back(), shape);
+        shape_bytes += shape_keys.back().size() + templ.size() + tail.size() + 64;
+        return true;
+    }
+
+    // Today's record: the element's text, its times and element_count noted.
+    std::string_view full(const Call& c) {
+        put_head(kTag, c);
         js.raw(head);
         marks.times.clear();
         js.resume_inside(2, 0);  // an element of the report's "calls" (document > calls)
@@ -108,9 +229,7 @@ struct Recorder {
         put(tail, uint32_t(marks.times.size()));
         put(tail, uint32_t(len));
         js.raw(tail);
-        if (spilled.empty()) return js.unflushed();
-        js.flush();
-        return spilled;
+        return done();
     }
 };
 
@@ -119,32 +238,201 @@ struct Recorder {
                      " is not a JSON call element");
 }
 
+// A shape's template as the report reads it back.
+struct Template {
+    static constexpr size_t kPad = 64;  // zeros after the text: its pieces are copied 64 bytes at a time
+    uint32_t id = 0;
+    uint64_t nonce = 0;
+    uint32_t len = 0;
+    std::string text;
+    struct Op {
+        uint32_t piece;  // bytes of text before the value
+        uint8_t kind;    // CallSlot::Kind
+    };
+    std::vector<Op> ops;  // in order; the rest of the text after the last
+};
+
+// What every record starts with.
+struct Head {
+    uint8_t tag = 0;
+    bool measured = false;
+    uint32_t element_count = 0;
+};
+
+Head read_head(Cursor& in, int indent, Call& key) {
+    Head h;
+    h.tag = in.get<uint8_t>();
+    const int8_t made_for = in.get<int8_t>();
+    key.request.first_frame = in.get<uint64_t>();
+    key.request.content_bytes = in.get<uint64_t>();
+    h.measured = in.get<uint8_t>() != 0;
+    h.element_count = in.get<uint32_t>();
+    const std::string_view op = in.bytes(in.get<uint32_t>());
+    if (made_for != indent) h.tag = 0;
+    key.soap.operation.assign(op.data(), op.size());
+    return h;
+}
+
+// A define record's template (after its head and shape id), checked: false when damaged.
+bool read_template(Cursor& in, Template& t, uint64_t& call) {
+    call = in.get<uint64_t>();
+    t.nonce = in.get<uint64_t>();
+    const uint32_t slots = in.get<uint32_t>(), len = in.get<uint32_t>();
+    if (!in.ok() || in.left() < uint64_t(slots) * kSlotBytes + len) return false;
+    const std::string_view cuts = in.bytes(size_t(slots) * kSlotBytes);
+    t.len = len;
+    t.text.assign(in.bytes(len));
+    t.text.append(Template::kPad, '\0');
+    t.ops.resize(slots);
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < slots; ++i) {
+        const uint32_t cut = load<uint32_t>(cuts.data() + i * kSlotBytes);
+        const uint8_t kind = uint8_t(cuts[i * kSlotBytes + 4]);
+        if (cut < last || cut > len || kind > CallSlot::ElementCount) return false;
+        t.ops[i] = {cut - last, kind};
+        last = cut;
+    }
+    return in.ok();
+}
+
+// A call of a shape: its template's pieces with its values between them,
+// at w's pointer. False when the values do not fit the template.
+// Fast path (room for the whole element asked once): pieces up to 128 bytes
+// copied as one or two fixed-size blocks and values up to 32 as one of 32 (the
+// template is padded, a value's block is read only when the values go on
+// past it).
+template <bool kFast>
+bool render_at(JsonStream& w, char*& p, const Template& t, std::string_view values, bool whole, uint32_t element_count,
+               int64_t t0) {
+    const char* v = values.data();
+    const char* const vend = v + values.size();
+    const char* src = t.text.data();
+    auto piece = [&](size_t n) {
+        if constexpr (!kFast) p = w.raw_bytes(p, src, n);
+        else {
+            // Most pieces: one or two blocks of 64 (the text is padded; the room asked covers the tail).
+            if (n <= Template::kPad) std::memcpy(p, src, Template::kPad);
+            else if (n <= 2 * Template::kPad) {
+                std::memcpy(p, src, Template::kPad);
+                std::memcpy(p + Template::kPad, src + Template::kPad, Template::kPad);
+            } else {
+                std::memcpy(p, src, n);
+            }
+            p += n;
+        }
+        src += n;
+    };
+    for (const Template::Op& op : t.ops) {
+        piece(op.piece);
+        if (op.kind == CallSlot::Text) {
+            const size_t left = size_t(vend - v);
+            if (left >= 33 && uint8_t(*v) <= 32) {
+                const size_t len = uint8_t(*v);
+                std::memcpy(p, v + 1, 32);
+                p += len;
+                v += 1 + len;
+                continue;
+            }
+            if (!left) return false;
+            const size_t len = uint8_t(*v);
+            if (len > kDoubleChars || left - 1 < len) return false;
+            std::memcpy(p, v + 1, len);
+            p += len;
+            v += 1 + len;
+        } else if (op.kind == CallSlot::Time) {
+            if (vend - v < 8) return false;
+            p = JsonStream::raw_ms(p, ms_between(load<int64_t>(v), t0));
+            v += 8;
+        } else if (whole) {
+            p = JsonStream::raw_number(p, element_count);
+        } else {
+            std::memcpy(p, "null", 4);
+            p += 4;
+        }
+    }
+    if (v != vend) return false;
+    piece(size_t(t.text.data() + t.len - src));
+    return true;
+}
+
+bool render(JsonStream& w, const Template& t, std::string_view values, bool whole, uint32_t element_count, int64_t t0) {
+    char* p = w.raw_begin();
+    if (!w.raw_element()) *p++ = ',';
+    const size_t need = t.len + t.ops.size() * kDoubleChars + 2 * Template::kPad;
+    bool ok;
+    if (need <= JsonStream::kRawBlock) {
+        p = w.raw_room(p, need);
+        ok = render_at<true>(w, p, t, values, whole, element_count, t0);
+    } else {
+        ok = render_at<false>(w, p, t, values, whole, element_count, t0);
+    }
+    w.raw_end(p);
+    return ok;
+}
+
 } // namespace
 
-std::function<std::string_view(const Call&)> json_call_recorder(int indent) {
-    auto rec = std::make_shared<Recorder>(indent);
+std::function<std::string_view(const Call&)> json_call_recorder(int indent, CallShapeLimits limits) {
+    auto rec = std::make_shared<Recorder>(indent, limits);
     return [rec](const Call& c) { return rec->make(c); };
 }
 
 // The text copied in pieces at the writer's pointer, each time and
 // element_count written over its null: the places come in order with the
-// record, nothing is searched.
+// record, nothing is searched. A shape's call: its template's pieces with
+// its values between them.
 CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult& r) {
     XmlCallSelector sample(xml_sampling_of(r));
     Call key;  // what the sample looks at
     CallsWritten out;
     const int64_t t0 = r.capture.first_ns;
+    std::unordered_map<uint64_t, Template> templates;  // by the call that defined each
+    std::string fetched;
+    Call fetched_key;
+    // The template defined by call `id`, read from its record when not seen yet.
+    auto template_of = [&](uint64_t id, uint64_t n) -> const Template& {
+        auto it = templates.find(id);
+        if (it != templates.end()) return it->second;
+        if (!r.spill->copy_call_record(id, fetched)) bad_record(r, n);
+        Cursor in(fetched);
+        Template t;
+        uint64_t call = 0;
+        if (read_head(in, indent, fetched_key).tag != kDefineTag) bad_record(r, n);
+        t.id = in.get<uint32_t>();
+        if (!read_template(in, t, call) || call != id) bad_record(r, n);
+        return templates.emplace(id, std::move(t)).first->second;
+    };
     r.spill->each_call_record([&](std::string_view record) {
         Cursor in(record);
         const uint64_t n = out.calls + 1;
-        if (in.get<uint8_t>() != kTag || in.get<int8_t>() != indent) bad_record(r, n);
-        key.request.first_frame = in.get<uint64_t>();
-        key.request.content_bytes = in.get<uint64_t>();
-        const bool measured = in.get<uint8_t>() != 0;
-        const uint32_t element_count = in.get<uint32_t>();
-        const std::string_view op = in.bytes(in.get<uint32_t>());
-        if (!in.ok() || in.left() < kTrailerBytes) bad_record(r, n);
-        key.soap.operation.assign(op.data(), op.size());
+        const Head h = read_head(in, indent, key);
+        if (!in.ok()) bad_record(r, n);
+        const bool whole = sample.selected(key) && h.measured;
+        if (h.tag == kDefineTag || h.tag == kShapeTag) {
+            const uint32_t shape = in.get<uint32_t>();
+            const Template* t;
+            if (h.tag == kDefineTag) {
+                Template own;
+                own.id = shape;
+                uint64_t call = 0;
+                if (!read_template(in, own, call)) bad_record(r, n);
+                auto it = templates.find(call);
+                if (it == templates.end()) it = templates.emplace(call, std::move(own)).first;
+                t = &it->second;
+            } else {
+                const uint64_t call = in.get<uint64_t>(), nonce = in.get<uint64_t>();
+                if (!in.ok()) bad_record(r, n);
+                t = &template_of(call, n);
+                if (t->nonce != nonce) bad_record(r, n);
+            }
+            if (t->id != shape) bad_record(r, n);
+            ++out.calls;
+            out.measured += whole;
+            if (!render(w, *t, in.rest(), whole, h.element_count, t0)) bad_record(r, n);
+            return true;
+        }
+        if (h.tag != kTag || in.left() < kTrailerBytes) bad_record(r, n);
+        const uint32_t element_count = h.element_count;
         const char* end = record.data() + record.size();
         const uint32_t count_at = load<uint32_t>(end - 16), count_index = load<uint32_t>(end - 12),
                        times = load<uint32_t>(end - 8), len = load<uint32_t>(end - 4);
@@ -152,7 +440,6 @@ CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult&
             bad_record(r, n);
         const char* text = end - kTrailerBytes - size_t(times) * kTimeBytes - len;
         const char* place = text + len;  // the times' places and ns
-        const bool whole = sample.selected(key) && measured;
         ++out.calls;
         out.measured += whole;
         char* p = w.raw_begin();

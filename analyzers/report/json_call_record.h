@@ -35,10 +35,21 @@ struct CallJsonMarks {
 // times and element_count null and noted in `marks` (appended to).
 void call_json_marked(JsonStream& w, const Call& c, CallJsonMarks& marks);
 
+// The recorder's table of shapes (json_call_record.cpp): at most `shapes`
+// of them and about `bytes` of memory (their keys and templates; the
+// report holds the templates again while it copies the calls out). A call
+// whose shape is new once the table is full is stored as its text. 0
+// shapes: every call as its text.
+struct CallShapeLimits {
+    size_t shapes = 4096;
+    size_t bytes = size_t(2) << 20;
+};
+
 // Makes a call's spill record for a JSON report written with `indent`
-// (for AnalysisOptions::spill_call_as; one analysis at a time). The record
-// is read in place: it lasts until the recorder's next call.
-std::function<std::string_view(const Call&)> json_call_recorder(int indent);
+// (for AnalysisOptions::spill_call_as; ONE analysis per recorder: a call of
+// a known shape refers to the record of the shape's first call, in the same
+// spill). The record is read in place: it lasts until the recorder's next call.
+std::function<std::string_view(const Call&)> json_call_recorder(int indent, CallShapeLimits limits = {});
 
 // The elements of the open "calls" array from such records, in id order
 // (r.spill->calls_are_records()). Throws SpillError when a record is not

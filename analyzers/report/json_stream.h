@@ -166,6 +166,7 @@ public:
     // raw_room keeps at least n bytes (n <= kRawRoom) after p, flushing
     // what is before p if need be; raw_string writes a string value at p.
     static constexpr size_t kRawRoom = 1024;
+    static constexpr size_t kRawBlock = 1 << 15;  // the most raw_room may be asked for
     int indent() const { return indent_; }
     // The next element of the open array is written raw: true if it is the first.
     bool raw_element() { return open_.back()++ == 0; }

@@ -182,6 +182,22 @@ void ResultSpill::each_call_record(const std::function<bool(std::string_view)>& 
     calls_.each([&](uint64_t offset) { return fn(record(offset, &scan)); });
 }
 
+bool ResultSpill::copy_call_record(uint64_t id, std::string& out) const {
+    uint64_t offset = 0;
+    if (!call_records_ || !calls_.find(id, offset)) return false;
+    // Not through record(): its buffer may hold the record the walk is on.
+    const uint64_t size = file_->size();
+    if (offset + 4 > size)
+        throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(offset) + " runs past the end");
+    file_->read(offset, 4, out);
+    uint32_t len = 0;
+    std::memcpy(&len, out.data(), 4);
+    if (offset + 4 + len > size)
+        throw SpillError("spill file in " + file_->dir() + ": record at offset " + std::to_string(offset) + " runs past the end");
+    file_->read(offset + 4, len, out);
+    return true;
+}
+
 template <class T> void ResultSpill::decode(std::string_view record, uint64_t offset, T& out, bool brief) const {
     // Into the caller's record, whose memory is reused (each_* and the row
     // views pass the same one each time); on SpillError it holds part of one.

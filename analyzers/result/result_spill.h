@@ -53,6 +53,10 @@ public:
     void each_call(const std::function<bool(const Call&)>& fn) const;
     // The records of add_call_record, by call id (the view lasts the call).
     void each_call_record(const std::function<bool(std::string_view)>& fn) const;
+    // The record of add_call_record for call `id`, copied into `out` (false
+    // when there is none): one record another refers to, read while
+    // each_call_record walks. After seal(). Throws SpillError.
+    bool copy_call_record(uint64_t id, std::string& out) const;
     // `brief`: without their text and evidence frames (spill_decode_brief).
     void each_finding(const std::function<bool(const Finding&)>& fn, bool brief = false) const;
 

@@ -334,7 +334,7 @@ TEST_CASE("report json: a damaged call record is a spill error", "[json]") {
     std::mt19937_64 rng(13);
     AnalysisResult r;
     while (r.calls.empty()) r = random_result(rng);
-    const std::string good(json_call_recorder(2)(r.calls[0]));
+    const std::string good(json_call_recorder(2, {0, 0})(r.calls[0]));  // a full text record
     auto report_of = [&](const std::string& record) {
         std::string error;
         auto file = SpillFile::create("", error);
@@ -360,6 +360,252 @@ TEST_CASE("report json: a damaged call record is a spill error", "[json]") {
     CHECK_THROWS_AS(report_of(with_u32_at(12, 1000)), SpillError);            // element_count's index
     CHECK_THROWS_AS(report_of(with_u32_at(16, 3)), SpillError);               // element_count's place: no null
     CHECK_THROWS_AS(report_of(with_u32_at(16, 0xFFFFFFF0u)), SpillError);     // past the text
+}
+
+// analyze --json on one thread stores a call of a shape seen before as the
+// id of that shape's first call and its values only (json_call_record.cpp):
+// the same bytes as its full text record and as the binary record.
+namespace {
+
+// A record's kind (its first byte) and where its shape fields start.
+constexpr uint8_t kFullRecord = 0x4A, kDefineRecord = 0x4B, kShapeRecord = 0x4C;
+size_t record_head_size(const std::string& rec) {
+    uint32_t op = 0;
+    std::memcpy(&op, rec.data() + 23, 4);
+    return 27 + op;
+}
+
+// c with its numbers moved (its shape unchanged): a call of the same shape.
+Call numbers_moved(const Call& c, std::mt19937_64& rng) {
+    Call k = c;
+    k.index_on_connection += rng() % 7;
+    k.request.first_frame += rng() % 1000;
+    k.request.last_frame += rng() % 100000;
+    k.response.header_bytes = rng() % 100000;
+    for (uint32_t& w : k.request.write_sizes) w = uint32_t(rng());
+    k.start_ns += int64_t(rng() % 1'000'000'000);
+    if (k.complete) k.latency_ms = double(rng() % 100000) / 7.0;
+    for (Phase& ph : k.phases) ph.start_ns += int64_t(rng() % 1'000'000);
+    for (auto& a : k.attribution) a.ms = double(rng() % 1000) / 3.0;
+    k.soap.element_count = uint32_t(rng() % 50);
+    return k;
+}
+
+// A recorder that counts the kinds of record it makes.
+struct CountingRecorder {
+    std::function<std::string_view(const Call&)> rec;
+    std::shared_ptr<std::array<size_t, 3>> kinds = std::make_shared<std::array<size_t, 3>>();
+    std::function<std::string_view(const Call&)> fn() const {
+        return [rec = rec, kinds = kinds](const Call& c) {
+            std::string_view v = rec(c);
+            REQUIRE(!v.empty());
+            const uint8_t tag = uint8_t(v[0]);
+            REQUIRE((tag == kFullRecord || tag == kDefineRecord || tag == kShapeRecord));
+            ++(*kinds)[tag - kFullRecord];
+            return v;
+        };
+    }
+};
+
+} // namespace
+
+TEST_CASE("report json: calls stored as their shapes and values write the bytes of the full text records", "[json]") {
+    std::mt19937_64 rng(2611);
+    std::array<size_t, 3> kinds{};
+    for (int i = 0; i < 120; ++i) {
+        INFO("random result " << i);
+        AnalysisResult r = random_result(rng);
+        // Calls of the same shapes, with other numbers, in between.
+        const size_t n = r.calls.size();
+        for (size_t k = 0; k < 3 * n; ++k) r.calls.push_back(numbers_moved(r.calls[rng() % n], rng));
+        std::shuffle(r.calls.begin(), r.calls.end(), rng);
+        for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+        r.xml_sample_first = rng() % 3;
+        r.xml_sample_every = rng() % 4;
+        for (int indent : {2, -1, 0, 3}) {
+            INFO("indent " << indent);
+            CountingRecorder shapes{json_call_recorder(indent)};
+            AnalysisResult by_shape = spilled_copy(r, shapes.fn());
+            AnalysisResult full = spilled_copy(r, json_call_recorder(indent, {0, 0}));
+            AnalysisResult binary = spilled_copy(r, nullptr);
+            by_shape.capture.first_ns = full.capture.first_ns = binary.capture.first_ns =
+                r.capture.first_ns + int64_t(rng() % 5'000'000'000);
+            const std::string got = json_of(by_shape, indent), text = json_of(full, indent);
+            REQUIRE(got.size() == text.size());
+            REQUIRE(got == text);
+            REQUIRE(got == json_of(binary, indent));
+            for (size_t k = 0; k < 3; ++k) kinds[k] += (*shapes.kinds)[k];
+        }
+    }
+    INFO("full " << kinds[0] << ", defining " << kinds[1] << ", of a known shape " << kinds[2]);
+    CHECK(kinds[1] > 500);
+    CHECK(kinds[2] >= 2 * kinds[1]);  // most calls repeat a shape
+}
+
+TEST_CASE("report json: a full shape table stores new shapes as text and reports the same", "[json]") {
+    std::mt19937_64 rng(2612);
+    std::array<size_t, 3> kinds{};
+    for (int i = 0; i < 40; ++i) {
+        AnalysisResult r = random_result(rng);
+        while (r.calls.size() < 4) {
+            AnalysisResult more = random_result(rng);
+            for (Call& c : more.calls) r.calls.push_back(std::move(c));
+        }
+        const size_t n = r.calls.size();
+        for (size_t k = 0; k < 2 * n; ++k) r.calls.push_back(numbers_moved(r.calls[rng() % n], rng));
+        for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+        for (CallShapeLimits limits : {CallShapeLimits{2, size_t(1) << 20}, CallShapeLimits{100, 6000}}) {
+            CountingRecorder shapes{json_call_recorder(2, limits)};
+            AnalysisResult by_shape = spilled_copy(r, shapes.fn());
+            AnalysisResult binary = spilled_copy(r, nullptr);
+            REQUIRE(json_of(by_shape, 2) == json_of(binary, 2));
+            CHECK((*shapes.kinds)[1] <= limits.shapes);
+            for (size_t k = 0; k < 3; ++k) kinds[k] += (*shapes.kinds)[k];
+        }
+    }
+    INFO("full " << kinds[0] << ", defining " << kinds[1] << ", of a known shape " << kinds[2]);
+    CHECK(kinds[0] > 20);  // new shapes once the table was full
+    CHECK(kinds[1] > 20);
+    CHECK(kinds[2] > 20);
+}
+
+TEST_CASE("report json: calls whose shapes differ in one string byte or one run are not merged", "[json]") {
+    Call a;
+    a.id = 1;
+    a.connection_id = 1;
+    a.method = "POST";
+    a.uri = "/svc/Orders";
+    a.http_version = "HTTP/1.1";
+    a.status = 200;
+    a.reason = "OK";
+    a.user_agent = "agent/1.0";
+    a.server = "srv";
+    a.request.write_sizes = {100, 200};
+    a.complete = true;
+    a.latency_ms = 12.5;
+    a.phases.push_back({PhaseKind::ResponseBody, 1000, 5000, 3, 4});
+    a.attribution.push_back({"server", 2.5});
+    std::vector<Call> calls{a};
+    auto variant = [&](auto change) {
+        Call k = a;
+        change(k);
+        k.id = calls.size() + 1;
+        calls.push_back(k);
+    };
+    variant([](Call& k) { k.user_agent[6] = '2'; });             // one string byte
+    variant([](Call& k) { k.request.write_sizes.push_back(7); });  // one more write size: one more run
+    variant([](Call& k) {                                          // a fault object instead of null
+        k.soap_response.fault = true;
+        k.soap_response.fault_code = "soap:Server";
+    });
+    variant([](Call& k) { k.status = 0; });                       // null instead of a number
+    variant([](Call& k) { k.soap.operation = "a"; });             // a string instead of null
+    variant([](Call& k) { k.attribution[0].cause = "serves"; });  // same length, one byte
+    variant([](Call& k) { k.expect_continue = true; });           // true instead of false
+    variant([](Call& k) { k.uri = "/svc/Orders\n"; });            // a byte that is escaped
+    const size_t distinct = calls.size();
+    variant([](Call& k) {  // numbers only: the same shape as a
+        k.status = 500;
+        k.request.write_sizes = {1, 123456};
+        k.latency_ms = 99.25;
+        k.phases[0].start_ns = 77;
+    });
+    AnalysisResult r;
+    r.calls = calls;
+    CountingRecorder shapes{json_call_recorder(2)};
+    std::vector<uint8_t> tags;
+    auto fn = shapes.fn();
+    for (const Call& c : calls) tags.push_back(uint8_t(fn(c)[0]));
+    for (size_t i = 0; i < distinct; ++i) CHECK(int(tags[i]) == int(kDefineRecord));
+    CHECK(int(tags[distinct]) == int(kShapeRecord));
+    AnalysisResult by_shape = spilled_copy(r, json_call_recorder(2)), binary = spilled_copy(r, nullptr);
+    const std::string got = json_of(by_shape, 2);
+    CHECK(got == json_of(binary, 2));
+    CHECK(got.find("\"user_agent\": \"agent/2.0\"") != std::string::npos);
+    CHECK(got.find("\"code\": \"soap:Server\"") != std::string::npos);
+}
+
+// A shape longer than the tape's first buffers (4 KB of shape, 1 KB of
+// values): thousands of write sizes, each a run and a value; one longer
+// than 16 KB is stored as text.
+TEST_CASE("report json: calls of long shapes stored by shape report the same", "[json]") {
+    std::mt19937_64 rng(2614);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    Call base = r.calls[0];
+    r.calls.clear();
+    for (size_t sizes : {size_t(0), size_t(1), size_t(3000), size_t(7000)}) {
+        Call c = base;
+        c.request.write_sizes.assign(sizes, 1460);
+        c.response.write_sizes.assign(sizes / 2, 7);
+        r.calls.push_back(c);
+        for (int k = 0; k < 2; ++k) r.calls.push_back(numbers_moved(c, rng));
+    }
+    for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+    CountingRecorder shapes{json_call_recorder(2)};
+    AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+    CHECK((*shapes.kinds)[1] == 3);  // one template per length up to 3,000 sizes (a 9 KB shape)
+    CHECK((*shapes.kinds)[2] == 6);
+    CHECK((*shapes.kinds)[0] == 3);  // 7,000 sizes: a shape over 16 KB, stored as text
+}
+
+TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
+    std::mt19937_64 rng(2613);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    Call first = r.calls[0], second = numbers_moved(first, rng);
+    first.id = 1;
+    second.id = 2;
+    auto rec = json_call_recorder(2);
+    const std::string define(rec(first)), shaped(rec(second));
+    REQUIRE(int(uint8_t(define[0])) == int(kDefineRecord));
+    REQUIRE(int(uint8_t(shaped[0])) == int(kShapeRecord));
+    std::string dir;
+    auto report_of = [&](const std::string& d, const std::string& s) {
+        std::string error;
+        auto file = SpillFile::create("", error);
+        REQUIRE(file);
+        auto spill = std::make_shared<ResultSpill>(std::move(file));
+        dir = spill->dir();
+        spill->add_call_record(2, s);  // in the order a call finishes: the shape's first call may come later
+        spill->add_call_record(1, d);
+        spill->seal([](Finding&) {});
+        AnalysisResult one;
+        one.capture = r.capture;
+        one.spill = spill;
+        return json_of(one, 2);
+    };
+    AnalysisResult two;
+    two.capture = r.capture;
+    two.calls = {first, second};
+    REQUIRE(report_of(define, shaped) == json_of(spilled_copy(two, nullptr), 2));
+    const size_t h = record_head_size(shaped);
+    auto with = [](std::string s, size_t at, auto v) {
+        std::memcpy(s.data() + at, &v, sizeof v);
+        return s;
+    };
+    auto fails = [&](const std::string& d, const std::string& s) {
+        try {
+            report_of(d, s);
+        } catch (const SpillError& e) {
+            CHECK(std::string(e.what()).find(dir) != std::string::npos);
+            return true;
+        }
+        return false;
+    };
+    CHECK(fails(define, with(shaped, h, uint32_t(1))));        // shape id
+    CHECK(fails(define, with(shaped, h + 4, uint64_t(2))));    // the shape's first call: itself
+    CHECK(fails(define, with(shaped, h + 4, uint64_t(99))));   // no such call
+    CHECK(fails(define, with(shaped, h + 12, uint64_t(5))));   // another recorder's
+    CHECK(fails(define, shaped.substr(0, shaped.size() - 1)));  // values cut short
+    CHECK(fails(define, shaped + "7"));                         // a value too many
+    CHECK(fails(define, shaped.substr(0, h + 20)));             // no values
+    CHECK(fails(define, with(shaped, h + 20, uint8_t(200))));  // a value's length
+    CHECK(fails(with(define, record_head_size(define), uint32_t(3)), shaped));  // the definition's shape id
+    CHECK(fails(define.substr(0, define.size() - 1), shaped));  // the definition's values
+    // The definition's template: its first cut past its text.
+    CHECK(fails(with(define, record_head_size(define) + 24, uint32_t(1) << 30), shaped));
 }
 
 TEST_CASE("report json: bundled captures analysed with calls stored as JSON elements report the same", "[json]") {
