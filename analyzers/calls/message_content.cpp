@@ -10,6 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace stallscope {
 
@@ -107,18 +110,43 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
 
 uint64_t count_markup_bytes(std::string_view content) {
     // Bytes from each '<' (outside a tag) to the next '>', both counted; an
-    // unclosed tag runs to the end. memchr jumps over text and tag bodies.
+    // unclosed tag runs to the end. With SSE2, 16 bytes a step: the '<' and
+    // '>' of a block as two bit masks, walked in order (two memchr calls per
+    // tag cost ~90 instructions on the short tags and texts of an array).
     uint64_t markup = 0;
-    const char* p = content.data();
-    const char* end = p + content.size();
-    while (p < end) {
-        auto* open = static_cast<const char*>(std::memchr(p, '<', size_t(end - p)));
-        if (!open) break;
-        auto* close = static_cast<const char*>(std::memchr(open, '>', size_t(end - open)));
-        const char* stop = close ? close + 1 : end;
-        markup += uint64_t(stop - open);
-        p = stop;
+    const char* s = content.data();
+    const size_t n = content.size();
+    size_t i = 0, open = 0;
+    bool in_tag = false;
+#if defined(__SSE2__)
+    const __m128i lt = _mm_set1_epi8('<'), gt = _mm_set1_epi8('>');
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        unsigned opens = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, lt)));
+        unsigned closes = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, gt)));
+        for (;;) {
+            const unsigned want = in_tag ? closes : opens;
+            if (!want) break;
+            const unsigned k = unsigned(__builtin_ctz(want));
+            if (in_tag) markup += i + k + 1 - open;
+            else open = i + k;
+            in_tag = !in_tag;
+            const unsigned past = ~((2u << k) - 1);  // the bits after k
+            opens &= past;
+            closes &= past;
+        }
     }
+#endif
+    for (; i < n; ++i) {
+        if (!in_tag && s[i] == '<') {
+            open = i;
+            in_tag = true;
+        } else if (in_tag && s[i] == '>') {
+            markup += i + 1 - open;
+            in_tag = false;
+        }
+    }
+    if (in_tag) markup += n - open;
     return markup;
 }
 
