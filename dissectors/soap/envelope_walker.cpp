@@ -13,7 +13,7 @@ void EnvelopeWalker::text(int depth, std::string_view v) {
         capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
 }
 
-bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view ns, bool empty) {
+bool EnvelopeWalker::element_slow(int depth, std::string_view name, std::string_view ns, bool empty) {
     if (depth < 0) return true;
     ++info_.element_count;
     uint32_t level = uint32_t(depth) + 1;

@@ -322,7 +322,7 @@ private:
             resolve(a.prefix, ok);
             if (!ok) return false;
         }
-        if (prefix == "xml" || prefix == "xmlns") return false;
+        if (!prefix.empty() && (prefix == "xml" || prefix == "xmlns")) return false;
         bool ok = true;
         const std::string_view uri = resolve(prefix, ok);
         if (!ok) return false;
