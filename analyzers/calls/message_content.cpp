@@ -92,10 +92,10 @@ void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields
 // big body costs a bounded amount of CPU; without a sampler every body is
 // compressed whole).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key,
-                     bool count_markup) {
+                     bool count_markup, uint64_t known_markup) {
     m.content_bytes = content.size();
     m.whole_xml = count_markup;
-    if (count_markup) m.markup_bytes = count_markup_bytes(content);
+    if (count_markup) m.markup_bytes = known_markup != kMarkupUnknown ? known_markup : count_markup_bytes(content);
     // Small messages are counted as incompressible: compressing each costs
     // a zlib state per message (most SOAP messages are this small), and one
     // can save under 512 B, half of the 1 KiB per call message_size needs.
@@ -181,6 +181,9 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     if (body.empty()) return;
     std::string decoded;
     std::string_view xml = body;
+    // The markup count, when the plain SOAP pass read the envelope whole and
+    // counted it on the way (else measure_content counts it).
+    uint64_t markup = kMarkupUnknown;
     if (!encoding_.empty() && !ascii_icontains(encoding_, "identity")) {
         std::string err;
         if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
@@ -204,17 +207,17 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
                  " is larger than that; its envelope was not decoded");
         } else {
             // Into the call's own SoapInfo: its strings keep their memory from call to call.
-            decode_soap_into(xml, out, {}, read_whole ? SoapRead::Head : SoapRead::Whole);
+            decode_soap_into(xml, out, {}, read_whole ? SoapRead::Head : SoapRead::Whole, &markup);
         }
     }
     // After the head: whether this call is in the whole-XML sample depends
     // on its operation, which the envelope names.
     const bool whole = !read_whole || read_whole(xml.size());
-    if (whole && out.head_only) decode_soap_into(xml, out);
+    if (whole && out.head_only) decode_soap_into(xml, out, {}, SoapRead::Whole, &markup);
     // After the decode: the sample is per operation, which the envelope names.
     // The key (a string per message) only for a body the sampler may compress.
     const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
-    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string(), whole);
+    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string(), whole, markup);
     release();
 }
 

@@ -166,6 +166,15 @@ public:
     bool run() { return scan() || stopped_; }
     // Stopped after the head (run() true): no byte from here on was read.
     bool stopped() const { return stopped_; }
+    // Read to the end (run() true, not stopped): the bytes from each '<'
+    // outside a tag to the next '>' (analyzers' count_markup_bytes), when
+    // no attribute value holds a '>'; else kMarkupUnknown. Everything the
+    // scan takes outside its tags is character data and white space around
+    // the root (no comment, PI, CDATA, reference), and no '<' is in a value.
+    uint64_t markup_bytes() const {
+        return (!count_markup_ || stopped_ || gt_in_tag_) ? kMarkupUnknown : uint64_t(d_.size() - outside_);
+    }
+    void count_markup() { count_markup_ = true; }
     size_t position() const { return p_; }
 
 private:
@@ -176,15 +185,21 @@ private:
 
     bool scan() {
         if (!declaration()) return false;
-        skip_space();
+        skip_space_outside();
         if (at(p_) != '<' || at(p_ + 1) == '!' || at(p_ + 1) == '?') return false;
         if (!element()) return false;
         if (!open_.empty() && !content()) return false;
-        skip_space();
+        skip_space_outside();
         return p_ == d_.size();  // nothing but white space after the root
     }
 
     char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
+    // White space outside the root and the declaration: not markup.
+    void skip_space_outside() {
+        const size_t b = p_;
+        skip_space();
+        outside_ += p_ - b;
+    }
     void skip_space() {
         const char* s = d_.data();
         size_t p = p_;
@@ -234,6 +249,8 @@ private:
                 if (s[p] == q) {
                     value = d_.substr(b, p - b);
                     p_ = p + 1;
+                    // A '>' inside a tag ends it for count_markup_bytes's rule.
+                    if (count_markup_ && value.find('>') != std::string_view::npos) gt_in_tag_ = true;
                     return true;
                 }
                 if (!has(s[p], kValue)) return false;
@@ -387,6 +404,7 @@ private:
             if (p_ > b) {
                 const int depth = int(open_.size());
                 std::string_view text = d_.substr(b, p_ - b);
+                outside_ += p_ - b;
                 // libxml2 turns line ends into \n in character data.
                 if (walker_.wants_text(depth) && text.find('\r') != std::string_view::npos) return false;
                 walker_.text(depth, text);
@@ -422,6 +440,9 @@ private:
     std::vector<Binding>& bindings_;
     std::vector<Attribute>& attrs_;
     bool stopped_ = false;
+    bool count_markup_ = false;
+    bool gt_in_tag_ = false;  // a '>' in an attribute value (count_markup_ only)
+    size_t outside_ = 0;      // bytes outside the tags: character data, white space around the root
 };
 
 } // namespace
@@ -483,7 +504,9 @@ thread_local HeadMemo t_head_memo;
 
 } // namespace
 
-bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read,
+                  uint64_t* markup_bytes) {
+    if (markup_bytes) *markup_bytes = kMarkupUnknown;
     if (doc.size() > kMaxDocument) return false;
     const bool head = read == SoapRead::Head;
     if (head) {
@@ -496,7 +519,9 @@ bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info
     stacks.clear();
     EnvelopeWalker walker(info, limits, read);
     PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
+    if (markup_bytes) scan.count_markup();
     if (!scan.run() || !info.error.empty()) return false;
+    if (markup_bytes) *markup_bytes = scan.markup_bytes();
     if (head && scan.stopped()) t_head_memo.add(doc.substr(0, scan.position()), limits.max_depth, info);
     return true;
 }
