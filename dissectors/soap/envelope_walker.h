@@ -39,12 +39,16 @@ public:
     // (and takes what came before as the whole answer, info.head_only set).
     bool done() const { return done_; }
     // Character data (text, CDATA, white space) whose parent is at `depth` - 1.
-    void text(int depth, std::string_view value);
+    // Inline: nearly all text is not kept (only a fault code or string is).
+    void text(int depth, std::string_view value) {
+        if (capture_ && depth == capture_depth_ + 1) keep_text(value);
+    }
     // Would text at `depth` be kept (a fault code or string being read)?
     bool wants_text(int depth) const { return capture_ && depth == capture_depth_ + 1; }
 
 private:
     bool element_slow(int depth, std::string_view name, std::string_view ns, bool empty);
+    void keep_text(std::string_view value);
     void start_capture(std::string& target, int depth, bool empty);
     void head_done() {
         if (!head_only_) return;
