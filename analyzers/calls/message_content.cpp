@@ -10,6 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace stallscope {
 
@@ -89,10 +92,10 @@ void fill_response_fields(Call& c, const HttpMessageHead& head, const HeadFields
 // big body costs a bounded amount of CPU; without a sampler every body is
 // compressed whole).
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler, const std::string& key,
-                     bool count_markup) {
+                     bool count_markup, uint64_t known_markup) {
     m.content_bytes = content.size();
     m.whole_xml = count_markup;
-    if (count_markup) m.markup_bytes = count_markup_bytes(content);
+    if (count_markup) m.markup_bytes = known_markup != kMarkupUnknown ? known_markup : count_markup_bytes(content);
     // Small messages are counted as incompressible: compressing each costs
     // a zlib state per message (most SOAP messages are this small), and one
     // can save under 512 B, half of the 1 KiB per call message_size needs.
@@ -107,18 +110,43 @@ void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* s
 
 uint64_t count_markup_bytes(std::string_view content) {
     // Bytes from each '<' (outside a tag) to the next '>', both counted; an
-    // unclosed tag runs to the end. memchr jumps over text and tag bodies.
+    // unclosed tag runs to the end. With SSE2, 16 bytes a step: the '<' and
+    // '>' of a block as two bit masks, walked in order (two memchr calls per
+    // tag cost ~90 instructions on the short tags and texts of an array).
     uint64_t markup = 0;
-    const char* p = content.data();
-    const char* end = p + content.size();
-    while (p < end) {
-        auto* open = static_cast<const char*>(std::memchr(p, '<', size_t(end - p)));
-        if (!open) break;
-        auto* close = static_cast<const char*>(std::memchr(open, '>', size_t(end - open)));
-        const char* stop = close ? close + 1 : end;
-        markup += uint64_t(stop - open);
-        p = stop;
+    const char* s = content.data();
+    const size_t n = content.size();
+    size_t i = 0, open = 0;
+    bool in_tag = false;
+#if defined(__SSE2__)
+    const __m128i lt = _mm_set1_epi8('<'), gt = _mm_set1_epi8('>');
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        unsigned opens = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, lt)));
+        unsigned closes = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, gt)));
+        for (;;) {
+            const unsigned want = in_tag ? closes : opens;
+            if (!want) break;
+            const unsigned k = unsigned(__builtin_ctz(want));
+            if (in_tag) markup += i + k + 1 - open;
+            else open = i + k;
+            in_tag = !in_tag;
+            const unsigned past = ~((2u << k) - 1);  // the bits after k
+            opens &= past;
+            closes &= past;
+        }
     }
+#endif
+    for (; i < n; ++i) {
+        if (!in_tag && s[i] == '<') {
+            open = i;
+            in_tag = true;
+        } else if (in_tag && s[i] == '>') {
+            markup += i + 1 - open;
+            in_tag = false;
+        }
+    }
+    if (in_tag) markup += n - open;
     return markup;
 }
 
@@ -153,6 +181,9 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
     if (body.empty()) return;
     std::string decoded;
     std::string_view xml = body;
+    // The markup count, when the plain SOAP pass read the envelope whole and
+    // counted it on the way (else measure_content counts it).
+    uint64_t markup = kMarkupUnknown;
     if (!encoding_.empty() && !ascii_icontains(encoding_, "identity")) {
         std::string err;
         if (!decode_content(encoding_, {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
@@ -176,17 +207,17 @@ void MessageBody::finish(const AnalysisOptions& opt, MessageInfo& msg, SoapInfo&
                  " is larger than that; its envelope was not decoded");
         } else {
             // Into the call's own SoapInfo: its strings keep their memory from call to call.
-            decode_soap_into(xml, out, {}, read_whole ? SoapRead::Head : SoapRead::Whole);
+            decode_soap_into(xml, out, {}, read_whole ? SoapRead::Head : SoapRead::Whole, &markup);
         }
     }
     // After the head: whether this call is in the whole-XML sample depends
     // on its operation, which the envelope names.
     const bool whole = !read_whole || read_whole(xml.size());
-    if (whole && out.head_only) decode_soap_into(xml, out);
+    if (whole && out.head_only) decode_soap_into(xml, out, {}, SoapRead::Whole, &markup);
     // After the decode: the sample is per operation, which the envelope names.
     // The key (a string per message) only for a body the sampler may compress.
     const bool sampled = sampler && sample_key && xml.size() >= kMinCompressedBody;
-    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string(), whole);
+    measure_content(xml, msg, sampler, sampled ? sample_key() : std::string(), whole, markup);
     release();
 }
 

@@ -8,6 +8,7 @@
 #include "analyzers/calls/function_ref.h"
 #include "analyzers/result/model.h"
 #include "dissectors/http/http_message.h"
+#include "dissectors/soap/soap_decoder.h"
 
 #include <cstdint>
 #include <span>
@@ -83,8 +84,10 @@ private:
 // Size facts for the message_size detector (exposed for tests); without a
 // sampler every body of 512 B or more is compressed.
 // count_markup false: markup_bytes is not measured (m.whole_xml false).
+// `known_markup`: count_markup_bytes(content) already made (by the SOAP
+// decoder's plain pass); kMarkupUnknown: counted here.
 void measure_content(std::string_view content, MessageInfo& m, DeflateSampler* sampler = nullptr,
-                     const std::string& key = {}, bool count_markup = true);
+                     const std::string& key = {}, bool count_markup = true, uint64_t known_markup = kMarkupUnknown);
 // Bytes from each '<' (outside a tag) to the next '>', both counted.
 uint64_t count_markup_bytes(std::string_view content);
 

@@ -1,4 +1,4 @@
-// measure_content's markup count (memchr jumps) against the byte-by-byte
+// measure_content's markup count (16 bytes a step) against the byte-by-byte
 // rule it replaced: from each '<' outside a tag to the next '>', both
 // counted, an unclosed tag to the end.
 #include "analyzers/calls/message_content.h"
@@ -35,6 +35,14 @@ TEST_CASE("message content: markup bytes as the byte-by-byte rule counts them", 
         INFO(s);
         REQUIRE(m.markup_bytes == markup_by_bytes(s));
         REQUIRE(m.content_bytes == s.size());
+    }
+    // Tags and texts longer than a 16-byte step, a few markers in long runs.
+    const char sparse[] = {'<', '>', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', '\x80'};
+    for (int i = 0; i < 3000; ++i) {
+        std::string s(size_t(rng() % 300), 'x');
+        for (char& c : s) c = sparse[rng() % sizeof sparse];
+        INFO(s);
+        REQUIRE(count_markup_bytes(s) == markup_by_bytes(s));
     }
     MessageInfo m;
     measure_content("<a><<b>x>text<unclosed", m);

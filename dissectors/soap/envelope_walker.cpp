@@ -8,12 +8,11 @@ namespace {
 constexpr size_t kMaxFaultText = 4096;  // fault code/string are cut here
 } // namespace
 
-void EnvelopeWalker::text(int depth, std::string_view v) {
-    if (capture_ && depth == capture_depth_ + 1 && capture_->size() < kMaxFaultText)
-        capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
+void EnvelopeWalker::keep_text(std::string_view v) {
+    if (capture_->size() < kMaxFaultText) capture_->append(v.substr(0, kMaxFaultText - capture_->size()));
 }
 
-bool EnvelopeWalker::element(int depth, std::string_view name, std::string_view ns, bool empty) {
+bool EnvelopeWalker::element_slow(int depth, std::string_view name, std::string_view ns, bool empty) {
     if (depth < 0) return true;
     ++info_.element_count;
     uint32_t level = uint32_t(depth) + 1;

@@ -20,7 +20,16 @@ public:
 
     // An element start at `depth` (0: the root). `empty`: <x/> (the reader
     // then reports no end). Returns false (with info.error set) to stop reading.
-    bool element(int depth, std::string_view name, std::string_view ns, bool empty);
+    // Inline for an element below the operation outside a Fault (nearly
+    // every element of a document read whole): counted, nothing else to learn.
+    bool element(int depth, std::string_view name, std::string_view ns, bool empty) {
+        if (depth > 2 && !in_fault_ && !capture_ && uint32_t(depth) < limits_.max_depth) {
+            ++info_.element_count;
+            if (info_.max_depth < uint32_t(depth) + 1) info_.max_depth = uint32_t(depth) + 1;
+            return true;
+        }
+        return element_slow(depth, name, ns, empty);
+    }
     // The end of an element at `depth`.
     void end_element(int depth) {
         if (capture_ && depth == capture_depth_) capture_ = nullptr;
@@ -30,11 +39,16 @@ public:
     // (and takes what came before as the whole answer, info.head_only set).
     bool done() const { return done_; }
     // Character data (text, CDATA, white space) whose parent is at `depth` - 1.
-    void text(int depth, std::string_view value);
+    // Inline: nearly all text is not kept (only a fault code or string is).
+    void text(int depth, std::string_view value) {
+        if (capture_ && depth == capture_depth_ + 1) keep_text(value);
+    }
     // Would text at `depth` be kept (a fault code or string being read)?
     bool wants_text(int depth) const { return capture_ && depth == capture_depth_ + 1; }
 
 private:
+    bool element_slow(int depth, std::string_view name, std::string_view ns, bool empty);
+    void keep_text(std::string_view value);
     void start_capture(std::string& target, int depth, bool empty);
     void head_done() {
         if (!head_only_) return;

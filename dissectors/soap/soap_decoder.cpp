@@ -408,7 +408,8 @@ enum class Pass { Plain, Sax, Reader };  // which one decoded a document
 
 // Over `info`, cleared first (its strings keep their memory).
 void decode(std::string_view xml, const SoapLimits& limits, SoapRead read, Path path, SoapInfo& info,
-            Pass* took = nullptr) {
+            Pass* took = nullptr, uint64_t* markup_bytes = nullptr) {
+    if (markup_bytes) *markup_bytes = kMarkupUnknown;
     info.clear();
     if (xml.empty()) {
         info.fail(SoapError::Empty, "empty document");
@@ -432,7 +433,7 @@ void decode(std::string_view xml, const SoapLimits& limits, SoapRead read, Path 
     // most documents skip their scans.
     const bool plain_first = path == Path::Any && xml.size() >= 2 && xml[0] == '<' && xml[1] != 0;
     if (plain_first) {
-        if (soap_detail::plain_decode(xml, limits, info, read)) {
+        if (soap_detail::plain_decode(xml, limits, info, read, markup_bytes)) {
             finish(Pass::Plain);
             return;
         }
@@ -472,7 +473,7 @@ void decode(std::string_view xml, const SoapLimits& limits, SoapRead read, Path 
     }
     Pass pass = Pass::Reader;
     if (path == Path::Any && !forced_encoding && sax_pass_takes(doc, declared)) {
-        if (!plain_first && !has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info, read)) {
+        if (!plain_first && !has_utf8_bom(doc) && soap_detail::plain_decode(doc, limits, info, read, markup_bytes)) {
             pass = Pass::Plain;
         } else {
             info.clear();
@@ -505,11 +506,13 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits, SoapRead re
     return info;
 }
 
-void decode_soap_into(std::string_view xml, SoapInfo& info, const SoapLimits& limits, SoapRead read) {
-    if (!g_cross_check.load(std::memory_order_relaxed)) return decode(xml, limits, read, Path::Any, info);
+void decode_soap_into(std::string_view xml, SoapInfo& info, const SoapLimits& limits, SoapRead read,
+                      uint64_t* markup_bytes) {
+    if (!g_cross_check.load(std::memory_order_relaxed))
+        return decode(xml, limits, read, Path::Any, info, nullptr, markup_bytes);
     Pass pass = Pass::Reader;
     SoapInfo& a = info;
-    decode(xml, limits, read, Path::Any, a, &pass);
+    decode(xml, limits, read, Path::Any, a, &pass, markup_bytes);
     SoapInfo b;
     decode(xml, limits, read, Path::ReaderOnly, b);
     bool same = same_soap_info(a, b);

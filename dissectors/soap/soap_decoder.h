@@ -29,8 +29,13 @@ SoapInfo decode_soap(std::string_view xml, const SoapLimits& limits = {}, SoapRe
 // The same answer as decode_soap, written over `info` (whatever it held):
 // its strings keep their memory, so a SoapInfo reused message after message
 // (a pooled call's) is decoded into without allocating or moving strings.
+// `markup_bytes` (if given): the document's bytes from each '<' outside a
+// tag to the next '>', both counted (analyzers' count_markup_bytes), when
+// the plain pass read it to its end and so counted them on the way; else
+// kMarkupUnknown (the caller counts them itself).
+inline constexpr uint64_t kMarkupUnknown = UINT64_MAX;
 void decode_soap_into(std::string_view xml, SoapInfo& info, const SoapLimits& limits = {},
-                      SoapRead read = SoapRead::Whole);
+                      SoapRead read = SoapRead::Whole, uint64_t* markup_bytes = nullptr);
 
 // Test aids. decode_soap_with_reader: the reader alone, the reference the SAX
 // and plain passes are held to. While the cross-check is on (process-wide), decode_soap

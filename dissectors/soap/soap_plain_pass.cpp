@@ -8,6 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace stallscope::soap_detail {
 
 namespace {
@@ -65,7 +69,7 @@ size_t name_end(const char* s, size_t p, size_t n) {
 // a time: a byte is flagged by the classic "has a byte below n / equal to
 // c" tricks, which never miss one (they may flag more bytes above a true
 // one; only "any" is used).
-size_t skip_plain_words(const char* s, size_t p, size_t n, char also) {
+[[gnu::always_inline]] inline size_t skip_plain_words(const char* s, size_t p, size_t n, char also) {
     constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     auto below = [&](uint64_t x, uint64_t k) { return (x - ones * k) & ~x & highs; };
     auto equal = [&](uint64_t x, uint64_t c) { return below(x ^ (ones * c), 1); };
@@ -78,6 +82,24 @@ size_t skip_plain_words(const char* s, size_t p, size_t n, char also) {
     }
     return p;
 }
+
+#if defined(__SSE2__)
+// The offset (0 to 15) of the first byte of s[0, 16) that character data
+// does not pass unlooked-at (below 0x20 or past 0x7E, '<', '&', '>'), 16
+// if none: one test for 16 bytes, and the stop byte's place without a
+// byte loop (short texts between tags are most of a long envelope).
+[[gnu::always_inline]] inline unsigned text_stop16(const char* s) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    // A signed compare: bytes 0x80 to 0xFF are negative, below 0x20 too.
+    __m128i m = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7F)));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('<')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('&')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('>')));
+    const unsigned bits = unsigned(_mm_movemask_epi8(m));
+    return bits ? unsigned(__builtin_ctz(bits)) : 16u;
+}
+#endif
 
 // Namespace names libxml2's URI parser takes with a scheme and without a
 // message: urn:<pchar...>, http(s)://host[:port][/path]. Anything else
@@ -144,6 +166,15 @@ public:
     bool run() { return scan() || stopped_; }
     // Stopped after the head (run() true): no byte from here on was read.
     bool stopped() const { return stopped_; }
+    // Read to the end (run() true, not stopped): the bytes from each '<'
+    // outside a tag to the next '>' (analyzers' count_markup_bytes), when
+    // no attribute value holds a '>'; else kMarkupUnknown. Everything the
+    // scan takes outside its tags is character data and white space around
+    // the root (no comment, PI, CDATA, reference), and no '<' is in a value.
+    uint64_t markup_bytes() const {
+        return (!count_markup_ || stopped_ || gt_in_tag_) ? kMarkupUnknown : uint64_t(d_.size() - outside_);
+    }
+    void count_markup() { count_markup_ = true; }
     size_t position() const { return p_; }
 
 private:
@@ -154,15 +185,21 @@ private:
 
     bool scan() {
         if (!declaration()) return false;
-        skip_space();
+        skip_space_outside();
         if (at(p_) != '<' || at(p_ + 1) == '!' || at(p_ + 1) == '?') return false;
         if (!element()) return false;
         if (!open_.empty() && !content()) return false;
-        skip_space();
+        skip_space_outside();
         return p_ == d_.size();  // nothing but white space after the root
     }
 
     char at(size_t i) const { return i < d_.size() ? d_[i] : '\0'; }
+    // White space outside the root and the declaration: not markup.
+    void skip_space_outside() {
+        const size_t b = p_;
+        skip_space();
+        outside_ += p_ - b;
+    }
     void skip_space() {
         const char* s = d_.data();
         size_t p = p_;
@@ -212,6 +249,8 @@ private:
                 if (s[p] == q) {
                     value = d_.substr(b, p - b);
                     p_ = p + 1;
+                    // A '>' inside a tag ends it for count_markup_bytes's rule.
+                    if (count_markup_ && value.find('>') != std::string_view::npos) gt_in_tag_ = true;
                     return true;
                 }
                 if (!has(s[p], kValue)) return false;
@@ -300,7 +339,7 @@ private:
             resolve(a.prefix, ok);
             if (!ok) return false;
         }
-        if (prefix == "xml" || prefix == "xmlns") return false;
+        if (!prefix.empty() && (prefix == "xml" || prefix == "xmlns")) return false;
         bool ok = true;
         const std::string_view uri = resolve(prefix, ok);
         if (!ok) return false;
@@ -319,25 +358,55 @@ private:
         while (!bindings_.empty() && bindings_.back().depth >= depth) bindings_.pop_back();
     }
 
+    // Character data from p_ to the next '<' (p_ left there, or at the end):
+    // 16 bytes a test (SSE2), or whole words of plain bytes and the word that
+    // stopped the test byte by byte, so each byte is looked at once or twice
+    // (one word test per remaining byte cost ~20 instructions a byte of a
+    // short text). False: a byte character data may not hold plainly ('&',
+    // "]]>", non-ASCII).
+    bool text_run() {
+        const char* s = d_.data();
+        const size_t n = d_.size(), b = p_;
+        size_t p = p_;
+        while (p < n) {
+#if defined(__SSE2__)
+            if (p + 16 <= n) {
+                const unsigned k = text_stop16(s + p);
+                p += k;
+                if (k == 16) continue;
+            } else {
+                while (p < n && has(s[p], kText)) ++p;
+                if (p == n) break;
+            }
+#else
+            p = skip_plain_words(s, p, n, '>');
+            const size_t word_end = std::min(n, p + 8);
+            while (p < word_end && has(s[p], kText)) ++p;
+            if (p == word_end) continue;  // a word of text bytes (or the end)
+#endif
+            const char c = s[p];
+            if (has(c, kText)) { ++p; continue; }  // tab, LF, CR
+            if (c == '<') break;
+            if (c == '&' || !is_plain_char(c)) return false;
+            if (p >= 2 && s[p - 1] == ']' && s[p - 2] == ']' && p - 2 >= b) return false;  // "]]>"
+            ++p;  // '>'
+        }
+        p_ = p;
+        return true;
+    }
+
     // Content of the open elements until the root's end tag.
     bool content() {
         while (!open_.empty()) {
             const size_t b = p_;
-            while (p_ < d_.size() && d_[p_] != '<') {
-                p_ = skip_plain_words(d_.data(), p_, d_.size(), '>');
-                if (p_ >= d_.size() || d_[p_] == '<') break;
-                const char c = d_[p_];
-                if (has(c, kText)) { ++p_; continue; }
-                if (c == '&' || !is_plain_char(c)) return false;
-                if (c == '>' && p_ >= 2 && d_[p_ - 1] == ']' && d_[p_ - 2] == ']' && p_ - 2 >= b) return false;  // "]]>"
-                ++p_;
-            }
+            if (p_ < d_.size() && d_[p_] != '<' && !text_run()) return false;
             if (p_ >= d_.size()) return false;  // unclosed elements
             if (p_ > b) {
                 const int depth = int(open_.size());
                 std::string_view text = d_.substr(b, p_ - b);
+                outside_ += p_ - b;
                 // libxml2 turns line ends into \n in character data.
-                if (text.find('\r') != std::string_view::npos && walker_.wants_text(depth)) return false;
+                if (walker_.wants_text(depth) && text.find('\r') != std::string_view::npos) return false;
                 walker_.text(depth, text);
             }
             if (at(p_ + 1) == '/') {
@@ -371,6 +440,9 @@ private:
     std::vector<Binding>& bindings_;
     std::vector<Attribute>& attrs_;
     bool stopped_ = false;
+    bool count_markup_ = false;
+    bool gt_in_tag_ = false;  // a '>' in an attribute value (count_markup_ only)
+    size_t outside_ = 0;      // bytes outside the tags: character data, white space around the root
 };
 
 } // namespace
@@ -432,7 +504,9 @@ thread_local HeadMemo t_head_memo;
 
 } // namespace
 
-bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read) {
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read,
+                  uint64_t* markup_bytes) {
+    if (markup_bytes) *markup_bytes = kMarkupUnknown;
     if (doc.size() > kMaxDocument) return false;
     const bool head = read == SoapRead::Head;
     if (head) {
@@ -445,7 +519,9 @@ bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info
     stacks.clear();
     EnvelopeWalker walker(info, limits, read);
     PlainScanner scan(doc, walker, std::min(limits.max_depth, kPlainMaxLevels), stacks);
+    if (markup_bytes) scan.count_markup();
     if (!scan.run() || !info.error.empty()) return false;
+    if (markup_bytes) *markup_bytes = scan.markup_bytes();
     if (head && scan.stopped()) t_head_memo.add(doc.substr(0, scan.position()), limits.max_depth, info);
     return true;
 }

@@ -16,7 +16,10 @@ namespace stallscope::soap_detail {
 // SoapRead::Head: stops after the head; only what comes before is checked.
 // SoapRead::Head: a document starting with the bytes of a head this thread
 // read before up to where that scan stopped yields that SoapInfo unscanned.
-bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read = SoapRead::Whole);
+// `markup_bytes` (if given): see decode_soap_into; kMarkupUnknown unless
+// the document was read to its end and the figure is exact.
+bool plain_decode(std::string_view doc, const SoapLimits& limits, SoapInfo& info, SoapRead read = SoapRead::Whole,
+                  uint64_t* markup_bytes = nullptr);
 
 // Test aid: head reads on this thread answered from the memo.
 uint64_t plain_head_memo_hits();
