@@ -37,11 +37,12 @@ constexpr size_t kBatchBytes = 256 << 10;
 constexpr uint64_t kBatchFileSpan = 1 << 20;
 constexpr size_t kInBatches = 4;
 constexpr size_t kOutBatches = 2;
-// The reading thread's own events (a batch per flush, nearly always empty)
-// wait for every worker to catch up before the merge takes them; with room
-// for only a few the reader stalled on them and starved the workers of
-// segments. The workers' input queues already bound how far it runs ahead.
-constexpr size_t kFrontOutBatches = 4 * (kInBatches + kOutBatches + 2);
+// Both depths, or 0: the ones above (its test: 1, full on every side, with
+// batches of kTestBatchSegments: many more hand-overs).
+std::atomic<size_t> queue_depth_for_test{0};
+constexpr size_t kTestBatchSegments = 16, kTestOutEvents = 2;
+size_t in_depth() { return queue_depth_for_test.load() ? queue_depth_for_test.load() : kInBatches; }
+size_t out_depth() { return queue_depth_for_test.load() ? queue_depth_for_test.load() : kOutBatches; }
 // A worker hands its events on after this many, whatever the batch: one
 // segment can finish dozens of pipelined calls.
 constexpr size_t kOutEvents = 256;
@@ -85,6 +86,27 @@ std::atomic<uint64_t> end_batches{0};
 std::atomic<uint64_t> replayed_out_of_order{0};
 // Segments handed to a worker as a view into the capture, and copied, in all (their test).
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
+// Times the reading thread found a worker's queue full and ran the merge (or
+// waited for either) instead of blocking on it, in all (its test).
+std::atomic<uint64_t> full_queue_total{0};
+
+// Wakes the reading thread, which runs the merge, when a worker makes room
+// in its input queue or hands events on: it waits for either, never on one
+// queue alone (a worker blocked on its full output queue waits for the
+// merge, so the reader blocked on that worker's input would wait forever).
+class Doorbell {
+public:
+    uint32_t rings() const { return rings_.load(std::memory_order_acquire); }
+    void ring() {
+        rings_.fetch_add(1, std::memory_order_acq_rel);
+        rings_.notify_one();  // no system call while nobody waits
+    }
+    // Returns once rung after rings() gave `seen` (at once if it was already).
+    void wait(uint32_t seen) const { rings_.wait(seen, std::memory_order_acquire); }
+
+private:
+    std::atomic<uint32_t> rings_{0};
+};
 
 // A source's watermark: no later event of it has a key <= this.
 // Everything made at segment `seq` and before:
@@ -173,6 +195,8 @@ uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(s
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
+void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
 
 // a < b as Endpoint's defaulted <=> orders them (family, address bytes as
 // memcmp orders them, port), with the bytes compared as two words instead
@@ -204,26 +228,27 @@ size_t pair_hash(const TcpPacket& p) {
 // One worker: its FlowTable's output recorded as keyed events.
 struct Worker : FlowSink {
     unsigned index;
-    BoundedQueue<InBatch> in{kInBatches};
-    BoundedQueue<OutBatch>* out;
+    BoundedQueue<InBatch> in{in_depth()};
+    BoundedQueue<OutBatch> out{out_depth()};
+    Doorbell& bell;  // the reading thread's: rung on room made in `in` and on events handed on
     // Emptied buffers going back for reuse (batches to the reading thread,
     // event lists from the merge): no allocation, page faults or mmap per
     // batch, and no buffer freed in another thread than the one that made it.
-    BoundedQueue<InBatch> spare_in{kInBatches + 2};
-    BoundedQueue<std::vector<Event>> spare_out{kOutBatches + 2};
+    BoundedQueue<InBatch> spare_in{in_depth() + 2};
+    BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
     BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
     FlowTable table;
     std::vector<Event> events;
     Key key;
     uint64_t conns = 0, calls = 0;
     bool at_end = false;  // closing every connection (FlowTable::finish)
+    const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
     double cpu_s = 0, end_s = 0;
 
-    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, BoundedQueue<OutBatch>* o)
-        : index(i), out(o), table(opt, *this, n) {}
+    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n) {}
 
     // Heap bytes of the calls in `events` (segments and write lists), to hand
     // them on by size as well as by count.
@@ -265,7 +290,7 @@ struct Worker : FlowSink {
         // calls): what the connections closed so far made goes on in
         // batches, so the merge replays it while this worker closes the rest
         // instead of all of it after the last one.
-        if (at_end && key.ctx != 0 && (events.size() >= kOutEvents || event_bytes >= kOutBytes)) {
+        if (at_end && key.ctx != 0 && (events.size() >= out_events || event_bytes >= kOutBytes)) {
             hand_on(through_closed_at_end(key.seq, key.ctx));
             end_batches.fetch_add(1, std::memory_order_relaxed);
         }
@@ -281,6 +306,7 @@ struct Worker : FlowSink {
     void run() {
         InBatch b;
         while (in.pop(b)) {
+            bell.ring();  // room in `in`
             if (!error) {
                 try {
                     process(b);
@@ -303,7 +329,8 @@ struct Worker : FlowSink {
         }
     }
     void hand_on(const Key& watermark) {
-        out->push(OutBatch{index, std::move(events), watermark});
+        out.push(OutBatch{index, std::move(events), watermark});
+        bell.ring();
         events.clear();
         event_bytes = 0;
         if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
@@ -322,7 +349,7 @@ struct Worker : FlowSink {
                     it.packet.payload = std::span<const uint8_t>(b.bytes.data() + it.payload_at, it.packet.payload.size());
                 table.on_segment(it.frame, it.packet);  // its own expire_closed: nothing left to close
             }
-            if (events.size() >= kOutEvents || event_bytes >= kOutBytes)
+            if (events.size() >= out_events || event_bytes >= kOutBytes)
                 hand_on(through_seq(seq));  // everything up to this segment is made
         }
         if (b.last) {
@@ -335,26 +362,37 @@ struct Worker : FlowSink {
 
 struct ShardedAnalysis::Impl {
     AnalysisOptions opt;
-    // One queue per source (each worker, then the reading thread's own
-    // events), so a source that runs ahead waits for room in its own queue
-    // instead of piling its calls up in the merge (issue 22: 70,000 pipelined
-    // calls took 99-129 MB with one shared queue and a lagging thread).
-    std::vector<std::unique_ptr<BoundedQueue<OutBatch>>> outs;
+    // Each worker hands its events on in a queue of its own (Worker::out), so
+    // a worker that runs ahead waits for room in it instead of piling its
+    // calls up in the merge (issue 22: 70,000 pipelined calls took 99-129 MB
+    // with one shared queue and a lagging thread). The reading thread's own
+    // events go straight to the merge: it runs on that thread.
+    Doorbell bell;
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<InBatch> batches;
     TimeWindow window;  // of the segments routed since the last flush
     std::vector<Event> front_events;
     uint64_t seq = 0, front_counter = 0;
     size_t batched = 0, batched_bytes = 0;
+    const size_t batch_segments = queue_depth_for_test.load() ? kTestBatchSegments : kBatchSegments;
     uint64_t borrowed = 0, copied = 0;  // payloads, this analysis (added to the totals at the end)
     bool frames_outlive_next = false;   // the reader's frames stay valid: payloads go on as views
     uint64_t flushed_at = 0;            // file offset of the frame read at the last flush
     bool finished = false;
-    double start_s = wall_s(), merge_cpu_s = 0, merge_end_s = 0;
+    double start_s = wall_s();
+    // STALLSCOPE_THREAD_STATS=1: the merge's share of the reading thread's
+    // CPU (two clock reads a drain: only then), and how long it waited.
+    const bool stats = [] {
+        const char* v = std::getenv("STALLSCOPE_THREAD_STATS");
+        return v && *v == '1';
+    }();
+    double merge_cpu_s = 0, merge_end_s = 0;
+    uint64_t full_waits = 0, waited_ns = 0;
 
-    // The merge (its own thread): one AnalysisBack fed in single-thread order.
+    // The merge, run by the reading thread between batches (no thread of its
+    // own: with N workers, N + 1 busy threads instead of N + 2): one
+    // AnalysisBack fed in single-thread order.
     AnalysisBack back;
-    std::thread merger;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
     // Local -> final ids, in one array each (a lookup or two per event: as
@@ -366,21 +404,55 @@ struct ShardedAnalysis::Impl {
     // so both maps hold the open calls, not every call of a long connection.
     FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt) {
+    // The merge's state: per source (each worker, then the reading thread),
+    // its batches not yet replayed, where in the first one it is, and its
+    // watermark.
+    std::vector<std::deque<OutBatch>> pending;
+    std::vector<size_t> at;
+    std::vector<Key> watermark;
+    size_t done = 0;  // sources whose last batch the merge has
+    Key last_replayed;
+
+    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
         window.first_seq = 1;
-        for (unsigned i = 0; i < n; ++i) outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kOutBatches));
-        outs.push_back(std::make_unique<BoundedQueue<OutBatch>>(kFrontOutBatches));
-        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, outs[i].get()));
+        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
         batches.resize(n);
         for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });
-        merger = std::thread([this] { merge(); });
     }
 
     ~Impl() {
-        if (!finished) flush(true);
+        if (!finished) {
+            flush(true);
+            merge_to_end();  // or a worker blocked on its full output queue is never joined
+        }
         for (auto& w : workers)
             if (w->thread.joinable()) w->thread.join();
-        if (merger.joinable()) merger.join();
+    }
+
+    // Hands worker i its batch without ever blocking on its queue: while the
+    // queue is full the merge runs (the worker may be waiting for it), and
+    // when the merge has nothing either, the thread sleeps until a worker
+    // makes room or hands events on (Doorbell).
+    void hand_to_worker(size_t i, InBatch& b) {
+        for (bool counted = false;;) {
+            const uint32_t seen = bell.rings();
+            if (workers[i]->in.try_push(b)) return;
+            if (!counted) ++full_waits, counted = true;
+            if (!drain()) sleep_until_rung(seen);
+        }
+    }
+    void sleep_until_rung(uint32_t seen) {
+        const auto t0 = std::chrono::steady_clock::now();
+        bell.wait(seen);
+        waited_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    }
+    // The end: every worker's last batch replayed.
+    void merge_to_end() {
+        while (done < pending.size()) {
+            const uint32_t seen = bell.rings();
+            if (!drain()) sleep_until_rung(seen);
+        }
+        merge_end_s = wall_s();
     }
 
     void flush(bool last) {
@@ -394,11 +466,12 @@ struct ShardedAnalysis::Impl {
             b.window = shared;
             b.upto = seq;
             b.last = last;
-            workers[i]->in.push(std::move(b));
+            hand_to_worker(i, b);
             workers[i]->spare_in.try_pop(batches[i]);
         }
-        outs.back()->push(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : through_seq(seq)});
+        take(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : through_seq(seq)});
         front_events.clear();
+        drain();
         batched = batched_bytes = 0;
         if (last) finished = true;
     }
@@ -465,104 +538,106 @@ struct ShardedAnalysis::Impl {
         }
     }
 
-    void merge() {
-        const size_t sources = workers.size() + 1;
-        // Per source, its batches not yet replayed and where in the first one it is.
-        std::vector<std::deque<OutBatch>> pending(sources);
-        std::vector<size_t> at(sources, 0);
-        std::vector<Key> watermark(sources, Key{});
-        auto head = [&](size_t s) -> Event* {
-            auto& q = pending[s];
-            while (!q.empty() && at[s] >= q.front().events.size()) {
-                if (s < workers.size()) {  // the list goes back to its worker
-                    q.front().events.clear();
-                    workers[s]->spare_out.try_push(q.front().events);
-                }
-                q.pop_front();
-                at[s] = 0;
+    // Source s's next event not replayed yet, if the merge has it.
+    Event* head(size_t s) {
+        auto& q = pending[s];
+        while (!q.empty() && at[s] >= q.front().events.size()) {
+            if (s < workers.size()) {  // the list goes back to its worker
+                q.front().events.clear();
+                workers[s]->spare_out.try_push(q.front().events);
             }
-            return q.empty() ? nullptr : &q.front().events[at[s]];
-        };
-        size_t done = 0;
-        Key last_replayed;
-        OutBatch b;
-        // Always wait on the source the merge has seen least of: the events it
-        // owes come next in order, and it can always make them. A source that
-        // is blocked (its queue, or the reading thread feeding it) is behind a
-        // source it waits for, so that one is never the one with the lowest
-        // watermark; the others wait for room in their own bounded queues.
-        auto lagging = [&] {
-            return size_t(std::min_element(watermark.begin(), watermark.end()) - watermark.begin());
-        };
-        while (done < sources && outs[lagging()]->pop(b)) {
-            const size_t src = b.source;
-            watermark[src] = b.watermark;
-            if (b.watermark == kDone) ++done;
-            pending[src].push_back(std::move(b));
-            const Key ready = *std::min_element(watermark.begin(), watermark.end());
-            for (;;) {
-                // The source whose next event comes first (ties: the lower
-                // index), and the first of the others' next events: the first
-                // source's events are replayed in a run until they pass it,
-                // without looking at every source again for each one.
-                size_t best = sources, second = sources;
-                Event* best_event = nullptr;
-                const Key* second_key = nullptr;
-                for (size_t s = 0; s < sources; ++s) {
-                    Event* e = head(s);
-                    if (!e) continue;
-                    if (!best_event || e->key < best_event->key) {
-                        if (best_event) second = best, second_key = &best_event->key;
-                        best = s, best_event = e;
-                    } else if (!second_key || e->key < *second_key) {
-                        second = s, second_key = &e->key;
-                    }
-                }
-                auto still_first = [&](const Event* e) {
-                    return e && e->key <= ready &&
-                           (!second_key || e->key < *second_key || (e->key == *second_key && best < second));
-                };
-                if (!still_first(best_event)) break;
-                do {
-                    // Single-thread order means rising keys; a watermark that
-                    // promised too much shows here (counted for the tests).
-                    if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
-                    last_replayed = best_event->key;
-                    if (!merge_error) {
-                        try {
-                            replay(*best_event, best);
-                        } catch (...) {
-                            merge_error = std::current_exception();  // keep draining so no thread waits forever
-                        }
-                    }
-                    ++at[best];
-                    best_event = head(best);
-                } while (still_first(best_event));
-            }
+            q.pop_front();
+            at[s] = 0;
         }
-        merge_cpu_s = thread_cpu_s();
-        merge_end_s = wall_s();
+        return q.empty() ? nullptr : &q.front().events[at[s]];
+    }
+    // The source the merge has seen least of: the events it owes come next
+    // in order, and it can always make them. A worker that is blocked (its
+    // output queue full, or waiting for segments) is ahead of a worker it
+    // waits for, so it is never the one with the lowest watermark.
+    size_t lagging() const { return size_t(std::min_element(watermark.begin(), watermark.end()) - watermark.begin()); }
+
+    // Without waiting: takes what the lagging workers have handed on and
+    // replays what is ready; false when it took nothing.
+    bool drain() {
+        bool took = false;
+        OutBatch b;
+        for (size_t s = lagging(); done < pending.size() && s < workers.size(); s = lagging()) {
+            if (!workers[s]->out.try_pop(b)) break;
+            take(std::move(b));
+            took = true;
+        }
+        return took;
     }
 
-    double waited(uint64_t (BoundedQueue<OutBatch>::*wait_ns)()) const {
-        uint64_t ns = 0;
-        for (const auto& q : outs) ns += ((*q).*wait_ns)();
-        return double(ns) / 1e9;
+    // A source's batch: its events are replayed as far as every source's
+    // watermark allows.
+    void take(OutBatch&& b) {
+        const double cpu0 = stats ? thread_cpu_s() : 0;
+        replay_ready(std::move(b));
+        if (stats) merge_cpu_s += thread_cpu_s() - cpu0;
+    }
+    void replay_ready(OutBatch&& b) {
+        const size_t sources = pending.size();
+        const size_t src = b.source;
+        watermark[src] = b.watermark;
+        if (b.watermark == kDone) ++done;
+        pending[src].push_back(std::move(b));
+        const Key ready = *std::min_element(watermark.begin(), watermark.end());
+        for (;;) {
+            // The source whose next event comes first (ties: the lower
+            // index), and the first of the others' next events: the first
+            // source's events are replayed in a run until they pass it,
+            // without looking at every source again for each one.
+            size_t best = sources, second = sources;
+            Event* best_event = nullptr;
+            const Key* second_key = nullptr;
+            for (size_t s = 0; s < sources; ++s) {
+                Event* e = head(s);
+                if (!e) continue;
+                if (!best_event || e->key < best_event->key) {
+                    if (best_event) second = best, second_key = &best_event->key;
+                    best = s, best_event = e;
+                } else if (!second_key || e->key < *second_key) {
+                    second = s, second_key = &e->key;
+                }
+            }
+            auto still_first = [&](const Event* e) {
+                return e && e->key <= ready &&
+                       (!second_key || e->key < *second_key || (e->key == *second_key && best < second));
+            };
+            if (!still_first(best_event)) break;
+            do {
+                // Single-thread order means rising keys; a watermark that
+                // promised too much shows here (counted for the tests).
+                if (best_event->key < last_replayed) replayed_out_of_order.fetch_add(1, std::memory_order_relaxed);
+                last_replayed = best_event->key;
+                if (!merge_error) {
+                    try {
+                        replay(*best_event, best);
+                    } catch (...) {
+                        merge_error = std::current_exception();  // keep draining so no thread waits forever
+                    }
+                }
+                ++at[best];
+                best_event = head(best);
+            } while (still_first(best_event));
+        }
     }
 
     void print_stats(double read_end_s, double front_cpu_s) {
-        std::fprintf(stderr, "threads: reading done at %.2f s, %.2f s CPU\n", read_end_s - start_s, front_cpu_s);
+        std::fprintf(stderr,
+                     "threads: reading done at %.2f s, %.2f s CPU (with the merge's so far); it found a worker's queue "
+                     "full %llu times and waited %.2f s for room or events\n",
+                     read_end_s - start_s, front_cpu_s, (unsigned long long)full_waits, double(waited_ns) / 1e9);
         for (const auto& w : workers)
             std::fprintf(stderr,
-                         "threads: worker %u done at %.2f s, %.2f s CPU; the reading waited %.2f s for room in its "
-                         "queue, it %.2f s for segments\n",
-                         w->index, w->end_s - start_s, w->cpu_s, double(w->in.full_wait_ns()) / 1e9,
-                         double(w->in.empty_wait_ns()) / 1e9);
-        std::fprintf(stderr,
-                     "threads: merge done at %.2f s, %.2f s CPU; it waited %.2f s for events, the others %.2f s "
-                     "for room in its queue\n",
-                     merge_end_s - start_s, merge_cpu_s, waited(&BoundedQueue<OutBatch>::empty_wait_ns),
-                     waited(&BoundedQueue<OutBatch>::full_wait_ns));
+                         "threads: worker %u done at %.2f s, %.2f s CPU; it waited %.2f s for segments, %.2f s for "
+                         "room in its output queue\n",
+                         w->index, w->end_s - start_s, w->cpu_s, double(w->in.empty_wait_ns()) / 1e9,
+                         double(w->out.full_wait_ns()) / 1e9);
+        std::fprintf(stderr, "threads: merge (on the reading thread) done at %.2f s, %.2f s CPU in all\n",
+                     merge_end_s - start_s, merge_cpu_s);
     }
 };
 
@@ -577,7 +652,7 @@ void ShardedAnalysis::on_frame(const Frame& f) {
     front_.on_frame(f);
     Impl& m = *impl_;
     const bool far = m.frames_outlive_next && f.file_offset >= m.flushed_at + kBatchFileSpan;
-    if (m.batched >= kBatchSegments || m.batched_bytes >= kBatchBytes || far) {
+    if (m.batched >= m.batch_segments || m.batched_bytes >= kBatchBytes || far) {
         m.flush(false);
         m.flushed_at = f.file_offset;
     }
@@ -621,14 +696,15 @@ AnalysisResult ShardedAnalysis::finish() {
     borrowed_total.fetch_add(m.borrowed, std::memory_order_relaxed);
     copied_total.fetch_add(m.copied, std::memory_order_relaxed);
     m.flush(true);
+    m.merge_to_end();
+    full_queue_total.fetch_add(m.full_waits, std::memory_order_relaxed);
     for (auto& w : m.workers) w->thread.join();
-    m.merger.join();
     for (auto& w : m.workers)
         if (w->error) std::rethrow_exception(w->error);
     if (m.merge_error) std::rethrow_exception(m.merge_error);
     AnalysisResult r =
         m.back.finish(front_.capture(), m.missing_at, front_.missing_times(), m.backwards_at, front_.backwards_times());
-    if (const char* v = std::getenv("STALLSCOPE_THREAD_STATS"); v && *v == '1') {
+    if (m.stats) {
         m.print_stats(read_end, front_cpu);
         std::fprintf(stderr, "threads: analysis finished at %.2f s\n", wall_s() - m.start_s);
     }

@@ -8,9 +8,11 @@
 // times of all segments, so it closes its lingering connections where one
 // table would. Every segment carries a sequence number; what a worker produces (new connection,
 // new call, warning, finished call, closed connection) carries the
-// sequence number it was made at, and a merge thread replays all of it in
-// the order one thread would have produced it into one AnalysisBack, which
-// numbers connections and calls, runs the detectors and the summary.
+// sequence number it was made at, and the merge replays all of it in the
+// order one thread would have produced it into one AnalysisBack, which
+// numbers connections and calls, runs the detectors and the summary. The
+// merge runs on the reading thread, between batches and whenever a worker's
+// queue is full: N workers, N + 1 threads.
 // Queues between the threads are bounded (docs/architecture.md).
 #include "analyzers/pipeline/front_stage.h"
 #include "analyzers/pipeline/analyze_capture.h"
@@ -34,6 +36,14 @@ uint64_t events_replayed_out_of_order();
 // the capture's bytes, and copied into a batch: for their test.
 uint64_t payloads_borrowed();
 uint64_t payloads_copied();
+// Times the reading thread found a worker's input queue full and ran the
+// merge instead of blocking (it runs the merge: no thread of its own), in
+// all analyses so far: for its test.
+uint64_t reader_found_queue_full();
+// Every queue between the threads this deep, batches of 16 segments and of 2
+// events (0: the usual depths and batches), for analyses started after the
+// call: the test with queues full on every side.
+void set_queue_depth_for_test(size_t depth);
 }
 
 class ShardedAnalysis : private FrontSink {

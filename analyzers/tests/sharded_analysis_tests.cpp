@@ -292,3 +292,46 @@ TEST_CASE("threads: payloads are lent out of a mapped capture and copied otherwi
         same_for_every_n(c.path);
     }
 }
+
+// The merge runs on the reading thread. A worker whose output queue is full
+// waits for the merge, so the reader must never block on that worker's full
+// input queue: it runs the merge instead, or sleeps until a worker makes
+// room or hands events on. With every queue one batch deep (full on every
+// side nearly all the time) the analyses finish, every event is replayed in
+// one thread's order, and the reports are one thread's; the reader took the
+// full-queue path. (Blocking on the full queue instead hangs this test.)
+TEST_CASE("threads: queues one batch deep on every side: no deadlock, nothing lost, one thread's order", "[threads]") {
+    std::string path = temp_path("full-queues");
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 30000, st, error));
+    AnalysisOptions spilled;
+    spilled.spill_after_calls = 1000;
+    Run one = run(path, 1);
+    REQUIRE(one.ok);
+    CHECK(one.report.find("\"calls\": " + std::to_string(st.calls)) != std::string::npos);
+    const uint64_t full_before = sharding_detail::reader_found_queue_full();
+    const uint64_t out_of_order = sharding_detail::events_replayed_out_of_order();
+    sharding_detail::set_queue_depth_for_test(1);
+    struct Restore {
+        ~Restore() { sharding_detail::set_queue_depth_for_test(0); }
+    } restore;
+    for (unsigned n : {2u, 3u, 4u}) {
+        INFO(n << " threads");
+        Run r = run(path, n);
+        REQUIRE(r.ok);
+        same_bytes(r.report, one.report);
+    }
+    same_for_every_n(path, spilled);
+    // 40 KB envelopes: the workers parse them, the reader only routes the
+    // segments (lent, not copied), so the workers fall behind and their
+    // input queues fill.
+    const std::string big = temp_path("full-queues-40k");
+    cli::SyntheticStats big_st;
+    REQUIRE(cli::write_synthetic_capture(big, 40000, big_st, error, {}, 0, 40000));
+    same_for_every_n(big);
+    fs::remove(big);
+    CHECK(sharding_detail::reader_found_queue_full() > full_before);
+    CHECK(sharding_detail::events_replayed_out_of_order() == out_of_order);
+    fs::remove(path);
+}
