@@ -558,14 +558,23 @@ struct ShardedAnalysis::Impl {
     size_t lagging() const { return size_t(std::min_element(watermark.begin(), watermark.end()) - watermark.begin()); }
 
     // Without waiting: takes what the lagging workers have handed on and
-    // replays what is ready; false when it took nothing.
+    // replays what is ready; false when it took nothing. Every worker at the
+    // lowest watermark counts as lagging, not only the first: stretches of
+    // file without a TCP segment (1 MB each ends a batch) hand on batches
+    // that do not raise a watermark, so a worker idle for segments can tie
+    // with one blocked on its full output queue, and waiting on the idle
+    // one alone (as the merge thread did) hung --threads 2 on 17 MB of UDP.
     bool drain() {
         bool took = false;
         OutBatch b;
-        for (size_t s = lagging(); done < pending.size() && s < workers.size(); s = lagging()) {
-            if (!workers[s]->out.try_pop(b)) break;
-            take(std::move(b));
-            took = true;
+        for (bool again = true; again && done < pending.size();) {
+            again = false;
+            const Key low = watermark[lagging()];
+            for (size_t s = 0; s < workers.size() && !again; ++s)
+                if (watermark[s] == low && workers[s]->out.try_pop(b)) {
+                    take(std::move(b));
+                    took = again = true;
+                }
         }
         return took;
     }

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -333,5 +334,43 @@ TEST_CASE("threads: queues one batch deep on every side: no deadlock, nothing lo
     fs::remove(big);
     CHECK(sharding_detail::reader_found_queue_full() > full_before);
     CHECK(sharding_detail::events_replayed_out_of_order() == out_of_order);
+    fs::remove(path);
+}
+
+// 17 MB of UDP between two runs of a SOAP capture: a batch ends every 1 MB of
+// file even without a TCP segment, so the workers hand on batches that do not
+// raise their watermarks, and one blocked on its full output queue ties with
+// one idle for segments. The merge takes from every worker at the lowest
+// watermark; taking only from the first of them hung here (and on main,
+// whose merge thread did the same) at 2 and 3 threads.
+TEST_CASE("threads: a long stretch without TCP between calls: no deadlock, one thread's report", "[threads]") {
+    std::ifstream in(std::string(STALLSCOPE_TESTDATA_DIR) + "/refsvc-apache-soap.pcap", std::ios::binary);
+    const std::string src((std::istreambuf_iterator<char>(in)), {});
+    REQUIRE(src.size() > 24);
+    std::string out = src;
+    uint32_t last_s = 0;  // the last record's seconds: the UDP frames come after it
+    for (size_t at = 24; at + 16 <= src.size();) {
+        uint32_t f[4];
+        std::memcpy(f, src.data() + at, 16);
+        last_s = f[0];
+        at += 16 + f[2];
+    }
+    std::string frame(14 + 20 + 8 + 1400, 'x');
+    const uint8_t head[] = {0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0x08, 0x00,
+                            0x45, 0, 0x05, 0x94, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+                            0x13, 0x88, 0x13, 0x89, 0x05, 0x80, 0, 0};
+    std::memcpy(frame.data(), head, sizeof head);
+    for (uint32_t i = 0; i < 12000; ++i) {
+        const uint32_t rec[4] = {last_s + 1, i, uint32_t(frame.size()), uint32_t(frame.size())};
+        out.append(reinterpret_cast<const char*>(rec), 16);
+        out += frame;
+    }
+    out += src.substr(24);  // the calls again (times go back: the clock's rule, the same for every N)
+    REQUIRE(out.size() > 17'000'000);
+    const std::string path = temp_path("udp-gap");
+    std::ofstream(path, std::ios::binary) << out;
+    Run one = run(path, 1);
+    REQUIRE(one.ok);
+    same_for_every_n(path);
     fs::remove(path);
 }
