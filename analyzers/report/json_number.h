@@ -109,9 +109,18 @@ struct DigitText {
 extern const std::array<DigitText, 10000> kSmallDecimal;
 extern const std::array<DigitText, 1000> kMsFraction;
 inline char* write_uint_table(char* out, uint64_t n) {
-    if (n >= 10000) return write_uint(out, n);
-    std::memcpy(out, &kSmallDecimal[n], 8);
-    return out + kSmallDecimal[n].len;
+    if (n < 10000) {
+        std::memcpy(out, &kSmallDecimal[n], 8);
+        return out + kSmallDecimal[n].len;
+    }
+    if (n >= 100000000) return write_uint(out, n);
+    // Below 10^8 (frame numbers, byte counts): the high part from the table, the low four digits as two pairs.
+    const uint32_t hi = uint32_t(n) / 10000, lo = uint32_t(n) % 10000;
+    std::memcpy(out, &kSmallDecimal[hi], 8);
+    out += kSmallDecimal[hi].len;
+    std::memcpy(out, kDigitPairs + 2 * (lo / 100), 2);
+    std::memcpy(out + 2, kDigitPairs + 2 * (lo % 100), 2);
+    return out + 4;
 }
 inline char* write_ms_code_table(char* out, uint64_t code) {
     *out = '-';

@@ -455,8 +455,10 @@ TEST_CASE("json number: integers and ms values from tables as write_uint and wri
         INFO(ms);
         CHECK(got == want);
     };
-    for (uint64_t n = 0; n < 20000; ++n) same_u(n);
-    for (uint64_t n : {uint64_t(99999), uint64_t(UINT32_MAX), UINT64_MAX}) same_u(n);
+    for (uint64_t n = 0; n < 300000; ++n) same_u(n);
+    for (uint64_t n = 300000; n < 200000000; n += 9973) same_u(n);
+    for (uint64_t n : {uint64_t(99999999), uint64_t(100000000), uint64_t(100000001), uint64_t(UINT32_MAX), UINT64_MAX})
+        same_u(n);
     for (uint32_t n = 0; n < 30000; ++n) {  // every fraction, whole parts 0 to 29, both signs
         same_ms(double(n) / 1000.0);
         same_ms(-double(n) / 1000.0);
