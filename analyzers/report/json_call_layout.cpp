@@ -112,15 +112,16 @@ template <bool kSlots> struct TextOut {
     void slot(uint64_t from, CallSlot::Kind kind) {
         if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind});
     }
+    // The kinds as TapeOut tags them.
     template <class T> void num(T v) {
         const uint64_t from = kSlots ? written() : 0;
         p = JsonStream::raw_number(p, v);
-        slot(from, CallSlot::Text);
+        slot(from, CallSlot::Uint);
     }
     void ms(double v) {
         const uint64_t from = kSlots ? written() : 0;
         p = JsonStream::raw_ms(p, v);
-        slot(from, CallSlot::Text);
+        slot(from, CallSlot::Ms);
     }
     void null() {
         std::memcpy(p, "null", 4);
@@ -171,12 +172,15 @@ template <bool kSlots> struct TextOut {
 
 // The shape and the values of an element instead of its text: each run's id,
 // each string's bytes (length first), each null, bool and empty array as a
-// tag in the shape; each number as its text (length first) in the values,
-// each time as its ns, element_count as a tag only. The shape is exact: two
-// calls with the same shape and values have the same text.
+// tag in the shape; each number in the values, an integer or ms value as
+// its kind's tag in the shape; each time as its ns, element_count as a tag
+// only. A number is raw where it can be (an integer >= 0, a rounded ms value:
+// its count of bytes first, 1 to 8), else its text (0x80 | its length first),
+// so a value out of range does not make another shape. The shape is exact:
+// two calls with the same shape and values have the same text.
 struct TapeOut {
     // Tags above any run's id.
-    enum : uint8_t { kStr = 0xF0, kName, kTrue, kFalse, kNull, kEmpty, kValue, kTime, kCount };
+    enum : uint8_t { kStr = 0xF0, kName, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs };
     static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
     CallTape& t;
@@ -195,6 +199,8 @@ struct TapeOut {
         v_end = v + t.values.b.size() - kSlack;
     }
     void finish() {
+        std::memset(v, 0, CallTape::kValuePad);  // kSlack left room
+        v += CallTape::kValuePad;
         t.shape.n = size_t(s - t.shape.b.data());
         t.values.n = size_t(v - t.values.b.data());
         t.slots = slots;
@@ -218,16 +224,33 @@ struct TapeOut {
     }
     void tag(uint8_t x) { *s++ = char(x); }
     void run(const JsonRun& r) { tag(r.id); }
-    void value_done(char* end) {
-        *v = char(end - v - 1);
+    void value_done(char* end, uint8_t kind) {
         v = end;
         ++slots;
-        tag(kValue);
+        tag(kind);
         shape_check();
         if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
-    template <class T> void num(T x) { value_done(JsonStream::raw_number(v + 1, x)); }
-    void ms(double x) { value_done(JsonStream::raw_ms(v + 1, x)); }
+    // x's bytes, the count first: 8 stored, the count kept (x | 1: 0 takes one).
+    void raw(uint64_t x, uint8_t kind) {
+        const unsigned n = (71 - unsigned(__builtin_clzll(x | 1))) >> 3;
+        *v = char(n);
+        std::memcpy(v + 1, &x, 8);
+        value_done(v + 1 + n, kind);
+    }
+    void text(char* end, uint8_t kind) {  // at most kDoubleChars
+        *v = char(0x80 | (end - v - 1));
+        value_done(end, kind);
+    }
+    template <class T> void num(T x) {
+        if (x >= 0) raw(uint64_t(x), kUint);
+        else text(JsonStream::raw_number(v + 1, x), kUint);
+    }
+    void ms(double x) {
+        uint64_t code = 0;
+        if (ms_rounded_code(x, code)) raw(code, kMs);
+        else text(JsonStream::raw_ms(v + 1, x), kMs);
+    }
     void null() { tag(kNull); }
     void empty() { tag(kEmpty); }
     void boolean(bool b) { tag(b ? kTrue : kFalse); }
@@ -422,6 +445,28 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
 }
 
 } // namespace
+
+std::vector<uint8_t> tape_value_kinds(const CallTape& t) {
+    std::vector<uint8_t> kinds;
+    const std::string_view s = t.shape.view();
+    for (size_t i = 0; i < s.size();) {
+        switch (uint8_t(s[i])) {
+        case TapeOut::kStr: {
+            uint32_t n = 0;
+            if (s.size() - i >= 5) std::memcpy(&n, s.data() + i + 1, 4);
+            i += 5 + size_t(n);
+            break;
+        }
+        case TapeOut::kName: i += 2 + (i + 1 < s.size() ? uint8_t(s[i + 1]) : 0); break;
+        case TapeOut::kTime: kinds.push_back(CallSlot::Time), ++i; break;
+        case TapeOut::kCount: kinds.push_back(CallSlot::ElementCount), ++i; break;
+        case TapeOut::kUint: kinds.push_back(CallSlot::Uint), ++i; break;
+        case TapeOut::kMs: kinds.push_back(CallSlot::Ms), ++i; break;
+        default: ++i;  // a run, bool, null or empty array
+        }
+    }
+    return kinds;
+}
 
 bool call_json_layout(JsonStream& w, const Call& k, int64_t t0, bool whole, CallJsonMarks* marks) {
     if (w.depth() == 0) return false;  // not inside an array

@@ -26,10 +26,12 @@ struct JsonRun {
     uint8_t id = 0;  // its place in the layout: its identity in a call's shape
 };
 
-// A value's place in an element written with call_json_slots: a number's
-// text, a time (null there) or element_count (null there).
+// A value's place in an element written with call_json_slots: an integer
+// or an ms value (which a tape holds raw where it can: call_json_tape, and
+// the report formats: json_call_record.cpp), a time (null there) or
+// element_count (null there). Text: a number's text (not written now).
 struct CallSlot {
-    enum Kind : uint8_t { Text, Time, ElementCount };
+    enum Kind : uint8_t { Text, Time, ElementCount, Uint, Ms };
     uint64_t at;  // in the stream's written()
     uint32_t len;
     Kind kind;
@@ -43,9 +45,14 @@ struct TapeBytes {
 };
 
 // A call's element as its shape (the runs, strings, names, bools and nulls
-// it is made of, exactly) and its values (numbers as their text, length
-// first; times as their ns; element_count only counted): json_call_record.cpp.
+// it is made of, exactly, and each value's kind) and its values: an integer
+// >= 0 as its bytes (count first, 1 to 8, little-endian, the least that hold
+// it), a rounded ms value the same way as ms_rounded_code's code, any other
+// number as its text (0x80 | its length first), a time as its ns;
+// element_count only counted. The values end with kValuePad zero bytes (a reader loads 8 bytes
+// at a time): json_call_record.cpp.
 struct CallTape {
+    static constexpr size_t kValuePad = 8;
     TapeBytes shape, values;
     uint32_t slots = 0;  // values, times and element_count
 };
@@ -65,5 +72,8 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
 // open containers at `indent`, as its shape and values. False when the
 // runs do not fit (as call_json_layout).
 bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t);
+
+// The kinds of t's values in order, read from its shape (CallSlot::Kind).
+std::vector<uint8_t> tape_value_kinds(const CallTape& t);
 
 } // namespace stallscope

@@ -179,10 +179,14 @@ struct Recorder {
         if (!call_json_slots(tjs, c, marks, slots)) return false;
         tjs.flush();
         if (slots.size() != tape.slots || tscratch.size() != tjs.written() - base) return false;
+        const std::vector<uint8_t> kinds = tape_value_kinds(tape);  // the tape's values as the template cuts them
+        if (kinds.size() != slots.size()) return false;
         templ.clear();
         tail.clear();
         uint64_t from = 0;
-        for (const CallSlot& s : slots) {
+        for (size_t i = 0; i < slots.size(); ++i) {
+            const CallSlot& s = slots[i];
+            if (kinds[i] != s.kind) return false;
             const uint64_t at = s.at - base;
             if (at < from || at + s.len > tscratch.size()) return false;
             templ.append(tscratch, from, at - from);
@@ -288,15 +292,21 @@ bool read_template(Cursor& in, Template& t, uint64_t& call) {
     for (uint32_t i = 0; i < slots; ++i) {
         const uint32_t cut = load<uint32_t>(cuts.data() + i * kSlotBytes);
         const uint8_t kind = uint8_t(cuts[i * kSlotBytes + 4]);
-        if (cut < last || cut > len || kind > CallSlot::ElementCount) return false;
+        if (cut < last || cut > len || kind == CallSlot::Text || kind > CallSlot::Ms) return false;
         t.ops[i] = {cut - last, kind};
         last = cut;
     }
     return in.ok();
 }
 
+// Masks of an integer's low 1 to 8 bytes (a raw value's count indexes it).
+constexpr uint64_t kLowBytes[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL,
+                                   0xFFFFFFFFFFFFFFULL, ~0ULL};
+
 // A call of a shape: its template's pieces with its values between them,
-// at w's pointer. False when the values do not fit the template.
+// at w's pointer. False when the values do not fit the template. A raw
+// value (an integer, a rounded ms value) is loaded as 8 bytes and masked to
+// its count: the tape's zero pad keeps that load inside the record.
 // Fast path (room for the whole element asked once): pieces up to 128 bytes
 // copied as one or two fixed-size blocks and values up to 32 as one of 32 (the
 // template is padded, a value's block is read only when the values go on
@@ -304,8 +314,9 @@ bool read_template(Cursor& in, Template& t, uint64_t& call) {
 template <bool kFast>
 bool render_at(JsonStream& w, char*& p, const Template& t, std::string_view values, bool whole, uint32_t element_count,
                int64_t t0) {
+    if (values.size() < CallTape::kValuePad) return false;
     const char* v = values.data();
-    const char* const vend = v + values.size();
+    const char* const vend = v + values.size() - CallTape::kValuePad;
     const char* src = t.text.data();
     auto piece = [&](size_t n) {
         if constexpr (!kFast) p = w.raw_bytes(p, src, n);
@@ -324,24 +335,30 @@ bool render_at(JsonStream& w, char*& p, const Template& t, std::string_view valu
     };
     for (const Template::Op& op : t.ops) {
         piece(op.piece);
-        if (op.kind == CallSlot::Text) {
-            const size_t left = size_t(vend - v);
-            if (left >= 33 && uint8_t(*v) <= 32) {
-                const size_t len = uint8_t(*v);
-                std::memcpy(p, v + 1, 32);
-                p += len;
-                v += 1 + len;
+        if (op.kind >= CallSlot::Uint) {
+            if (v == vend) return false;
+            const size_t n = uint8_t(*v), left = size_t(vend - v) - 1;
+            if (n - 1 < 8) {  // raw: its bytes, then formatted
+                if (left < n) return false;
+                uint64_t x;
+                std::memcpy(&x, v + 1, 8);
+                x &= kLowBytes[n];
+                v += 1 + n;
+                if (op.kind == CallSlot::Uint) p = write_uint_table(p, x);
+                else if (x >> 33) return false;
+                else p = write_ms_code_table(p, x);
                 continue;
             }
-            if (!left) return false;
-            const size_t len = uint8_t(*v);
-            if (len > kDoubleChars || left - 1 < len) return false;
+            const size_t len = n & 0x7F;  // its text
+            if (!(n & 0x80) || len > kDoubleChars || left < len) return false;
             std::memcpy(p, v + 1, len);
             p += len;
             v += 1 + len;
         } else if (op.kind == CallSlot::Time) {
             if (vend - v < 8) return false;
-            p = JsonStream::raw_ms(p, ms_between(load<int64_t>(v), t0));
+            const double ms = ms_between(load<int64_t>(v), t0);
+            uint64_t code = 0;
+            p = ms_rounded_code(ms, code) ? write_ms_code_table(p, code) : JsonStream::raw_ms(p, ms);
             v += 8;
         } else if (whole) {
             p = JsonStream::raw_number(p, element_count);

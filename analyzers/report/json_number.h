@@ -1,6 +1,7 @@
 #pragma once
 // Numbers in JSON as nlohmann writes them, without going through nlohmann
 // where a cheaper way gives the same bytes.
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -78,12 +79,56 @@ inline char* write_ms_digits(char* out, bool negative, uint32_t n) {
 // back (round_ms's quotient is always the double nearest n / 1000). Returns
 // nullptr, writing nothing, when |n| may not be below 2^32 (or ms is NaN):
 // the caller then rounds and formats as before.
-inline char* write_ms_rounded(char* out, double ms) {
+//
+// ms_rounded_code gives the same value without writing it: n * 2, plus 1
+// when negative (for a tape that formats later: write_ms_code), or false
+// where write_ms_rounded would give nullptr.
+inline bool ms_rounded_code(double ms, uint64_t& code) {
     const double a = std::fabs(ms * 1000.0);
-    if (!(a < 4294967295.5)) return nullptr;
+    if (!(a < 4294967295.5)) return false;
     uint64_t n = uint64_t(a);       // truncated; a - n is exact below 2^52
     n += (a - double(n)) >= 0.5;    // round half away from zero, on the magnitude
-    return write_ms_digits(out, std::signbit(ms), uint32_t(n));  // round keeps the sign, -0.0 too
+    code = n << 1 | uint64_t(std::signbit(ms));  // round keeps the sign, -0.0 too
+    return true;
+}
+inline char* write_ms_code(char* out, uint64_t code) { return write_ms_digits(out, code & 1, uint32_t(code >> 1)); }
+inline char* write_ms_rounded(char* out, double ms) {
+    uint64_t code = 0;
+    return ms_rounded_code(ms, code) ? write_ms_code(out, code) : nullptr;
+}
+
+// The same bytes as write_uint and write_ms_code from tables (issue 26: the
+// JSON report formats ~2 million raw values of a call tape, most of them
+// small): each n < 10000 as its digits, each ms fraction 0..999 as ".d",
+// ".dd" or ".ddd" as write_ms_digits writes it. An entry is copied whole (8
+// bytes): `out` must have 8 bytes of room past what is written.
+struct DigitText {
+    char text[7];
+    uint8_t len;
+};
+extern const std::array<DigitText, 10000> kSmallDecimal;
+extern const std::array<DigitText, 1000> kMsFraction;
+inline char* write_uint_table(char* out, uint64_t n) {
+    if (n < 10000) {
+        std::memcpy(out, &kSmallDecimal[n], 8);
+        return out + kSmallDecimal[n].len;
+    }
+    if (n >= 100000000) return write_uint(out, n);
+    // Below 10^8 (frame numbers, byte counts): the high part from the table, the low four digits as two pairs.
+    const uint32_t hi = uint32_t(n) / 10000, lo = uint32_t(n) % 10000;
+    std::memcpy(out, &kSmallDecimal[hi], 8);
+    out += kSmallDecimal[hi].len;
+    std::memcpy(out, kDigitPairs + 2 * (lo / 100), 2);
+    std::memcpy(out + 2, kDigitPairs + 2 * (lo % 100), 2);
+    return out + 4;
+}
+inline char* write_ms_code_table(char* out, uint64_t code) {
+    *out = '-';
+    out += code & 1;
+    const uint32_t n = uint32_t(code >> 1);
+    out = write_uint_table(out, n / 1000);
+    std::memcpy(out, &kMsFraction[n % 1000], 8);
+    return out + kMsFraction[n % 1000].len;
 }
 
 // Any double as nlohmann writes it (grisu2; NaN and infinities are not

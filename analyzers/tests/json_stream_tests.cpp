@@ -435,6 +435,37 @@ TEST_CASE("json stream: every key the reports write is plain ASCII", "[json]") {
     CHECK(keys > 1000);
 }
 
+// write_uint_table / write_ms_code_table (json_number.h) format a call
+// tape's raw values from tables: the bytes of write_uint and of
+// write_ms_rounded for every table entry, both signs and past the tables.
+TEST_CASE("json number: integers and ms values from tables as write_uint and write_ms_rounded write them", "[json]") {
+    auto same_u = [](uint64_t n) {
+        char a[32], b[32];
+        const std::string_view want(a, size_t(write_uint(a, n) - a));
+        const std::string_view got(b, size_t(write_uint_table(b, n) - b));
+        INFO(n);
+        CHECK(got == want);
+    };
+    auto same_ms = [](double ms) {
+        char a[32], b[32];
+        uint64_t code = 0;
+        REQUIRE(ms_rounded_code(ms, code));
+        const std::string_view want(a, size_t(write_ms_rounded(a, ms) - a));
+        const std::string_view got(b, size_t(write_ms_code_table(b, code) - b));
+        INFO(ms);
+        CHECK(got == want);
+    };
+    for (uint64_t n = 0; n < 300000; ++n) same_u(n);
+    for (uint64_t n = 300000; n < 200000000; n += 9973) same_u(n);
+    for (uint64_t n : {uint64_t(99999999), uint64_t(100000000), uint64_t(100000001), uint64_t(UINT32_MAX), UINT64_MAX})
+        same_u(n);
+    for (uint32_t n = 0; n < 30000; ++n) {  // every fraction, whole parts 0 to 29, both signs
+        same_ms(double(n) / 1000.0);
+        same_ms(-double(n) / 1000.0);
+    }
+    for (double ms : {12345.678, 9999.999, 10000.0, 4294967.295, -4294967.295, 0.0004, -0.0004}) same_ms(ms);
+}
+
 // write_uint / write_int (json_number.h) replace std::to_chars for every
 // integer of a report: the same digits for every length, at its edges.
 TEST_CASE("json number: integers written two digits at a time as to_chars writes them", "[json]") {

@@ -550,6 +550,51 @@ TEST_CASE("report json: calls of long shapes stored by shape report the same", "
     CHECK((*shapes.kinds)[0] == 3);  // 7,000 sizes: a shape over 16 KB, stored as text
 }
 
+// The tape holds an integer >= 0 and a rounded ms value raw (1 to 8 bytes,
+// formatted by the report) and any other number as its text, in the same
+// shape: every byte count, the ms range's edges, -0.0, a negative status,
+// ms values past 2^32 / 1000 or not finite. Fails when a count's mask, the
+// ms sign or a fallback is wrong.
+TEST_CASE("report json: raw integers and ms values of every size and their text fallback report the same", "[json]") {
+    Call base;
+    base.method = "POST";
+    base.uri = "/svc";
+    base.http_version = "HTTP/1.1";
+    base.complete = true;
+    base.status = 200;
+    base.request.write_sizes = {1, 2};
+    base.phases.push_back({PhaseKind::ResponseBody, 1'000'000, 2'500'000, 3, 4});
+    base.attribution.push_back({"server", 1.5});
+    const uint64_t ints[] = {0, 9, 255, 256, 65535, 65536, 1ULL << 24, 0xFFFFFFFFULL, 1ULL << 32, 1ULL << 40,
+                             1ULL << 48, 1ULL << 56, ~0ULL};
+    const double ms[] = {0.0, -0.0, 0.0004, 0.0005, -0.0005, 7.0, 40.3349, -12.25, 4294967.2954, 4294967.2955,
+                         -4294967.2955, 1e9, -1e12, 1.0 / 3.0, std::nan(""), HUGE_VAL};
+    const int statuses[] = {200, 0, -1, -2147483647 - 1, 2147483647};
+    AnalysisResult r;
+    r.capture.first_ns = 1'000'000;
+    for (size_t i = 0; i < 40; ++i) {
+        Call c = base;
+        c.id = i + 1;
+        const uint64_t n = ints[i % std::size(ints)];
+        c.connection_id = n;
+        c.request.first_frame = c.request_first_frame = n;
+        c.response.missing_bytes = ints[(i + 5) % std::size(ints)];
+        c.request.write_sizes[1] = uint32_t(n);
+        c.status = statuses[i % std::size(statuses)];
+        if (!c.status) c.status = 1;  // 0 is a null: another shape
+        c.latency_ms = ms[i % std::size(ms)];
+        c.attribution[0].ms = ms[(i + 3) % std::size(ms)];
+        c.setup_ms = std::fabs(ms[(i + 7) % std::size(ms)]);
+        r.calls.push_back(c);
+    }
+    CountingRecorder shapes{json_call_recorder(2)};
+    AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+    CHECK((*shapes.kinds)[1] <= 2);  // setup_ms NaN is null: at most one shape more
+    CHECK((*shapes.kinds)[2] >= 38);  // the others by their values only, raw or text
+    CHECK((*shapes.kinds)[0] == 0);
+}
+
 TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
     std::mt19937_64 rng(2613);
     AnalysisResult r;
@@ -602,6 +647,9 @@ TEST_CASE("report json: a damaged shape id or value tape is a spill error naming
     CHECK(fails(define, shaped + "7"));                         // a value too many
     CHECK(fails(define, shaped.substr(0, h + 20)));             // no values
     CHECK(fails(define, with(shaped, h + 20, uint8_t(200))));  // a value's length
+    CHECK(fails(define, with(shaped, h + 20, uint8_t(0))));    // a raw value of no bytes
+    CHECK(fails(define, with(shaped, h + 20, uint8_t(9))));    // of 9 bytes
+    CHECK(fails(define, with(shaped, h + 20, uint8_t(0x80 | 65))));  // a text longer than any number
     CHECK(fails(with(define, record_head_size(define), uint32_t(3)), shaped));  // the definition's shape id
     CHECK(fails(define.substr(0, define.size() - 1), shaped));  // the definition's values
     // The definition's template: its first cut past its text.
