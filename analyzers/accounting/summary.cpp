@@ -108,21 +108,24 @@ void SummaryBuilder::add_call(const Call& c) {
     for (const FixSaving& s : c.savings) calls_.add_saving(c.id, r, {fix_index(s.kind, s.side), 0, s.ms});
 }
 
-void SummaryBuilder::add_finding(const Finding& f) {
+void SummaryBuilder::add_finding(const Finding& f) { add_finding(f, complete_calls(f)); }
+
+void SummaryBuilder::add_finding(const Finding& f, size_t complete) {
     // The time comes from the call ledger (counted_ms: each millisecond
     // once); here the findings are only counted.
     if (groups_.size() < ops_.size() + 1) groups_.resize(ops_.size() + 1);
     if (totals_by_kind_.size() < ops_.size() + 1) totals_by_kind_.resize(ops_.size() + 1);
     uint32_t bit = kind_bit(f.kind);
-    const size_t complete = complete_calls(f);
     std::vector<size_t> counted;  // groups this finding was counted in: once per group
     for (uint64_t id : f.calls) {
         if (!is_complete(id)) continue;
         SummaryRecords::Rec& c = calls_.at(id);
         for (size_t g : {size_t(0), size_t(c.op) + 1}) {
             KindLoss& k = groups_[g].losses[f.kind];
-            k.kind = f.kind;
-            k.avoidable = is_avoidable(f.kind);
+            if (k.kind.empty()) {  // new: both depend on the kind only
+                k.kind = f.kind;
+                k.avoidable = is_avoidable(f.kind);
+            }
             totals_by_kind_[g].add(f.kind, f.side, counted_share_ms(f, complete));
             if (std::find(counted.begin(), counted.end(), g) == counted.end()) ++k.findings;
             if (!(c.kinds & bit)) ++k.calls;
