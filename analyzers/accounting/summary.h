@@ -29,6 +29,8 @@ class SummaryBuilder {
 public:
     void add_call(const Call& c);
     void add_finding(const Finding& f);
+    // The same, given complete_calls(f) (the caller has it already).
+    void add_finding(const Finding& f, size_t complete);
     // Whether call `id` was added complete; how many of f.calls were (what
     // the ledger needs to count a finding's time, account_finding).
     bool is_complete(uint64_t id);

@@ -168,8 +168,9 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
     auto final_touch = [&](Finding& f) {
         for (auto& d : detectors_)
             if (f.kind == d->kind()) d->finalize(f);
-        account_finding(f, summary_.complete_calls(f));
-        summary_.add_finding(f);
+        const size_t complete = summary_.complete_calls(f);
+        account_finding(f, complete);
+        summary_.add_finding(f, complete);
     };
     if (spill_) {
         spill_findings();

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <vector>
 
@@ -83,4 +84,44 @@ TEST_CASE("summary: what-if series from the sorted latency equal the same values
         }
         CHECK(seen == 3);  // both fixes and all_stalls
     }
+}
+
+// A series is collected into a vector sized for the group's complete calls
+// and cut to the values it got: the client's lived time is known for some
+// calls only, and each operation's row holds its own calls. Each must be
+// latency_stats of exactly its values (count, median, p90, max, total bit
+// for bit).
+TEST_CASE("summary: series of some calls only and of each operation hold exactly their values", "[summary]") {
+    SummaryBuilder b;
+    std::mt19937 rng(41);
+    std::uniform_int_distribution<int> us(1, 90000);
+    std::vector<double> lived, op_a, op_b, all;
+    for (uint64_t id = 1; id <= 3001; ++id) {
+        Call c;
+        c.id = id;
+        c.complete = id % 11 != 0;
+        c.method = "POST";
+        c.soap.operation = id % 3 ? "a" : "b";
+        c.latency_ms = us(rng) / 1000.0 + 0.1;
+        c.client_path_ms = id % 4 == 0 ? us(rng) / 9000.0 : -1;
+        b.add_call(c);
+        if (!c.complete) continue;
+        all.push_back(c.latency_ms);
+        (id % 3 ? op_a : op_b).push_back(c.latency_ms);
+        if (c.client_path_ms >= 0) lived.push_back(c.latency_ms + c.client_path_ms);
+    }
+    const Summary s = b.build();
+    auto same = [](const LatencyStats& got, const LatencyStats& want) {
+        CHECK(got.calls == want.calls);
+        CHECK(got.median_ms == want.median_ms);
+        CHECK(got.p90_ms == want.p90_ms);
+        CHECK(got.max_ms == want.max_ms);
+        CHECK(std::bit_cast<uint64_t>(got.total_ms) == std::bit_cast<uint64_t>(want.total_ms));
+    };
+    REQUIRE(lived.size() > 100);
+    same(s.client_lived, latency_stats(lived));
+    same(s.overall.latency, latency_stats(all));
+    REQUIRE(s.per_operation.size() == 2);
+    same(s.per_operation[0].latency, latency_stats(op_a));
+    same(s.per_operation[1].latency, latency_stats(op_b));
 }

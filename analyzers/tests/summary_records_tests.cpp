@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <random>
@@ -221,4 +222,55 @@ TEST_CASE("summary: calls of one operation in runs and interleaved land on their
         CHECK(g.server_ms == total);
     }
     CHECK(sum.overall.latency.calls == 11);
+}
+
+// add_finding given the finding's complete calls (the back stage counts them
+// once for the ledger and the summary) counts as add_finding alone: random
+// findings of every kind in random order, some on incomplete calls; each
+// kind's row names its kind and whether it is avoidable, and its counted time
+// is each finding's share summed in the order the findings came.
+TEST_CASE("summary: findings added with their complete calls given count as counted alone", "[summary]") {
+    SummaryBuilder alone, given;
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<double> ms(0, 50);
+    const char* kinds[] = {"nagle_delayed_ack", "split_write", "server_time", "connection_setup", "expect_100_wait"};
+    const uint64_t n = 400;
+    for (uint64_t id = 1; id <= n; ++id) {
+        Call c;
+        c.id = id;
+        c.complete = id % 7 != 0;
+        c.method = "POST";
+        c.soap.operation = id % 3 ? "get" : "put";
+        c.latency_ms = ms(rng);
+        c.setup_ms = id % 4 == 0 ? ms(rng) / 10 : -1;
+        alone.add_call(c);
+        given.add_call(c);
+    }
+    std::map<std::string, double> want;  // overall counted time per kind, in arrival order
+    std::map<std::string, uint64_t> found;
+    for (int i = 0; i < 1500; ++i) {
+        Finding f;
+        f.kind = kinds[rng() % 5];
+        f.side = rng() % 2 ? Side::Client : Side::Server;
+        f.calls = {1 + rng() % n};
+        if (rng() % 5 == 0 && f.calls[0] < n) f.calls.push_back(f.calls[0] + 1);
+        f.counted_ms = ms(rng);
+        const size_t complete = given.complete_calls(f);
+        alone.add_finding(f);
+        given.add_finding(f, complete);
+        if (complete) ++found[f.kind];
+        for (size_t k = 0; k < complete; ++k) want[f.kind] += f.counted_ms / double(complete);
+    }
+    Summary a = alone.build(), b = given.build();
+    check_same(a.overall, b.overall);
+    REQUIRE(a.per_operation.size() == b.per_operation.size());
+    for (size_t i = 0; i < a.per_operation.size(); ++i) check_same(a.per_operation[i], b.per_operation[i]);
+    REQUIRE(b.overall.losses.size() == 5);
+    for (const KindLoss& k : b.overall.losses) {
+        INFO(k.kind);
+        REQUIRE(want.count(k.kind));
+        CHECK(k.avoidable == (k.kind != "server_time"));
+        CHECK(k.findings == found[k.kind]);
+        CHECK(std::bit_cast<uint64_t>(k.lost_ms) == std::bit_cast<uint64_t>(want[k.kind]));
+    }
 }
