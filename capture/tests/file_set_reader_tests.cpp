@@ -104,3 +104,18 @@ TEST_CASE("file set: a dumpcap ring and tcpdump -C files are found from the firs
     missing.clear();
     CHECK(expand_file_set(d.file("other_00003_20261126093200.pcapng"), missing).size() == 1);
 }
+
+TEST_CASE("file set: a member of no bytes (a ring's newest, killed before its header) is empty, not a gap") {
+    TempDir d;
+    write_tagged(d.file("1.pcap"), {{1000, 1}, {2000, 2}});
+    write_file(d.file("2.pcap"), Bytes{});
+    std::string err;
+    auto r = FileSetReader::open({d.file("1.pcap"), d.file("2.pcap")}, err);
+    REQUIRE(r);
+    CHECK(read_all(*r).tags == std::vector<uint8_t>{1, 2});
+    CHECK(r->notes().empty());
+
+    std::string err2;   // a set of only such files has nothing to read
+    CHECK_FALSE(FileSetReader::open({d.file("2.pcap")}, err2));
+    CHECK(err2.find("2.pcap") != std::string::npos);
+}
