@@ -7,6 +7,7 @@
 // bookkeeping. The same bytes as report_json.cpp's call_json, which is the
 // general path (and the one used when a run would not fit in JsonRun).
 #include "analyzers/report/json_call_record.h"
+#include "analyzers/report/json_fixed_runs.h"
 #include "analyzers/report/json_stream.h"
 #include "analyzers/result/model.h"
 
@@ -18,11 +19,8 @@
 
 namespace stallscope {
 
-// Fixed text copied as kCap bytes (its tail overwritten by what follows).
-struct JsonRun {
-    static constexpr size_t kCap = 64;
-    char bytes[kCap] = {};
-    uint8_t size = 0;
+// A fixed run (json_fixed_runs.h) that also knows its place in the layout.
+struct JsonRun : FixedRun {
     uint8_t id = 0;  // its place in the layout: its identity in a call's shape
 };
 
