@@ -85,8 +85,9 @@ consteval size_t call_key(std::string_view k) {
 }
 
 // One layout per thread (the report's workers write calls in parallel),
-// made again when the indent or depth changes.
-const CallLayout* layout_for(int indent, size_t depth) {
+// made again when the indent or depth changes. Out of line (call_json_tape
+// inlines all it calls).
+[[gnu::noinline]] const CallLayout* layout_for(int indent, size_t depth) {
     thread_local std::unique_ptr<CallLayout> cached;
     if (!cached || cached->indent != indent || cached->depth != depth)
         cached = std::make_unique<CallLayout>(indent, depth);
@@ -147,6 +148,8 @@ template <bool kSlots> struct TextOut {
         p[n + 1] = '"';
         p += n + 2;
     }
+    void phase(PhaseKind k) { name(phase_name(k)); }
+    void place(CapturePlace k) { name(place_name(k)); }
     // A time relative to the capture's first frame; with marks, null and noted.
     void time(int64_t ns) {
         if (!marks) return ms(ms_between(ns, t0));
@@ -172,7 +175,7 @@ template <bool kSlots> struct TextOut {
 
 // The shape and the values of an element instead of its text: each run's id,
 // each string's bytes (length first), each null, bool and empty array as a
-// tag in the shape; each number in the values, an integer or ms value as
+// tag in the shape, a phase's or place's name as its enum's byte; each number in the values, an integer or ms value as
 // its kind's tag in the shape; each time as its ns, element_count as a tag
 // only. A number is raw where it can be (an integer >= 0, a rounded ms value:
 // its count of bytes first, 1 to 8), else its text (0x80 | its length first),
@@ -180,7 +183,7 @@ template <bool kSlots> struct TextOut {
 // two calls with the same shape and values have the same text.
 struct TapeOut {
     // Tags above any run's id.
-    enum : uint8_t { kStr = 0xF0, kName, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs };
+    enum : uint8_t { kStr = 0xF0, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace };
     static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
     CallTape& t;
@@ -262,13 +265,13 @@ struct TapeOut {
         if (n) std::memcpy(s + 5, x.data(), n);
         s += 5 + n;
     }
-    void name(const char* x) {
-        const size_t n = std::strlen(x);
-        if (n > JsonRun::kCap - 2) return str(x);
-        s[0] = char(kName);
-        s[1] = char(n);
-        std::memcpy(s + 2, x, n);
-        s += 2 + n;
+    // An enum written as its name: the enum's byte (its name is a function of it).
+    void phase(PhaseKind k) { enum_tag(kPhase, uint8_t(k)); }
+    void place(CapturePlace k) { enum_tag(kPlace, uint8_t(k)); }
+    void enum_tag(uint8_t kind, uint8_t x) {
+        s[0] = char(kind);
+        s[1] = char(x);
+        s += 2;
         shape_check();
     }
     void time(int64_t ns) {
@@ -406,7 +409,7 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         for (size_t i = 0; i < k.phases.size(); ++i) {
             const Phase& ph = k.phases[i];
             o.run(i ? L.phase_next : L.phase_first);
-            o.name(phase_name(ph.kind));
+            o.phase(ph.kind);
             o.run(L.phase[0]);
             o.time(ph.start_ns);
             o.run(L.phase[1]);
@@ -438,7 +441,7 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
     if (k.complete) o.ms(client_ms(k));
     else o.null();
     o.run(L.call[call_key("latency_view")]);
-    o.name(place_name(k.view));
+    o.place(k.view);
     o.run(L.call[call_key("client_latency_estimate_ms")]);
     ms_or_null(k.complete && k.client_path_ms >= 0, k.latency_ms + k.client_path_ms);
     o.run(L.close_call);
@@ -457,7 +460,8 @@ std::vector<uint8_t> tape_value_kinds(const CallTape& t) {
             i += 5 + size_t(n);
             break;
         }
-        case TapeOut::kName: i += 2 + (i + 1 < s.size() ? uint8_t(s[i + 1]) : 0); break;
+        case TapeOut::kPhase:
+        case TapeOut::kPlace: i += 2; break;
         case TapeOut::kTime: kinds.push_back(CallSlot::Time), ++i; break;
         case TapeOut::kCount: kinds.push_back(CallSlot::ElementCount), ++i; break;
         case TapeOut::kUint: kinds.push_back(CallSlot::Uint), ++i; break;
@@ -488,7 +492,9 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
     return true;
 }
 
-bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
+// Flattened: with the writer inlined whole, its pointers stay in registers
+// (a char store through one could otherwise alias the writer's members).
+[[gnu::flatten]] bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
     const CallLayout* L = depth ? layout_for(indent, depth) : nullptr;
     if (!L) return false;
     TapeOut o(t);

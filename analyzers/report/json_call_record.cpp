@@ -39,8 +39,13 @@ constexpr size_t kTimeBytes = 4 + 8;  // a time's place and ns
 constexpr size_t kTrailerBytes = 4 * 4;  // element_count's place and index, times, length
 constexpr size_t kSlotBytes = 4 + 1;  // a template's cut and kind
 constexpr size_t kMaxShapeBytes = 16 << 10;  // a call whose shape is bigger (a huge string) is stored as text
+constexpr size_t kHeadBytes = 1 + 1 + 8 + 8 + 1 + 4 + 4;  // a head before its operation key (read_head)
 
 template <class T> void put(std::string& out, T v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+template <class T> char* put_at(char* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+    return p + sizeof v;
+}
 template <class T> T load(const char* p) {
     T v;
     std::memcpy(&v, p, sizeof v);
@@ -72,15 +77,26 @@ private:
     bool ok_ = true;
 };
 
-// A shape's key in the recorder's table: hashed a word at a time, compared
-// whole (a hash alone never merges two shapes).
+// A shape's key in the recorder's table: hashed, compared whole (a hash
+// alone never merges two shapes). Two words a step in two lanes (an odd
+// multiply keeps any one word's difference), then the rest as at most two
+// words (the last overlapping), mixed at the end: every byte counts.
 struct ShapeHash {
     size_t operator()(std::string_view s) const {
-        uint64_t h = s.size() * 0x9E3779B97F4A7C15ULL;
+        uint64_t a = s.size() * 0x9E3779B97F4A7C15ULL, b = 0x6A09E667F3BCC909ULL;
+        const char* p = s.data();
         size_t i = 0;
-        for (; i + 8 <= s.size(); i += 8) h = (h ^ load<uint64_t>(s.data() + i)) * 0xFF51AFD7ED558CCDULL, h ^= h >> 29;
-        for (; i < s.size(); ++i) h = (h ^ uint8_t(s[i])) * 0x100000001B3ULL;
-        return size_t(h ^ (h >> 32));
+        for (; i + 16 <= s.size(); i += 16) {
+            a = (a ^ load<uint64_t>(p + i)) * 0xFF51AFD7ED558CCDULL;
+            b = (b ^ load<uint64_t>(p + i + 8)) * 0xC4CEB9FE1A85EC53ULL;
+        }
+        if (s.size() - i > 8) b = (b ^ load<uint64_t>(p + i)) * 0xC4CEB9FE1A85EC53ULL;
+        if (s.size() >= 8) a = (a ^ load<uint64_t>(p + s.size() - 8)) * 0xFF51AFD7ED558CCDULL;
+        else
+            for (; i < s.size(); ++i) a = (a ^ uint8_t(p[i])) * 0x100000001B3ULL;
+        uint64_t h = a ^ (b >> 31 | b << 33);
+        h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ULL;
+        return size_t(h ^ (h >> 29));
     }
 };
 
@@ -125,17 +141,23 @@ struct Recorder {
     std::vector<CallSlot> slots;
     std::string templ;
 
-    void put_head(uint8_t tag, const Call& c) {
-        head.clear();
-        put(head, tag);
-        put(head, int8_t(indent));
-        put(head, c.request.first_frame);
-        put(head, c.request.content_bytes);
-        put(head, uint8_t(whole_xml_measured(c)));
-        put(head, c.soap.element_count);
-        const std::string key = operation_key(c);
-        put(head, uint32_t(key.size()));
-        head += key;
+    // The record's head in `head`, with `extra` bytes after it for the
+    // caller to fill (returned). Sized once: written at a pointer.
+    char* put_head(uint8_t tag, const Call& c, size_t extra) {
+        std::string made;  // operation_key's, when the key is not the operation itself
+        std::string_view key = c.soap.operation;
+        if (key.empty()) key = made = operation_key(c);
+        head.resize(kHeadBytes + key.size() + extra);
+        char* p = head.data();
+        p = put_at(p, tag);
+        p = put_at(p, int8_t(indent));
+        p = put_at(p, c.request.first_frame);
+        p = put_at(p, c.request.content_bytes);
+        p = put_at(p, uint8_t(whole_xml_measured(c)));
+        p = put_at(p, c.soap.element_count);
+        p = put_at(p, uint32_t(key.size()));
+        std::memcpy(p, key.data(), key.size());
+        return p + key.size();
     }
     std::string_view done() {
         if (spilled.empty()) return js.unflushed();
@@ -157,10 +179,10 @@ struct Recorder {
     }
 
     std::string_view of_shape(const Call& c, const Shape& s) {
-        put_head(kShapeTag, c);
-        put(head, s.id);
-        put(head, s.call);
-        put(head, nonce);
+        char* p = put_head(kShapeTag, c, sizeof s.id + sizeof s.call + sizeof nonce);
+        p = put_at(p, s.id);
+        p = put_at(p, s.call);
+        put_at(p, nonce);
         js.raw(head);
         js.raw(tape.values.view());
         return done();
@@ -196,7 +218,7 @@ struct Recorder {
         }
         templ.append(tscratch, from);
         const Shape shape{uint32_t(shapes.size()), c.id};
-        put_head(kDefineTag, c);
+        put_head(kDefineTag, c, 0);
         put(head, shape.id);
         put(head, c.id);
         put(head, nonce);
@@ -214,7 +236,7 @@ struct Recorder {
 
     // Today's record: the element's text, its times and element_count noted.
     std::string_view full(const Call& c) {
-        put_head(kTag, c);
+        put_head(kTag, c, 0);
         js.raw(head);
         marks.times.clear();
         js.resume_inside(2, 0);  // an element of the report's "calls" (document > calls)
@@ -303,88 +325,85 @@ bool read_template(Cursor& in, Template& t, uint64_t& call) {
 constexpr uint64_t kLowBytes[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL,
                                    0xFFFFFFFFFFFFFFULL, ~0ULL};
 
+// n bytes of a template's text at p. Fast (room for the whole element asked
+// once): up to 128 bytes as one or two fixed blocks of 64 (the text is
+// padded, the room covers the tail). Inlined: a value's loop is its hot path.
+template <bool kFast> [[gnu::always_inline]] inline char* template_piece(JsonStream& w, char* p, const char* src, size_t n) {
+    if constexpr (!kFast) return w.raw_bytes(p, src, n);
+    if (n <= Template::kPad) {
+        std::memcpy(p, src, Template::kPad);
+    } else if (n <= 2 * Template::kPad) {
+        std::memcpy(p, src, Template::kPad);
+        std::memcpy(p + Template::kPad, src + Template::kPad, Template::kPad);
+    } else {
+        std::memcpy(p, src, n);
+    }
+    return p + n;
+}
+
 // A call of a shape: its template's pieces with its values between them,
-// at w's pointer. False when the values do not fit the template. A raw
-// value (an integer, a rounded ms value) is loaded as 8 bytes and masked to
-// its count: the tape's zero pad keeps that load inside the record.
-// Fast path (room for the whole element asked once): pieces up to 128 bytes
-// copied as one or two fixed-size blocks and values up to 32 as one of 32 (the
-// template is padded, a value's block is read only when the values go on
-// past it).
+// at p; returns the end, or null when the values do not fit the template.
+// A raw value (an integer, a rounded ms value) is loaded as 8 bytes and
+// masked to its count. Every value takes a byte at least, so one test per
+// value (v below vend) keeps each load inside the tape's zero pad, and a
+// value that runs past vend is caught by the next value's test or the last.
+// The pointer is a local (not the caller's): a char store cannot alias it.
 template <bool kFast>
-bool render_at(JsonStream& w, char*& p, const Template& t, std::string_view values, bool whole, uint32_t element_count,
-               int64_t t0) {
-    if (values.size() < CallTape::kValuePad) return false;
+char* render_at(JsonStream& w, char* p, const Template& t, std::string_view values, bool whole, uint32_t element_count,
+                int64_t t0) {
+    if (values.size() < CallTape::kValuePad) return nullptr;
     const char* v = values.data();
     const char* const vend = v + values.size() - CallTape::kValuePad;
     const char* src = t.text.data();
-    auto piece = [&](size_t n) {
-        if constexpr (!kFast) p = w.raw_bytes(p, src, n);
-        else {
-            // Most pieces: one or two blocks of 64 (the text is padded; the room asked covers the tail).
-            if (n <= Template::kPad) std::memcpy(p, src, Template::kPad);
-            else if (n <= 2 * Template::kPad) {
-                std::memcpy(p, src, Template::kPad);
-                std::memcpy(p + Template::kPad, src + Template::kPad, Template::kPad);
-            } else {
-                std::memcpy(p, src, n);
-            }
-            p += n;
-        }
-        src += n;
-    };
     for (const Template::Op& op : t.ops) {
-        piece(op.piece);
-        if (op.kind >= CallSlot::Uint) {
-            if (v == vend) return false;
-            const size_t n = uint8_t(*v), left = size_t(vend - v) - 1;
-            if (n - 1 < 8) {  // raw: its bytes, then formatted
-                if (left < n) return false;
-                uint64_t x;
-                std::memcpy(&x, v + 1, 8);
-                x &= kLowBytes[n];
-                v += 1 + n;
-                if (op.kind == CallSlot::Uint) p = write_uint_table(p, x);
-                else if (x >> 33) return false;
-                else p = write_ms_code_table(p, x);
-                continue;
+        p = template_piece<kFast>(w, p, src, op.piece);
+        src += op.piece;
+        if (op.kind == CallSlot::ElementCount) {
+            if (whole) {
+                p = JsonStream::raw_number(p, element_count);
+            } else {
+                std::memcpy(p, "null", 4);
+                p += 4;
             }
-            const size_t len = n & 0x7F;  // its text
-            if (!(n & 0x80) || len > kDoubleChars || left < len) return false;
-            std::memcpy(p, v + 1, len);
-            p += len;
-            v += 1 + len;
-        } else if (op.kind == CallSlot::Time) {
-            if (vend - v < 8) return false;
+            continue;
+        }
+        if (v >= vend) return nullptr;
+        if (op.kind == CallSlot::Time) {
             const double ms = ms_between(load<int64_t>(v), t0);
             uint64_t code = 0;
             p = ms_rounded_code(ms, code) ? write_ms_code_table(p, code) : JsonStream::raw_ms(p, ms);
             v += 8;
-        } else if (whole) {
-            p = JsonStream::raw_number(p, element_count);
-        } else {
-            std::memcpy(p, "null", 4);
-            p += 4;
+            continue;
         }
+        const size_t n = uint8_t(*v);
+        if (n - 1 < 8) {  // raw: its bytes, then formatted
+            const uint64_t x = load<uint64_t>(v + 1) & kLowBytes[n];
+            v += 1 + n;
+            if (op.kind == CallSlot::Uint) p = write_uint_table(p, x);
+            else if (x >> 33) return nullptr;
+            else p = write_ms_code_table(p, x);
+            continue;
+        }
+        const size_t len = n & 0x7F;  // its text
+        if (!(n & 0x80) || len > kDoubleChars || size_t(vend - v) - 1 < len) return nullptr;
+        std::memcpy(p, v + 1, len);
+        p += len;
+        v += 1 + len;
     }
-    if (v != vend) return false;
-    piece(size_t(t.text.data() + t.len - src));
-    return true;
+    if (v != vend) return nullptr;
+    return template_piece<kFast>(w, p, src, size_t(t.text.data() + t.len - src));
 }
 
 bool render(JsonStream& w, const Template& t, std::string_view values, bool whole, uint32_t element_count, int64_t t0) {
     char* p = w.raw_begin();
     if (!w.raw_element()) *p++ = ',';
     const size_t need = t.len + t.ops.size() * kDoubleChars + 2 * Template::kPad;
-    bool ok;
-    if (need <= JsonStream::kRawBlock) {
-        p = w.raw_room(p, need);
-        ok = render_at<true>(w, p, t, values, whole, element_count, t0);
-    } else {
-        ok = render_at<false>(w, p, t, values, whole, element_count, t0);
-    }
-    w.raw_end(p);
-    return ok;
+    char* end;
+    if (need <= JsonStream::kRawBlock) end = render_at<true>(w, w.raw_room(p, need), t, values, whole, element_count, t0);
+    else end = render_at<false>(w, p, t, values, whole, element_count, t0);
+    if (!end) return false;  // the stream is thrown away with the error
+    w.raw_end(end);
+    return true;
 }
 
 } // namespace
