@@ -191,7 +191,6 @@ struct TapeOut {
     char* v;  // into t.values.b, room for kSlack after it
     char* s_end;
     char* v_end;
-    uint32_t slots = 0;
 
     explicit TapeOut(CallTape& tape) : t(tape) {
         if (t.shape.b.size() < 4096) t.shape.b.resize(4096);
@@ -206,7 +205,6 @@ struct TapeOut {
         v += CallTape::kValuePad;
         t.shape.n = size_t(s - t.shape.b.data());
         t.values.n = size_t(v - t.values.b.data());
-        t.slots = slots;
     }
     // Out of line, and given no member's address (a char store could alias it).
     [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, size_t n) {
@@ -229,7 +227,6 @@ struct TapeOut {
     void run(const JsonRun& r) { tag(r.id); }
     void value_done(char* end, uint8_t kind) {
         v = end;
-        ++slots;
         tag(kind);
         shape_check();
         if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
@@ -277,13 +274,11 @@ struct TapeOut {
     void time(int64_t ns) {
         std::memcpy(v, &ns, 8);
         v += 8;
-        ++slots;
         tag(kTime);
         shape_check();
         if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
     void element_count(uint32_t) {
-        ++slots;
         tag(kCount);
         shape_check();
     }

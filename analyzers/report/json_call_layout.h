@@ -52,7 +52,6 @@ struct TapeBytes {
 struct CallTape {
     static constexpr size_t kValuePad = 8;
     TapeBytes shape, values;
-    uint32_t slots = 0;  // values, times and element_count
 };
 
 // Writes the element of call k in the open array of w as call_json does:

@@ -200,7 +200,7 @@ struct Recorder {
         const uint64_t base = tjs.written();
         if (!call_json_slots(tjs, c, marks, slots)) return false;
         tjs.flush();
-        if (slots.size() != tape.slots || tscratch.size() != tjs.written() - base) return false;
+        if (tscratch.size() != tjs.written() - base) return false;
         const std::vector<uint8_t> kinds = tape_value_kinds(tape);  // the tape's values as the template cuts them
         if (kinds.size() != slots.size()) return false;
         templ.clear();
@@ -326,11 +326,13 @@ constexpr uint64_t kLowBytes[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFF
                                    0xFFFFFFFFFFFFFFULL, ~0ULL};
 
 // n bytes of a template's text at p. Fast (room for the whole element asked
-// once): up to 128 bytes as one or two fixed blocks of 64 (the text is
-// padded, the room covers the tail). Inlined: a value's loop is its hot path.
+// once): up to 128 bytes as one fixed block of 32 or 64 or two of 64 (the
+// text is padded, the room covers the tail). Inlined: a value's loop is its hot path.
 template <bool kFast> [[gnu::always_inline]] inline char* template_piece(JsonStream& w, char* p, const char* src, size_t n) {
     if constexpr (!kFast) return w.raw_bytes(p, src, n);
-    if (n <= Template::kPad) {
+    if (n <= Template::kPad / 2) {  // most: a key and its indent
+        std::memcpy(p, src, Template::kPad / 2);
+    } else if (n <= Template::kPad) {
         std::memcpy(p, src, Template::kPad);
     } else if (n <= 2 * Template::kPad) {
         std::memcpy(p, src, Template::kPad);
@@ -340,6 +342,31 @@ template <bool kFast> [[gnu::always_inline]] inline char* template_piece(JsonStr
     }
     return p + n;
 }
+
+// The text of the last value of a kind, written again when the next one
+// is the same: a call's frames and times repeat (its phases start and end
+// at its messages' frames, several at its start). Exact: the same key (a
+// raw integer, a time's ns) makes the same text. Kept up to kCap bytes;
+// `p` has that much room (the fast path's room, or raw_room's after a piece).
+struct LastText {
+    static constexpr size_t kCap = 32;
+    uint64_t key = 0;
+    bool kept = false;
+    uint8_t len = 0;
+    char text[kCap];
+    bool repeat(uint64_t k, char*& p) const {
+        if (!kept || k != key) return false;
+        std::memcpy(p, text, kCap);
+        p += len;
+        return true;
+    }
+    void keep(uint64_t k, const char* from, const char* to) {
+        key = k;
+        len = uint8_t(to - from);
+        kept = size_t(to - from) <= kCap;
+        if (kept) std::memcpy(text, from, len);
+    }
+};
 
 // A call of a shape: its template's pieces with its values between them,
 // at p; returns the end, or null when the values do not fit the template.
@@ -355,6 +382,7 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
     const char* v = values.data();
     const char* const vend = v + values.size() - CallTape::kValuePad;
     const char* src = t.text.data();
+    LastText last_uint, last_time;  // integers of 5 digits or more (frames), times
     for (const Template::Op& op : t.ops) {
         p = template_piece<kFast>(w, p, src, op.piece);
         src += op.piece;
@@ -369,18 +397,29 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
         }
         if (v >= vend) return nullptr;
         if (op.kind == CallSlot::Time) {
-            const double ms = ms_between(load<int64_t>(v), t0);
+            const int64_t ns = load<int64_t>(v);
+            v += 8;
+            if (last_time.repeat(uint64_t(ns), p)) continue;
+            char* const from = p;
+            const double ms = ms_between(ns, t0);
             uint64_t code = 0;
             p = ms_rounded_code(ms, code) ? write_ms_code_table(p, code) : JsonStream::raw_ms(p, ms);
-            v += 8;
+            last_time.keep(uint64_t(ns), from, p);
             continue;
         }
         const size_t n = uint8_t(*v);
         if (n - 1 < 8) {  // raw: its bytes, then formatted
             const uint64_t x = load<uint64_t>(v + 1) & kLowBytes[n];
             v += 1 + n;
-            if (op.kind == CallSlot::Uint) p = write_uint_table(p, x);
-            else if (x >> 33) return nullptr;
+            if (op.kind == CallSlot::Uint) {
+                if (x < 10000) {
+                    p = write_uint_table(p, x);  // one entry: as cheap as the repeat
+                } else if (!last_uint.repeat(x, p)) {
+                    char* const from = p;
+                    p = write_uint_table(p, x);
+                    last_uint.keep(x, from, p);
+                }
+            } else if (x >> 33) return nullptr;
             else p = write_ms_code_table(p, x);
             continue;
         }
