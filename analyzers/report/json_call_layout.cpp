@@ -259,7 +259,7 @@ struct TapeOut {
         shape_room(5 + x.size());
         *s = char(kStr);
         std::memcpy(s + 1, &n, 4);
-        if (n) std::memcpy(s + 5, x.data(), n);
+        JsonStream::copy(s + 5, x.data(), n);  // most are short: no memcpy call
         s += 5 + n;
     }
     // An enum written as its name: the enum's byte (its name is a function of it).

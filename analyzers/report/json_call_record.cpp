@@ -131,6 +131,9 @@ struct Recorder {
     uint64_t nonce;  // ties a shape's calls to its definition from this recorder
     std::unordered_map<std::string_view, Shape, ShapeHash> shapes;
     std::deque<std::string> shape_keys;  // the table's keys (a deque never moves them)
+    // The last shape found: about half the calls have their predecessor's
+    // (one compare instead of the hash and the lookup). A node never moves.
+    const std::pair<const std::string_view, Shape>* last_shape = nullptr;
     size_t shape_bytes = 0;
     CallTape tape;
     // A new shape's text, written apart and cut at its values.
@@ -170,8 +173,13 @@ struct Recorder {
         spilled.clear();
         buf.out = &spilled;
         if (limits.shapes && call_json_tape(indent, 2, c, tape) && tape.shape.n <= kMaxShapeBytes) {
-            auto it = shapes.find(tape.shape.view());
-            if (it != shapes.end()) return of_shape(c, it->second);
+            const std::string_view shape = tape.shape.view();
+            if (last_shape && last_shape->first == shape) return of_shape(c, last_shape->second);
+            auto it = shapes.find(shape);
+            if (it != shapes.end()) {
+                last_shape = &*it;
+                return of_shape(c, it->second);
+            }
             if (shapes.size() < limits.shapes && shape_bytes + 4 * tape.shape.n <= limits.bytes && define(c))
                 return done();
         }

@@ -86,8 +86,11 @@ inline char* write_ms_digits(char* out, bool negative, uint32_t n) {
 inline bool ms_rounded_code(double ms, uint64_t& code) {
     const double a = std::fabs(ms * 1000.0);
     if (!(a < 4294967295.5)) return false;
-    uint64_t n = uint64_t(a);       // truncated; a - n is exact below 2^52
-    n += (a - double(n)) >= 0.5;    // round half away from zero, on the magnitude
+    // Truncated through int64_t (a < 2^32: the same value, one instruction
+    // each way instead of the unsigned conversions' sequences); a - n is
+    // exact below 2^52.
+    uint64_t n = uint64_t(int64_t(a));
+    n += (a - double(int64_t(n))) >= 0.5;  // round half away from zero, on the magnitude
     code = n << 1 | uint64_t(std::signbit(ms));  // round keeps the sign, -0.0 too
     return true;
 }

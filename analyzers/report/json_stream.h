@@ -207,6 +207,23 @@ public:
         string(s);
         return raw_room(buf_.get() + used_, kRawRoom);
     }
+    // n bytes from s to p: up to 16 as two overlapping fixed-size copies
+    // (inline, no call: most of a report's strings are short), else memcpy.
+    // Never reads past s + n; an empty view's data may be null.
+    static void copy(char* p, const char* s, size_t n) {
+        if (n >= 8) {
+            if (n > 16) return void(std::memcpy(p, s, n));
+            std::memcpy(p, s, 8);
+            std::memcpy(p + n - 8, s + n - 8, 8);
+        } else if (n >= 4) {
+            std::memcpy(p, s, 4);
+            std::memcpy(p + n - 4, s + n - 4, 4);
+        } else if (n) {
+            p[0] = s[0];
+            p[n / 2] = s[n / 2];
+            p[n - 1] = s[n - 1];
+        }
+    }
     // An integer or a time in ms at p as value() and value_ms() write them
     // (at most kDoubleChars bytes).
     template <class T> static char* raw_number(char* p, T v) {
@@ -287,23 +304,6 @@ private:
         return _mm_or_si128(low, _mm_or_si128(quote, slash));
     }
 #endif
-    // n bytes from s to p: up to 16 as two overlapping fixed-size copies
-    // (inline, no call: most of a report's strings are short), else memcpy.
-    // Never reads past s + n; an empty view's data may be null.
-    static void copy(char* p, const char* s, size_t n) {
-        if (n >= 8) {
-            if (n > 16) return void(std::memcpy(p, s, n));
-            std::memcpy(p, s, 8);
-            std::memcpy(p + n - 8, s + n - 8, 8);
-        } else if (n >= 4) {
-            std::memcpy(p, s, 4);
-            std::memcpy(p + n - 4, s + n - 4, 4);
-        } else if (n) {
-            p[0] = s[0];
-            p[n / 2] = s[n / 2];
-            p[n - 1] = s[n - 1];
-        }
-    }
     template <class T> static T load(const char* p) {
         T w;
         std::memcpy(&w, p, sizeof w);
