@@ -394,17 +394,17 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
     for (const Template::Op& op : t.ops) {
         p = template_piece<kFast>(w, p, src, op.piece);
         src += op.piece;
-        if (op.kind == CallSlot::ElementCount) {
-            if (whole) {
-                p = JsonStream::raw_number(p, element_count);
-            } else {
-                std::memcpy(p, "null", 4);
-                p += 4;
+        if (op.kind < CallSlot::Uint) {  // a time or element_count (numbers, the most, first)
+            if (op.kind == CallSlot::ElementCount) {
+                if (whole) {
+                    p = JsonStream::raw_number(p, element_count);
+                } else {
+                    std::memcpy(p, "null", 4);
+                    p += 4;
+                }
+                continue;
             }
-            continue;
-        }
-        if (v >= vend) return nullptr;
-        if (op.kind == CallSlot::Time) {
+            if (v >= vend) return nullptr;
             const int64_t ns = load<int64_t>(v);
             v += 8;
             if (last_time.repeat(uint64_t(ns), p)) continue;
@@ -415,6 +415,7 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
             last_time.keep(uint64_t(ns), from, p);
             continue;
         }
+        if (v >= vend) return nullptr;
         const size_t n = uint8_t(*v);
         if (n - 1 < 8) {  // raw: its bytes, then formatted
             const uint64_t x = load<uint64_t>(v + 1) & kLowBytes[n];

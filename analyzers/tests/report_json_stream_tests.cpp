@@ -595,6 +595,42 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
     CHECK((*shapes.kinds)[0] == 0);
 }
 
+// The copy-out writes a frame (5 digits or more) or a time equal to the
+// last one again from its text (json_call_record.cpp): equal in all 64 bits
+// only, never across calls.
+TEST_CASE("report json: a call's repeated frames and times are written as when formatted", "[json]") {
+    const uint64_t frames[] = {70000, 70000 + 256, 70000 + (1ULL << 32), 9999, 10000, 70000, 12345678,
+                               123456789, 123456789 + (1ULL << 40)};
+    const int64_t starts[] = {5'000'000, 5'000'000 + (int64_t(1) << 32), 5'000'001, 4'000'000, 5'000'000,
+                              int64_t(1) << 62, -(int64_t(1) << 62)};
+    std::mt19937_64 rng(2614);
+    AnalysisResult r;
+    r.capture.first_ns = 1'000'000;
+    for (size_t i = 0; i < 300; ++i) {
+        Call c;
+        c.id = i + 1;
+        c.method = "POST";
+        c.uri = "/svc";
+        c.http_version = "HTTP/1.1";
+        c.complete = true;
+        c.status = 200;
+        c.start_ns = starts[rng() % std::size(starts)];
+        c.request.first_frame = c.request_first_frame = frames[rng() % std::size(frames)];
+        c.request.last_frame = rng() % 2 ? c.request.first_frame : frames[rng() % std::size(frames)];
+        c.response.first_frame = frames[rng() % std::size(frames)];
+        c.response.last_frame = c.response_last_frame = frames[rng() % std::size(frames)];
+        for (PhaseKind k : {PhaseKind::RequestHeaders, PhaseKind::RequestBody, PhaseKind::ServerTime}) {
+            const int64_t at = rng() % 2 ? c.start_ns : starts[rng() % std::size(starts)];
+            c.phases.push_back({k, at, at, frames[rng() % std::size(frames)], frames[rng() % std::size(frames)]});
+        }
+        r.calls.push_back(c);
+    }
+    CountingRecorder shapes{json_call_recorder(2)};
+    AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+    CHECK((*shapes.kinds)[2] >= 290);  // one shape: the calls by their values
+}
+
 TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
     std::mt19937_64 rng(2613);
     AnalysisResult r;
