@@ -56,7 +56,7 @@ void write_report(const AnalysisResult& r, const std::string& format, std::ostre
     if (format == "json") write_report_json(r, os, 2, threads);
     else if (format == "csv") write_report_csv(r, os);
     else if (format == "csv-summary") os << report_csv_summary(r);
-    else write_report_text(r, os);
+    else write_report_text(r, os, threads);
 }
 
 } // namespace
