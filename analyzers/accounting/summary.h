@@ -81,9 +81,10 @@ private:
     struct Ahead {
         std::vector<double> v;
         bool plain = true;  // no -0.0: build may keep it as a what-if base
+        LatencyStats stats;  // of the sorted values
     };
-    // The statistics of a series sorted ahead, if it was; its values go to
-    // `keep` as series() leaves them.
+    // The statistics of a series sorted ahead (made there too), if it was;
+    // its sorted values go to `keep` as series() leaves them.
     std::optional<LatencyStats> take_ahead(size_t g, int64_t which, std::vector<double>* keep);
 
     SummaryRecords calls_;         // by call id; incomplete calls stay zero
