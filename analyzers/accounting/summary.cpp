@@ -23,6 +23,9 @@ std::string operation_key(const Call& c) {
 namespace {
 constexpr size_t kSeriesRun = 1 << 18;  // values of a summary series sorted in memory at a time (2 MiB)
 
+// Which series of a group (build()'s keys): these, then fix indexes.
+enum : int64_t { kLived = -4, kLatency = -3, kClient = -2, kFixedAll = -1 };
+
 // The statistics of n values seen in ascending order: the median (mean of
 // the two middle ones when n is even), the nearest-rank 90th percentile,
 // the max, and the total summed in that order (it fixes how the sum rounds).
@@ -218,6 +221,63 @@ LatencyStats SummaryBuilder::series_from(size_t g, size_t members, const std::ve
     return series(g, members, value);
 }
 
+void SummaryBuilder::sort_ahead() {
+    if (ahead_sorted_.valid()) return;
+    // The groups' series in id order, as series() collects them. With one
+    // operation its row's series are the overall row's (build() sorts them once).
+    const size_t groups = ops_.size() == 1 ? 1 : ops_.size() + 1;
+    constexpr int64_t kWhich[] = {kLatency, kClient, kFixedAll, kLived};
+    std::vector<Ahead> v(groups * 4);
+    // The overall row's series hold at most a value per record (growing them
+    // value by value was most of this pass's cost).
+    for (size_t k = 0; k < 4; ++k) v[k].v.reserve(std::min<uint64_t>(calls_.size(), kSeriesRun));
+    std::vector<size_t> members(groups, 0);
+    bool lived_is_latency = true;
+    auto add = [&](Ahead& a, double x) {
+        if (std::isnan(x)) return;  // this call has no such value
+        a.plain = a.plain && plain_value(x);
+        a.v.push_back(x);
+    };
+    calls_.each([&](uint64_t, const SummaryRecords::Rec& c) {
+        lived_is_latency = lived_is_latency && c.lived && c.lived_ms == c.latency_ms;
+        for (size_t g : {size_t(0), size_t(c.op) + 1}) {
+            if (g >= groups) break;
+            if (++members[g] > kSeriesRun) continue;  // sorted on file: build()'s own
+            Ahead* a = &v[g * 4];
+            add(a[0], c.latency_ms);
+            add(a[1], c.client_ms);
+            add(a[2], c.predicted_ms);
+            add(a[3], c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN());
+        }
+    });
+    for (size_t g = 0; g < groups; ++g) {
+        if (members[g] > kSeriesRun) continue;
+        for (size_t k = 0; k < 4; ++k) {
+            // build() asks for the lived time of the overall row only, and not when it is the latency.
+            if (kWhich[k] == kLived && (g != 0 || lived_is_latency)) continue;
+            ahead_[{g, kWhich[k]}] = std::move(v[g * 4 + k]);
+        }
+    }
+    ahead_sorted_ = std::async(std::launch::async, [this] {
+        for (auto& [key, a] : ahead_) {
+            std::sort(a.v.begin(), a.v.end());
+            SortedStats st(a.v.size());  // there too: no finding changes them either
+            for (double x : a.v) st.add(x);
+            a.stats = st.done();
+        }
+    });
+}
+
+std::optional<LatencyStats> SummaryBuilder::take_ahead(size_t g, int64_t which, std::vector<double>* keep) {
+    auto it = ahead_.find({g, which});
+    if (it == ahead_.end()) return std::nullopt;
+    Ahead& a = it->second;
+    const LatencyStats stats = a.stats;
+    if (keep && a.plain) *keep = std::move(a.v);
+    ahead_.erase(it);
+    return stats;
+}
+
 Summary SummaryBuilder::build() {
     // One pass for the counts that need no sorting: per group, the calls
     // each fix changes and the calls with any stall.
@@ -240,7 +300,7 @@ Summary SummaryBuilder::build() {
     // With one operation its row's series are the overall row's (every
     // complete call is in both): sorted once, for the many single-operation
     // benchmark captures. kLatency..kFixedAll, then fix indexes.
-    enum : int64_t { kLived = -4, kLatency = -3, kClient = -2, kFixedAll = -1 };
+    if (ahead_sorted_.valid()) ahead_sorted_.get();
     std::map<std::pair<size_t, int64_t>, LatencyStats> sorted;
     // `make` computes one series when it is not known yet.
     auto stats = [&](size_t g, int64_t which, auto make) {
@@ -260,8 +320,14 @@ Summary SummaryBuilder::build() {
         auto from = [&](const std::vector<double>& base, auto base_value, auto value) {
             return base.empty() ? series(g, members[g], value) : series_from(g, members[g], base, base_value, value);
         };
-        out.latency = stats(g, kLatency, [&] { return series(g, members[g], latency, &sorted_latency); });
-        out.client_latency = stats(g, kClient, [&] { return series(g, members[g], client, &sorted_client); });
+        out.latency = stats(g, kLatency, [&] {
+            if (auto ahead = take_ahead(g, kLatency, &sorted_latency)) return *ahead;
+            return series(g, members[g], latency, &sorted_latency);
+        });
+        out.client_latency = stats(g, kClient, [&] {
+            if (auto ahead = take_ahead(g, kClient, &sorted_client)) return *ahead;
+            return series(g, members[g], client, &sorted_client);
+        });
         LedgerTotals none;
         const LedgerTotals& t = g < totals_.size() ? totals_[g] : none;
         out.attribution = t.by_cause();
@@ -278,6 +344,7 @@ Summary SummaryBuilder::build() {
             }
         std::sort(out.losses.begin(), out.losses.end(), [](auto& a, auto& b) { return a.lost_ms > b.lost_ms; });
         LatencyStats fixed_all = stats(g, kFixedAll, [&] {
+            if (auto ahead = take_ahead(g, kFixedAll, nullptr)) return *ahead;
             return from(sorted_latency, latency, [](uint64_t, const SummaryRecords::Rec& c) { return c.predicted_ms; });
         });
         out.predicted_median_ms = fixed_all.median_ms;
@@ -312,6 +379,7 @@ Summary SummaryBuilder::build() {
     if (lived_is_latency) s.client_lived = s.overall.latency;
     else
         s.client_lived = stats(0, kLived, [&] {
+            if (auto ahead = take_ahead(0, kLived, nullptr)) return *ahead;
             return series(0, members[0], [](uint64_t, const SummaryRecords::Rec& c) {
                 return c.lived ? c.lived_ms : std::numeric_limits<double>::quiet_NaN();
             });

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +43,13 @@ public:
         spill_dir_ = file->dir();
         calls_.to_file(std::move(file));
     }
+    // With a core to spare (the analysis ran on several threads): after
+    // the last call, sorts on another thread the series the findings do not
+    // change (the latency, the client's time, its lived time, the latency
+    // with every stall fixed: each group's that sorts in memory) while the
+    // caller adds the findings; build() takes them sorted. The same values
+    // sorted the same way, so the same summary. Throws SpillError.
+    void sort_ahead();
     // Sorts each series of one group at a time (the exact medians need
     // them): in memory, or, once spilled, by an external sort in the same
     // directory (2 MiB runs). Throws SpillError.
@@ -67,6 +76,17 @@ private:
     template <class Value, class Base>
     LatencyStats series_from(size_t g, size_t members, const std::vector<double>& base, Base base_value, Value value);
 
+    // Series sort_ahead() sorts, by group and which (build()'s keys) and
+    // the values in id order: they are taken once the sorting is done.
+    struct Ahead {
+        std::vector<double> v;
+        bool plain = true;  // no -0.0: build may keep it as a what-if base
+        LatencyStats stats;  // of the sorted values
+    };
+    // The statistics of a series sorted ahead (made there too), if it was;
+    // its sorted values go to `keep` as series() leaves them.
+    std::optional<LatencyStats> take_ahead(size_t g, int64_t which, std::vector<double>* keep);
+
     SummaryRecords calls_;         // by call id; incomplete calls stay zero
     std::string spill_dir_;        // set once calls_ is on file
     std::vector<std::string> ops_;
@@ -77,6 +97,8 @@ private:
     std::vector<KindTotals> totals_by_kind_;  // the findings' counted time, same groups
     std::vector<std::string> kinds_;
     std::vector<std::pair<std::string, Side>> fixes_;
+    std::map<std::pair<size_t, int64_t>, Ahead> ahead_;
+    std::future<void> ahead_sorted_;  // after ahead_: waited for before it goes
 };
 
 } // namespace stallscope

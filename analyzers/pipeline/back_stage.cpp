@@ -160,6 +160,9 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
     };
     add_count(missing_at, missing);
     add_count(backwards_at, backwards);
+    // Every call is in: with the analysis on several threads their cores are
+    // free now, and one sorts the summary's series while this one seals.
+    if (opt_.threads >= 2) summary_.sort_ahead();
     std::sort(result_.connections.begin(), result_.connections.end(), [](auto& a, auto& b) { return a.id < b.id; });
     std::sort(result_.calls.begin(), result_.calls.end(), [](auto& a, auto& b) { return a.id < b.id; });
     for (auto& d : detectors_) d->finish(result_.findings);

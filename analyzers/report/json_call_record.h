@@ -1,5 +1,5 @@
 #pragma once
-// analyze --json on one thread (issue 26): a call that goes to the spill
+// analyze --json (issue 26; on any number of threads): a call that goes to the spill
 // file is stored as its JSON element, the text call_json writes, instead of
 // its binary record (AnalysisOptions::spill_call_as), so the report copies
 // it out instead of encoding, decoding and writing every call. Two things
@@ -53,7 +53,16 @@ std::function<std::string_view(const Call&)> json_call_recorder(int indent, Call
 
 // The elements of the open "calls" array from such records, in id order
 // (r.spill->calls_are_records()). Throws SpillError when a record is not
-// one, or was made for another indent.
-CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult& r);
+// one, or was made for another indent. With `threads` > 1, this thread
+// reads the records and settles what needs their order (the whole-XML
+// sample, the shapes' templates) and that many workers write batches of
+// calls, written back in order: the same bytes.
+CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult& r, unsigned threads = 1);
+
+namespace json_record_detail {
+// Records per batch on several threads (0: the default); small in tests, so
+// that a small capture makes many batches.
+void set_batch_records_for_test(size_t records);
+} // namespace json_record_detail
 
 } // namespace stallscope

@@ -16,7 +16,9 @@ std::string report_csv_summary(const AnalysisResult& r);  // one row per operati
 
 // The same, written as they are made: a report of a big capture never has
 // to fit in memory (the strings above are these into a string).
-void write_report_text(const AnalysisResult& r, std::ostream& os);
+// threads > 1: the connections and the listed calls are read on another
+// thread while this one reads the findings, the same bytes.
+void write_report_text(const AnalysisResult& r, std::ostream& os, unsigned threads = 1);
 // The text report lists the calls with ids up to this (AnalysisOptions::keep_calls
 // can drop the rest before it is written).
 inline constexpr uint64_t kTextReportCalls = 500;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
@@ -311,31 +312,45 @@ void tls_section(const std::string& tls_lines, size_t tls_conns, TextOut& out) {
     }
 }
 
+// The first kTextReportCalls calls' lines (of a result that kept only
+// those, the ones it has), up to their findings: those need the findings' pass.
+struct CallLine {
+    uint64_t id;
+    std::string head;
+};
+std::vector<CallLine> call_lines(const AnalysisResult& r) {
+    std::vector<CallLine> lines;
+    if (!call_count(r)) return lines;
+    for_each_call(r, [&](const Call& c) {
+        if (lines.size() == kTextReportCalls) return false;
+        std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
+        std::string status = c.status ? std::to_string(c.status) : std::string("-");
+        lines.push_back({c.id, fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  ",
+                                   (unsigned long long)c.id, (unsigned long long)c.connection_id,
+                                   c.encrypted ? "TLS" : clean(c.method, 6).c_str(),
+                                   clean(operation_key(c), 22).c_str(), status.c_str(), lat.c_str(),
+                                   phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
+                                   phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
+                                   phase_ms(c, PhaseKind::ServerTime), phase_ms(c, PhaseKind::ResponseHeaders),
+                                   phase_ms(c, PhaseKind::ResponseBody))});
+        return true;
+    });
+    return lines;
+}
+
 // Calls: one line each, the first kTextReportCalls.
-void calls_section(const AnalysisResult& r, const CallFindings& kinds, TextOut& out) {
+void calls_section(const AnalysisResult& r, const std::vector<CallLine>& lines, const CallFindings& kinds, TextOut& out) {
     if (size_t total = call_count(r)) {
         out += "\nCalls (ms)\n";
         out += fmt("  %5s %4s %-6s %-22s %6s %10s %8s %8s %8s %8s %8s %8s %8s  %s\n", "id", "conn", "method",
                    "operation", "status", "latency", "connect", "req_hdr", "100wait", "req_body", "server", "resp_hdr",
                    "resp_bdy", "findings");
-        size_t shown = 0;
-        // The first kTextReportCalls (of a result that kept only those, the ones it has).
-        for_each_call(r, [&](const Call& c) {
-            if (shown == kTextReportCalls) return false;
-            ++shown;
-            std::string lat = c.complete ? fmt("%.3f", c.latency_ms) : std::string("-");
-            std::string status = c.status ? std::to_string(c.status) : std::string("-");
-            out += fmt("  %5llu %4llu %-6s %-22s %6s %10s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %s\n",
-                       (unsigned long long)c.id, (unsigned long long)c.connection_id,
-                       c.encrypted ? "TLS" : clean(c.method, 6).c_str(),
-                       clean(operation_key(c), 22).c_str(), status.c_str(), lat.c_str(),
-                       phase_ms(c, PhaseKind::Connect), phase_ms(c, PhaseKind::RequestHeaders),
-                       phase_ms(c, PhaseKind::ContinueWait), phase_ms(c, PhaseKind::RequestBody),
-                       phase_ms(c, PhaseKind::ServerTime), phase_ms(c, PhaseKind::ResponseHeaders),
-                       phase_ms(c, PhaseKind::ResponseBody), kinds.kinds(c.id, ",", false).c_str());
-            return true;
-        });
-        if (total > shown) out += fmt("  ... %zu more calls (see --json or --csv)\n", total - shown);
+        for (const CallLine& l : lines) {
+            out += l.head;
+            out += kinds.kinds(l.id, ",", false);
+            out += "\n";
+        }
+        if (total > lines.size()) out += fmt("  ... %zu more calls (see --json or --csv)\n", total - lines.size());
     }
 }
 
@@ -355,16 +370,26 @@ void warnings_section(const AnalysisResult& r, TextOut& out) {
 
 } // namespace
 
-void write_report_text(const AnalysisResult& r, std::ostream& os) {
+void write_report_text(const AnalysisResult& r, std::ostream& os, unsigned threads) {
     TextOut out(os);
+    // Three passes that share nothing (the spill file is read with pread
+    // only): on two threads, the connections' and the calls' on another.
+    struct Apart {
+        ConnectionsDigest conns;
+        std::vector<CallLine> calls;
+    };
+    auto apart = [&r] { return Apart{digest_connections(r), call_lines(r)}; };
+    std::future<Apart> apart_later;
+    if (threads > 1) apart_later = std::async(std::launch::async, apart);
     FindingsDigest found(r);
-    const ConnectionsDigest conns = digest_connections(r);
+    const Apart rest = apart_later.valid() ? apart_later.get() : apart();
+    const ConnectionsDigest& conns = rest.conns;
     header_section(r, conns.capture_point, out);
     summary_section(r, found, out);
     operations_section(r, out);
     findings_section(r, found, out);
     tls_section(conns.tls_lines, conns.tls_conns, out);
-    calls_section(r, found.kinds, out);
+    calls_section(r, rest.calls, found.kinds, out);
     warnings_section(r, out);
     out.flush();
 }

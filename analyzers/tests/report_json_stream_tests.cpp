@@ -391,6 +391,21 @@ Call numbers_moved(const Call& c, std::mt19937_64& rng) {
     return k;
 }
 
+// A random result of at least 4 calls, with `copies` more calls per call of
+// the same shapes (numbers moved), shuffled if asked, ids made distinct.
+AnalysisResult with_repeated_shapes(std::mt19937_64& rng, size_t copies, bool shuffled) {
+    AnalysisResult r = random_result(rng);
+    while (r.calls.size() < 4) {
+        AnalysisResult more = random_result(rng);
+        for (Call& c : more.calls) r.calls.push_back(std::move(c));
+    }
+    const size_t n = r.calls.size();
+    for (size_t k = 0; k < copies * n; ++k) r.calls.push_back(numbers_moved(r.calls[rng() % n], rng));
+    if (shuffled) std::shuffle(r.calls.begin(), r.calls.end(), rng);
+    for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+    return r;
+}
+
 // A recorder that counts the kinds of record it makes.
 struct CountingRecorder {
     std::function<std::string_view(const Call&)> rec;
@@ -446,14 +461,7 @@ TEST_CASE("report json: a full shape table stores new shapes as text and reports
     std::mt19937_64 rng(2612);
     std::array<size_t, 3> kinds{};
     for (int i = 0; i < 40; ++i) {
-        AnalysisResult r = random_result(rng);
-        while (r.calls.size() < 4) {
-            AnalysisResult more = random_result(rng);
-            for (Call& c : more.calls) r.calls.push_back(std::move(c));
-        }
-        const size_t n = r.calls.size();
-        for (size_t k = 0; k < 2 * n; ++k) r.calls.push_back(numbers_moved(r.calls[rng() % n], rng));
-        for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].id = k + 1;
+        AnalysisResult r = with_repeated_shapes(rng, 2, false);
         for (CallShapeLimits limits : {CallShapeLimits{2, size_t(1) << 20}, CallShapeLimits{100, 6000}}) {
             CountingRecorder shapes{json_call_recorder(2, limits)};
             AnalysisResult by_shape = spilled_copy(r, shapes.fn());
@@ -467,6 +475,110 @@ TEST_CASE("report json: a full shape table stores new shapes as text and reports
     CHECK(kinds[0] > 20);  // new shapes once the table was full
     CHECK(kinds[1] > 20);
     CHECK(kinds[2] > 20);
+}
+
+// With --threads N the reading thread settles each record in order (the
+// whole-XML sample, the shapes' templates) and N workers write batches of
+// them (json_call_record.h): the same bytes as one thread. Batches of 3
+// records here, so that a few calls make many batches and a template
+// defined in one batch is used in others.
+namespace {
+struct SmallRecordBatches {
+    SmallRecordBatches() { json_record_detail::set_batch_records_for_test(3); }
+    ~SmallRecordBatches() { json_record_detail::set_batch_records_for_test(0); }
+};
+
+std::string json_on(const AnalysisResult& r, int indent, unsigned threads) {
+    std::ostringstream os;
+    write_report_json(r, os, indent, threads);
+    return os.str();
+}
+} // namespace
+
+TEST_CASE("report json: call records written on several threads are the same bytes as on one", "[json]") {
+    SmallRecordBatches small;
+    std::mt19937_64 rng(2614);
+    size_t calls = 0, measured = 0;
+    for (int i = 0; i < 40; ++i) {
+        INFO("random result " << i);
+        AnalysisResult r = with_repeated_shapes(rng, 3, true);
+        r.xml_sample_first = rng() % 3;
+        r.xml_sample_every = rng() % 4;
+        calls += r.calls.size();
+        for (int indent : {2, -1}) {
+            // By shape, and every call as its full text.
+            for (CallShapeLimits limits : {CallShapeLimits{}, CallShapeLimits{0, 0}}) {
+                INFO("indent " << indent << ", shapes " << limits.shapes);
+                AnalysisResult records = spilled_copy(r, json_call_recorder(indent, limits));
+                REQUIRE(records.spill->calls_are_records());
+                const std::string one = json_on(records, indent, 1);
+                REQUIRE(one == json_of(spilled_copy(r, nullptr), indent));
+                for (size_t at = one.find("\"element_count\":"); at != std::string::npos;
+                     at = one.find("\"element_count\":", at + 1))
+                    measured += one.find("null", at) != at + 16 + (indent >= 0);
+                for (unsigned threads : {2u, 3u, 8u}) {
+                    INFO(threads << " threads");
+                    const std::string many = json_on(records, indent, threads);
+                    REQUIRE(many.size() == one.size());
+                    CHECK(many == one);
+                }
+            }
+        }
+    }
+    CHECK(calls > 300);    // many batches of 3
+    CHECK(measured > 20);  // the sample settled in order kept some element_counts
+}
+
+// A damaged record fails on several threads as on one: the first bad call
+// is the one named, whether its writer (a worker) or the reading thread
+// finds it.
+TEST_CASE("report json: a damaged call record fails on several threads as on one", "[json]") {
+    SmallRecordBatches small;
+    std::mt19937_64 rng(2615);
+    AnalysisResult r;
+    while (r.calls.empty()) r = random_result(rng);
+    auto rec = json_call_recorder(2);
+    std::vector<std::string> good;
+    for (uint64_t id = 1; id <= 20; ++id) {
+        Call c = numbers_moved(r.calls[0], rng);
+        c.id = id;
+        good.emplace_back(rec(c));
+    }
+    REQUIRE(int(uint8_t(good[1][0])) == int(kShapeRecord));
+    auto error_of = [&](const std::vector<std::string>& records, unsigned threads) {
+        std::string error;
+        auto file = SpillFile::create("", error);
+        REQUIRE(file);
+        auto spill = std::make_shared<ResultSpill>(std::move(file));
+        for (size_t k = 0; k < records.size(); ++k) spill->add_call_record(k + 1, records[k]);
+        spill->seal([](Finding&) {});
+        AnalysisResult all;
+        all.capture = r.capture;
+        all.spill = spill;
+        try {
+            json_on(all, 2, threads);
+        } catch (const SpillError& e) {
+            const std::string what = e.what();
+            return what.substr(what.find(": call record"));  // the spill file's name differs
+        }
+        return std::string("no error");
+    };
+    REQUIRE(error_of(good, 1) == "no error");
+    REQUIRE(error_of(good, 3) == "no error");
+    std::vector<std::string> cut = good, both;
+    cut[13].pop_back();  // its values cut short: found writing it
+    both = cut;
+    both[16][0] = 'x';   // not a record: found reading it
+    std::vector<std::string> head_only = good;
+    head_only[7][0] = 'x';
+    for (const auto* records : {&cut, &both, &head_only}) {
+        const std::string one = error_of(*records, 1);
+        CHECK(one != "no error");
+        for (unsigned threads : {2u, 3u})
+            CHECK(error_of(*records, threads) == one);
+    }
+    CHECK(error_of(both, 2).find("call record 14 ") != std::string::npos);
+    CHECK(error_of(head_only, 2).find("call record 8 ") != std::string::npos);
 }
 
 TEST_CASE("report json: calls whose shapes differ in one string byte or one run are not merged", "[json]") {

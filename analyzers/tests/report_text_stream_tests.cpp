@@ -2,11 +2,14 @@
 // string of the whole report, and byte for byte what report_text returns.
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/report/report.h"
+#include "analyzers/result/result_spill.h"
+#include "analyzers/tests/capture_files.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 #include <streambuf>
 #include <string>
 
@@ -50,4 +53,31 @@ TEST_CASE("text report: streamed in pieces of about 64 KiB, the same bytes as re
     CHECK(buf.text == whole);
     CHECK(buf.pieces > 30);
     CHECK(buf.largest < 80 * 1024);  // flushed at 64 KiB, plus at most the piece that crossed it
+}
+
+// With --threads N the connections and the listed calls are read on another
+// thread while this one reads the findings (write_report_text): the same
+// bytes, for every bundled capture, in memory and spilled from the first
+// call (the three passes then read one spill file at once).
+TEST_CASE("text report: written on two threads, the same bytes as on one", "[report]") {
+    const std::vector<std::string> files = test::captures_under(STALLSCOPE_TESTDATA_DIR, true);
+    REQUIRE(files.size() >= 100);
+    size_t spilled = 0, with_calls = 0;
+    for (const std::string& f : files) {
+        for (size_t spill_after : {size_t(0), size_t(1) << 40}) {
+            INFO(f << ", spill after " << spill_after);
+            AnalysisOptions o;
+            o.spill_after_calls = spill_after;
+            AnalyzeOutcome out = analyze_file(f, o);
+            if (!out.ok) continue;
+            spilled += out.result.spill != nullptr;
+            with_calls += call_count(out.result) > 0;
+            const std::string one = report_text(out.result);
+            std::ostringstream two;
+            write_report_text(out.result, two, 2);
+            REQUIRE(two.str() == one);
+        }
+    }
+    CHECK(spilled > 50);
+    CHECK(with_calls > 50);
 }

@@ -3,12 +3,15 @@
 // equal the statistics of the same values sorted whole.
 #include "analyzers/accounting/sorted_series.h"
 #include "analyzers/accounting/summary.h"
+#include "analyzers/spill/spill_file.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <bit>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 using namespace stallscope;
@@ -124,4 +127,92 @@ TEST_CASE("summary: series of some calls only and of each operation hold exactly
     REQUIRE(s.per_operation.size() == 2);
     same(s.per_operation[0].latency, latency_stats(op_a));
     same(s.per_operation[1].latency, latency_stats(op_b));
+}
+
+// With the analysis on several threads the summary's series that no finding
+// changes are sorted on another thread while the findings are added
+// (SummaryBuilder::sort_ahead): the summary must be the one built without,
+// bit for bit, for one operation and several, with the client's lived time
+// known for some calls only, with -0.0 among the values (then a series is
+// not kept as a what-if base) and with the per-call records on file.
+namespace {
+
+void same_stats(const LatencyStats& a, const LatencyStats& b) {
+    CHECK(a.calls == b.calls);
+    for (auto [x, y] : {std::pair{a.median_ms, b.median_ms}, {a.p90_ms, b.p90_ms}, {a.max_ms, b.max_ms},
+                        {a.mean_ms, b.mean_ms}, {a.total_ms, b.total_ms}})
+        CHECK(std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y));
+}
+
+void same_group(const SummaryGroup& a, const SummaryGroup& b) {
+    CHECK(a.operation == b.operation);
+    same_stats(a.latency, b.latency);
+    same_stats(a.client_latency, b.client_latency);
+    CHECK(std::bit_cast<uint64_t>(a.predicted_median_ms) == std::bit_cast<uint64_t>(b.predicted_median_ms));
+    CHECK(std::bit_cast<uint64_t>(a.predicted_total_ms) == std::bit_cast<uint64_t>(b.predicted_total_ms));
+    REQUIRE(a.what_if.size() == b.what_if.size());
+    for (size_t i = 0; i < a.what_if.size(); ++i) {
+        CHECK(a.what_if[i].kind == b.what_if[i].kind);
+        CHECK(std::bit_cast<uint64_t>(a.what_if[i].predicted_median_ms) == std::bit_cast<uint64_t>(b.what_if[i].predicted_median_ms));
+        CHECK(std::bit_cast<uint64_t>(a.what_if[i].predicted_p90_ms) == std::bit_cast<uint64_t>(b.what_if[i].predicted_p90_ms));
+        CHECK(a.what_if[i].calls == b.what_if[i].calls);
+    }
+    REQUIRE(a.losses.size() == b.losses.size());
+    for (size_t i = 0; i < a.losses.size(); ++i) {
+        CHECK(a.losses[i].kind == b.losses[i].kind);
+        CHECK(a.losses[i].calls == b.losses[i].calls);
+    }
+}
+
+} // namespace
+
+TEST_CASE("summary: series sorted ahead on another thread give the summary built without", "[summary]") {
+    size_t what_ifs = 0;
+    for (int variant = 0; variant < 8; ++variant) {
+        const bool one_op = variant & 1, zeros = variant & 2, on_file = variant & 4;
+        INFO("one operation " << one_op << ", -0.0 " << zeros << ", on file " << on_file);
+        std::mt19937 rng(77 + variant);
+        std::uniform_int_distribution<int> us(0, 40000);
+        SummaryBuilder plain, ahead;
+        if (on_file)
+            for (SummaryBuilder* b : {&plain, &ahead}) {
+                std::string error;
+                auto file = SpillFile::create("", error);
+                REQUIRE(file);
+                b->spill_to(std::move(file));
+            }
+        std::vector<Finding> findings;
+        for (uint64_t id = 1; id <= 4000; ++id) {
+            Call c;
+            c.id = id;
+            c.complete = id % 13 != 0;
+            c.method = "POST";
+            c.soap.operation = one_op ? "a" : std::string(1, char('a' + id % 3));
+            c.latency_ms = zeros && id % 50 == 0 ? -0.0 : us(rng) / 1000.0 + 0.1;
+            c.setup_ms = id % 4 == 1 ? us(rng) / 7000.0 : -1;
+            c.client_path_ms = id % 5 == 0 ? us(rng) / 9000.0 : -1;
+            const double stall = id % 7 == 0 ? c.latency_ms * double(id % 5) / 4.0 : 0;
+            c.attribution = {{"nagle_delayed_ack", stall}, {"server", c.latency_ms - stall}};
+            if (stall > 0) c.savings.push_back({"nagle_delayed_ack", Side::Client, stall});
+            plain.add_call(c);
+            ahead.add_call(c);
+            if (stall > 0) findings.push_back({"nagle_delayed_ack", Side::Client, 1, {id}});
+            if (c.setup_ms > 0 && id % 3 == 1) findings.push_back({"connection_setup", Side::Client, 1, {id}});
+        }
+        ahead.sort_ahead();
+        for (const Finding& f : findings) {
+            plain.add_finding(f);
+            ahead.add_finding(f);
+        }
+        const Summary a = plain.build(), b = ahead.build();
+        same_group(a.overall, b.overall);
+        same_stats(a.client_lived, b.client_lived);
+        REQUIRE(a.per_operation.size() == b.per_operation.size());
+        CHECK(a.per_operation.size() == (one_op ? 1u : 3u));
+        for (size_t i = 0; i < a.per_operation.size(); ++i) same_group(a.per_operation[i], b.per_operation[i]);
+        what_ifs += a.overall.what_if.size();
+        CHECK(a.client_lived.calls > 100);
+        CHECK(std::bit_cast<uint64_t>(a.client_lived.total_ms) != std::bit_cast<uint64_t>(a.overall.latency.total_ms));
+    }
+    CHECK(what_ifs >= 8 * 3);  // both fixes and all_stalls in every variant
 }

@@ -56,7 +56,7 @@ void write_report(const AnalysisResult& r, const std::string& format, std::ostre
     if (format == "json") write_report_json(r, os, 2, threads);
     else if (format == "csv") write_report_csv(r, os);
     else if (format == "csv-summary") os << report_csv_summary(r);
-    else write_report_text(r, os);
+    else write_report_text(r, os, threads);
 }
 
 } // namespace
@@ -111,10 +111,11 @@ int cmd_analyze(Args& a) {
     if (captures.empty()) return usage_error("analyze", "no capture file given");
     // The text report lists the first calls only; the summary sees every call.
     if (format == "text") options.keep_calls = kTextReportCalls;
-    // JSON on one thread: a spilled call is stored as its JSON element, made
-    // once (json_call_record.h). With more threads the report's workers
-    // write the calls' JSON in parallel, so they keep the binary records.
-    if (format == "json" && options.threads == 1) options.spill_call_as = json_call_recorder(2);
+    // JSON: a spilled call is stored as its JSON element, made once
+    // (json_call_record.h); with more threads the report's workers copy the
+    // elements out in parallel (as cheap to store on the merge as a binary
+    // record, and no decode and encode of every call in the report).
+    if (format == "json") options.spill_call_as = json_call_recorder(2);
     const std::string& capture = captures.front();
 
     ProgressPrinter progress(!quiet);
