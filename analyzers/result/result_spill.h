@@ -39,8 +39,15 @@ public:
     // `each_finding` sees every finding once, in that order, and may change
     // it (finalize) before it is stored for good. It sees each one brief
     // (spill_decode_brief: without its text and evidence frames, which are
-    // stored as they were; what it writes there is not kept). Throws SpillError.
-    void seal(const std::function<void(Finding&)>& each_finding);
+    // stored as they were; what it writes there is not kept).
+    // `changes_more(kind)`, when given, says whether each_finding may change
+    // more than counted_ms in a finding of that kind. Where it says no, the
+    // finding comes lean (spill_decode_lean: without its details either) and
+    // its record is copied with only counted_ms set, not encoded again.
+    // Throws SpillError, and std::logic_error when each_finding set details
+    // in a lean finding (they would be lost).
+    void seal(const std::function<void(Finding&)>& each_finding,
+              const std::function<bool(const std::string& kind)>& changes_more = nullptr);
 
     size_t connection_count() const { return conns_.size(); }
     size_t call_count() const { return calls_.size(); }
