@@ -115,6 +115,7 @@ void ResultSpill::add(const Connection& c) {
     scratch_.clear();
     spill_encode(c, scratch_);
     conns_.put(c.id, put(scratch_));
+    capture_point_.add(c);
 }
 
 void ResultSpill::add(const Call& c) {

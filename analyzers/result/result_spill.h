@@ -4,6 +4,7 @@
 // in memory, in a spill file (analyzers/spill/spill_file.h) with only a small
 // index in memory. Reports read items through the for_each_* functions and
 // so work the same either way.
+#include "analyzers/result/capture_point_tally.h"
 #include "analyzers/result/model.h"
 #include "analyzers/spill/external_sort.h"
 #include "analyzers/spill/spill_array.h"
@@ -53,6 +54,9 @@ public:
     size_t call_count() const { return calls_.size(); }
     size_t finding_count() const { return finding_count_; }
     uint64_t file_bytes() const { return file_->size(); }
+    // Where the capture was taken, from the connections added so far
+    // (tallied as they came, not read back).
+    CapturePointSummary capture_point() const { return capture_point_.done(); }
     const std::string& dir() const { return file_->dir(); }  // where its files are
 
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
@@ -128,6 +132,7 @@ private:
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;
+    CapturePointTally capture_point_;
     std::vector<std::string> kinds_;
     ExternalSort<FindingEntry, FindingOrder> findings_;
     std::unique_ptr<SpillFile> findings_index_;  // after seal: each finding's offset, in report order
