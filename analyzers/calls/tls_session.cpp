@@ -31,11 +31,16 @@ void TlsSession::on_end_of_stream(Side dir) {
     ended_[dir] = true;
     if (ended_[Side::Client] && ended_[Side::Server]) {
         // No record can come any more: the keys, cipher contexts and buffers
-        // go now, not when the closed connection finally leaves the flow table.
+        // go now, not when the closed connection finally leaves the flow table
+        // (on the 1M-packet HTTPS bench file about 14,000 closed ones linger
+        // at once). The record boundaries stay, cut to what they hold: late
+        // ACKs are still translated (plain_ack).
         dec_.reset();
         std::vector<uint8_t>().swap(plain_);
         pending_ = Fifo<Pending>();
         pending_bytes_ = 0;
+        parser_.release();
+        for (Side d : kSides) bounds_[d].shrink();
     }
 }
 

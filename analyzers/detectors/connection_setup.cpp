@@ -46,9 +46,13 @@ public:
         pending_.erase(it);
     }
 
+    // The capture-wide count, the same for every finding: made once, after
+    // the last call (finish() comes before any finalize()).
+    void finish(std::vector<Finding>&) override { alone_text_ = std::to_string(alone_) + " of " + std::to_string(calls_); }
+    bool finalizes() const override { return true; }
     void finalize(Finding& f) const override {
         for (auto& [key, value] : f.details)
-            if (key == kAloneKey) value = std::to_string(alone_) + " of " + std::to_string(calls_);
+            if (key == kAloneKey) value = alone_text_;
     }
 
 private:
@@ -166,6 +170,7 @@ private:
 
     std::unordered_map<uint64_t, Pending> pending_;  // by connection id
     uint64_t calls_ = 0, alone_ = 0;
+    std::string alone_text_ = "0 of 0";  // finish()
 };
 
 } // namespace

@@ -53,6 +53,10 @@ public:
     // after finish(). A spilled finding comes without its texts and evidence
     // frames (ResultSpill::seal): change the other fields only.
     virtual void finalize(Finding& f) const {}
+    // Whether finalize() changes anything: a spilled finding of a kind whose
+    // detector says no is only counted after it, and the seal copies its
+    // record instead of encoding it again (ResultSpill::seal).
+    virtual bool finalizes() const { return false; }
     // The analysis spills (a big capture): what the detector keeps per call
     // should go to files from `make_file` (nullptr when one cannot be made:
     // then it stays in memory). Throws SpillError.

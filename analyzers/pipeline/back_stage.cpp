@@ -177,7 +177,11 @@ AnalysisResult AnalysisBack::finish(CaptureInfo capture, size_t missing_at, uint
     };
     if (spill_) {
         spill_findings();
-        spill_->seal(final_touch);
+        spill_->seal(final_touch, [&](const std::string& kind) {  // else only counted_ms changes
+            for (auto& d : detectors_)
+                if (kind == d->kind()) return d->finalizes();
+            return false;
+        });
         result_.spill = spill_;
     } else {
         std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {

@@ -103,6 +103,7 @@ public:
         str(s);
     }
     void frames(std::vector<uint64_t>& v);
+    void details(std::vector<std::pair<std::string, std::string>>& v);
     size_t count(size_t n) { varint(n); return n; }
     void fail() {}
 
@@ -140,8 +141,10 @@ public:
     // `brief`: prose() and frames() skip their bytes and leave the value
     // empty (spill_decode_brief).
     // `skipped` (brief only): where the skipped fields' bytes lie in `b`.
-    explicit Reader(std::string_view b, bool brief = false, FindingText* skipped = nullptr)
-        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()), brief_(brief), skipped_(skipped) {}
+    // `lean` (brief only): details() steps over the details too.
+    explicit Reader(std::string_view b, bool brief = false, FindingText* skipped = nullptr, bool lean = false)
+        : p_(reinterpret_cast<const uint8_t*>(b.data())), end_(p_ + b.size()), brief_(brief), lean_(lean),
+          skipped_(skipped) {}
 
     bool ok() const { return ok_; }
     bool at_end() const { return p_ == end_; }
@@ -243,6 +246,8 @@ public:
         note_skipped(from);
     }
     void frames(std::vector<uint64_t>& v);
+    void details(std::vector<std::pair<std::string, std::string>>& v);
+    void skip_details(std::vector<std::pair<std::string, std::string>>& v);
     template <class T> void rel(T& x, T base, T sentinel) {
         x = T(rel_decode(varint(), uint64_t(base), uint64_t(sentinel)));
     }
@@ -267,6 +272,7 @@ private:
     const uint8_t* end_;
     bool ok_ = true;
     bool brief_ = false;
+    bool lean_ = false;
     FindingText* skipped_ = nullptr;
 };
 
@@ -305,6 +311,36 @@ void Reader::frames(std::vector<uint64_t>& v) {
     v.clear();
     for (size_t i = 0; i < n; ++i) varint();
     note_skipped(from);
+}
+
+template <class Io> void detail_list(Io& io, std::vector<std::pair<std::string, std::string>>& v) {
+    vec(io, v, [&](std::pair<std::string, std::string>& d) {
+        io.str(d.first);
+        io.str(d.second);
+    });
+}
+
+// Inlined as the list was before it had a lean way: a call of its own cost
+// the whole decode about 130 instructions a finding.
+[[gnu::always_inline]] inline void Writer::details(std::vector<std::pair<std::string, std::string>>& v) {
+    detail_list(*this, v);
+}
+
+[[gnu::always_inline]] inline void Reader::details(std::vector<std::pair<std::string, std::string>>& v) {
+    if (lean_) [[unlikely]] return skip_details(v);
+    detail_list(*this, v);
+}
+
+// Lean: the count, then each key and value stepped over as far as their
+// lengths (checked as str() checks them), nothing copied.
+void Reader::skip_details(std::vector<std::pair<std::string, std::string>>& v) {
+    const size_t n = count(0);
+    v.clear();
+    for (size_t i = 0; i < 2 * n; ++i) {
+        const uint64_t len = varint();
+        if (len > left()) { fail(); return; }
+        p_ += len;
+    }
 }
 
 template <class Io> void visit(Io& io, SoapInfo& s) {
@@ -518,10 +554,7 @@ template <class Io> void visit(Io& io, Finding& f) {
     io.prose(f.toolkit_fix);
     io.sint(f.start_ns);
     io.rel(f.end_ns, f.start_ns, int64_t(0));
-    vec(io, f.details, [&](std::pair<std::string, std::string>& d) {
-        io.str(d.first);
-        io.str(d.second);
-    });
+    io.details(f.details);
     vec(io, f.intervals, [&](Finding::Interval& i) {
         io.rel(i.start_ns, f.start_ns, int64_t(0));
         io.rel(i.end_ns, i.start_ns, int64_t(0));
@@ -552,8 +585,8 @@ template <class T> bool decode(uint8_t tag, std::string_view bytes, T& v) {
 // Straight into v: every field is visited and assigned (vectors resized,
 // then every item), so v's strings and vectors are reused.
 template <class T> bool decode_into(uint8_t tag, std::string_view bytes, T& v, bool brief = false,
-                                    FindingText* skipped = nullptr) {
-    Reader r(bytes, brief, skipped);
+                                    FindingText* skipped = nullptr, bool lean = false) {
+    Reader r(bytes, brief, skipped, lean);
     uint8_t got = 0;
     r.raw8(got);
     if (!r.ok() || got != tag) return false;
@@ -579,6 +612,19 @@ bool spill_decode_brief(std::string_view bytes, Finding& v) { return decode_into
 bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped) {
     skipped.count = 0;
     return decode_into(kFindingTag, bytes, v, true, &skipped) && skipped.count == FindingText::kFields;
+}
+
+bool spill_decode_lean(std::string_view bytes, Finding& v) {
+    return decode_into(kFindingTag, bytes, v, true, nullptr, true);
+}
+
+void spill_set_counted_ms(std::string& record, double counted_ms) {
+    // visit(Finding) writes counted_ms last, as 8 raw bytes.
+    if (record.size() < 9 || uint8_t(record[0]) != kFindingTag)
+        throw std::logic_error("spill_set_counted_ms: not a finding's record");
+    const uint64_t bits = std::bit_cast<uint64_t>(counted_ms);
+    char* p = record.data() + record.size() - 8;
+    for (int i = 0; i < 8; ++i) p[i] = char(uint8_t(bits >> (8 * i)));  // little-endian, as Writer::f64
 }
 
 void spill_encode_brief(const Finding& v, const FindingText& text, std::string& out) {

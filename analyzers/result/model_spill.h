@@ -47,6 +47,14 @@ struct FindingText {
 };
 // A brief decode that also notes where the skipped fields lie in `bytes`.
 bool spill_decode_brief(std::string_view bytes, Finding& v, FindingText& skipped);
+// Briefer still: the details are stepped over too (left empty). For readers
+// that need only kinds, sides, calls, costs and intervals (the seal's final
+// touch of a finding whose kind's finalize changes nothing).
+bool spill_decode_lean(std::string_view bytes, Finding& v);
+// Sets counted_ms in a finding's encoded record (spill_encode's bytes), in
+// place: the record of the same finding with that counted_ms. Throws
+// std::logic_error when `record` is not a finding's.
+void spill_set_counted_ms(std::string& record, double counted_ms);
 // Encodes v with its frames and texts taken from `text` (as a brief decode
 // found them) instead of from v: the same bytes as spill_encode of the whole
 // finding with v's other fields, without decoding the text. `text`'s bytes

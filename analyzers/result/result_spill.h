@@ -4,6 +4,7 @@
 // in memory, in a spill file (analyzers/spill/spill_file.h) with only a small
 // index in memory. Reports read items through the for_each_* functions and
 // so work the same either way.
+#include "analyzers/result/capture_point_tally.h"
 #include "analyzers/result/model.h"
 #include "analyzers/spill/external_sort.h"
 #include "analyzers/spill/spill_array.h"
@@ -39,13 +40,23 @@ public:
     // `each_finding` sees every finding once, in that order, and may change
     // it (finalize) before it is stored for good. It sees each one brief
     // (spill_decode_brief: without its text and evidence frames, which are
-    // stored as they were; what it writes there is not kept). Throws SpillError.
-    void seal(const std::function<void(Finding&)>& each_finding);
+    // stored as they were; what it writes there is not kept).
+    // `changes_more(kind)`, when given, says whether each_finding may change
+    // more than counted_ms in a finding of that kind. Where it says no, the
+    // finding comes lean (spill_decode_lean: without its details either) and
+    // its record is copied with only counted_ms set, not encoded again.
+    // Throws SpillError, and std::logic_error when each_finding set details
+    // in a lean finding (they would be lost).
+    void seal(const std::function<void(Finding&)>& each_finding,
+              const std::function<bool(const std::string& kind)>& changes_more = nullptr);
 
     size_t connection_count() const { return conns_.size(); }
     size_t call_count() const { return calls_.size(); }
     size_t finding_count() const { return finding_count_; }
     uint64_t file_bytes() const { return file_->size(); }
+    // Where the capture was taken, from the connections added so far
+    // (tallied as they came, not read back).
+    CapturePointSummary capture_point() const { return capture_point_.done(); }
     const std::string& dir() const { return file_->dir(); }  // where its files are
 
     // Read back in report order; `fn` returns false to stop. Throws SpillError.
@@ -121,6 +132,7 @@ private:
 
     std::unique_ptr<SpillFile> file_;
     ById conns_, calls_;
+    CapturePointTally capture_point_;
     std::vector<std::string> kinds_;
     ExternalSort<FindingEntry, FindingOrder> findings_;
     std::unique_ptr<SpillFile> findings_index_;  // after seal: each finding's offset, in report order

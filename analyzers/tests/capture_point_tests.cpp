@@ -2,9 +2,13 @@
 // data/ACK pairs, the place it names, and what the ledger and the Expect
 // detector make of it (network time is never the server's).
 #include "analyzers/accounting/call_ledger.h"
+#include "analyzers/accounting/capture_point_summary.h"
 #include "analyzers/result/capture_point.h"
+#include "analyzers/result/result_spill.h"
 
 #include <catch2/catch.hpp>
+
+#include <memory>
 
 using namespace stallscope;
 
@@ -160,4 +164,53 @@ TEST_CASE("call ledger: the way to the server and back is network, not server ti
     double sum = 0;
     for (auto& t : c.attribution) sum += t.ms;
     CHECK(sum == Approx(c.latency_ms).margin(0.001));
+}
+
+// A spilled result tallies its connections as they are added
+// (ResultSpill::capture_point), so that the JSON report need not read them a
+// second time: the summary must be the one a walk over the same connections
+// gives, whatever they are and in whatever order they come.
+TEST_CASE("capture point: a spilled result's, tallied as its connections came, is the walk's") {
+    uint64_t x = 7;
+    auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x >> 33; };
+    for (int round = 0; round < 30; ++round) {
+        std::string error;
+        auto file = SpillFile::create("", error);
+        REQUIRE(file);
+        auto spill = std::make_shared<ResultSpill>(std::move(file));
+        AnalysisResult mem;
+        const size_t n = next() % 80;
+        for (size_t i = 0; i < n; ++i) {
+            Connection c = next() % 3 ? handshake(double(next() % 400) / 10.0, double(next() % 400) / 10.0) : Connection{};
+            c.id = 1 + (i * 7 + size_t(round)) % n;  // ids out of order: report order is by id
+            c.http = next() % 4 != 0;
+            if (next() % 5 == 0) c.tls.emplace();
+            c.calls = uint32_t(next() % 3);
+            c.client_ttl = uint8_t(next() % 256), c.server_ttl = uint8_t(next() % 256);
+            if (next() % 2) {
+                c.client_path_ns = int64_t(next() % 30'000'000), c.server_path_ns = int64_t(next() % 30'000'000);
+                c.path_samples = uint32_t(1 + next() % 9);
+            }
+            spill->add(c);
+            mem.connections.push_back(c);
+        }
+        spill->seal([](Finding&) {});
+        AnalysisResult spilled;
+        spilled.spill = spill;
+        const CapturePointSummary a = summarize_capture_point(spilled), b = summarize_capture_point(mem);
+        INFO("round " << round << ", " << n << " connections");
+        CHECK(a.place == b.place);
+        CHECK(a.client_side_ms == b.client_side_ms);
+        CHECK(a.server_side_ms == b.server_side_ms);
+        CHECK(a.connections == b.connections);
+        for (size_t k = 0; k < 5; ++k) CHECK(a.by_place[k] == b.by_place[k]);
+        CHECK(a.from_handshake == b.from_handshake);
+        CHECK(a.data_ack_pairs == b.data_ack_pairs);
+        CHECK(a.by_ttl == b.by_ttl);
+        CHECK(a.client_hops == b.client_hops);
+        CHECK(a.server_hops == b.server_hops);
+        CHECK(a.evidence == b.evidence);
+        CHECK(a.view == b.view);
+        CHECK(spill->capture_point().evidence == a.evidence);  // asked twice: the same
+    }
 }

@@ -935,6 +935,43 @@ TEST_CASE("spill: a brief finding written back with its skipped text is the whol
     CHECK_FALSE(spill_decode_brief(encode(full_call()), f, text));
 }
 
+// ResultSpill::seal reads a finding whose kind's finalize changes nothing
+// lean (without details either) and writes its record back as it was with
+// counted_ms set: that must be the whole encoding of the finding with it.
+TEST_CASE("spill: a lean decode skips the details, and a record with counted_ms set is the finding's encoding with it", "[spill]") {
+    Finding big = full_finding();
+    big.frames = {1ull << 40, 3, (1ull << 40) + 7, 0, ~0ull};
+    big.details.push_back({std::string(300, 'k'), std::string(5000, 'v')});  // lengths of two varint bytes
+    big.intervals = {{-5, 7}, {1ll << 50, (1ll << 50) + 3}};
+    Finding no_details = full_finding();
+    no_details.details.clear();
+    Finding f = full_finding();  // reused, as seal reuses it
+    for (const Finding& x : {big, Finding{}, no_details, full_finding()}) {
+        const std::string bytes = encode(x);
+        REQUIRE(spill_decode_lean(bytes, f));
+        Finding lean = x;
+        lean.cost_method.clear(); lean.explanation.clear(); lean.fix.clear(); lean.toolkit.clear();
+        lean.toolkit_fix.clear(); lean.frames.clear(); lean.details.clear();
+        CHECK(diff(f, lean) == "");
+        for (double counted : {0.0, -1.5, 7.25, 1e300, x.counted_ms}) {
+            std::string record = bytes;
+            spill_set_counted_ms(record, counted);
+            Finding y = x;
+            y.counted_ms = counted;
+            CHECK(record == encode(y));
+        }
+        for (size_t len = 0; len < bytes.size(); ++len)
+            if (spill_decode_lean(bytes.substr(0, len), f))
+                FAIL("decoded lean from a prefix of " << len << " of " << bytes.size() << " bytes");
+        CHECK_FALSE(spill_decode_lean(bytes + '\0', f));  // trailing bytes
+    }
+    CHECK_FALSE(spill_decode_lean(encode(full_call()), f));  // another record type
+    std::string call = encode(full_call());
+    CHECK_THROWS_AS(spill_set_counted_ms(call, 1.0), std::logic_error);
+    std::string empty;
+    CHECK_THROWS_AS(spill_set_counted_ms(empty, 1.0), std::logic_error);
+}
+
 // A closed connection's calls kept encoded (analyzers/calls/parked_calls.h):
 // each comes back whole into a state from the thread's pool, whatever call
 // that state held before (a long one, then a short one), with the windows

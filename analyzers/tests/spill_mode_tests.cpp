@@ -300,6 +300,86 @@ TEST_CASE("spill: findings of alternating kinds come back whole through the per-
     }
 }
 
+// A kind whose final touch changes counted_ms only (changes_more says no)
+// is read lean and its record copied with counted_ms set; the others go the
+// brief round trip. Both must come back as the finding with its changes, in
+// any mix, and a lean finding given details is refused (they would be lost).
+TEST_CASE("spill: findings the seal copies with counted_ms set come back as if encoded again", "[spill-mode]") {
+    const std::vector<std::string> kinds = {"connection_setup", "nagle_delayed_ack", "split_write", "retransmission"};
+    auto changes_more = [](const std::string& kind) { return kind == "connection_setup"; };
+    uint64_t x = 12345;
+    auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x >> 33; };
+    for (int round = 0; round < 20; ++round) {
+        ResultSpill s(temp_spill());
+        std::vector<Finding> in;
+        const size_t n = 1 + next() % 60;
+        for (size_t i = 0; i < n; ++i) {
+            Finding f;
+            f.kind = kinds[next() % kinds.size()];
+            f.side = next() % 2 ? Side::Client : Side::Server;
+            f.calls = {1 + next() % 30};
+            if (next() % 3 == 0) f.calls.push_back(f.calls[0] + 1 + next() % 5);
+            f.cost_ms = double(next() % 100000) / 7.0;
+            f.counted_ms = double(next() % 1000);
+            f.explanation = std::string(next() % 400, 'e');
+            f.fix = "fix " + std::to_string(i);
+            f.frames = {next() % 1000, next() % 100000};
+            f.start_ns = int64_t(next());
+            f.end_ns = f.start_ns + int64_t(next() % 1000000);
+            for (uint64_t d = next() % 6; d > 0; --d)
+                f.details.push_back({"key_" + std::to_string(d), std::string(next() % 40, 'v')});
+            if (next() % 2) f.intervals.push_back({f.start_ns, f.end_ns});
+            s.add(f);
+            in.push_back(f);
+        }
+        size_t lean_seen = 0;
+        s.seal([&](Finding& f) {
+            if (!changes_more(f.kind)) {
+                ++lean_seen;
+                CHECK(f.details.empty());  // read lean
+            } else {
+                f.details.push_back({"calls_on_own_connection", "3 of 40"});
+            }
+            f.counted_ms = f.cost_ms * 0.5 + double(f.calls.size());
+        }, changes_more);
+        std::stable_sort(in.begin(), in.end(), [](const Finding& a, const Finding& b) {
+            return a.calls[0] != b.calls[0] ? a.calls[0] < b.calls[0] : a.kind < b.kind;
+        });
+        size_t lean_want = 0;
+        for (Finding& f : in) {
+            if (changes_more(f.kind)) f.details.push_back({"calls_on_own_connection", "3 of 40"});
+            else ++lean_want;
+            f.counted_ms = f.cost_ms * 0.5 + double(f.calls.size());
+        }
+        CHECK(lean_seen == lean_want);
+        size_t i = 0;
+        s.each_finding([&](const Finding& f) {
+            REQUIRE(i < in.size());
+            const Finding& want = in[i++];
+            CHECK(f.kind == want.kind);
+            CHECK(f.side == want.side);
+            CHECK(f.calls == want.calls);
+            CHECK(f.frames == want.frames);
+            CHECK(f.cost_ms == want.cost_ms);
+            CHECK(f.explanation == want.explanation);
+            CHECK(f.fix == want.fix);
+            CHECK(f.start_ns == want.start_ns);
+            CHECK(f.end_ns == want.end_ns);
+            CHECK(f.details == want.details);
+            CHECK(f.intervals.size() == want.intervals.size());
+            CHECK(f.counted_ms == want.counted_ms);
+            return true;
+        });
+        CHECK(i == in.size());
+    }
+    ResultSpill s(temp_spill());
+    Finding f;
+    f.kind = "split_write";
+    f.calls = {1};
+    s.add(f);
+    CHECK_THROWS_AS(s.seal([](Finding& g) { g.details.push_back({"a", "b"}); }, changes_more), std::logic_error);
+}
+
 TEST_CASE("spill: every bundled capture reports the same through the spill file", "[spill-mode]") {
     auto captures = bundled_captures();
     REQUIRE(captures.size() >= 20);

@@ -17,6 +17,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -350,4 +352,48 @@ TEST_CASE("key log: unknown labels ignored, malformed lines warned by number wit
     REQUIRE(s);
     CHECK(s->master_secret.size() == 48);
     CHECK_FALSE(s->any_tls13());
+}
+
+// The store keeps a client random's secrets in one buffer (TlsKeyStore::
+// Stored): every label's secret, of every allowed length, added in any
+// order, a label given again, must come back exactly in its own field.
+TEST_CASE("key log: each label's secret comes back in its own field, whatever the order and a label given again") {
+    const std::vector<std::string> labels = {"CLIENT_RANDOM",           "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+                                             "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0",
+                                             "SERVER_TRAFFIC_SECRET_0", "CLIENT_EARLY_TRAFFIC_SECRET"};
+    auto field = [](const TlsSecrets& s, size_t k) -> const std::vector<uint8_t>& {
+        const std::vector<uint8_t>* f[] = {&s.master_secret,    &s.client_handshake, &s.server_handshake,
+                                           &s.client_traffic_0, &s.server_traffic_0, &s.client_early};
+        return *f[k];
+    };
+    auto hex = [](const std::vector<uint8_t>& v) {
+        static const char* digits = "0123456789abcdef";
+        std::string out;
+        for (uint8_t b : v) { out += digits[b >> 4]; out += digits[b & 15]; }
+        return out;
+    };
+    uint64_t x = 3;
+    auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x >> 33; };
+    TlsKeyStore keys;
+    std::map<ClientRandom, std::array<std::vector<uint8_t>, 6>> want;
+    for (int line = 0; line < 600; ++line) {
+        ClientRandom r{};
+        r[0] = uint8_t(next() % 40);  // 40 randoms: most get several lines, some a label twice
+        const size_t k = next() % labels.size();
+        const size_t len = k == 0 ? 48 : std::vector<size_t>{32, 48, 64}[next() % 3];
+        std::vector<uint8_t> secret(len);
+        for (auto& b : secret) b = uint8_t(next());
+        const std::string text = labels[k] + " " + hex(std::vector<uint8_t>(r.begin(), r.end())) + " " + hex(secret) + "\n";
+        REQUIRE(keys.add_key_log(text, "keys", {}) == 1);
+        want[r][k] = secret;
+    }
+    CHECK(keys.size() == want.size());
+    for (const auto& [r, fields] : want) {
+        auto s = keys.find(r);
+        REQUIRE(s);
+        for (size_t k = 0; k < labels.size(); ++k) CHECK(field(*s, k) == fields[k]);
+    }
+    ClientRandom absent{};
+    absent[0] = 200;
+    CHECK_FALSE(keys.find(absent));
 }

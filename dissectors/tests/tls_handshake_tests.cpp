@@ -204,3 +204,29 @@ TEST_CASE("a ClientHello from the server is unexpected") {
     CHECK(l.errors[0] == TlsError::UnexpectedMessage);
     CHECK_FALSE(p.info().client_hello);
 }
+
+// A connection whose both directions are over gives its framing and
+// handshake buffers back (TlsSession, when both streams end) and keeps what
+// the handshake said; what still comes is ignored, not parsed or crashed on.
+TEST_CASE("a released parser keeps the handshake's facts and ignores what comes after") {
+    Conn l;
+    TlsConnectionParser p(l);
+    Bytes sid(32, 5);
+    p.feed(Side::Client, 0, record(22, client_hello(sid, sni_ext("api.example.org"))), 1);
+    p.feed(Side::Server, 0, record(22, server_hello(sid, 0xc030, {})), 2);
+    p.end(Side::Client, 3);
+    p.end(Side::Server, 4);
+    CHECK(p.in_sync(Side::Client));
+    const size_t records = l.records.size();
+    p.release();
+    CHECK(p.info().sni == "api.example.org");
+    CHECK(p.info().resumed);
+    CHECK(p.info().cipher_suite == 0xc030);
+    CHECK_FALSE(p.in_sync(Side::Client));
+    p.feed(Side::Server, 1000, record(23, Bytes(50, 1)), 5);
+    p.gap(Side::Client, 1000, 10, 6);
+    CHECK(p.feed_decrypted_handshake(Side::Server, handshake(4, Bytes(10, 0)), 7) == 0);
+    p.end(Side::Server, 8);
+    CHECK(l.records.size() == records);
+    CHECK(p.info().session_tickets == 0);
+}

@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 
@@ -33,15 +34,24 @@ void wipe(std::vector<uint8_t>& v) {
     if (!v.empty()) OPENSSL_cleanse(v.data(), v.size());
 }
 
-// The slot a label's secret goes to; null for labels that are ignored.
-std::vector<uint8_t>* slot(TlsSecrets& s, std::string_view label) {
-    if (label == "CLIENT_RANDOM") return &s.master_secret;
-    if (label == "CLIENT_HANDSHAKE_TRAFFIC_SECRET") return &s.client_handshake;
-    if (label == "SERVER_HANDSHAKE_TRAFFIC_SECRET") return &s.server_handshake;
-    if (label == "CLIENT_TRAFFIC_SECRET_0") return &s.client_traffic_0;
-    if (label == "SERVER_TRAFFIC_SECRET_0") return &s.server_traffic_0;
-    if (label == "CLIENT_EARLY_TRAFFIC_SECRET") return &s.client_early;
-    return nullptr;
+constexpr size_t kNoSlot = SIZE_MAX;
+
+// The slot a label's secret goes to (TlsSecrets' fields in order); kNoSlot
+// for labels that are ignored.
+size_t slot(std::string_view label) {
+    if (label == "CLIENT_RANDOM") return 0;
+    if (label == "CLIENT_HANDSHAKE_TRAFFIC_SECRET") return 1;
+    if (label == "SERVER_HANDSHAKE_TRAFFIC_SECRET") return 2;
+    if (label == "CLIENT_TRAFFIC_SECRET_0") return 3;
+    if (label == "SERVER_TRAFFIC_SECRET_0") return 4;
+    if (label == "CLIENT_EARLY_TRAFFIC_SECRET") return 5;
+    return kNoSlot;
+}
+
+std::vector<uint8_t>* field(TlsSecrets& s, size_t slot) {
+    std::vector<uint8_t>* f[] = {&s.master_secret,    &s.client_handshake, &s.server_handshake,
+                                 &s.client_traffic_0, &s.server_traffic_0, &s.client_early};
+    return f[slot];
 }
 
 // Splits on runs of spaces/tabs.
@@ -66,6 +76,33 @@ TlsSecrets::~TlsSecrets() {
         wipe(*v);
 }
 
+TlsKeyStore::Stored::~Stored() { wipe(bytes); }
+
+void TlsKeyStore::Stored::set(size_t slot, const std::vector<uint8_t>& secret) {
+    // Rebuilt whole (a key log line at a time: no hot path), the old bytes wiped.
+    std::vector<uint8_t> next;
+    next.reserve(bytes.size() - len[slot] + secret.size());
+    size_t at = 0;
+    for (size_t k = 0; k < kSlots; ++k) {
+        if (k == slot) next.insert(next.end(), secret.begin(), secret.end());
+        else next.insert(next.end(), bytes.begin() + std::ptrdiff_t(at), bytes.begin() + std::ptrdiff_t(at + len[k]));
+        at += len[k];
+    }
+    len[slot] = uint8_t(secret.size());
+    wipe(bytes);
+    bytes = std::move(next);
+}
+
+TlsSecrets TlsKeyStore::Stored::secrets() const {
+    TlsSecrets s;
+    size_t at = 0;
+    for (size_t k = 0; k < kSlots; ++k) {
+        field(s, k)->assign(bytes.begin() + std::ptrdiff_t(at), bytes.begin() + std::ptrdiff_t(at + len[k]));
+        at += len[k];
+    }
+    return s;
+}
+
 size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source,
                                 const std::function<void(const std::string&)>& warn) {
     size_t accepted = 0, malformed = 0;
@@ -82,8 +119,8 @@ size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         auto f = fields(line);
         if (f.empty() || f[0].front() == '#') continue;
-        TlsSecrets probe;
-        if (!slot(probe, f[0])) continue;  // a label we do not use
+        const size_t k = slot(f[0]);
+        if (k == kNoSlot) continue;  // a label we do not use
         bool ok = f.size() == 3 && unhex(f[1], random) && random.size() == 32 && unhex(f[2], secret);
         if (ok) {
             size_t n = secret.size();
@@ -97,9 +134,7 @@ size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source
         }
         ClientRandom key;
         std::copy(random.begin(), random.end(), key.begin());
-        std::vector<uint8_t>& dst = *slot(secrets_[key], f[0]);
-        wipe(dst);
-        dst = secret;
+        secrets_[key].set(k, secret);  // its secrets are at most 64 bytes (checked above)
         wipe(secret);
         ++accepted;
     }
@@ -139,7 +174,7 @@ std::optional<TlsSecrets> TlsKeyStore::find(const ClientRandom& random) const {
     std::lock_guard lock(mu_);
     auto it = secrets_.find(random);
     if (it == secrets_.end()) return std::nullopt;
-    return it->second;
+    return it->second.secrets();
 }
 
 size_t TlsKeyStore::size() const {

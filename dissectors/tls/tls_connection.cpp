@@ -31,18 +31,25 @@ TlsConnectionParser::TlsConnectionParser(TlsConnectionListener& listener, TlsLim
 TlsConnectionParser::~TlsConnectionParser() = default;
 
 void TlsConnectionParser::feed(Side from, uint64_t offset, std::span<const uint8_t> data, uint64_t tag) {
-    dirs_[from]->reader.feed(offset, data, tag);
+    if (dirs_[from]) dirs_[from]->reader.feed(offset, data, tag);
 }
 
 void TlsConnectionParser::gap(Side from, uint64_t offset, uint64_t len, uint64_t tag) {
-    dirs_[from]->reader.gap(offset, len, tag);
+    if (dirs_[from]) dirs_[from]->reader.gap(offset, len, tag);
 }
 
-void TlsConnectionParser::end(Side from, uint64_t tag) { dirs_[from]->reader.end(tag); }
+void TlsConnectionParser::end(Side from, uint64_t tag) {
+    if (dirs_[from]) dirs_[from]->reader.end(tag);
+}
 
-bool TlsConnectionParser::in_sync(Side from) const { return dirs_[from]->reader.in_sync(); }
+bool TlsConnectionParser::in_sync(Side from) const { return dirs_[from] && dirs_[from]->reader.in_sync(); }
+
+void TlsConnectionParser::release() {
+    for (Side s : kSides) dirs_[s].reset();
+}
 
 uint32_t TlsConnectionParser::feed_decrypted_handshake(Side from, std::span<const uint8_t> data, uint64_t tag) {
+    if (!dirs_[from]) return 0;
     Dir& d = *dirs_[from];
     d.types = 0;
     d.feeding_decrypted = true;

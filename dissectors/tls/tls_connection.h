@@ -70,6 +70,10 @@ public:
 
     const TlsConnectionInfo& info() const { return info_; }
     bool in_sync(Side from) const;
+    // Both directions are over: their framing and handshake buffers go (a
+    // closed connection lingers a second of capture time with its info
+    // only). Later feeds, gaps and ends are ignored; in_sync says false.
+    void release();
 
 private:
     struct Dir;
