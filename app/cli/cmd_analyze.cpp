@@ -1,9 +1,9 @@
 // stallscope-cli analyze CAPTURE: every call's timeline and findings.
 #include "analyzers/pipeline/analyze_capture.h"
-#include "analyzers/report/json_call_record.h"
 #include "analyzers/report/report.h"
 #include "analyzers/spill/spill_file.h"
 #include "app/cli/analyze_defaults.h"
+#include "app/cli/analyze_report.h"
 #include "app/cli/capture_arguments.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/output_file.h"
@@ -51,13 +51,6 @@ const char* kHelp =
     "                  the calls whose request frame hashes into 1 in EVERY (default 32:64)\n"
     "exit status: 0 analysed (warnings on stderr), 1 not analysable (not a capture, or no frame\n"
     "in it could be decoded), 2 usage error\n";
-
-void write_report(const AnalysisResult& r, const std::string& format, std::ostream& os, unsigned threads) {
-    if (format == "json") write_report_json(r, os, 2, threads);
-    else if (format == "csv") write_report_csv(r, os);
-    else if (format == "csv-summary") os << report_csv_summary(r);
-    else write_report_text(r, os, threads);
-}
 
 } // namespace
 
@@ -109,13 +102,7 @@ int cmd_analyze(Args& a) {
         else if (!add_capture_argument(s, captures)) return usage_error("analyze", "no file matches " + s);
     }
     if (captures.empty()) return usage_error("analyze", "no capture file given");
-    // The text report lists the first calls only; the summary sees every call.
-    if (format == "text") options.keep_calls = kTextReportCalls;
-    // JSON: a spilled call is stored as its JSON element, made once
-    // (json_call_record.h); with more threads the report's workers copy the
-    // elements out in parallel (as cheap to store on the merge as a binary
-    // record, and no decode and encode of every call in the report).
-    if (format == "json") options.spill_call_as = json_call_recorder(2);
+    set_options_for_report(options, format);
     const std::string& capture = captures.front();
 
     ProgressPrinter progress(!quiet);

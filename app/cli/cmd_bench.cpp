@@ -6,6 +6,7 @@
 #include "analyzers/report/report.h"
 #include "analyzers/result/result_spill.h"
 #include "app/cli/analyze_defaults.h"
+#include "app/cli/analyze_report.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/synthetic_capture.h"
 #include "capture/pcap/pcap_read_loop.h"
@@ -271,6 +272,8 @@ Measure measure_analysis(unsigned repeat, const std::string& target, bool json, 
         opt.spill_after_calls = kDefaultSpillAfterCalls;
         opt.threads = n;
         opt.keylog_path = keylog;
+        const std::string format = json ? "json" : "text";
+        set_options_for_report(opt, format);
         AnalyzeOutcome o = analyze_file(target, opt);
         p = o.result.capture.packets;
         calls = call_count(o.result);
@@ -279,8 +282,7 @@ Measure measure_analysis(unsigned repeat, const std::string& target, bool json, 
         for (const Warning& w : o.result.capture.warnings)
             if (w.code == WarningCode::TlsUndecrypted) return false;
         std::ofstream sink("/dev/null");
-        if (json) write_report_json(o.result, sink, 2, n);
-        else write_report_text(o.result, sink);
+        write_report(o.result, format, sink, n);
         return true;
     }); });
 }
