@@ -2,6 +2,7 @@
 
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
+#include "analyzers/pipeline/call_work.h"
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flat_map.h"
 #include "analyzers/pipeline/flow_table.h"
@@ -86,6 +87,8 @@ std::atomic<uint64_t> end_batches{0};
 std::atomic<uint64_t> replayed_out_of_order{0};
 // Segments handed to a worker as a view into the capture, and copied, in all (their test).
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
+// Calls CallWork ran on in a worker, in all (its test).
+std::atomic<uint64_t> worked_total{0};
 // Times the reading thread found a worker's queue full and ran the merge (or
 // waited for either) instead of blocking on it, in all (its test).
 std::atomic<uint64_t> full_queue_total{0};
@@ -119,11 +122,13 @@ Key through_closed_at_end(uint64_t end_seq, uint64_t ctx) { return Key{end_seq, 
 
 enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
 
-// A finished call and its connection as it stood, in one record that goes
-// from a worker to the merge and back.
+// A finished call, its connection as it stood and what CallWork found on it
+// (ids still the worker's), in one record that goes from a worker to the
+// merge and back.
 struct CallBox {
     Call call;
     Connection connection;
+    std::vector<Finding> findings;
 };
 
 struct Event {
@@ -195,6 +200,7 @@ uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(s
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::calls_worked_on_workers() { return worked_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
 void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
 
@@ -238,9 +244,14 @@ struct Worker : FlowSink {
     BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
     BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
     FlowTable table;
+    // The detectors whose on_call needs the call alone, and the ledger: run
+    // here, where the call's segments are in this core's cache.
+    std::vector<std::unique_ptr<Detector>> detectors = make_detectors();
+    CallWork work{detectors};
     std::vector<Event> events;
     Key key;
     uint64_t conns = 0, calls = 0;
+    uint64_t worked = 0;  // calls CallWork ran on (added to the total at the end)
     bool at_end = false;  // closing every connection (FlowTable::finish)
     const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
@@ -277,9 +288,12 @@ struct Worker : FlowSink {
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
         Event& e = add(EventKind::CallReady);
-        if (!spare_calls.try_pop(e.call)) e.call = std::make_unique<CallBox>();
+        if (spare_calls.try_pop(e.call)) clear_call(e.call->call);  // here, not on the merge's thread
+        else e.call = std::make_unique<CallBox>();
         swap_calls(e.call->call, call);  // `call` gets an emptied one's memory (or a new Call's)
         e.call->connection = conn;
+        work.run(e.call->call, conn, e.call->findings);
+        ++worked;
         const Call& c = e.call->call;
         event_bytes += c.segments.size() * sizeof(SegmentInfo) +
                        (c.request.write_sizes.size() + c.response.write_sizes.size()) * sizeof(uint32_t) +
@@ -318,6 +332,7 @@ struct Worker : FlowSink {
             }
             hand_on(b.last ? kDone : through_seq(b.upto));
             if (b.last) {
+                worked_total.fetch_add(worked, std::memory_order_relaxed);
                 cpu_s = thread_cpu_s();
                 end_s = wall_s();
                 return;
@@ -516,12 +531,15 @@ struct ShardedAnalysis::Impl {
                 if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
             }
             c.connection_id = final_conn(c.connection_id);
-            e.call->connection.id = final_conn(e.call->connection.id);
-            back.call_ready(std::move(c), e.call->connection);
-            if (source < workers.size()) {  // the record goes back to its worker, emptied
-                clear_call(c);
-                workers[source]->spare_calls.try_push(e.call);
+            e.call->connection.id = c.connection_id;
+            for (Finding& f : e.call->findings) {  // made of this call alone: its ids are the call's
+                f.connection_id = c.connection_id;
+                for (uint64_t& named : f.calls)
+                    if (named == local) named = c.id;
             }
+            back.call_worked(std::move(c), e.call->connection, e.call->findings);
+            // The record goes back to its worker, which empties it (clear_call) when it takes it.
+            if (source < workers.size()) workers[source]->spare_calls.try_push(e.call);
             break;
         }
         case EventKind::Closed: {
