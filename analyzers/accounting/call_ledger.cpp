@@ -304,9 +304,12 @@ void add_savings(Scratch& x, Call& call) {
 } // namespace
 
 void account_call(Call& call, const Connection& conn, std::span<Finding> findings) {
+    account_call(call, conn, path_position(conn), findings);
+}
+
+void account_call(Call& call, const Connection& conn, const PathPosition& where, std::span<Finding> findings) {
     call.attribution.clear();
     call.savings.clear();
-    const PathPosition where = path_position(conn);
     call.view = place_of(where);
     call.client_path_ms = where.known ? double(path_to(where, Side::Client)) / 1e6 : -1;
     call.setup_ms = call.opened_connection && conn.saw_syn && conn.syn_ns > 0 && conn.syn_ns <= call.start_ns

@@ -13,6 +13,7 @@
 //
 // The summary, the reports and the GUI read these numbers; none adds costs
 // of its own. See docs/json-format.md ("attribution").
+#include "analyzers/result/capture_point.h"
 #include "analyzers/result/finding_kinds.h"
 #include "analyzers/result/model.h"
 
@@ -42,6 +43,8 @@ inline constexpr const char* kNetwork = "network";
 // cost_ms clipped to the call, and an "overlap" detail where two cover the
 // same time. `conn` is the connection as known when the call finished.
 void account_call(Call& call, const Connection& conn, std::span<Finding> findings);
+// The same, given path_position(conn) (CallScan::where: found once a call).
+void account_call(Call& call, const Connection& conn, const PathPosition& where, std::span<Finding> findings);
 
 // A finding with no intervals (connection_setup, message_size, split_write):
 // counted_ms = cost_ms, in the share of its calls that are complete

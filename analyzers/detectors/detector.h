@@ -5,6 +5,7 @@
 // analysis hands it). The list of detectors is one explicit function, not static
 // registration magic.
 #include "analyzers/accounting/xml_sample.h"
+#include "analyzers/result/capture_point.h"
 #include "analyzers/result/model.h"
 #include "analyzers/spill/spill_file.h"
 
@@ -19,24 +20,34 @@ namespace detect { struct NagleStall; }
 // What several detectors need of one call, searched once per call and
 // shared (the Nagle search: nagle_delayed_ack reports the stalls,
 // split_write says which split armed one, server_time does not blame the
-// server for them, expect_100_wait names the hold after a late 100).
+// server for them, expect_100_wait names the hold after a late 100), and
+// where the connection was captured (the search, server_time and the ledger).
 class CallScan {
 public:
     CallScan(const Call& call, const Connection& conn);
     ~CallScan();
     const std::vector<detect::NagleStall>& nagle_stalls() const;  // found on first use
+    const PathPosition& where() const;                            // path_position(conn), on first use
 
 private:
     const Call& call_;
     const Connection& conn_;
     mutable std::vector<detect::NagleStall> nagle_;  // no allocation when there are none
-    mutable bool searched_ = false;
+    mutable bool searched_ = false, placed_ = false;
+    mutable PathPosition where_;
 };
 
 class Detector {
 public:
     virtual ~Detector() = default;
     virtual const char* kind() const = 0;
+    // True when on_call's findings are a function of the call and its
+    // connection alone and the detector keeps nothing between calls: it may
+    // run on the thread that assembled the call (a sharded analysis' worker,
+    // analyzers/pipeline/call_work.h), before the ledger. A detector that
+    // keeps state runs where calls meet in single-thread order and makes no
+    // finding in on_call (the ledger has run on the call by then).
+    virtual bool call_alone() const { return false; }
     // `call.segments` holds the call's segments; `conn` is the connection as
     // known so far (complete when call.closed_connection); `scan` what the
     // detectors share of the call.

@@ -36,6 +36,7 @@ std::string timer_name(double wait_ms) {
 class Expect100Wait : public Detector {
 public:
     const char* kind() const override { return "expect_100_wait"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         const MessageInfo& rq = call.request;

@@ -18,6 +18,7 @@ std::string what(uint16_t c) { return carries_label(c); }
 class NagleDelayedAck : public Detector {
 public:
     const char* kind() const override { return "nagle_delayed_ack"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         if (call.encrypted) return;  // TLS records read without keys: tls_nagle_delayed_ack

@@ -17,10 +17,13 @@ bool is_data(const SegmentInfo& s) {
 } // namespace
 
 std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& conn) {
+    return find_nagle_stalls(call, conn, path_position(conn));
+}
+
+std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& conn, const PathPosition& where) {
     std::vector<NagleStall> out;
     const auto& segs = call.segments;
     const int64_t rtt = rtt_estimate_ns(call, conn);
-    const PathPosition where = path_position(conn);
     for (size_t bi = 0; bi < segs.size(); ++bi) {
         const SegmentInfo& b = segs[bi];
         if (!is_data(b) || b.retransmission) continue;
@@ -92,10 +95,18 @@ CallScan::~CallScan() = default;
 
 const std::vector<detect::NagleStall>& CallScan::nagle_stalls() const {
     if (!searched_) {
-        nagle_ = detect::find_nagle_stalls(call_, conn_);
+        nagle_ = detect::find_nagle_stalls(call_, conn_, where());
         searched_ = true;
     }
     return nagle_;
+}
+
+const PathPosition& CallScan::where() const {
+    if (!placed_) {
+        where_ = path_position(conn_);
+        placed_ = true;
+    }
+    return where_;
 }
 
 } // namespace stallscope

@@ -3,6 +3,7 @@
 // nagle_delayed_ack detector (which reports them), split_write (which says
 // which split armed one) and server_time (which must not blame the server
 // for a hold that was Nagle's).
+#include "analyzers/result/capture_point.h"
 #include "analyzers/result/model.h"
 
 #include <vector>
@@ -38,5 +39,7 @@ struct NagleStall {
 };
 
 std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& conn);
+// The same, given path_position(conn).
+std::vector<NagleStall> find_nagle_stalls(const Call& call, const Connection& conn, const PathPosition& where);
 
 } // namespace stallscope::detect

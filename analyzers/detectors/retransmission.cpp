@@ -45,6 +45,7 @@ double union_ms(std::vector<Interval> v) {
 class Retransmission : public Detector {
 public:
     const char* kind() const override { return "retransmission"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan&, std::vector<Finding>& out) override {
         const auto& segs = call.segments;

@@ -28,6 +28,7 @@ constexpr double kMinShare = 0.5;
 class ServerTime : public Detector {
 public:
     const char* kind() const override { return "server_time"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         const MessageInfo& rq = call.request;
@@ -43,7 +44,7 @@ public:
         }
         // The way from the capture point to the server and back is inside
         // the interval too: network time (the ledger's "network"), not the server's.
-        const PathPosition where = path_position(conn);
+        const PathPosition& where = scan.where();
         const int64_t path = std::min(path_to(where, Side::Server), std::max<int64_t>(0, e - s - explained));
         double total = ms(e - s);
         double own = ms(e - s - explained - path);

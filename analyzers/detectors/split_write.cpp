@@ -27,6 +27,7 @@ constexpr size_t kExtraSegments = 2;
 class SplitWrite : public Detector {
 public:
     const char* kind() const override { return "split_write"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         if (call.encrypted) return;  // sizes are TLS records there: tls_split_write

@@ -18,6 +18,7 @@ using namespace detect;
 class TlsNagleDelayedAck : public Detector {
 public:
     const char* kind() const override { return "tls_nagle_delayed_ack"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         if (!call.encrypted) return;  // decrypted or plaintext calls: nagle_delayed_ack

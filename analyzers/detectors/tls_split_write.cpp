@@ -24,6 +24,7 @@ constexpr size_t kExtraRecords = 2;  // as split_write: two beyond what the size
 class TlsSplitWrite : public Detector {
 public:
     const char* kind() const override { return "tls_split_write"; }
+    bool call_alone() const override { return true; }
 
     void on_call(const Call& call, const Connection&, const CallScan& scan, std::vector<Finding>& out) override {
         if (!call.encrypted) return;

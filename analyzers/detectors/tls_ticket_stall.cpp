@@ -24,8 +24,9 @@ bool is_data(const SegmentInfo& s) { return s.len > 0 && !(s.flags & (tcpflag::k
 class TlsTicketStall : public Detector {
 public:
     const char* kind() const override { return "tls_ticket_stall"; }
+    bool call_alone() const override { return true; }
 
-    void on_call(const Call& call, const Connection& conn, const CallScan&, std::vector<Finding>& out) override {
+    void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) override {
         if (call.index_on_connection != 0 || !call.complete || !conn.tls || conn.tls->version != "TLS 1.3") return;
         const auto& segs = call.segments;
         const int64_t rtt = rtt_estimate_ns(call, conn);
@@ -44,7 +45,7 @@ public:
             // Timing as in the Nagle search (nagle_stalls.cpp): the ACK is late
             // beyond the way to the client and back; the response passes the
             // capture the way to the server and back after the ACK did.
-            const PathPosition where = path_position(conn);
+            const PathPosition& where = scan.where();
             const int64_t to_receiver = path_to(where, Side::Client), to_sender = path_to(where, Side::Server);
             if (a.acked_ns - a.ts_ns < kLateAckNs + to_receiver) return;
             const int64_t slack = kCouplingNs + where.rtt_ns() / 10;

@@ -4,6 +4,8 @@
 #include "analyzers/pipeline/load_figures.h"
 
 #include <algorithm>
+#include <iterator>
+#include <stdexcept>
 
 namespace stallscope {
 
@@ -17,6 +19,8 @@ AnalysisBack::AnalysisBack(const AnalysisOptions& options)
     : opt_(options), detectors_(make_detectors(options.deflate_sample_first, xml_sampling(options))) {
     result_.xml_sample_first = options.full_xml ? 0 : options.xml_sample_first;
     result_.xml_sample_every = options.full_xml ? 0 : options.xml_sample_every;
+    for (const auto& d : detectors_)
+        if (!d->call_alone()) keeping_.push_back(d.get());
 }
 
 AnalysisBack::~AnalysisBack() = default;
@@ -37,10 +41,25 @@ bool AnalysisBack::keep_segments(const Call& c) const {
 }
 
 void AnalysisBack::call_ready(Call&& call, const Connection& conn) {
-    size_t first_new = result_.findings.size();
-    const CallScan scan(call, conn);  // the Nagle search, once for every detector
-    for (auto& d : detectors_) d->on_call(call, conn, scan, result_.findings);
-    account_call(call, conn, std::span<Finding>(result_.findings).subspan(first_new));
+    const size_t first_new = result_.findings.size();
+    call_work_.run(call, conn, result_.findings);
+    take_call(std::move(call), conn, first_new);
+}
+
+void AnalysisBack::call_worked(Call&& call, const Connection& conn, std::vector<Finding>& worked) {
+    const size_t first_new = result_.findings.size();
+    result_.findings.insert(result_.findings.end(), std::make_move_iterator(worked.begin()),
+                            std::make_move_iterator(worked.end()));
+    worked.clear();
+    take_call(std::move(call), conn, first_new);
+}
+
+void AnalysisBack::take_call(Call&& call, const Connection& conn, size_t first_new) {
+    const size_t worked = result_.findings.size();
+    const CallScan scan(call, conn);  // searched only if one asks (none of these does)
+    for (Detector* d : keeping_) d->on_call(call, conn, scan, result_.findings);
+    if (result_.findings.size() != worked)  // the ledger has run: such a finding would count no time
+        throw std::logic_error("a detector that keeps state made a finding in on_call");
     if (opt_.counters) {   // relaxed: a display figure, read by another thread
         opt_.counters->calls.fetch_add(1, std::memory_order_relaxed);
         opt_.counters->findings.fetch_add(result_.findings.size() - first_new, std::memory_order_relaxed);

@@ -7,6 +7,7 @@
 // adds the whole-capture findings and the summary. One per analysis, also
 // with several threads (analyzers/pipeline/sharded_analysis.h: the merge feeds it).
 #include "analyzers/pipeline/analyze_capture.h"
+#include "analyzers/pipeline/call_work.h"
 #include "analyzers/detectors/detector.h"
 #include "analyzers/result/result_spill.h"
 #include "analyzers/accounting/summary.h"
@@ -28,6 +29,10 @@ public:
     // Returns the warning's index (SIZE_MAX when over the cap).
     size_t add_warning(Warning w);
     void call_ready(Call&& call, const Connection& conn);
+    // The same for a call CallWork has run on already (a sharded analysis'
+    // worker, with the call's final ids given since): `worked` holds its
+    // findings, ids final too, and is left empty.
+    void call_worked(Call&& call, const Connection& conn, std::vector<Finding>& worked);
     void connection_closed(Connection&& conn);
 
     // Live view of what is finished (capture counters and open connections
@@ -43,6 +48,10 @@ public:
 
 private:
     bool keep_segments(const Call& c) const;
+    // The rest of call_ready once CallWork has run: the detectors that keep
+    // state, the counters, the summary, keeping or spilling the call.
+    // `first_new`: where the call's findings start in result_.findings.
+    void take_call(Call&& call, const Connection& conn, size_t first_new);
     void start_spill();
     void spill_findings();
     void spill_call(const Call& call);
@@ -51,6 +60,8 @@ private:
     const AnalysisOptions& opt_;
     AnalysisResult result_;
     std::vector<std::unique_ptr<Detector>> detectors_;
+    CallWork call_work_{detectors_};          // the call_alone ones, and the ledger
+    std::vector<Detector*> keeping_;          // the others: their on_call sees calls in order
     uint64_t last_call_id_ = 0, last_conn_id_ = 0;
     uint64_t warnings_suppressed_ = 0;
     uint64_t calls_seen_ = 0;               // before spilling: the trigger

@@ -2,6 +2,7 @@
 
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
+#include "analyzers/pipeline/call_work.h"
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flat_map.h"
 #include "analyzers/pipeline/flow_table.h"
@@ -55,6 +56,25 @@ constexpr size_t kOutBytes = 2 << 20;
 // instead of allocating a dozen buffers per call.
 constexpr size_t kSpareCalls = 4 * kOutEvents;
 
+// A call record waits among its worker's spares (up to kSpareCalls of them)
+// until the worker empties it for its next call (clear_call, which frees
+// buffers past 512 items). A call answered behind thousands of pipelined
+// ones carries thousands of segment records: those buffers go before it
+// waits, or 1,024 spares of 70,000 pipelined HEADs held 95 MB more.
+constexpr size_t kSpareItems = 512;
+template <class V>
+void free_if_large(V& v) {
+    if (v.capacity() > kSpareItems) V().swap(v);
+}
+void free_large_vectors(Call& c) {
+    free_if_large(c.segments);
+    free_if_large(c.phases);
+    for (MessageInfo* m : {&c.request, &c.response}) {
+        free_if_large(m->write_sizes);
+        free_if_large(m->frames);
+    }
+}
+
 // Ids a worker hands out before the merge numbers them: 19 decimal digits
 // starting 4000 (never a frame number or offset in a real capture), so the
 // merge can find them in warning texts and put the final number in.
@@ -86,6 +106,8 @@ std::atomic<uint64_t> end_batches{0};
 std::atomic<uint64_t> replayed_out_of_order{0};
 // Segments handed to a worker as a view into the capture, and copied, in all (their test).
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
+// Calls CallWork ran on in a worker, in all (its test).
+std::atomic<uint64_t> worked_total{0};
 // Times the reading thread found a worker's queue full and ran the merge (or
 // waited for either) instead of blocking on it, in all (its test).
 std::atomic<uint64_t> full_queue_total{0};
@@ -119,11 +141,13 @@ Key through_closed_at_end(uint64_t end_seq, uint64_t ctx) { return Key{end_seq, 
 
 enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
 
-// A finished call and its connection as it stood, in one record that goes
-// from a worker to the merge and back.
+// A finished call, its connection as it stood and what CallWork found on it
+// (ids still the worker's), in one record that goes from a worker to the
+// merge and back.
 struct CallBox {
     Call call;
     Connection connection;
+    std::vector<Finding> findings;
 };
 
 struct Event {
@@ -195,6 +219,7 @@ uint64_t sharding_detail::batches_handed_on_at_end() { return end_batches.load(s
 uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_of_order.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::calls_worked_on_workers() { return worked_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
 void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
 
@@ -238,9 +263,14 @@ struct Worker : FlowSink {
     BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
     BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
     FlowTable table;
+    // The detectors whose on_call needs the call alone, and the ledger: run
+    // here, where the call's segments are in this core's cache.
+    std::vector<std::unique_ptr<Detector>> detectors = make_detectors();
+    CallWork work{detectors};
     std::vector<Event> events;
     Key key;
     uint64_t conns = 0, calls = 0;
+    uint64_t worked = 0;  // calls CallWork ran on (added to the total at the end)
     bool at_end = false;  // closing every connection (FlowTable::finish)
     const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
@@ -277,9 +307,12 @@ struct Worker : FlowSink {
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
         Event& e = add(EventKind::CallReady);
-        if (!spare_calls.try_pop(e.call)) e.call = std::make_unique<CallBox>();
+        if (spare_calls.try_pop(e.call)) clear_call(e.call->call);  // here, not on the merge's thread
+        else e.call = std::make_unique<CallBox>();
         swap_calls(e.call->call, call);  // `call` gets an emptied one's memory (or a new Call's)
         e.call->connection = conn;
+        work.run(e.call->call, conn, e.call->findings);
+        ++worked;
         const Call& c = e.call->call;
         event_bytes += c.segments.size() * sizeof(SegmentInfo) +
                        (c.request.write_sizes.size() + c.response.write_sizes.size()) * sizeof(uint32_t) +
@@ -318,6 +351,7 @@ struct Worker : FlowSink {
             }
             hand_on(b.last ? kDone : through_seq(b.upto));
             if (b.last) {
+                worked_total.fetch_add(worked, std::memory_order_relaxed);
                 cpu_s = thread_cpu_s();
                 end_s = wall_s();
                 return;
@@ -516,10 +550,16 @@ struct ShardedAnalysis::Impl {
                 if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
             }
             c.connection_id = final_conn(c.connection_id);
-            e.call->connection.id = final_conn(e.call->connection.id);
-            back.call_ready(std::move(c), e.call->connection);
-            if (source < workers.size()) {  // the record goes back to its worker, emptied
-                clear_call(c);
+            e.call->connection.id = c.connection_id;
+            for (Finding& f : e.call->findings) {  // made of this call alone: its ids are the call's
+                f.connection_id = c.connection_id;
+                for (uint64_t& named : f.calls)
+                    if (named == local) named = c.id;
+            }
+            back.call_worked(std::move(c), e.call->connection, e.call->findings);
+            // The record goes back to its worker, which empties it (clear_call) when it takes it.
+            if (source < workers.size()) {
+                free_large_vectors(c);
                 workers[source]->spare_calls.try_push(e.call);
             }
             break;
@@ -628,8 +668,9 @@ struct ShardedAnalysis::Impl {
                         merge_error = std::current_exception();  // keep draining so no thread waits forever
                     }
                 }
-                ++at[best];
-                best_event = head(best);
+                // The next event of the same batch, most often, without head()'s look at the queue.
+                std::vector<Event>& run = pending[best].front().events;
+                best_event = ++at[best] < run.size() ? &run[at[best]] : head(best);
             } while (still_first(best_event));
         }
     }

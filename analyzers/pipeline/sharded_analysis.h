@@ -36,6 +36,9 @@ uint64_t events_replayed_out_of_order();
 // the capture's bytes, and copied into a batch: for their test.
 uint64_t payloads_borrowed();
 uint64_t payloads_copied();
+// Calls CallWork (the detectors that need the call alone, and the ledger)
+// ran on in a worker, not in the merge, in all analyses so far: for its test.
+uint64_t calls_worked_on_workers();
 // Times the reading thread found a worker's input queue full and ran the
 // merge instead of blocking (it runs the merge: no thread of its own), in
 // all analyses so far: for its test.

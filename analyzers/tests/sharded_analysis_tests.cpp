@@ -294,6 +294,30 @@ TEST_CASE("threads: payloads are lent out of a mapped capture and copied otherwi
     }
 }
 
+// What a call's findings and ledger need of the call alone (CallWork) is done
+// by the worker that made the call, where its segments are in that core's
+// cache, not by the merge on the reading thread: every call of a two-thread
+// analysis, none of a one-thread one. The report stays one thread's.
+TEST_CASE("threads: each call's own detectors and ledger run on its worker", "[threads]") {
+    const std::string path = std::string(STALLSCOPE_TESTDATA_DIR) + "/refsvc-ms-soap.pcap";
+    AnalysisOptions opt;
+    uint64_t before = sharding_detail::calls_worked_on_workers();
+    opt.threads = 1;
+    const AnalyzeOutcome one = analyze_file(path, opt);
+    REQUIRE(one.ok);
+    REQUIRE(!one.result.calls.empty());
+    CHECK(sharding_detail::calls_worked_on_workers() == before);
+    for (unsigned n : {2u, 3u}) {
+        INFO(n << " threads");
+        before = sharding_detail::calls_worked_on_workers();
+        opt.threads = n;
+        const AnalyzeOutcome o = analyze_file(path, opt);
+        REQUIRE(o.ok);
+        CHECK(sharding_detail::calls_worked_on_workers() - before == o.result.calls.size());
+    }
+    same_for_every_n(path);
+}
+
 // The merge runs on the reading thread. A worker whose output queue is full
 // waits for the merge, so the reader must never block on that worker's full
 // input queue: it runs the merge instead, or sleeps until a worker makes
