@@ -372,11 +372,13 @@ struct LastText {
         p += len;
         return true;
     }
+    // Copies kCap bytes whatever the length (a fixed size is inlined, not a
+    // memcpy call): `from` had kCap bytes of room, as repeat's `p` has.
     void keep(uint64_t k, const char* from, const char* to) {
         key = k;
         len = uint8_t(to - from);
         kept = size_t(to - from) <= kCap;
-        if (kept) std::memcpy(text, from, len);
+        if (kept) std::memcpy(text, from, kCap);
     }
 };
 
