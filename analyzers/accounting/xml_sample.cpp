@@ -13,9 +13,23 @@ bool sample_hash_pick(uint64_t x, uint64_t every) {
 }
 
 bool XmlCallSelector::selected(const Call& c) {
-    if (s_.full) return true;
-    if (sample_hash_pick(c.request.first_frame, s_.every, c.request.content_bytes)) return true;
-    return seen_[operation_key(c)]++ < s_.first;
+    if (s_.full || sample_hash_pick(c.request.first_frame, s_.every, c.request.content_bytes)) return true;
+    return among_first(operation_key(c));
+}
+
+bool XmlCallSelector::selected(uint64_t request_frame, uint64_t request_bytes, std::string_view operation) {
+    if (s_.full || sample_hash_pick(request_frame, s_.every, request_bytes)) return true;
+    return among_first(operation);
+}
+
+bool XmlCallSelector::among_first(std::string_view operation) {
+    if (!last_key_ || *last_key_ != operation) {
+        auto it = seen_.find(operation);
+        if (it == seen_.end()) it = seen_.emplace(std::string(operation), 0).first;
+        last_key_ = &it->first;
+        last_count_ = &it->second;
+    }
+    return (*last_count_)++ < s_.first;
 }
 
 void XmlSampleSums::add_to(Figures& f, const Entry& e) {

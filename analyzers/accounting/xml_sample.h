@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace stallscope {
@@ -63,10 +64,24 @@ public:
     explicit XmlCallSelector(XmlSampling s) : s_(s) {}
     // In the sample (not yet asking whether it was measured).
     bool selected(const Call& c);
+    // The same, from what it looks at: the request's first frame and content
+    // bytes and operation_key(c) (a report reading its calls' records).
+    bool selected(uint64_t request_frame, uint64_t request_bytes, std::string_view operation);
 
 private:
+    // Counts a call not hash-picked: among its operation's first `first`?
+    bool among_first(std::string_view operation);
+    // Looked up by a string_view: no key built for an operation seen before.
+    struct KeyHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
     XmlSampling s_;
-    std::unordered_map<std::string, uint64_t> seen_;  // per operation: calls not hash-picked so far
+    // Per operation: calls not hash-picked so far. A node never moves.
+    std::unordered_map<std::string, uint64_t, KeyHash, std::equal_to<>> seen_;
+    // The last operation's entry: calls mostly follow one of their operation.
+    const std::string* last_key_ = nullptr;
+    uint64_t* last_count_ = nullptr;
 };
 
 // The sample's sums for one operation, from its calls met in any order (a

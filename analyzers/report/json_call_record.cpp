@@ -288,24 +288,26 @@ struct Template {
     std::vector<Op> ops;  // in order; the rest of the text after the last
 };
 
-// What every record starts with.
+// What every record starts with: with what the whole-XML sample looks at
+// (the operation key in the record's bytes, not copied).
 struct Head {
     uint8_t tag = 0;
     bool measured = false;
     uint32_t element_count = 0;
+    uint64_t request_frame = 0, request_bytes = 0;
+    std::string_view operation;
 };
 
-Head read_head(Cursor& in, int indent, Call& key) {
+Head read_head(Cursor& in, int indent) {
     Head h;
     h.tag = in.get<uint8_t>();
     const int8_t made_for = in.get<int8_t>();
-    key.request.first_frame = in.get<uint64_t>();
-    key.request.content_bytes = in.get<uint64_t>();
+    h.request_frame = in.get<uint64_t>();
+    h.request_bytes = in.get<uint64_t>();
     h.measured = in.get<uint8_t>() != 0;
     h.element_count = in.get<uint32_t>();
-    const std::string_view op = in.bytes(in.get<uint32_t>());
+    h.operation = in.bytes(in.get<uint32_t>());
     if (made_for != indent) h.tag = 0;
-    key.soap.operation.assign(op.data(), op.size());
     return h;
 }
 
@@ -370,11 +372,13 @@ struct LastText {
         p += len;
         return true;
     }
+    // Copies kCap bytes whatever the length (a fixed size is inlined, not a
+    // memcpy call): `from` had kCap bytes of room, as repeat's `p` has.
     void keep(uint64_t k, const char* from, const char* to) {
         key = k;
         len = uint8_t(to - from);
         kept = size_t(to - from) <= kCap;
-        if (kept) std::memcpy(text, from, len);
+        if (kept) std::memcpy(text, from, kCap);
     }
 };
 
@@ -544,14 +548,12 @@ void json_record_detail::set_batch_records_for_test(size_t records) { batch_reco
 
 CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult& r, unsigned threads) {
     XmlCallSelector sample(xml_sampling_of(r));
-    Call key;  // what the sample looks at
     CallsWritten out;
     const int64_t t0 = r.capture.first_ns;
     // By the call that defined each; a template stays where it is (node-based
     // map) while workers read it, until this returns.
     std::unordered_map<uint64_t, Template> templates;
     std::string fetched;
-    Call fetched_key;
     // The template defined by call `id`, read from its record when not seen yet.
     auto template_of = [&](uint64_t id, uint64_t n) -> const Template& {
         auto it = templates.find(id);
@@ -560,7 +562,7 @@ CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult&
         Cursor in(fetched);
         Template t;
         uint64_t call = 0;
-        if (read_head(in, indent, fetched_key).tag != kDefineTag) bad_record(r, n);
+        if (read_head(in, indent).tag != kDefineTag) bad_record(r, n);
         t.id = in.get<uint32_t>();
         if (!read_template(in, t, call) || call != id) bad_record(r, n);
         return templates.emplace(id, std::move(t)).first->second;
@@ -572,9 +574,9 @@ CallsWritten write_call_records(JsonStream& w, int indent, const AnalysisResult&
         Cursor in(record);
         Settled s;
         s.n = out.calls + 1;
-        const Head h = read_head(in, indent, key);
+        const Head h = read_head(in, indent);
         if (!in.ok()) bad_record(r, s.n);
-        s.whole = sample.selected(key) && h.measured;
+        s.whole = sample.selected(h.request_frame, h.request_bytes, h.operation) && h.measured;
         s.element_count = h.element_count;
         if (h.tag == kDefineTag || h.tag == kShapeTag) {
             const uint32_t shape = in.get<uint32_t>();

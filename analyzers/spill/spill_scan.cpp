@@ -25,11 +25,15 @@ void SpillScan::unmap(Window& w) {
 }
 
 const SpillScan::Window* SpillScan::window(uint64_t start, uint64_t need) {
-    Window* w = nullptr;
-    for (Window& k : windows_)
-        if (k.start == start) w = &k;
+    // Most look-ups (a record's length, then its bytes; the next record) are
+    // in the window found last: one compare instead of the scan.
+    Window* w = last_ && last_->start == start ? last_ : nullptr;
+    if (!w)
+        for (Window& k : windows_)
+            if (k.start == start) w = &k;
     if (w && w->len >= need) {
         w->last_use = ++uses_;
+        last_ = w;
         return w;
     }
     if (!w) w = &*std::min_element(windows_.begin(), windows_.end(),
@@ -44,6 +48,7 @@ const SpillScan::Window* SpillScan::window(uint64_t start, uint64_t need) {
     w->len = len;
     w->last_use = ++uses_;
     ++mapped_;
+    last_ = w;
     return w;
 }
 

@@ -54,6 +54,7 @@ private:
     // Calls are written as they finish, not in id order: a few windows keep
     // the places a walk in id order moves between (how many: spill_scan.cpp).
     std::vector<Window> windows_;
+    Window* last_ = nullptr;  // the window window() returned last (windows_ never moves)
     uint64_t uses_ = 0;
     uint64_t mapped_ = 0;
     std::string joined_;  // a record that straddles two windows

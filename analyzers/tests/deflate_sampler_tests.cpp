@@ -13,6 +13,7 @@
 #include <functional>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <string>
 
 using namespace stallscope;
@@ -224,6 +225,32 @@ TEST_CASE("whole-XML sample: a call with a large request is picked rarer and wei
     CHECK(selected < 50000 / 64 + 50000 / 640 + 150);
     // The mean over every call is 550; unweighted, the sample would say about 180.
     CHECK(x.elements / x.weight == Approx(550).epsilon(0.1));
+}
+
+TEST_CASE("whole-XML sample: a record's frame, bytes and operation key select as its call does", "[deflate][xml]") {
+    // Operations that alternate, repeat and come back, some without a SOAP
+    // operation (their key is made from the request line or says encrypted).
+    XmlCallSelector by_call(XmlSampling{false, 3, 8}), by_record(XmlSampling{false, 3, 8});
+    std::mt19937_64 rng(26);
+    uint64_t selected = 0;
+    for (uint64_t id = 1; id <= 20000; ++id) {
+        Call c;
+        c.id = id;
+        c.request.first_frame = id * 5 + rng() % 5;
+        c.request.content_bytes = rng() % 3 == 0 ? 40960 : 512;
+        switch (const unsigned k = unsigned(rng() % 8)) {
+        case 0: c.method = "POST", c.uri = "/svc?wsdl=" + std::to_string(id % 3); break;
+        case 1: c.encrypted = true; break;
+        case 2: break;  // no request line
+        default: c.soap.operation = (id % 2 ? "getQuote" : "getQuoteBatch") + std::string(k % 2, 'X'); break;
+        }
+        const bool a = by_call.selected(c);
+        CHECK(by_record.selected(c.request.first_frame, c.request.content_bytes, operation_key(c)) == a);
+        selected += a;
+    }
+    // One in 8 of the small requests hashed, fewer of the large, and each key's first 3.
+    CHECK(selected > 20000 / 16);
+    CHECK(selected < 20000 / 4);
 }
 
 TEST_CASE("sized sample rate saturates instead of wrapping", "[deflate]") {
