@@ -72,31 +72,52 @@ Measure wait_child(pid_t pid, std::chrono::steady_clock::time_point t0, int& exi
     return m;
 }
 
-// Runs fn in a child; the child reports packets/calls, the parent times it.
-Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) {
-    int fds[2];
-    if (pipe(fds) != 0) return {};
-    auto t0 = std::chrono::steady_clock::now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        uint64_t out[2] = {0, 0};
-        bool ok = fn(out[0], out[1]);
-        if (write(fds[1], out, sizeof out) != sizeof out) _exit(3);
-        _exit(ok ? 0 : 1);
+// Runs fn in `n` children at once (forked one after the other from this
+// thread, which starts no threads of its own); each reports packets/calls,
+// the parent times them until the last one ends. The packets and calls are
+// the last child's, the peak RSS the highest; ok only if every child was.
+Measure in_children(unsigned n, const std::function<bool(uint64_t&, uint64_t&)>& fn) {
+    struct Child {
+        pid_t pid;
+        int fd;
+    };
+    std::vector<Child> kids;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (unsigned i = 0; i < n; ++i) {
+        int fds[2];
+        if (pipe(fds) != 0) break;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            uint64_t out[2] = {0, 0};
+            bool ok = fn(out[0], out[1]);
+            if (write(fds[1], out, sizeof out) != sizeof out) _exit(3);
+            _exit(ok ? 0 : 1);
+        }
+        close(fds[1]);
+        if (pid < 0) {
+            close(fds[0]);
+            break;
+        }
+        kids.push_back({pid, fds[0]});
     }
-    close(fds[1]);
-    if (pid < 0) { close(fds[0]); return {}; }
-    uint64_t got[2] = {0, 0};
-    ssize_t n = read(fds[0], got, sizeof got);
-    close(fds[0]);
-    int exit_code = 0;
-    Measure m = wait_child(pid, t0, exit_code);
-    m.packets = got[0];
-    m.calls = got[1];
-    m.ok = m.ok && n == sizeof got;
-    return m;
+    Measure all;
+    all.ok = kids.size() == n;
+    for (const Child& k : kids) {
+        uint64_t got[2] = {0, 0};
+        ssize_t r = read(k.fd, got, sizeof got);
+        close(k.fd);
+        int exit_code = 0;
+        const Measure m = wait_child(k.pid, t0, exit_code);
+        all.seconds = std::max(all.seconds, m.seconds);
+        all.peak_rss_kb = std::max(all.peak_rss_kb, m.peak_rss_kb);
+        all.packets = got[0];
+        all.calls = got[1];
+        all.ok = all.ok && m.ok && r == sizeof got;
+    }
+    return all;
 }
+Measure in_child(const std::function<bool(uint64_t&, uint64_t&)>& fn) { return in_children(1, fn); }
 
 // Runs another tool with stdout and stderr to /dev/null, measured the same
 // way as ours. exit_code 127: the tool is not installed.
@@ -251,6 +272,7 @@ struct BenchRows {
     Measure tls_bare;                                        // the HTTPS twin's read loop
     std::vector<std::pair<std::string, Measure>> tls_rows;   // empty with --capture
     Measure tcptrace;                                        // ok only with --tools, where it is installed
+    Measure at_once;  // N one-thread text analyses at once (N > 1): what N threads could gain here at best
     bool ok = true;
 };
 
@@ -266,8 +288,10 @@ Measure measure_read_loop(unsigned repeat, const std::string& path) {
 
 // What `analyze --threads N` and `analyze --json --threads N -o /dev/null`
 // do: the analysis with its spill file, then the whole report written.
-Measure measure_analysis(unsigned repeat, const std::string& target, bool json, unsigned n, const std::string& keylog = {}) {
-    return best_of(repeat, [&, json, n] { return in_child([&, json, n](uint64_t& p, uint64_t& calls) {
+// `copies` of it at once: the time until the last ends.
+Measure measure_analysis(unsigned repeat, const std::string& target, bool json, unsigned n, const std::string& keylog = {},
+                         unsigned copies = 1) {
+    return best_of(repeat, [&, json, n] { return in_children(copies, [&, json, n](uint64_t& p, uint64_t& calls) {
         AnalysisOptions opt;
         opt.spill_after_calls = kDefaultSpillAfterCalls;
         opt.threads = n;
@@ -373,6 +397,13 @@ BenchRows measure_rows(const BenchOptions& o, const BenchFiles& files) {
                                     measure_analysis(o.repeat, files.tls_path, false, n, files.tls_keys)});
     }
     out.ok = print_rows(out, files, decoded);
+    // N copies of the one-thread analysis share the cores, caches and memory
+    // as N threads of one would: N x its time over theirs is the most N
+    // threads could gain on this machine, whatever the code.
+    if (out.counts.size() == 2) {
+        out.at_once = measure_analysis(o.repeat, files.path, false, 1, {}, o.threads);
+        out.ok = out.ok && out.at_once.ok && out.at_once.calls == out.rows.front().second.calls;
+    }
     if (o.tools) out.tcptrace = measure_tools(o.repeat, files.path, files.file_bytes, out.bare);
     return out;
 }
@@ -399,6 +430,10 @@ int cmd_bench(Args& a) {
                     rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
                     rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
     std::printf("\n");
+    if (const Measure& all = measured.at_once; all.ok && all.seconds > 0)
+        std::printf("%u one-thread analyses at once: %.2fx the work of one in the same time (the most %u threads could "
+                    "gain on this machine)\n",
+                    threads, double(threads) * rows[0].second.seconds / all.seconds, threads);
     print_comparisons(measured);
     // Beyond the read loop: what the analysis adds per call, the figure that
     // should stay flat as envelopes grow (the bare read grows with the bytes).
