@@ -2,6 +2,7 @@
 
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
+#include "analyzers/pipeline/call_digest.h"
 #include "analyzers/pipeline/call_work.h"
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flat_map.h"
@@ -111,6 +112,8 @@ std::atomic<uint64_t> replayed_out_of_order{0};
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
 // Calls CallWork ran on in a worker, in all (its test).
 std::atomic<uint64_t> worked_total{0};
+// Of those, handed on as a digest, in all (its test).
+std::atomic<uint64_t> digested_total{0};
 // Times the reading thread found a worker's queue full and ran the merge (or
 // waited for either) instead of blocking on it, in all (its test).
 std::atomic<uint64_t> full_queue_total{0};
@@ -142,7 +145,7 @@ constexpr Key kDone{UINT64_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX, UINT64_MAX};
 // id order, which is the order of `ctx`, the seq each was opened at).
 Key through_closed_at_end(uint64_t end_seq, uint64_t ctx) { return Key{end_seq, 1, 0, ctx, UINT64_MAX}; }
 
-enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
+enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, CallDigested, Closed };
 
 // A finished call, its connection as it stood and what CallWork found on it
 // (ids still the worker's), in one record that goes from a worker to the
@@ -159,6 +162,7 @@ struct Event {
     uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
     Warning warning;
     std::unique_ptr<CallBox> call;           // CallReady
+    std::unique_ptr<CallDigest> digest;      // CallDigested: a call the report does not keep
     std::unique_ptr<Connection> connection;  // Closed
 };
 
@@ -223,6 +227,7 @@ uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_o
 uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::calls_worked_on_workers() { return worked_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::calls_digested() { return digested_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
 void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
 
@@ -265,6 +270,7 @@ struct Worker : FlowSink {
     BoundedQueue<InBatch> spare_in{in_depth() + 2};
     BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
     BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
+    BoundedQueue<std::unique_ptr<CallDigest>> spare_digests{kSpareCalls};
     FlowTable table;
     // The detectors whose on_call needs the call alone, and the ledger: run
     // here, where the call's segments are in this core's cache.
@@ -274,6 +280,8 @@ struct Worker : FlowSink {
     Key key;
     uint64_t conns = 0, calls = 0;
     uint64_t worked = 0;  // calls CallWork ran on (added to the total at the end)
+    uint64_t digested = 0;  // of those, handed on as digests
+    DigestPolicy digests;
     bool at_end = false;  // closing every connection (FlowTable::finish)
     const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
@@ -281,7 +289,7 @@ struct Worker : FlowSink {
     std::thread thread;
     double cpu_s = 0, end_s = 0;
 
-    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n) {}
+    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n), digests(opt) {}
 
     // Heap bytes of the calls in `events` (segments and write lists), to hand
     // them on by size as well as by count.
@@ -309,6 +317,16 @@ struct Worker : FlowSink {
     }
     void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
     void call_ready(Call&& call, const Connection& conn) override {
+        if (digests.may_digest(call, call.id - local_id(index, 0))) {
+            // The call stays in the flow table's record (emptied and filled
+            // again here, as one thread does); what the merge reads goes.
+            Event& e = add(EventKind::CallDigested);
+            if (!spare_digests.try_pop(e.digest)) e.digest = std::make_unique<CallDigest>();
+            work.run(call, conn, e.digest->findings);
+            digest_call(call, *e.digest);
+            ++worked, ++digested;
+            return;
+        }
         Event& e = add(EventKind::CallReady);
         if (spare_calls.try_pop(e.call)) clear_call(e.call->call);  // here, not on the merge's thread
         else e.call = std::make_unique<CallBox>();
@@ -355,6 +373,7 @@ struct Worker : FlowSink {
             hand_on(b.last ? kDone : through_seq(b.upto));
             if (b.last) {
                 worked_total.fetch_add(worked, std::memory_order_relaxed);
+                digested_total.fetch_add(digested, std::memory_order_relaxed);
                 cpu_s = thread_cpu_s();
                 end_s = wall_s();
                 return;
@@ -440,6 +459,9 @@ struct ShardedAnalysis::Impl {
     // named again once it is: only calls still in the tracker are warned about),
     // so both maps hold the open calls, not every call of a long connection.
     FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
+    // The merge's one record for the calls that come as digests: only their
+    // fields are ever set (undigest), the rest stays Call{}'s.
+    Call digested_call;
 
     // The merge's state: per source (each worker, then the reading thread),
     // its batches not yet replayed, where in the first one it is, and its
@@ -522,6 +544,26 @@ struct ShardedAnalysis::Impl {
     uint64_t final_call(uint64_t local) { return final_id(call_ids, local); }
     uint64_t final_conn(uint64_t local) { return final_id(conn_ids, local); }
 
+    // A finished call's ids, and those of the findings made of it on its
+    // worker, from local to final; the merge forgets the local call id.
+    void finish_ids(uint64_t& call, uint64_t& conn, std::vector<Finding>& findings) {
+        const uint64_t local = call;
+        const uint64_t* id = call_ids.find(local);
+        if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
+        call = *id;
+        call_ids.erase(local);
+        if (std::vector<uint64_t>* open = calls_of.find(conn)) {
+            // calls are handed on nearly in order: found near the front
+            if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
+        }
+        conn = final_conn(conn);
+        for (Finding& f : findings) {  // made of this call alone: its ids are the call's
+            f.connection_id = conn;
+            for (uint64_t& named : f.calls)
+                if (named == local) named = call;
+        }
+    }
+
     void replay(Event& e, size_t source) {
         switch (e.kind) {
         case EventKind::Warning: {
@@ -543,28 +585,22 @@ struct ShardedAnalysis::Impl {
         }
         case EventKind::CallReady: {
             Call& c = e.call->call;
-            const uint64_t local = c.id;
-            const uint64_t* id = call_ids.find(local);
-            if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
-            c.id = *id;
-            call_ids.erase(local);
-            if (std::vector<uint64_t>* open = calls_of.find(c.connection_id)) {
-                // calls are handed on nearly in order: found near the front
-                if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
-            }
-            c.connection_id = final_conn(c.connection_id);
+            finish_ids(c.id, c.connection_id, e.call->findings);
             e.call->connection.id = c.connection_id;
-            for (Finding& f : e.call->findings) {  // made of this call alone: its ids are the call's
-                f.connection_id = c.connection_id;
-                for (uint64_t& named : f.calls)
-                    if (named == local) named = c.id;
-            }
             back.call_worked(std::move(c), e.call->connection, e.call->findings);
             // The record goes back to its worker, which empties it (clear_call) when it takes it.
             if (source < workers.size()) {
                 free_large_vectors(c);
                 workers[source]->spare_calls.try_push(e.call);
             }
+            break;
+        }
+        case EventKind::CallDigested: {
+            CallDigest& d = *e.digest;
+            finish_ids(d.id, d.connection_id, d.findings);
+            undigest(d, digested_call);
+            back.call_digested(digested_call, d.findings);
+            workers[source]->spare_digests.try_push(e.digest);  // filled again by its worker
             break;
         }
         case EventKind::Closed: {

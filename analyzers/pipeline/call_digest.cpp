@@ -1,0 +1,77 @@
+#include "analyzers/pipeline/call_digest.h"
+
+#include "analyzers/accounting/summary.h"
+#include "analyzers/pipeline/analyze_capture.h"
+
+namespace stallscope {
+
+namespace {
+
+// Each field of a digest beside the call's it stands for, `f(call_field,
+// digest_field)`: one list for both directions (C: Call or const Call).
+template <class M, class D, class F>
+void each_message_field(M& m, D& d, F&& f) {
+    f(m.first_frame, d.first_frame);
+    f(m.header_bytes, d.header_bytes);
+    f(m.body_bytes, d.body_bytes);
+    f(m.content_bytes, d.content_bytes);
+    f(m.markup_bytes, d.markup_bytes);
+    f(m.deflate_estimate, d.deflate_estimate);
+    f(m.deflate_pick, d.deflate_pick);
+    f(m.whole_xml, d.whole_xml);
+}
+
+template <class C, class D, class F>
+void each_field(C& c, D& d, F&& f) {
+    f(c.id, d.id);
+    f(c.connection_id, d.connection_id);
+    f(c.index_on_connection, d.index_on_connection);
+    f(c.complete, d.complete);
+    f(c.opened_connection, d.opened_connection);
+    f(c.encrypted, d.encrypted);
+    f(c.request_chunked, d.request_chunked);
+    f(c.response_chunked, d.response_chunked);
+    f(c.latency_ms, d.latency_ms);
+    f(c.setup_ms, d.setup_ms);
+    f(c.client_path_ms, d.client_path_ms);
+    each_message_field(c.request, d.request, f);
+    each_message_field(c.response, d.response, f);
+    f(c.soap.element_count, d.request_elements);
+    f(c.soap_response.element_count, d.response_elements);
+    f(c.soap.operation, d.operation);
+    f(c.method, d.method);
+    f(c.uri, d.uri);
+    f(c.content_encoding, d.content_encoding);
+    f(c.attribution, d.attribution);
+    f(c.savings, d.savings);
+}
+
+} // namespace
+
+// Assigned, not moved: the strings and vectors on either side keep their memory.
+void digest_call(const Call& c, CallDigest& d) {
+    each_field(c, d, [](const auto& from, auto& to) { to = from; });
+}
+
+void undigest(const CallDigest& d, Call& c) {
+    each_field(c, d, [](auto& to, const auto& from) { to = from; });
+}
+
+DigestPolicy::DigestPolicy(const AnalysisOptions& opt)
+    : keep_calls_(opt.keep_calls), on_(opt.keep_calls != UINT64_MAX && !opt.counters) {}
+
+bool DigestPolicy::may_digest(const Call& c, uint64_t n) {
+    if (!on_) return false;
+    bool lowest = false;
+    if (c.complete) {
+        // operation_key(c) is soap.operation when there is one: no key built then.
+        auto at = c.soap.operation.empty() ? lowest_complete_.find(operation_key(c))
+                                           : lowest_complete_.find(std::string_view(c.soap.operation));
+        if (at == lowest_complete_.end()) lowest_complete_.emplace(operation_key(c), n), lowest = true;
+        else if (n < at->second) at->second = n, lowest = true;
+    }
+    if (lowest || n <= keep_calls_) return false;
+    return c.index_on_connection != 0 || !c.opened_connection;
+}
+
+} // namespace stallscope
