@@ -15,7 +15,7 @@
 //   call's segments, headers and its connection: such a call goes whole.
 // - tls_resumption_missing: index_on_connection, id, connection_id.
 // - message_size: the operation (soap.operation; else encrypted, method and
-//   uri), complete, id, both messages' sizes, frames and deflate figures,
+//   uri: carried only then), complete, id, both messages' sizes, frames and deflate figures,
 //   both envelopes' element counts, content_encoding, the chunked flags;
 //   and every field of its operation's lowest-id complete call (call_facts):
 //   a call that may be that one goes whole (DigestPolicy).
@@ -59,8 +59,10 @@ struct CallDigest {
 // findings are left as they are).
 void digest_call(const Call& c, CallDigest& d);
 // The fields above of `c` set from `d` (the rest of `c` left as it is:
-// Call{}'s in the merge's record, which only ever gets digests).
-void undigest(const CallDigest& d, Call& c);
+// Call{}'s in the merge's record, which only ever gets digests; method and
+// uri are set only when they name the operation). Its attribution and
+// savings are traded with `c`'s: `d` is filled again before it is read.
+void undigest(CallDigest& d, Call& c);
 
 // Which of one worker's calls may cross as a digest: none when the analysis
 // keeps every call or shows live figures (they read whole calls); else a
