@@ -22,6 +22,7 @@
 #include <thread>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace stallscope {
 
@@ -156,15 +157,55 @@ struct CallBox {
     std::vector<Finding> findings;
 };
 
-struct Event {
+// One cache line an event: a worker writes it, the merge reads it and
+// empties it, the worker writes it again (its list comes back). With a
+// Warning and four pointers in line it was 168 bytes, nearly three lines.
+struct alignas(64) Event {
     Key key;
     EventKind kind = EventKind::Warning;
-    uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
-    Warning warning;
-    std::unique_ptr<CallBox> call;           // CallReady
-    std::unique_ptr<CallDigest> digest;      // CallDigested: a call the report does not keep
-    std::unique_ptr<Connection> connection;  // Closed
+    union Payload {
+        struct Ids {
+            uint64_t local, conn;  // NewConnection: the local id; NewCall: and its connection's
+        } ids{};
+        // What the event carries, by kind: Warning, CallBox (CallReady),
+        // CallDigest (CallDigested: a call the report does not keep),
+        // Connection (Closed); owned, null once taken.
+        void* owned;
+    } payload;
+
+    Event() = default;
+    Event(Event&& o) noexcept : key(o.key), kind(o.kind), payload(o.payload) { o.payload.ids = {}; }
+    Event& operator=(Event&& o) noexcept {
+        if (this != &o) {
+            release();
+            key = o.key, kind = o.kind, payload = o.payload;
+            o.payload.ids = {};
+        }
+        return *this;
+    }
+    ~Event() { release(); }
+
+    template <class T> void give(std::unique_ptr<T> p) { payload.owned = p.release(); }
+    template <class T> T& get() { return *static_cast<T*>(payload.owned); }
+    template <class T> std::unique_ptr<T> take() {
+        return std::unique_ptr<T>(static_cast<T*>(std::exchange(payload.owned, nullptr)));
+    }
+
+private:
+    bool owns() const { return kind != EventKind::NewConnection && kind != EventKind::NewCall; }
+    void release() noexcept {
+        if (!owns() || !payload.owned) return;
+        switch (kind) {
+        case EventKind::Warning: delete static_cast<Warning*>(payload.owned); break;
+        case EventKind::CallReady: delete static_cast<CallBox*>(payload.owned); break;
+        case EventKind::CallDigested: delete static_cast<CallDigest*>(payload.owned); break;
+        case EventKind::Closed: delete static_cast<Connection*>(payload.owned); break;
+        default: break;
+        }
+        payload.owned = nullptr;
+    }
 };
+static_assert(sizeof(Event) == 64);
 
 struct OutBatch {
     unsigned source = 0;
@@ -305,36 +346,39 @@ struct Worker : FlowSink {
     uint64_t new_connection_id() override {
         uint64_t id = local_id(index, ++conns);
         opened_at.insert(id, key.seq);
-        add(EventKind::NewConnection).local = id;
+        add(EventKind::NewConnection).payload.ids.local = id;
         return id;
     }
     uint64_t new_call_id(uint64_t connection_id) override {
         uint64_t id = local_id(index, ++calls);
         Event& e = add(EventKind::NewCall);
-        e.local = id;
-        e.conn = connection_id;
+        e.payload.ids = {id, connection_id};
         return id;
     }
-    void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
+    void warn(Warning w) override { add(EventKind::Warning).give(std::make_unique<Warning>(std::move(w))); }
     void call_ready(Call&& call, const Connection& conn) override {
         if (digests.may_digest(call, call.id - local_id(index, 0))) {
             // The call stays in the flow table's record (emptied and filled
             // again here, as one thread does); what the merge reads goes.
             Event& e = add(EventKind::CallDigested);
-            if (!spare_digests.try_pop(e.digest)) e.digest = std::make_unique<CallDigest>();
-            work.run(call, conn, e.digest->findings);
-            digest_call(call, *e.digest);
+            std::unique_ptr<CallDigest> d;
+            if (!spare_digests.try_pop(d)) d = std::make_unique<CallDigest>();
+            work.run(call, conn, d->findings);
+            digest_call(call, *d);
+            e.give(std::move(d));
             ++worked, ++digested;
             return;
         }
         Event& e = add(EventKind::CallReady);
-        if (spare_calls.try_pop(e.call)) clear_call(e.call->call);  // here, not on the merge's thread
-        else e.call = std::make_unique<CallBox>();
-        swap_calls(e.call->call, call);  // `call` gets an emptied one's memory (or a new Call's)
-        e.call->connection = conn;
-        work.run(e.call->call, conn, e.call->findings);
+        std::unique_ptr<CallBox> box;
+        if (spare_calls.try_pop(box)) clear_call(box->call);  // here, not on the merge's thread
+        else box = std::make_unique<CallBox>();
+        swap_calls(box->call, call);  // `call` gets an emptied one's memory (or a new Call's)
+        box->connection = conn;
+        work.run(box->call, conn, box->findings);
         ++worked;
-        const Call& c = e.call->call;
+        const Call& c = box->call;
+        e.give(std::move(box));
         event_bytes += c.segments.size() * sizeof(SegmentInfo) +
                        (c.request.write_sizes.size() + c.response.write_sizes.size()) * sizeof(uint32_t) +
                        (c.request.frames.size() + c.response.frames.size()) * sizeof(uint64_t);
@@ -354,7 +398,7 @@ struct Worker : FlowSink {
     }
     void connection_closed(Connection&& conn) override {
         opened_at.erase(conn.id);
-        add(EventKind::Closed).connection = std::make_unique<Connection>(std::move(conn));
+        add(EventKind::Closed).give(std::make_unique<Connection>(std::move(conn)));
     }
 
     void run() {
@@ -567,7 +611,7 @@ struct ShardedAnalysis::Impl {
     void replay(Event& e, size_t source) {
         switch (e.kind) {
         case EventKind::Warning: {
-            Warning w = std::move(e.warning);
+            Warning w = std::move(e.get<Warning>());
             if (w.call_id) w.call_id = final_call(w.call_id);
             if (w.connection_id) w.connection_id = final_conn(w.connection_id);
             const WarningCode code = w.code;
@@ -576,37 +620,42 @@ struct ShardedAnalysis::Impl {
             if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
-        case EventKind::NewConnection: conn_ids.insert(e.local, back.new_connection_id()); break;
+        case EventKind::NewConnection: conn_ids.insert(e.payload.ids.local, back.new_connection_id()); break;
         case EventKind::NewCall: {
-            call_ids.insert(e.local, back.new_call_id());
-            std::vector<uint64_t>* open = calls_of.find(e.conn);
-            (open ? *open : calls_of.insert(e.conn, {})).push_back(e.local);
+            const Event::Payload::Ids ids = e.payload.ids;
+            call_ids.insert(ids.local, back.new_call_id());
+            std::vector<uint64_t>* open = calls_of.find(ids.conn);
+            (open ? *open : calls_of.insert(ids.conn, {})).push_back(ids.local);
             break;
         }
         case EventKind::CallReady: {
-            Call& c = e.call->call;
-            finish_ids(c.id, c.connection_id, e.call->findings);
-            e.call->connection.id = c.connection_id;
-            back.call_worked(std::move(c), e.call->connection, e.call->findings);
+            CallBox& box = e.get<CallBox>();
+            Call& c = box.call;
+            finish_ids(c.id, c.connection_id, box.findings);
+            box.connection.id = c.connection_id;
+            back.call_worked(std::move(c), box.connection, box.findings);
             // The record goes back to its worker, which empties it (clear_call) when it takes it.
             if (source < workers.size()) {
                 free_large_vectors(c);
-                workers[source]->spare_calls.try_push(e.call);
+                std::unique_ptr<CallBox> spare = e.take<CallBox>();
+                workers[source]->spare_calls.try_push(spare);
             }
             break;
         }
         case EventKind::CallDigested: {
-            CallDigest& d = *e.digest;
+            CallDigest& d = e.get<CallDigest>();
             finish_ids(d.id, d.connection_id, d.findings);
             undigest(d, digested_call);
             back.call_digested(digested_call, d.findings);
-            workers[source]->spare_digests.try_push(e.digest);  // filled again by its worker
+            std::unique_ptr<CallDigest> spare = e.take<CallDigest>();
+            workers[source]->spare_digests.try_push(spare);  // filled again by its worker
             break;
         }
         case EventKind::Closed: {
-            uint64_t local = e.connection->id;
-            e.connection->id = final_conn(local);
-            back.connection_closed(std::move(*e.connection));
+            Connection& conn = e.get<Connection>();
+            uint64_t local = conn.id;
+            conn.id = final_conn(local);
+            back.connection_closed(std::move(conn));
             if (const std::vector<uint64_t>* open = calls_of.find(local)) {
                 for (uint64_t c : *open) call_ids.erase(c);
                 calls_of.erase(local);
@@ -750,7 +799,7 @@ void ShardedAnalysis::on_frame(const Frame& f) {
 void ShardedAnalysis::front_warning(Warning w) {
     Event e;
     e.key = Key{impl_->seq + 1, 0, 0, 0, impl_->front_counter++};  // before the next segment's events
-    e.warning = std::move(w);
+    e.give(std::make_unique<Warning>(std::move(w)));
     impl_->front_events.push_back(std::move(e));
 }
 
