@@ -207,6 +207,28 @@ private:
 };
 static_assert(sizeof(Event) == 64);
 
+// What the merge hands back to a worker once it has replayed one of its
+// batches: the emptied event list and the call records of its events, to be
+// filled again. One lock a batch: each record going back through a queue of
+// its own took a lock on both threads for every call (about 25 ms of a
+// 1M-packet run's CPU in pthread_mutex_lock and unlock, perf).
+struct Returned {
+    std::vector<Event> events;
+    std::vector<std::unique_ptr<CallBox>> boxes;
+    std::vector<std::unique_ptr<CallDigest>> digests;
+};
+
+// `from`'s records added to `to` while it holds fewer than kSpareCalls (the
+// rest are freed).
+template <class T>
+void keep_spares(std::vector<std::unique_ptr<T>>& to, std::vector<std::unique_ptr<T>>& from) {
+    for (auto& r : from) {
+        if (to.size() >= kSpareCalls) break;
+        to.push_back(std::move(r));
+    }
+    from.clear();
+}
+
 struct OutBatch {
     unsigned source = 0;
     std::vector<Event> events;
@@ -309,9 +331,17 @@ struct Worker : FlowSink {
     // event lists from the merge): no allocation, page faults or mmap per
     // batch, and no buffer freed in another thread than the one that made it.
     BoundedQueue<InBatch> spare_in{in_depth() + 2};
-    BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
-    BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
-    BoundedQueue<std::unique_ptr<CallDigest>> spare_digests{kSpareCalls};
+    BoundedQueue<Returned> spare_out{out_depth() + 2};
+    // This thread's: records the merge gave back, the last given back first.
+    std::vector<std::unique_ptr<CallBox>> spare_calls;
+    std::vector<std::unique_ptr<CallDigest>> spare_digests;
+    template <class T>
+    static std::unique_ptr<T> spare(std::vector<std::unique_ptr<T>>& from) {
+        if (from.empty()) return {};
+        std::unique_ptr<T> r = std::move(from.back());
+        from.pop_back();
+        return r;
+    }
     FlowTable table;
     // The detectors whose on_call needs the call alone, and the ledger: run
     // here, where the call's segments are in this core's cache.
@@ -361,8 +391,8 @@ struct Worker : FlowSink {
             // The call stays in the flow table's record (emptied and filled
             // again here, as one thread does); what the merge reads goes.
             Event& e = add(EventKind::CallDigested);
-            std::unique_ptr<CallDigest> d;
-            if (!spare_digests.try_pop(d)) d = std::make_unique<CallDigest>();
+            std::unique_ptr<CallDigest> d = spare(spare_digests);
+            if (!d) d = std::make_unique<CallDigest>();
             work.run(call, conn, d->findings);
             digest_call(call, *d);
             e.give(std::move(d));
@@ -370,8 +400,8 @@ struct Worker : FlowSink {
             return;
         }
         Event& e = add(EventKind::CallReady);
-        std::unique_ptr<CallBox> box;
-        if (spare_calls.try_pop(box)) clear_call(box->call);  // here, not on the merge's thread
+        std::unique_ptr<CallBox> box = spare(spare_calls);
+        if (box) clear_call(box->call);  // here, not on the merge's thread
         else box = std::make_unique<CallBox>();
         swap_calls(box->call, call);  // `call` gets an emptied one's memory (or a new Call's)
         box->connection = conn;
@@ -433,7 +463,13 @@ struct Worker : FlowSink {
         bell.ring();
         events.clear();
         event_bytes = 0;
-        if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
+        if (Returned r; spare_out.try_pop(r)) {
+            events = std::move(r.events);
+            keep_spares(spare_calls, r.boxes);
+            keep_spares(spare_digests, r.digests);
+        } else {
+            events.reserve(kOutEvents);
+        }
     }
     void process(InBatch& b) {
         size_t next = 0;
@@ -506,6 +542,8 @@ struct ShardedAnalysis::Impl {
     // The merge's one record for the calls that come as digests: only their
     // fields are ever set (undigest), the rest stays Call{}'s.
     Call digested_call;
+    // Per worker, the call records of its batch being replayed, going back with its list.
+    std::vector<Returned> giving;
 
     // The merge's state: per source (each worker, then the reading thread),
     // its batches not yet replayed, where in the first one it is, and its
@@ -516,7 +554,7 @@ struct ShardedAnalysis::Impl {
     size_t done = 0;  // sources whose last batch the merge has
     Key last_replayed;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
+    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), giving(n), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
         window.first_seq = 1;
         for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
         batches.resize(n);
@@ -634,11 +672,10 @@ struct ShardedAnalysis::Impl {
             finish_ids(c.id, c.connection_id, box.findings);
             box.connection.id = c.connection_id;
             back.call_worked(std::move(c), box.connection, box.findings);
-            // The record goes back to its worker, which empties it (clear_call) when it takes it.
-            if (source < workers.size()) {
+            // The record goes back to its worker with the batch, which empties it (clear_call) when it takes it.
+            if (source < workers.size() && giving[source].boxes.size() < kSpareCalls) {
                 free_large_vectors(c);
-                std::unique_ptr<CallBox> spare = e.take<CallBox>();
-                workers[source]->spare_calls.try_push(spare);
+                giving[source].boxes.push_back(e.take<CallBox>());
             }
             break;
         }
@@ -647,8 +684,8 @@ struct ShardedAnalysis::Impl {
             finish_ids(d.id, d.connection_id, d.findings);
             undigest(d, digested_call);
             back.call_digested(digested_call, d.findings);
-            std::unique_ptr<CallDigest> spare = e.take<CallDigest>();
-            workers[source]->spare_digests.try_push(spare);  // filled again by its worker
+            // Back to its worker with the batch, filled again there.
+            if (giving[source].digests.size() < kSpareCalls) giving[source].digests.push_back(e.take<CallDigest>());
             break;
         }
         case EventKind::Closed: {
@@ -670,9 +707,12 @@ struct ShardedAnalysis::Impl {
     Event* head(size_t s) {
         auto& q = pending[s];
         while (!q.empty() && at[s] >= q.front().events.size()) {
-            if (s < workers.size()) {  // the list goes back to its worker
+            if (s < workers.size()) {  // the list goes back to its worker, with the records of its calls
+                Returned& g = giving[s];
                 q.front().events.clear();
-                workers[s]->spare_out.try_push(q.front().events);
+                g.events = std::move(q.front().events);
+                if (workers[s]->spare_out.try_push(g)) g = Returned{};
+                else std::vector<Event>().swap(g.events);  // its records go with the next list
             }
             q.pop_front();
             at[s] = 0;
