@@ -2,7 +2,9 @@
 
 #include "analyzers/accounting/summary.h"
 #include "analyzers/pipeline/analyze_capture.h"
+#include "capture/packet_decoder.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace stallscope {
@@ -51,7 +53,17 @@ void each_field(C& c, D& d, F&& f) {
     f(c.content_encoding, d.content_encoding);
     f(c.attribution, d.attribution);
     f(c.savings, d.savings);
+    if (c.index_on_connection == 0 && c.opened_connection) {
+        f(c.http_version, d.http_version);
+        f(c.user_agent, d.user_agent);
+        f(c.server, d.server);
+        f(c.request_first_frame, d.request_first_frame);
+        f(c.request_close, d.request_close);
+        f(c.connection_close, d.connection_close);
+    }
 }
+
+bool opened(const Call& c) { return c.index_on_connection == 0 && c.opened_connection; }
 
 } // namespace
 
@@ -64,6 +76,11 @@ void digest_call(const Call& c, CallDigest& d) {
         }
         to = from;
     });
+    if (!opened(c)) return;
+    const auto close = std::find_if(c.segments.begin(), c.segments.end(),
+                                    [](const SegmentInfo& s) { return s.flags & (tcpflag::kFin | tcpflag::kRst); });
+    d.closed = close != c.segments.end();
+    if (d.closed) d.first_close = *close;
 }
 
 // The vectors traded, not copied (a copy of the attribution's three strings
@@ -81,6 +98,9 @@ void undigest(CallDigest& d, Call& c) {
             to = from;
         }
     });
+    if (!opened(c)) return;
+    c.segments.clear();
+    if (d.closed) c.segments.push_back(d.first_close);
 }
 
 DigestPolicy::DigestPolicy(const AnalysisOptions& opt)
@@ -97,7 +117,9 @@ bool DigestPolicy::may_digest(const Call& c, uint64_t n) {
         else if (n < at->second) at->second = n, lowest = true;
     }
     if (lowest || n <= keep_calls_) return false;
-    return c.index_on_connection != 0 || !c.opened_connection;
+    return !opened(c) || std::none_of(c.segments.begin(), c.segments.end(), [](const SegmentInfo& s) {
+        return s.carries & carries::kTlsHandshake;
+    });
 }
 
 } // namespace stallscope

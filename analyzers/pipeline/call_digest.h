@@ -11,8 +11,11 @@
 // What the merge reads, reader by reader (a Call made of a digest has only
 // these fields set, the others are Call{}'s):
 // - connection_setup, tls_certificate_flight: index_on_connection and
-//   opened_connection; on the first call of a connection it opened, the
-//   call's segments, headers and its connection: such a call goes whole.
+//   opened_connection; of the first call of a connection it opened, the
+//   first FIN or RST among its segments, its version, User-Agent and Server,
+//   request_first_frame, request_close, connection_close (connection_setup),
+//   and when a segment of it carries a TLS handshake, its segments, every
+//   field and its connection (tls_certificate_flight): such a call goes whole.
 // - tls_resumption_missing: index_on_connection, id, connection_id.
 // - message_size: the operation (soap.operation; else encrypted, method and
 //   uri: carried only then), complete, id, both messages' sizes, frames and deflate figures,
@@ -53,6 +56,12 @@ struct CallDigest {
     std::vector<TimeShare> attribution;
     std::vector<FixSaving> savings;
     std::vector<Finding> findings;  // CallWork's, made on the worker
+    // Set only when the call opened its connection (index 0): connection_setup's facts.
+    std::string http_version, user_agent, server;
+    uint64_t request_first_frame = 0;
+    bool request_close = false, connection_close = false;
+    bool closed = false;       // one of its segments carries FIN or RST:
+    SegmentInfo first_close;   // the first (a Call made of the digest has it as its one segment)
 };
 
 // `d` takes `c`'s fields above (its strings and vectors keep their memory;

@@ -8,6 +8,7 @@
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/call_digest.h"
 #include "analyzers/report/report.h"
+#include "capture/packet_decoder.h"
 
 #include <catch2/catch.hpp>
 
@@ -83,6 +84,49 @@ std::string report_of(const std::vector<Call>& calls, bool digests) {
     return os.str();
 }
 
+// Two connections of one call each (connection_setup's case), the second
+// call changed by `change`; the second whole or as a digest; the JSON report.
+std::string one_call_connections(void (*change)(Call&), bool digests) {
+    AnalysisOptions opt;
+    opt.keep_calls = 1;
+    AnalysisBack back(opt);
+    Call digested;
+    for (uint64_t i = 1; i <= 2; ++i) {
+        Connection conn;
+        conn.id = back.new_connection_id();
+        conn.saw_syn = true;
+        conn.syn_frame = 100 * i, conn.synack_frame = 100 * i + 1, conn.ack_frame = 100 * i + 2;
+        conn.syn_ns = int64_t(i) * 1'000'000'000 - 3'000'000;
+        conn.synack_ns = conn.syn_ns + 1'000'000, conn.ack_ns = conn.syn_ns + 2'000'000;
+        conn.handshake_ms = 2;
+        Call c = sized_call(i);
+        c.connection_id = conn.id;
+        c.index_on_connection = 0;
+        c.opened_connection = true;
+        c.http_version = "HTTP/1.1";
+        c.user_agent = "Apache-HttpClient/4.5";
+        c.server = "Apache-Coyote/1.1";
+        c.request_first_frame = 100 * i + 3;
+        c.setup_ms = 3;
+        if (i == 2) change(c);
+        REQUIRE(back.new_call_id() == c.id);
+        std::vector<Finding> none;
+        if (digests && c.id > opt.keep_calls) {
+            CallDigest d;
+            digest_call(c, d);
+            undigest(d, digested);
+            back.call_digested(digested, none);
+        } else {
+            back.call_worked(Call(c), conn, none);
+        }
+        conn.calls = 1;
+        back.connection_closed(std::move(conn));
+    }
+    std::ostringstream os;
+    write_report_json(back.finish(CaptureInfo{}, SIZE_MAX, 0, SIZE_MAX, 0), os);
+    return os.str();
+}
+
 std::vector<Call> calls_with(void (*change)(Call&)) {
     std::vector<Call> calls;
     for (uint64_t id = 1; id <= 6; ++id) calls.push_back(sized_call(id));
@@ -129,4 +173,34 @@ TEST_CASE("call digest: what it carries lands on the merge's record, the rest st
     CHECK(got.status == 0);
     CHECK(got.request.last_frame == 0);
     CHECK(got.view == CapturePlace::Unknown);
+}
+
+TEST_CASE("call digest: connection_setup's facts of a call that opened its connection, as from the whole call", "[threads]") {
+    // Still open at the end, its request asked to close: a call alone on its connection.
+    auto asked = [](Call& c) {
+        c.connection_close = c.request_close = true;
+        c.http_version = "HTTP/1.0";
+    };
+    const std::string alone = one_call_connections(asked, false);
+    REQUIRE(alone.find("\"connection_setup\"") != std::string::npos);
+    CHECK(alone.find("HTTP/1.0") != std::string::npos);
+    CHECK(one_call_connections(asked, true) == alone);
+    // Closed by the server first (a FIN among its segments).
+    auto closed = [](Call& c) {
+        c.connection_close = true;
+        SegmentInfo fin;
+        fin.frame = 250, fin.from = Side::Server, fin.flags = tcpflag::kFin;
+        c.segments = {SegmentInfo{}, fin};
+    };
+    const std::string by_server = one_call_connections(closed, false);
+    CHECK(by_server.find("closed_first_by") != std::string::npos);
+    CHECK(one_call_connections(closed, true) == by_server);
+    // TCP Fast Open: the request on the SYN.
+    auto fast_open = [](Call& c) {
+        c.connection_close = true;
+        c.request_first_frame = 200;
+    };
+    const std::string tfo = one_call_connections(fast_open, false);
+    CHECK(tfo.find("TCP Fast Open") != std::string::npos);
+    CHECK(one_call_connections(fast_open, true) == tfo);
 }
