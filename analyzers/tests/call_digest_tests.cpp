@@ -56,6 +56,25 @@ Call sized_call(uint64_t id) {
     return c;
 }
 
+// Call `c` (its id the next one) to `back`, which keeps call 1 only: whole
+// (call_worked), or past that as a digest (call_digested, through the
+// merge's one record `digested`), as a sharded merge gets it.
+void hand_on(AnalysisBack& back, const Call& c, const Connection& conn, bool digest, Call& digested) {
+    REQUIRE(back.new_call_id() == c.id);
+    std::vector<Finding> none;
+    if (!digest || c.id == 1) return back.call_worked(Call(c), conn, none);
+    CallDigest d;
+    digest_call(c, d);
+    undigest(d, digested);
+    back.call_digested(digested, none);
+}
+
+std::string json_of(AnalysisBack& back) {
+    std::ostringstream os;
+    write_report_json(back.finish(CaptureInfo{}, SIZE_MAX, 0, SIZE_MAX, 0), os);
+    return os.str();
+}
+
 // The calls through one AnalysisBack that keeps the first: the others whole
 // (call_worked) or as digests (call_digested); the JSON report of it.
 std::string report_of(const std::vector<Call>& calls, bool digests) {
@@ -66,22 +85,11 @@ std::string report_of(const std::vector<Call>& calls, bool digests) {
     conn.id = back.new_connection_id();
     Call digested;
     for (const Call& c : calls) {
-        REQUIRE(back.new_call_id() == c.id);
-        std::vector<Finding> none;
-        if (digests && c.id > opt.keep_calls) {
-            CallDigest d;
-            digest_call(c, d);
-            undigest(d, digested);
-            back.call_digested(digested, none);
-        } else {
-            back.call_worked(Call(c), conn, none);
-        }
+        hand_on(back, c, conn, digests, digested);
     }
     conn.calls = calls.size();
     back.connection_closed(Connection(conn));
-    std::ostringstream os;
-    write_report_json(back.finish(CaptureInfo{}, SIZE_MAX, 0, SIZE_MAX, 0), os);
-    return os.str();
+    return json_of(back);
 }
 
 // Two connections of one call each (connection_setup's case), the second
@@ -109,22 +117,11 @@ std::string one_call_connections(void (*change)(Call&), bool digests) {
         c.request_first_frame = 100 * i + 3;
         c.setup_ms = 3;
         if (i == 2) change(c);
-        REQUIRE(back.new_call_id() == c.id);
-        std::vector<Finding> none;
-        if (digests && c.id > opt.keep_calls) {
-            CallDigest d;
-            digest_call(c, d);
-            undigest(d, digested);
-            back.call_digested(digested, none);
-        } else {
-            back.call_worked(Call(c), conn, none);
-        }
+        hand_on(back, c, conn, digests, digested);
         conn.calls = 1;
         back.connection_closed(std::move(conn));
     }
-    std::ostringstream os;
-    write_report_json(back.finish(CaptureInfo{}, SIZE_MAX, 0, SIZE_MAX, 0), os);
-    return os.str();
+    return json_of(back);
 }
 
 std::vector<Call> calls_with(void (*change)(Call&)) {
