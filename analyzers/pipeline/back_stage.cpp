@@ -54,6 +54,12 @@ void AnalysisBack::call_worked(Call&& call, const Connection& conn, std::vector<
     take_call(std::move(call), conn, first_new);
 }
 
+void AnalysisBack::call_digested(Call& call, std::vector<Finding>& worked) {
+    if (call.id <= opt_.keep_calls || opt_.counters)
+        throw std::logic_error("a call the analysis keeps or shows crossed as a digest");
+    call_worked(std::move(call), no_connection_, worked);  // not kept: take_call leaves it where it is
+}
+
 void AnalysisBack::take_call(Call&& call, const Connection& conn, size_t first_new) {
     const size_t worked = result_.findings.size();
     const CallScan scan(call, conn);  // searched only if one asks (none of these does)

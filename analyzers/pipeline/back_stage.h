@@ -33,6 +33,12 @@ public:
     // worker, with the call's final ids given since): `worked` holds its
     // findings, ids final too, and is left empty.
     void call_worked(Call&& call, const Connection& conn, std::vector<Finding>& worked);
+    // The same for a call that will not be kept (its id past keep_calls, no
+    // live figures) made of a digest (analyzers/pipeline/call_digest.h):
+    // `call` holds only what this reads of such a call, has no connection,
+    // and is left in place for the next one. Throws std::logic_error when
+    // the call would be kept or figures shown (they read the whole call).
+    void call_digested(Call& call, std::vector<Finding>& worked);
     void connection_closed(Connection&& conn);
 
     // Live view of what is finished (capture counters and open connections
@@ -62,6 +68,7 @@ private:
     std::vector<std::unique_ptr<Detector>> detectors_;
     CallWork call_work_{detectors_};          // the call_alone ones, and the ledger
     std::vector<Detector*> keeping_;          // the others: their on_call sees calls in order
+    const Connection no_connection_;          // a digested call's: none of keeping_ reads it (call_digest.h)
     uint64_t last_call_id_ = 0, last_conn_id_ = 0;
     uint64_t warnings_suppressed_ = 0;
     uint64_t calls_seen_ = 0;               // before spilling: the trigger

@@ -2,6 +2,7 @@
 
 #include "analyzers/pipeline/back_stage.h"
 #include "analyzers/pipeline/bounded_queue.h"
+#include "analyzers/pipeline/call_digest.h"
 #include "analyzers/pipeline/call_work.h"
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flat_map.h"
@@ -21,6 +22,7 @@
 #include <thread>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace stallscope {
 
@@ -111,6 +113,8 @@ std::atomic<uint64_t> replayed_out_of_order{0};
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
 // Calls CallWork ran on in a worker, in all (its test).
 std::atomic<uint64_t> worked_total{0};
+// Of those, handed on as a digest, in all (its test).
+std::atomic<uint64_t> digested_total{0};
 // Times the reading thread found a worker's queue full and ran the merge (or
 // waited for either) instead of blocking on it, in all (its test).
 std::atomic<uint64_t> full_queue_total{0};
@@ -142,7 +146,7 @@ constexpr Key kDone{UINT64_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX, UINT64_MAX};
 // id order, which is the order of `ctx`, the seq each was opened at).
 Key through_closed_at_end(uint64_t end_seq, uint64_t ctx) { return Key{end_seq, 1, 0, ctx, UINT64_MAX}; }
 
-enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, Closed };
+enum class EventKind : uint8_t { Warning, NewConnection, NewCall, CallReady, CallDigested, Closed };
 
 // A finished call, its connection as it stood and what CallWork found on it
 // (ids still the worker's), in one record that goes from a worker to the
@@ -153,14 +157,77 @@ struct CallBox {
     std::vector<Finding> findings;
 };
 
-struct Event {
+// One cache line an event: a worker writes it, the merge reads it and
+// empties it, the worker writes it again (its list comes back). With a
+// Warning and four pointers in line it was 168 bytes, nearly three lines.
+struct alignas(64) Event {
     Key key;
     EventKind kind = EventKind::Warning;
-    uint64_t local = 0, conn = 0;  // NewConnection/NewCall: the local id (NewCall: and its connection's)
-    Warning warning;
-    std::unique_ptr<CallBox> call;           // CallReady
-    std::unique_ptr<Connection> connection;  // Closed
+    union Payload {
+        struct Ids {
+            uint64_t local, conn;  // NewConnection: the local id; NewCall: and its connection's
+        } ids{};
+        // What the event carries, by kind: Warning, CallBox (CallReady),
+        // CallDigest (CallDigested: a call the report does not keep),
+        // Connection (Closed); owned, null once taken.
+        void* owned;
+    } payload;
+
+    Event() = default;
+    Event(Event&& o) noexcept : key(o.key), kind(o.kind), payload(o.payload) { o.payload.ids = {}; }
+    Event& operator=(Event&& o) noexcept {
+        if (this != &o) {
+            release();
+            key = o.key, kind = o.kind, payload = o.payload;
+            o.payload.ids = {};
+        }
+        return *this;
+    }
+    ~Event() { release(); }
+
+    template <class T> void give(std::unique_ptr<T> p) { payload.owned = p.release(); }
+    template <class T> T& get() { return *static_cast<T*>(payload.owned); }
+    template <class T> std::unique_ptr<T> take() {
+        return std::unique_ptr<T>(static_cast<T*>(std::exchange(payload.owned, nullptr)));
+    }
+
+private:
+    bool owns() const { return kind != EventKind::NewConnection && kind != EventKind::NewCall; }
+    void release() noexcept {
+        if (!owns() || !payload.owned) return;
+        switch (kind) {
+        case EventKind::Warning: delete static_cast<Warning*>(payload.owned); break;
+        case EventKind::CallReady: delete static_cast<CallBox*>(payload.owned); break;
+        case EventKind::CallDigested: delete static_cast<CallDigest*>(payload.owned); break;
+        case EventKind::Closed: delete static_cast<Connection*>(payload.owned); break;
+        default: break;
+        }
+        payload.owned = nullptr;
+    }
 };
+static_assert(sizeof(Event) == 64);
+
+// What the merge hands back to a worker once it has replayed one of its
+// batches: the emptied event list and the call records of its events, to be
+// filled again. One lock a batch: each record going back through a queue of
+// its own took a lock on both threads for every call (about 25 ms of a
+// 1M-packet run's CPU in pthread_mutex_lock and unlock, perf).
+struct Returned {
+    std::vector<Event> events;
+    std::vector<std::unique_ptr<CallBox>> boxes;
+    std::vector<std::unique_ptr<CallDigest>> digests;
+};
+
+// `from`'s records added to `to` while it holds fewer than kSpareCalls (the
+// rest are freed).
+template <class T>
+void keep_spares(std::vector<std::unique_ptr<T>>& to, std::vector<std::unique_ptr<T>>& from) {
+    for (auto& r : from) {
+        if (to.size() >= kSpareCalls) break;
+        to.push_back(std::move(r));
+    }
+    from.clear();
+}
 
 struct OutBatch {
     unsigned source = 0;
@@ -223,6 +290,7 @@ uint64_t sharding_detail::events_replayed_out_of_order() { return replayed_out_o
 uint64_t sharding_detail::payloads_borrowed() { return borrowed_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::payloads_copied() { return copied_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::calls_worked_on_workers() { return worked_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::calls_digested() { return digested_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
 void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
 
@@ -263,8 +331,17 @@ struct Worker : FlowSink {
     // event lists from the merge): no allocation, page faults or mmap per
     // batch, and no buffer freed in another thread than the one that made it.
     BoundedQueue<InBatch> spare_in{in_depth() + 2};
-    BoundedQueue<std::vector<Event>> spare_out{out_depth() + 2};
-    BoundedQueue<std::unique_ptr<CallBox>> spare_calls{kSpareCalls};
+    BoundedQueue<Returned> spare_out{out_depth() + 2};
+    // This thread's: records the merge gave back, the last given back first.
+    std::vector<std::unique_ptr<CallBox>> spare_calls;
+    std::vector<std::unique_ptr<CallDigest>> spare_digests;
+    template <class T>
+    static std::unique_ptr<T> spare(std::vector<std::unique_ptr<T>>& from) {
+        if (from.empty()) return {};
+        std::unique_ptr<T> r = std::move(from.back());
+        from.pop_back();
+        return r;
+    }
     FlowTable table;
     // The detectors whose on_call needs the call alone, and the ledger: run
     // here, where the call's segments are in this core's cache.
@@ -274,6 +351,8 @@ struct Worker : FlowSink {
     Key key;
     uint64_t conns = 0, calls = 0;
     uint64_t worked = 0;  // calls CallWork ran on (added to the total at the end)
+    uint64_t digested = 0;  // of those, handed on as digests
+    DigestPolicy digests;
     bool at_end = false;  // closing every connection (FlowTable::finish)
     const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
@@ -281,7 +360,7 @@ struct Worker : FlowSink {
     std::thread thread;
     double cpu_s = 0, end_s = 0;
 
-    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n) {}
+    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n), digests(opt) {}
 
     // Heap bytes of the calls in `events` (segments and write lists), to hand
     // them on by size as well as by count.
@@ -297,26 +376,39 @@ struct Worker : FlowSink {
     uint64_t new_connection_id() override {
         uint64_t id = local_id(index, ++conns);
         opened_at.insert(id, key.seq);
-        add(EventKind::NewConnection).local = id;
+        add(EventKind::NewConnection).payload.ids.local = id;
         return id;
     }
     uint64_t new_call_id(uint64_t connection_id) override {
         uint64_t id = local_id(index, ++calls);
         Event& e = add(EventKind::NewCall);
-        e.local = id;
-        e.conn = connection_id;
+        e.payload.ids = {id, connection_id};
         return id;
     }
-    void warn(Warning w) override { add(EventKind::Warning).warning = std::move(w); }
+    void warn(Warning w) override { add(EventKind::Warning).give(std::make_unique<Warning>(std::move(w))); }
     void call_ready(Call&& call, const Connection& conn) override {
+        if (digests.may_digest(call, call.id - local_id(index, 0))) {
+            // The call stays in the flow table's record (emptied and filled
+            // again here, as one thread does); what the merge reads goes.
+            Event& e = add(EventKind::CallDigested);
+            std::unique_ptr<CallDigest> d = spare(spare_digests);
+            if (!d) d = std::make_unique<CallDigest>();
+            work.run(call, conn, d->findings);
+            digest_call(call, *d);
+            e.give(std::move(d));
+            ++worked, ++digested;
+            return;
+        }
         Event& e = add(EventKind::CallReady);
-        if (spare_calls.try_pop(e.call)) clear_call(e.call->call);  // here, not on the merge's thread
-        else e.call = std::make_unique<CallBox>();
-        swap_calls(e.call->call, call);  // `call` gets an emptied one's memory (or a new Call's)
-        e.call->connection = conn;
-        work.run(e.call->call, conn, e.call->findings);
+        std::unique_ptr<CallBox> box = spare(spare_calls);
+        if (box) clear_call(box->call);  // here, not on the merge's thread
+        else box = std::make_unique<CallBox>();
+        swap_calls(box->call, call);  // `call` gets an emptied one's memory (or a new Call's)
+        box->connection = conn;
+        work.run(box->call, conn, box->findings);
         ++worked;
-        const Call& c = e.call->call;
+        const Call& c = box->call;
+        e.give(std::move(box));
         event_bytes += c.segments.size() * sizeof(SegmentInfo) +
                        (c.request.write_sizes.size() + c.response.write_sizes.size()) * sizeof(uint32_t) +
                        (c.request.frames.size() + c.response.frames.size()) * sizeof(uint64_t);
@@ -336,7 +428,7 @@ struct Worker : FlowSink {
     }
     void connection_closed(Connection&& conn) override {
         opened_at.erase(conn.id);
-        add(EventKind::Closed).connection = std::make_unique<Connection>(std::move(conn));
+        add(EventKind::Closed).give(std::make_unique<Connection>(std::move(conn)));
     }
 
     void run() {
@@ -355,6 +447,7 @@ struct Worker : FlowSink {
             hand_on(b.last ? kDone : through_seq(b.upto));
             if (b.last) {
                 worked_total.fetch_add(worked, std::memory_order_relaxed);
+                digested_total.fetch_add(digested, std::memory_order_relaxed);
                 cpu_s = thread_cpu_s();
                 end_s = wall_s();
                 return;
@@ -370,7 +463,13 @@ struct Worker : FlowSink {
         bell.ring();
         events.clear();
         event_bytes = 0;
-        if (!spare_out.try_pop(events)) events.reserve(kOutEvents);
+        if (Returned r; spare_out.try_pop(r)) {
+            events = std::move(r.events);
+            keep_spares(spare_calls, r.boxes);
+            keep_spares(spare_digests, r.digests);
+        } else {
+            events.reserve(kOutEvents);
+        }
     }
     void process(InBatch& b) {
         size_t next = 0;
@@ -440,6 +539,11 @@ struct ShardedAnalysis::Impl {
     // named again once it is: only calls still in the tracker are warned about),
     // so both maps hold the open calls, not every call of a long connection.
     FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
+    // The merge's one record for the calls that come as digests: only their
+    // fields are ever set (undigest), the rest stays Call{}'s.
+    Call digested_call;
+    // Per worker, the call records of its batch being replayed, going back with its list.
+    std::vector<Returned> giving;
 
     // The merge's state: per source (each worker, then the reading thread),
     // its batches not yet replayed, where in the first one it is, and its
@@ -450,7 +554,7 @@ struct ShardedAnalysis::Impl {
     size_t done = 0;  // sources whose last batch the merge has
     Key last_replayed;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
+    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), giving(n), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
         window.first_seq = 1;
         for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
         batches.resize(n);
@@ -522,10 +626,30 @@ struct ShardedAnalysis::Impl {
     uint64_t final_call(uint64_t local) { return final_id(call_ids, local); }
     uint64_t final_conn(uint64_t local) { return final_id(conn_ids, local); }
 
+    // A finished call's ids, and those of the findings made of it on its
+    // worker, from local to final; the merge forgets the local call id.
+    void finish_ids(uint64_t& call, uint64_t& conn, std::vector<Finding>& findings) {
+        const uint64_t local = call;
+        const uint64_t* id = call_ids.find(local);
+        if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
+        call = *id;
+        call_ids.erase(local);
+        if (std::vector<uint64_t>* open = calls_of.find(conn)) {
+            // calls are handed on nearly in order: found near the front
+            if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
+        }
+        conn = final_conn(conn);
+        for (Finding& f : findings) {  // made of this call alone: its ids are the call's
+            f.connection_id = conn;
+            for (uint64_t& named : f.calls)
+                if (named == local) named = call;
+        }
+    }
+
     void replay(Event& e, size_t source) {
         switch (e.kind) {
         case EventKind::Warning: {
-            Warning w = std::move(e.warning);
+            Warning w = std::move(e.get<Warning>());
             if (w.call_id) w.call_id = final_call(w.call_id);
             if (w.connection_id) w.connection_id = final_conn(w.connection_id);
             const WarningCode code = w.code;
@@ -534,43 +658,41 @@ struct ShardedAnalysis::Impl {
             if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
-        case EventKind::NewConnection: conn_ids.insert(e.local, back.new_connection_id()); break;
+        case EventKind::NewConnection: conn_ids.insert(e.payload.ids.local, back.new_connection_id()); break;
         case EventKind::NewCall: {
-            call_ids.insert(e.local, back.new_call_id());
-            std::vector<uint64_t>* open = calls_of.find(e.conn);
-            (open ? *open : calls_of.insert(e.conn, {})).push_back(e.local);
+            const Event::Payload::Ids ids = e.payload.ids;
+            call_ids.insert(ids.local, back.new_call_id());
+            std::vector<uint64_t>* open = calls_of.find(ids.conn);
+            (open ? *open : calls_of.insert(ids.conn, {})).push_back(ids.local);
             break;
         }
         case EventKind::CallReady: {
-            Call& c = e.call->call;
-            const uint64_t local = c.id;
-            const uint64_t* id = call_ids.find(local);
-            if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
-            c.id = *id;
-            call_ids.erase(local);
-            if (std::vector<uint64_t>* open = calls_of.find(c.connection_id)) {
-                // calls are handed on nearly in order: found near the front
-                if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
-            }
-            c.connection_id = final_conn(c.connection_id);
-            e.call->connection.id = c.connection_id;
-            for (Finding& f : e.call->findings) {  // made of this call alone: its ids are the call's
-                f.connection_id = c.connection_id;
-                for (uint64_t& named : f.calls)
-                    if (named == local) named = c.id;
-            }
-            back.call_worked(std::move(c), e.call->connection, e.call->findings);
-            // The record goes back to its worker, which empties it (clear_call) when it takes it.
-            if (source < workers.size()) {
+            CallBox& box = e.get<CallBox>();
+            Call& c = box.call;
+            finish_ids(c.id, c.connection_id, box.findings);
+            box.connection.id = c.connection_id;
+            back.call_worked(std::move(c), box.connection, box.findings);
+            // The record goes back to its worker with the batch, which empties it (clear_call) when it takes it.
+            if (source < workers.size() && giving[source].boxes.size() < kSpareCalls) {
                 free_large_vectors(c);
-                workers[source]->spare_calls.try_push(e.call);
+                giving[source].boxes.push_back(e.take<CallBox>());
             }
             break;
         }
+        case EventKind::CallDigested: {
+            CallDigest& d = e.get<CallDigest>();
+            finish_ids(d.id, d.connection_id, d.findings);
+            undigest(d, digested_call);
+            back.call_digested(digested_call, d.findings);
+            // Back to its worker with the batch, filled again there.
+            if (giving[source].digests.size() < kSpareCalls) giving[source].digests.push_back(e.take<CallDigest>());
+            break;
+        }
         case EventKind::Closed: {
-            uint64_t local = e.connection->id;
-            e.connection->id = final_conn(local);
-            back.connection_closed(std::move(*e.connection));
+            Connection& conn = e.get<Connection>();
+            uint64_t local = conn.id;
+            conn.id = final_conn(local);
+            back.connection_closed(std::move(conn));
             if (const std::vector<uint64_t>* open = calls_of.find(local)) {
                 for (uint64_t c : *open) call_ids.erase(c);
                 calls_of.erase(local);
@@ -585,9 +707,12 @@ struct ShardedAnalysis::Impl {
     Event* head(size_t s) {
         auto& q = pending[s];
         while (!q.empty() && at[s] >= q.front().events.size()) {
-            if (s < workers.size()) {  // the list goes back to its worker
+            if (s < workers.size()) {  // the list goes back to its worker, with the records of its calls
+                Returned& g = giving[s];
                 q.front().events.clear();
-                workers[s]->spare_out.try_push(q.front().events);
+                g.events = std::move(q.front().events);
+                if (workers[s]->spare_out.try_push(g)) g = Returned{};
+                else std::vector<Event>().swap(g.events);  // its records go with the next list
             }
             q.pop_front();
             at[s] = 0;
@@ -714,7 +839,7 @@ void ShardedAnalysis::on_frame(const Frame& f) {
 void ShardedAnalysis::front_warning(Warning w) {
     Event e;
     e.key = Key{impl_->seq + 1, 0, 0, 0, impl_->front_counter++};  // before the next segment's events
-    e.warning = std::move(w);
+    e.give(std::make_unique<Warning>(std::move(w)));
     impl_->front_events.push_back(std::move(e));
 }
 

@@ -39,6 +39,9 @@ uint64_t payloads_copied();
 // Calls CallWork (the detectors that need the call alone, and the ledger)
 // ran on in a worker, not in the merge, in all analyses so far: for its test.
 uint64_t calls_worked_on_workers();
+// Of those, the calls handed to the merge as a digest (call_digest.h), not
+// whole, in all analyses so far: for its test.
+uint64_t calls_digested();
 // Times the reading thread found a worker's input queue full and ran the
 // merge instead of blocking (it runs the merge: no thread of its own), in
 // all analyses so far: for its test.

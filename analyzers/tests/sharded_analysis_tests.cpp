@@ -112,6 +112,41 @@ TEST_CASE("threads: the same report for 1 to 4 threads on every bundled and host
     for (auto& p : all) same_for_every_n(p);
 }
 
+// A call the report will not keep (past keep_calls: the text report lists
+// 500) goes from its worker to the merge as a digest of what the merge reads
+// of it (analyzers/pipeline/call_digest.h), not whole: with none kept, nearly
+// every call. The findings and the summary stay one thread's, in memory and
+// spilled: a field the merge reads and the digest does not carry shows here.
+TEST_CASE("threads: calls past keep_calls cross as digests: the same report", "[threads]") {
+    auto all = captures_in(STALLSCOPE_TESTDATA_DIR);
+    auto hostile = captures_in(fs::path(STALLSCOPE_TESTDATA_DIR) / "hostile");
+    all.insert(all.end(), hostile.begin(), hostile.end());
+    REQUIRE(all.size() > 50);
+    AnalysisOptions opt;
+    opt.keep_calls = 0;
+    uint64_t before = sharding_detail::calls_digested();
+    for (auto& p : all) same_for_every_n(p, opt);
+    CHECK(sharding_detail::calls_digested() - before > 300);
+    opt.spill_after_calls = 2;
+    for (auto& p : captures_in(STALLSCOPE_TESTDATA_DIR)) same_for_every_n(p, opt);
+    // The text report's 500 of the bench's synthetic capture, spilled as the CLI spills.
+    std::string path = temp_path("digests");
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 60000, st, error));
+    opt.keep_calls = 500;
+    opt.spill_after_calls = 1000;
+    before = sharding_detail::calls_digested();
+    same_for_every_n(path, opt);
+    CHECK(sharding_detail::calls_digested() - before > 2 * st.calls);  // of 2, 3 and 4 threads
+    fs::remove(path);
+    // Every call kept: none crosses as a digest.
+    const uint64_t kept_before = sharding_detail::calls_digested();
+    opt = {};
+    same_for_every_n(std::string(STALLSCOPE_TESTDATA_DIR) + "/refsvc-ms-soap.pcap", opt);
+    CHECK(sharding_detail::calls_digested() == kept_before);
+}
+
 TEST_CASE("threads: the same report when calls spill to disk", "[threads]") {
     AnalysisOptions opt;
     opt.spill_after_calls = 2;
