@@ -29,6 +29,8 @@ Summary summarize(const std::vector<Call>& calls, const std::vector<Finding>& fi
 // round).
 class SummaryBuilder {
 public:
+    // With several threads `c` may be made of a digest: it reads only the
+    // fields analyzers/pipeline/call_digest.h lists (add one there if needed).
     void add_call(const Call& c);
     void add_finding(const Finding& f);
     // The same, given complete_calls(f) (the caller has it already).

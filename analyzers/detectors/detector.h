@@ -50,7 +50,10 @@ public:
     virtual bool call_alone() const { return false; }
     // `call.segments` holds the call's segments; `conn` is the connection as
     // known so far (complete when call.closed_connection); `scan` what the
-    // detectors share of the call.
+    // detectors share of the call. With several threads, a detector that
+    // keeps state gets each call the report will not keep as a digest: only
+    // the fields analyzers/pipeline/call_digest.h lists are set, and `conn`
+    // is empty. Reading another field means carrying it there too.
     virtual void on_call(const Call& call, const Connection& conn, const CallScan& scan, std::vector<Finding>& out) {}
     // A connection is over (closed, its address pair reused, or the capture
     // ended): `conn` is final and every call on it has been through on_call.
