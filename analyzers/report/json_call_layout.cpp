@@ -94,6 +94,20 @@ consteval size_t call_key(std::string_view k) {
     return cached->fits ? cached.get() : nullptr;
 }
 
+// Values kept in a tape's shape instead of its values (issue 26, round
+// eight): the template then holds their text and the report copies it with
+// the pieces, nothing to store, format or loop over for them. Exact: the
+// shape holds the value (another value is another shape). Only values that
+// nearly every call of a shape has the same, so the shapes do not multiply:
+// an ms value that rounds to +0 ("0.0": a phase or cause without time),
+// and the integers write_call passes as fixed (a status, a message's
+// segments and missing bytes), when >= 0.
+inline bool ms_in_shape(double v) {
+    uint64_t code = 1;
+    return ms_rounded_code(v, code) && code == 0;
+}
+template <class T> bool fixed_in_shape(T v) { return v >= 0; }
+
 // The writer's pointer into the stream's buffer. After each run there is
 // room for any value but a string (raw_string makes its own). With kSlots,
 // each value's place is noted too (a shape's template: json_call_record.cpp).
@@ -122,7 +136,13 @@ template <bool kSlots> struct TextOut {
     void ms(double v) {
         const uint64_t from = kSlots ? written() : 0;
         p = JsonStream::raw_ms(p, v);
-        slot(from, CallSlot::Ms);
+        if constexpr (kSlots)
+            if (!ms_in_shape(v)) slot(from, CallSlot::Ms);
+    }
+    // A number the tape keeps in the shape: its text is the template's.
+    template <class T> void fixed(T v) {
+        if (!fixed_in_shape(v)) return num(v);
+        p = JsonStream::raw_number(p, v);
     }
     void null() {
         std::memcpy(p, "null", 4);
@@ -183,7 +203,7 @@ template <bool kSlots> struct TextOut {
 // two calls with the same shape and values have the same text.
 struct TapeOut {
     // Tags above any run's id.
-    enum : uint8_t { kStr = 0xF0, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace };
+    enum : uint8_t { kStr = 0xF0, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace, kFixed, kMsZero };
     static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
     CallTape& t;
@@ -248,8 +268,21 @@ struct TapeOut {
     }
     void ms(double x) {
         uint64_t code = 0;
-        if (ms_rounded_code(x, code)) raw(code, kMs);
-        else text(JsonStream::raw_ms(v + 1, x), kMs);
+        if (!ms_rounded_code(x, code)) return text(JsonStream::raw_ms(v + 1, x), kMs);
+        if (code) return raw(code, kMs);
+        tag(kMsZero);  // ms_in_shape
+        shape_check();
+    }
+    // In the shape: its tag, its count of bytes, its bytes (as raw's).
+    template <class T> void fixed(T x) {
+        if (!fixed_in_shape(x)) return num(x);
+        const uint64_t u = uint64_t(x);
+        const unsigned n = (71 - unsigned(__builtin_clzll(u | 1))) >> 3;
+        s[0] = char(kFixed);
+        s[1] = char(n);
+        std::memcpy(s + 2, &u, 8);
+        s += 2 + n;
+        shape_check();
     }
     void null() { tag(kNull); }
     void empty() { tag(kEmpty); }
@@ -305,7 +338,7 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         o.run(L.msg[2]);
         o.num(m.body_bytes);
         o.run(L.msg[3]);
-        o.num(m.write_sizes.size());
+        o.fixed(m.write_sizes.size());
         o.run(L.msg[4]);
         if (m.write_sizes.empty()) {
             o.empty();
@@ -321,7 +354,7 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         o.run(L.msg[5]);
         o.boolean(m.complete);
         o.run(L.msg[6]);
-        o.num(m.missing_bytes);
+        o.fixed(m.missing_bytes);
         o.run(L.close_m);
     };
 
@@ -341,7 +374,7 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         o.boolean(true);
     }
     o.run(L.call[call_key("status")]);
-    if (k.status) o.num(k.status);
+    if (k.status) o.fixed(k.status);
     else o.null();
     o.run(L.call[call_key("reason")]);
     o.str(k.reason);
@@ -457,11 +490,12 @@ std::vector<uint8_t> tape_value_kinds(const CallTape& t) {
         }
         case TapeOut::kPhase:
         case TapeOut::kPlace: i += 2; break;
+        case TapeOut::kFixed: i += 2 + (i + 1 < s.size() ? uint8_t(s[i + 1]) : 0); break;
         case TapeOut::kTime: kinds.push_back(CallSlot::Time), ++i; break;
         case TapeOut::kCount: kinds.push_back(CallSlot::ElementCount), ++i; break;
         case TapeOut::kUint: kinds.push_back(CallSlot::Uint), ++i; break;
         case TapeOut::kMs: kinds.push_back(CallSlot::Ms), ++i; break;
-        default: ++i;  // a run, bool, null or empty array
+        default: ++i;  // a run, bool, null, empty array or zero ms value
         }
     }
     return kinds;

@@ -2,6 +2,7 @@
 // (report_json_reference.cpp): byte for byte the same for every bundled,
 // hostile and public capture, and for random results full of hostile text
 // and awkward numbers.
+#include "analyzers/accounting/call_ledger.h"
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/report/json_call_layout.h"
 #include "analyzers/report/json_call_record.h"
@@ -25,6 +26,7 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -376,6 +378,13 @@ size_t record_head_size(const std::string& rec) {
 }
 
 // c with its numbers moved (its shape unchanged): a call of the same shape.
+// An ms value the recorder keeps in a call's shape, not its values: one that
+// rounds to +0 ("0.0"; json_call_layout.cpp's ms_in_shape).
+bool ms_zero(double ms) { return !std::signbit(ms) && ms * 1000.0 < 0.5; }
+
+// The same shape with other numbers: only values the shape does not hold
+// move (an ms value that rounds to +0 stays so, others stay off it; the
+// status and the missing bytes stay).
 Call numbers_moved(const Call& c, std::mt19937_64& rng) {
     Call k = c;
     k.index_on_connection += rng() % 7;
@@ -384,9 +393,21 @@ Call numbers_moved(const Call& c, std::mt19937_64& rng) {
     k.response.header_bytes = rng() % 100000;
     for (uint32_t& w : k.request.write_sizes) w = uint32_t(rng());
     k.start_ns += int64_t(rng() % 1'000'000'000);
-    if (k.complete) k.latency_ms = double(rng() % 100000) / 7.0;
-    for (Phase& ph : k.phases) ph.start_ns += int64_t(rng() % 1'000'000);
-    for (auto& a : k.attribution) a.ms = double(rng() % 1000) / 3.0;
+    if (k.complete) {
+        Call m = k;
+        m.latency_ms = double(rng() % 100000) / 7.0;
+        if (ms_zero(m.latency_ms) == ms_zero(k.latency_ms) && ms_zero(client_ms(m)) == ms_zero(client_ms(k)))
+            k.latency_ms = m.latency_ms;
+    }
+    for (Phase& ph : k.phases) {  // its duration kept
+        const int64_t by = int64_t(rng() % 1'000'000);
+        ph.start_ns += by;
+        ph.end_ns += by;
+    }
+    for (auto& a : k.attribution) {
+        const double ms = double(rng() % 1000) / 3.0;
+        if (ms_zero(ms) == ms_zero(a.ms)) a.ms = ms;
+    }
     k.soap.element_count = uint32_t(rng() % 50);
     return k;
 }
@@ -616,8 +637,7 @@ TEST_CASE("report json: calls whose shapes differ in one string byte or one run 
     variant([](Call& k) { k.expect_continue = true; });           // true instead of false
     variant([](Call& k) { k.uri = "/svc/Orders\n"; });            // a byte that is escaped
     const size_t distinct = calls.size();
-    variant([](Call& k) {  // numbers only: the same shape as a
-        k.status = 500;
+    variant([](Call& k) {  // numbers only (not one the shape holds): the same shape as a
         k.request.write_sizes = {1, 123456};
         k.latency_ms = 99.25;
         k.phases[0].start_ns = 77;
@@ -690,7 +710,7 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
         const uint64_t n = ints[i % std::size(ints)];
         c.connection_id = n;
         c.request.first_frame = c.request_first_frame = n;
-        c.response.missing_bytes = ints[(i + 5) % std::size(ints)];
+        c.response.body_bytes = ints[(i + 5) % std::size(ints)];
         c.request.write_sizes[1] = uint32_t(n);
         c.status = statuses[i % std::size(statuses)];
         if (!c.status) c.status = 1;  // 0 is a null: another shape
@@ -699,12 +719,83 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
         c.setup_ms = std::fabs(ms[(i + 7) % std::size(ms)]);
         r.calls.push_back(c);
     }
+    // The shapes: what the shape holds (a status >= 0, each ms value that
+    // rounds to +0, setup_ms NaN as null), nothing else.
+    std::set<std::vector<double>> held;
+    for (const Call& c : r.calls)
+        held.insert({c.status >= 0 ? double(c.status) : -1.0, double(ms_zero(c.latency_ms)),
+                     double(ms_zero(c.attribution[0].ms)), double(c.setup_ms >= 0 ? ms_zero(c.setup_ms) : 2),
+                     double(ms_zero(client_ms(c)))});
     CountingRecorder shapes{json_call_recorder(2)};
     AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
     CHECK(json_of(by_shape, 2) == json_of(binary, 2));
-    CHECK((*shapes.kinds)[1] <= 2);  // setup_ms NaN is null: at most one shape more
-    CHECK((*shapes.kinds)[2] >= 38);  // the others by their values only, raw or text
+    CHECK((*shapes.kinds)[1] == held.size());
+    CHECK((*shapes.kinds)[2] == r.calls.size() - held.size());  // the others by their values only, raw or text
     CHECK((*shapes.kinds)[0] == 0);
+}
+
+// Values nearly every call of a shape has the same are held in the shape,
+// not recorded and formatted each call (json_call_layout.cpp): a status, a
+// message's segments and missing bytes, an ms value that rounds to +0. So a
+// call with another of them is another shape; one whose other numbers moved
+// is not. Fails when a held value is left out of the shape (two calls with
+// different texts would share a template).
+TEST_CASE("report json: a status, segments, missing bytes and ms values of 0.0 are held in a call's shape", "[json]") {
+    Call a;
+    a.id = 1;
+    a.method = "POST";
+    a.uri = "/svc";
+    a.http_version = "HTTP/1.1";
+    a.status = 200;
+    a.complete = true;
+    a.latency_ms = 3.25;
+    a.request.write_sizes = {100, 200};
+    a.response.write_sizes = {300};
+    a.phases.push_back({PhaseKind::RequestBody, 1'000'000, 1'000'000, 3, 3});  // 0.0 ms
+    a.phases.push_back({PhaseKind::ServerTime, 1'000'000, 4'250'000, 3, 5});
+    a.attribution.push_back({"server", 3.25});
+    a.attribution.push_back({"response_transfer", 0.0});
+    std::vector<Call> calls{a};
+    std::vector<uint8_t> want{kDefineRecord};
+    auto variant = [&](uint8_t tag, auto change) {
+        Call k = a;
+        change(k);
+        k.id = calls.size() + 1;
+        calls.push_back(k);
+        want.push_back(tag);
+    };
+    variant(kShapeRecord, [](Call& k) {  // other numbers: the same shape
+        k.request.first_frame = 70000;
+        k.latency_ms = 12.5;
+        k.attribution[0].ms = 12.5;
+        k.phases[1].end_ns = 9'000'000;
+        k.request.write_sizes = {7, 123456};
+    });
+    variant(kShapeRecord, [](Call& k) { k.attribution[1].ms = 0.0004; });  // "0.0" too
+    variant(kDefineRecord, [](Call& k) { k.status = 500; });
+    variant(kDefineRecord, [](Call& k) { k.response.missing_bytes = 7; });
+    variant(kDefineRecord, [](Call& k) { k.request.missing_bytes = 1ULL << 40; });
+    variant(kDefineRecord, [](Call& k) { k.attribution[1].ms = 0.0005; });  // "0.001"
+    variant(kShapeRecord, [](Call& k) { k.attribution[1].ms = -0.0; });     // "-0.0": a value, as the one before
+    variant(kDefineRecord, [](Call& k) { k.phases[0].end_ns += 1'000; });   // "0.001"
+    variant(kDefineRecord, [](Call& k) { k.latency_ms = 0.0; });
+    variant(kShapeRecord, [](Call& k) { k.latency_ms = 0.0001; });  // the one before's shape
+    variant(kDefineRecord, [](Call& k) { k.status = -3; });          // a value: not held
+    variant(kShapeRecord, [](Call& k) { k.status = -40000; });
+    variant(kShapeRecord, [](Call& k) { k.status = 500; });          // the 500 above
+    AnalysisResult r;
+    r.capture.first_ns = 1'000'000;
+    r.calls = calls;
+    auto rec = json_call_recorder(2);
+    for (size_t i = 0; i < calls.size(); ++i) {
+        INFO("call " << i + 1);
+        CHECK(int(uint8_t(rec(calls[i])[0])) == int(want[i]));
+    }
+    AnalysisResult by_shape = spilled_copy(r, json_call_recorder(2)), binary = spilled_copy(r, nullptr);
+    const std::string got = json_of(by_shape, 2);
+    CHECK(got == json_of(binary, 2));
+    CHECK(got.find("\"status\": 500") != std::string::npos);
+    CHECK(got.find("\"missing_bytes\": 1099511627776") != std::string::npos);
 }
 
 // The copy-out writes a frame (5 digits or more) or a time equal to the
