@@ -108,6 +108,25 @@ inline bool ms_in_shape(double v) {
 }
 template <class T> bool fixed_in_shape(T v) { return v >= 0; }
 
+// A call's frames, or its times, met so far as values (up to kMaxKept): a
+// frame or time equal to one of them is written as a reference to it (a
+// phase starts and ends at its messages' frames and times). The tape and
+// the template meet the same values in the same order, so they agree.
+struct KeptValues {
+    uint64_t keys[CallSlot::kMaxKept];
+    unsigned n = 0;
+    int find(uint64_t x) const {
+        for (unsigned i = 0; i < n; ++i)
+            if (keys[i] == x) return int(i);
+        return -1;
+    }
+    bool add(uint64_t x) {
+        if (n == CallSlot::kMaxKept) return false;
+        keys[n++] = x;
+        return true;
+    }
+};
+
 // The writer's pointer into the stream's buffer. After each run there is
 // room for any value but a string (raw_string makes its own). With kSlots,
 // each value's place is noted too (a shape's template: json_call_record.cpp).
@@ -124,8 +143,9 @@ template <bool kSlots> struct TextOut {
         std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
         p += r.size;
     }
-    void slot(uint64_t from, CallSlot::Kind kind) {
-        if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind});
+    KeptValues frames, times;  // with kSlots
+    void slot(uint64_t from, CallSlot::Kind kind, int ref = 0) {
+        if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind, uint8_t(ref)});
     }
     // The kinds as TapeOut tags them.
     template <class T> void num(T v) {
@@ -138,6 +158,18 @@ template <bool kSlots> struct TextOut {
         p = JsonStream::raw_ms(p, v);
         if constexpr (kSlots)
             if (!ms_in_shape(v)) slot(from, CallSlot::Ms);
+    }
+    // A frame: with kSlots, a reference to an equal earlier one (KeptValues).
+    void frame(uint64_t x) {
+        if constexpr (!kSlots) {
+            num(x);
+        } else {
+            const uint64_t from = written();
+            p = JsonStream::raw_number(p, x);
+            const int r = frames.find(x);
+            if (r >= 0) slot(from, CallSlot::FrameRef, r);
+            else slot(from, frames.add(x) ? CallSlot::Frame : CallSlot::Uint);
+        }
     }
     // A number the tape keeps in the shape: its text is the template's.
     template <class T> void fixed(T v) {
@@ -176,7 +208,11 @@ template <bool kSlots> struct TextOut {
         const uint64_t from = written();
         marks->times.push_back({from, ns});
         null();
-        slot(from, CallSlot::Time);
+        if constexpr (kSlots) {
+            const int r = times.find(uint64_t(ns));
+            if (r >= 0) slot(from, CallSlot::TimeRef, r);
+            else slot(from, times.add(uint64_t(ns)) ? CallSlot::KeptTime : CallSlot::Time);
+        }
     }
     void element_count(uint32_t n) {
         if (marks) {
@@ -203,10 +239,14 @@ template <bool kSlots> struct TextOut {
 // two calls with the same shape and values have the same text.
 struct TapeOut {
     // Tags above any run's id.
-    enum : uint8_t { kStr = 0xF0, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace, kFixed, kMsZero };
+    enum : uint8_t {
+        kStr = 0xE8, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace, kFixed, kMsZero,
+        kFrame, kKeptTime, kFrameRef, kTimeRef
+    };
     static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
 
     CallTape& t;
+    KeptValues frames, times;
     char* s;  // into t.shape.b, room for kSlack after it
     char* v;  // into t.values.b, room for kSlack after it
     char* s_end;
@@ -304,10 +344,18 @@ struct TapeOut {
         s += 2;
         shape_check();
     }
+    // A frame or time equal to an earlier one: a reference in the shape (KeptValues).
+    void frame(uint64_t x) {
+        const int r = frames.find(x);
+        if (r >= 0) return enum_tag(kFrameRef, uint8_t(r));
+        raw(x, frames.add(x) ? kFrame : kUint);
+    }
     void time(int64_t ns) {
+        const int r = times.find(uint64_t(ns));
+        if (r >= 0) return enum_tag(kTimeRef, uint8_t(r));
         std::memcpy(v, &ns, 8);
         v += 8;
-        tag(kTime);
+        tag(times.add(uint64_t(ns)) ? kKeptTime : kTime);
         shape_check();
         if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
@@ -330,9 +378,9 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
     };
     auto message = [&](const MessageInfo& m) {
         o.run(L.msg_open);
-        o.num(m.first_frame);
+        o.frame(m.first_frame);
         o.run(L.msg[0]);
-        o.num(m.last_frame);
+        o.frame(m.last_frame);
         o.run(L.msg[1]);
         o.num(m.header_bytes);
         o.run(L.msg[2]);
@@ -412,9 +460,9 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
     o.run(L.call[call_key("got_continue")]);
     o.boolean(k.got_continue);
     o.run(L.call[call_key("request_first_frame")]);
-    o.num(k.request_first_frame);
+    o.frame(k.request_first_frame);
     o.run(L.call[call_key("response_last_frame")]);
-    if (k.response_last_frame) o.num(k.response_last_frame);
+    if (k.response_last_frame) o.frame(k.response_last_frame);
     else o.null();
     o.run(L.call[call_key("start_ms")]);
     o.time(k.start_ns);
@@ -443,9 +491,9 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
             o.run(L.phase[1]);
             o.ms(ph.duration_ms());
             o.run(L.phase[2]);
-            o.num(ph.start_frame);
+            o.frame(ph.start_frame);
             o.run(L.phase[3]);
-            o.num(ph.end_frame);
+            o.frame(ph.end_frame);
             o.run(L.close_s);
         }
         o.run(L.array_close_m);
@@ -491,6 +539,15 @@ std::vector<uint8_t> tape_value_kinds(const CallTape& t) {
         case TapeOut::kPhase:
         case TapeOut::kPlace: i += 2; break;
         case TapeOut::kFixed: i += 2 + (i + 1 < s.size() ? uint8_t(s[i + 1]) : 0); break;
+        case TapeOut::kFrameRef:
+        case TapeOut::kTimeRef: {
+            const uint8_t ref = i + 1 < s.size() ? uint8_t(s[i + 1]) : 0;
+            kinds.push_back(CallSlot{0, 0, s[i] == char(TapeOut::kFrameRef) ? CallSlot::FrameRef : CallSlot::TimeRef, ref}.code());
+            i += 2;
+            break;
+        }
+        case TapeOut::kFrame: kinds.push_back(CallSlot::Frame), ++i; break;
+        case TapeOut::kKeptTime: kinds.push_back(CallSlot::KeptTime), ++i; break;
         case TapeOut::kTime: kinds.push_back(CallSlot::Time), ++i; break;
         case TapeOut::kCount: kinds.push_back(CallSlot::ElementCount), ++i; break;
         case TapeOut::kUint: kinds.push_back(CallSlot::Uint), ++i; break;

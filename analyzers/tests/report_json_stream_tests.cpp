@@ -382,27 +382,76 @@ size_t record_head_size(const std::string& rec) {
 // rounds to +0 ("0.0"; json_call_layout.cpp's ms_in_shape).
 bool ms_zero(double ms) { return !std::signbit(ms) && ms * 1000.0 < 0.5; }
 
+// Every frame of a call moved by the same amount, and every time: which
+// frames, and which times, are equal stays (a frame or time equal to an
+// earlier one is a reference in the call's shape). A null frame stays null.
+void frames_moved(Call& k, uint64_t by) {
+    for (uint64_t* f : {&k.request_first_frame, &k.request.first_frame, &k.request.last_frame,
+                        &k.response.first_frame, &k.response.last_frame})
+        *f += by;
+    if (k.response_last_frame) k.response_last_frame += by;
+    for (Phase& ph : k.phases) {
+        ph.start_frame += by;
+        ph.end_frame += by;
+    }
+}
+void times_moved(Call& k, int64_t by) {
+    auto move = [by](int64_t& t) { t = int64_t(uint64_t(t) + uint64_t(by)); };  // wraps as a frame does
+    move(k.start_ns);
+    move(k.end_ns);
+    for (Phase& ph : k.phases) {
+        move(ph.start_ns);
+        move(ph.end_ns);
+    }
+}
+
+// Which earlier frame, and which earlier time, each of a call's frames and
+// times equals (json_call_layout.cpp's KeptValues, in write_call's order):
+// part of its shape.
+std::vector<int> ref_pattern(const Call& c) {
+    std::vector<int> out;
+    auto refs = [&out](const std::vector<uint64_t>& xs) {
+        std::vector<uint64_t> kept;
+        for (uint64_t x : xs) {
+            const auto it = std::find(kept.begin(), kept.end(), x);
+            if (it != kept.end()) out.push_back(int(it - kept.begin()));
+            else if (kept.size() < CallSlot::kMaxKept) kept.push_back(x), out.push_back(-1);
+            else out.push_back(-2);
+        }
+        out.push_back(-3);
+    };
+    std::vector<uint64_t> frames{c.request_first_frame};
+    if (c.response_last_frame) frames.push_back(c.response_last_frame);
+    for (const MessageInfo* m : {&c.request, &c.response}) {
+        frames.push_back(m->first_frame);
+        frames.push_back(m->last_frame);
+    }
+    std::vector<uint64_t> times{uint64_t(c.start_ns)};
+    for (const Phase& ph : c.phases) {
+        frames.push_back(ph.start_frame);
+        frames.push_back(ph.end_frame);
+        times.push_back(uint64_t(ph.start_ns));
+    }
+    refs(frames);
+    refs(times);
+    return out;
+}
+
 // The same shape with other numbers: only values the shape does not hold
 // move (an ms value that rounds to +0 stays so, others stay off it; the
-// status and the missing bytes stay).
+// status and the missing bytes stay; the frames, and the times, together).
 Call numbers_moved(const Call& c, std::mt19937_64& rng) {
     Call k = c;
     k.index_on_connection += rng() % 7;
-    k.request.first_frame += rng() % 1000;
-    k.request.last_frame += rng() % 100000;
+    frames_moved(k, rng() % 100000);
     k.response.header_bytes = rng() % 100000;
     for (uint32_t& w : k.request.write_sizes) w = uint32_t(rng());
-    k.start_ns += int64_t(rng() % 1'000'000'000);
+    times_moved(k, int64_t(rng() % 1'000'000'000));
     if (k.complete) {
         Call m = k;
         m.latency_ms = double(rng() % 100000) / 7.0;
         if (ms_zero(m.latency_ms) == ms_zero(k.latency_ms) && ms_zero(client_ms(m)) == ms_zero(client_ms(k)))
             k.latency_ms = m.latency_ms;
-    }
-    for (Phase& ph : k.phases) {  // its duration kept
-        const int64_t by = int64_t(rng() % 1'000'000);
-        ph.start_ns += by;
-        ph.end_ns += by;
     }
     for (auto& a : k.attribution) {
         const double ms = double(rng() % 1000) / 3.0;
@@ -720,12 +769,15 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
         r.calls.push_back(c);
     }
     // The shapes: what the shape holds (a status >= 0, each ms value that
-    // rounds to +0, setup_ms NaN as null), nothing else.
+    // rounds to +0, setup_ms NaN as null, which frames are equal), nothing else.
     std::set<std::vector<double>> held;
-    for (const Call& c : r.calls)
-        held.insert({c.status >= 0 ? double(c.status) : -1.0, double(ms_zero(c.latency_ms)),
-                     double(ms_zero(c.attribution[0].ms)), double(c.setup_ms >= 0 ? ms_zero(c.setup_ms) : 2),
-                     double(ms_zero(client_ms(c)))});
+    for (const Call& c : r.calls) {
+        std::vector<double> key{c.status >= 0 ? double(c.status) : -1.0, double(ms_zero(c.latency_ms)),
+                                double(ms_zero(c.attribution[0].ms)), double(c.setup_ms >= 0 ? ms_zero(c.setup_ms) : 2),
+                                double(ms_zero(client_ms(c)))};
+        for (int ref : ref_pattern(c)) key.push_back(ref);
+        held.insert(key);
+    }
     CountingRecorder shapes{json_call_recorder(2)};
     AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
     CHECK(json_of(by_shape, 2) == json_of(binary, 2));
@@ -765,7 +817,7 @@ TEST_CASE("report json: a status, segments, missing bytes and ms values of 0.0 a
         want.push_back(tag);
     };
     variant(kShapeRecord, [](Call& k) {  // other numbers: the same shape
-        k.request.first_frame = 70000;
+        frames_moved(k, 70000);
         k.latency_ms = 12.5;
         k.attribution[0].ms = 12.5;
         k.phases[1].end_ns = 9'000'000;
@@ -798,9 +850,10 @@ TEST_CASE("report json: a status, segments, missing bytes and ms values of 0.0 a
     CHECK(got.find("\"missing_bytes\": 1099511627776") != std::string::npos);
 }
 
-// The copy-out writes a frame (5 digits or more) or a time equal to the
-// last one again from its text (json_call_record.cpp): equal in all 64 bits
-// only, never across calls.
+// A frame or time equal to an earlier one of the call is a reference in the
+// shape, its text copied from that one's (json_call_layout.cpp, KeptValues;
+// json_call_record.cpp): equal in all 64 bits only, never across calls; the
+// calls with the same equal frames and times share a shape.
 TEST_CASE("report json: a call's repeated frames and times are written as when formatted", "[json]") {
     const uint64_t frames[] = {70000, 70000 + 256, 70000 + (1ULL << 32), 9999, 10000, 70000, 12345678,
                                123456789, 123456789 + (1ULL << 40)};
@@ -828,10 +881,21 @@ TEST_CASE("report json: a call's repeated frames and times are written as when f
         }
         r.calls.push_back(c);
     }
+    for (size_t i = 0; i < 300; ++i) {  // the same equal frames and times, other values
+        Call c = r.calls[i];
+        frames_moved(c, (1ULL << 32) + 256);
+        times_moved(c, int64_t(1) << 20);
+        c.id = r.calls.size() + 1;
+        r.calls.push_back(c);
+    }
+    std::set<std::vector<int>> patterns;
+    for (const Call& c : r.calls) patterns.insert(ref_pattern(c));
     CountingRecorder shapes{json_call_recorder(2)};
     AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
     CHECK(json_of(by_shape, 2) == json_of(binary, 2));
-    CHECK((*shapes.kinds)[2] >= 290);  // one shape: the calls by their values
+    CHECK((*shapes.kinds)[1] == patterns.size());  // a shape for each pattern of equal frames and times
+    CHECK((*shapes.kinds)[2] == r.calls.size() - patterns.size());
+    CHECK(patterns.size() <= 300);
 }
 
 TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
@@ -893,6 +957,12 @@ TEST_CASE("report json: a damaged shape id or value tape is a spill error naming
     CHECK(fails(define.substr(0, define.size() - 1), shaped));  // the definition's values
     // The definition's template: its first cut past its text.
     CHECK(fails(with(define, record_head_size(define) + 24, uint32_t(1) << 30), shaped));
+    // Its first value's kind: a reference to a frame or time not kept yet, no kind.
+    const size_t first_kind = record_head_size(define) + 32;  // shape id, call, nonce, counts, first cut
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::FrameRef)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::TimeRef | 3 << 4)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::TimeRef + 1)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::Uint | 1 << 4)), shaped));
 }
 
 TEST_CASE("report json: bundled captures analysed with calls stored as JSON elements report the same", "[json]") {
