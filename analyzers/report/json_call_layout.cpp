@@ -138,6 +138,7 @@ template <bool kSlots> struct TextOut {
     CallJsonMarks* marks;
     std::vector<CallSlot>* slots = nullptr;
 
+    void key(const JsonRun& r) { run(r); }
     void run(const JsonRun& r) {
         p = w.raw_room(p, 2 * JsonRun::kCap + kDoubleChars);
         std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
@@ -285,6 +286,7 @@ struct TapeOut {
     }
     void tag(uint8_t x) { *s++ = char(x); }
     void run(const JsonRun& r) { tag(r.id); }
+    void key(const JsonRun&) {}  // decided by the tags before it (write_call)
     void value_done(char* end, uint8_t kind) {
         v = end;
         tag(kind);
@@ -365,7 +367,13 @@ struct TapeOut {
     }
 };
 
-// The element of call k: runs from L, values and strings through o.
+// The element of call k: runs from L, values and strings through o. A run
+// where the element's form branches (a choice, a loop, something present or
+// not) goes through o.run, and a tape holds its id; any other through o.key,
+// which a tape leaves out (issue 26, round eight: about 80 of a call's ~105
+// runs): the tags of the branches before it decide it, so the shape stays
+// exact. A new branch must write its runs with o.run, or decide between
+// values of different tags (a null or a number, a string or a null).
 template <class O> void write_call(O& o, const CallLayout& L, const Call& k, bool first) {
     o.run(first ? L.elem_first : L.elem_next);
     auto ms_or_null = [&](bool known, double ms) {
@@ -377,17 +385,17 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         else o.str(s);
     };
     auto message = [&](const MessageInfo& m) {
-        o.run(L.msg_open);
+        o.key(L.msg_open);
         o.frame(m.first_frame);
-        o.run(L.msg[0]);
+        o.key(L.msg[0]);
         o.frame(m.last_frame);
-        o.run(L.msg[1]);
+        o.key(L.msg[1]);
         o.num(m.header_bytes);
-        o.run(L.msg[2]);
+        o.key(L.msg[2]);
         o.num(m.body_bytes);
-        o.run(L.msg[3]);
+        o.key(L.msg[3]);
         o.fixed(m.write_sizes.size());
-        o.run(L.msg[4]);
+        o.key(L.msg[4]);
         if (m.write_sizes.empty()) {
             o.empty();
         } else {
@@ -399,86 +407,86 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
             }
             o.run(L.sizes_close);
         }
-        o.run(L.msg[5]);
+        o.key(L.msg[5]);
         o.boolean(m.complete);
-        o.run(L.msg[6]);
+        o.key(L.msg[6]);
         o.fixed(m.missing_bytes);
-        o.run(L.close_m);
+        o.key(L.close_m);
     };
 
     o.num(k.id);
-    o.run(L.call[call_key("connection_id")]);
+    o.key(L.call[call_key("connection_id")]);
     o.num(k.connection_id);
-    o.run(L.call[call_key("index_on_connection")]);
+    o.key(L.call[call_key("index_on_connection")]);
     o.num(k.index_on_connection);
-    o.run(L.call[call_key("method")]);
+    o.key(L.call[call_key("method")]);
     o.str(k.method);
-    o.run(L.call[call_key("uri")]);
+    o.key(L.call[call_key("uri")]);
     o.str(k.uri);
-    o.run(L.call[call_key("http_version")]);
+    o.key(L.call[call_key("http_version")]);
     o.str(k.http_version);
     if (k.encrypted) {  // TLS without keys: method, URI, status unknown
         o.run(L.call[call_key("encrypted")]);
         o.boolean(true);
     }
-    o.run(L.call[call_key("status")]);
+    o.key(L.call[call_key("status")]);
     if (k.status) o.fixed(k.status);
     else o.null();
-    o.run(L.call[call_key("reason")]);
+    o.key(L.call[call_key("reason")]);
     o.str(k.reason);
-    o.run(L.call[call_key("operation")]);
+    o.key(L.call[call_key("operation")]);
     str_or_null(k.soap.operation);
-    o.run(L.call[call_key("namespace")]);
+    o.key(L.call[call_key("namespace")]);
     str_or_null(k.soap.operation_ns);
-    o.run(L.call[call_key("soap_version")]);
+    o.key(L.call[call_key("soap_version")]);
     str_or_null(k.soap.version);
-    o.run(L.call[call_key("soap_action")]);
+    o.key(L.call[call_key("soap_action")]);
     o.str(k.soap_action);
-    o.run(L.call[call_key("fault")]);
+    o.key(L.call[call_key("fault")]);
     const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
     if (fs.fault) {
         o.run(L.fault_open);
         o.str(fs.fault_code);
-        o.run(L.fault_string);
+        o.key(L.fault_string);
         o.str(fs.fault_string);
-        o.run(L.close_m);
+        o.key(L.close_m);
     } else {
         o.null();
     }
-    o.run(L.call[call_key("soap_error")]);
+    o.key(L.call[call_key("soap_error")]);
     str_or_null(!k.soap.error.empty() ? k.soap.error : k.soap_response.error);
-    o.run(L.call[call_key("envelope_bytes")]);
+    o.key(L.call[call_key("envelope_bytes")]);
     o.num(k.soap.bytes);
-    o.run(L.call[call_key("element_count")]);
+    o.key(L.call[call_key("element_count")]);
     o.element_count(k.soap.element_count);
-    o.run(L.call[call_key("user_agent")]);
+    o.key(L.call[call_key("user_agent")]);
     o.str(k.user_agent);
-    o.run(L.call[call_key("server")]);
+    o.key(L.call[call_key("server")]);
     o.str(k.server);
-    o.run(L.call[call_key("expect_continue")]);
+    o.key(L.call[call_key("expect_continue")]);
     o.boolean(k.expect_continue);
-    o.run(L.call[call_key("got_continue")]);
+    o.key(L.call[call_key("got_continue")]);
     o.boolean(k.got_continue);
-    o.run(L.call[call_key("request_first_frame")]);
+    o.key(L.call[call_key("request_first_frame")]);
     o.frame(k.request_first_frame);
-    o.run(L.call[call_key("response_last_frame")]);
+    o.key(L.call[call_key("response_last_frame")]);
     if (k.response_last_frame) o.frame(k.response_last_frame);
     else o.null();
-    o.run(L.call[call_key("start_ms")]);
+    o.key(L.call[call_key("start_ms")]);
     o.time(k.start_ns);
-    o.run(L.call[call_key("latency_ms")]);
+    o.key(L.call[call_key("latency_ms")]);
     ms_or_null(k.complete, k.latency_ms);
-    o.run(L.call[call_key("complete")]);
+    o.key(L.call[call_key("complete")]);
     o.boolean(k.complete);
-    o.run(L.call[call_key("opened_connection")]);
+    o.key(L.call[call_key("opened_connection")]);
     o.boolean(k.opened_connection);
-    o.run(L.call[call_key("closed_connection")]);
+    o.key(L.call[call_key("closed_connection")]);
     o.boolean(k.closed_connection);
-    o.run(L.call[call_key("request")]);
+    o.key(L.call[call_key("request")]);
     message(k.request);
-    o.run(L.call[call_key("response")]);
+    o.key(L.call[call_key("response")]);
     message(k.response);
-    o.run(L.call[call_key("phases")]);
+    o.key(L.call[call_key("phases")]);
     if (k.phases.empty()) {
         o.empty();
     } else {
@@ -486,41 +494,41 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
             const Phase& ph = k.phases[i];
             o.run(i ? L.phase_next : L.phase_first);
             o.phase(ph.kind);
-            o.run(L.phase[0]);
+            o.key(L.phase[0]);
             o.time(ph.start_ns);
-            o.run(L.phase[1]);
+            o.key(L.phase[1]);
             o.ms(ph.duration_ms());
-            o.run(L.phase[2]);
+            o.key(L.phase[2]);
             o.frame(ph.start_frame);
-            o.run(L.phase[3]);
+            o.key(L.phase[3]);
             o.frame(ph.end_frame);
-            o.run(L.close_s);
+            o.key(L.close_s);
         }
-        o.run(L.array_close_m);
+        o.key(L.array_close_m);
     }
-    o.run(L.call[call_key("attribution")]);
+    o.key(L.call[call_key("attribution")]);
     if (k.attribution.empty()) {
         o.empty();
     } else {
         for (size_t i = 0; i < k.attribution.size(); ++i) {
             o.run(i ? L.cause_next : L.cause_first);
             o.str(k.attribution[i].cause);
-            o.run(L.cause_ms);
+            o.key(L.cause_ms);
             o.ms(k.attribution[i].ms);
-            o.run(L.close_s);
+            o.key(L.close_s);
         }
-        o.run(L.array_close_m);
+        o.key(L.array_close_m);
     }
-    o.run(L.call[call_key("setup_ms")]);
+    o.key(L.call[call_key("setup_ms")]);
     ms_or_null(k.setup_ms >= 0, k.setup_ms);
-    o.run(L.call[call_key("client_ms")]);
+    o.key(L.call[call_key("client_ms")]);
     if (k.complete) o.ms(client_ms(k));
     else o.null();
-    o.run(L.call[call_key("latency_view")]);
+    o.key(L.call[call_key("latency_view")]);
     o.place(k.view);
-    o.run(L.call[call_key("client_latency_estimate_ms")]);
+    o.key(L.call[call_key("client_latency_estimate_ms")]);
     ms_or_null(k.complete && k.client_path_ms >= 0, k.latency_ms + k.client_path_ms);
-    o.run(L.close_call);
+    o.key(L.close_call);
 }
 
 } // namespace

@@ -786,6 +786,28 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
     CHECK((*shapes.kinds)[0] == 0);
 }
 
+// A tape's shape holds a run's id only where the element branches (a choice,
+// a loop, something present or not): the others are decided by the tags
+// before them (json_call_layout.cpp, write_call), and a call's element has
+// about 105 runs. Fails when every run is tagged. The shapes stay exact: the
+// random and hostile calls above, and the bundled captures below, report the
+// same bytes through their shapes.
+TEST_CASE("report json: a call's shape leaves out the runs its branches decide", "[json]") {
+    Call c;
+    c.complete = true;
+    c.request.write_sizes = {1};
+    c.response.write_sizes = {2};
+    for (PhaseKind k : {PhaseKind::RequestHeaders, PhaseKind::RequestBody, PhaseKind::ServerTime,
+                        PhaseKind::ResponseHeaders, PhaseKind::ResponseBody})
+        c.phases.push_back({k, 0, 0, 1, 1});
+    c.attribution.push_back({"", 1.0});
+    CallTape t;
+    REQUIRE(call_json_tape(2, 2, c, t));
+    // 149 bytes; 231 with every run tagged (the keys, a message's, a phase's,
+    // a cause's and the closing runs: 82 more).
+    CHECK(t.shape.n < 160);
+}
+
 // Values nearly every call of a shape has the same are held in the shape,
 // not recorded and formatted each call (json_call_layout.cpp): a status, a
 // message's segments and missing bytes, an ms value that rounds to +0. So a
