@@ -3,6 +3,7 @@
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/report/report.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -144,7 +145,7 @@ template <bool kSlots> struct TextOut {
         std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
         p += r.size;
     }
-    KeptValues frames, times;  // with kSlots
+    KeptValues frames{}, times{};  // with kSlots
     void slot(uint64_t from, CallSlot::Kind kind, int ref = 0) {
         if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind, uint8_t(ref)});
     }
@@ -244,45 +245,49 @@ struct TapeOut {
         kStr = 0xE8, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace, kFixed, kMsZero,
         kFrame, kKeptTime, kFrameRef, kTimeRef
     };
-    static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
-
     CallTape& t;
     KeptValues frames, times;
-    char* s;  // into t.shape.b, room for kSlack after it
-    char* v;  // into t.values.b, room for kSlack after it
-    char* s_end;
-    char* v_end;
+    char* s;  // into t.shape.b: room for the whole element (room_for)
+    char* v;  // into t.values.b: the same
 
-    explicit TapeOut(CallTape& tape) : t(tape) {
-        if (t.shape.b.size() < 4096) t.shape.b.resize(4096);
-        if (t.values.b.size() < 1024) t.values.b.resize(1024);
-        s = t.shape.b.data();
-        v = t.values.b.data();
-        s_end = s + t.shape.b.size() - kSlack;
-        v_end = v + t.values.b.size() - kSlack;
+    // The most a call's tape can take, made room for once (no test per tag
+    // or value): per item (a run, value, null, bool, name, a string's head)
+    // at most kItemShape bytes of shape (a fixed integer) and kItemValue of
+    // values (a number's text), and the strings' bytes. write_call writes at
+    // most 54 items, 2 more a write size, 6 a phase and 3 an attribution
+    // entry; counted with room to spare.
+    static constexpr size_t kItemShape = 10, kItemValue = 1 + kDoubleChars;
+    static size_t items_of(const Call& k) {
+        return 96 + 4 * (k.request.write_sizes.size() + k.response.write_sizes.size()) + 8 * k.phases.size() +
+               4 * k.attribution.size();
+    }
+    // Every string write_call may write (some are left out: room to spare).
+    static size_t string_bytes_of(const Call& k) {
+        size_t n = k.method.size() + k.uri.size() + k.http_version.size() + k.reason.size() + k.soap_action.size() +
+                   k.user_agent.size() + k.server.size();
+        for (const SoapInfo* i : {&k.soap, &k.soap_response})
+            n += i->operation.size() + i->operation_ns.size() + i->version.size() + i->fault_code.size() +
+                 i->fault_string.size() + i->error.size();
+        for (const auto& a : k.attribution) n += a.cause.size();
+        return n;
+    }
+    static char* room(TapeBytes& b, size_t n) {
+        if (b.b.size() < n) b.b.resize(std::max(n, 2 * b.b.size()));
+        return b.b.data();
+    }
+
+    TapeOut(CallTape& tape, const Call& k) : t(tape) {
+        const size_t items = items_of(k);
+        s = room(t.shape, items * kItemShape + string_bytes_of(k));
+        v = room(t.values, items * kItemValue + CallTape::kValuePad);
     }
     void finish() {
-        std::memset(v, 0, CallTape::kValuePad);  // kSlack left room
+        std::memset(v, 0, CallTape::kValuePad);
         v += CallTape::kValuePad;
         t.shape.n = size_t(s - t.shape.b.data());
         t.values.n = size_t(v - t.values.b.data());
-    }
-    // Out of line, and given no member's address (a char store could alias it).
-    [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, size_t n) {
-        const size_t used = size_t(p - b.b.data());
-        b.b.resize(std::max(2 * b.b.size(), used + n + 2 * kSlack));
-        return b.b.data() + used;
-    }
-    static char* end_of(TapeBytes& b) { return b.b.data() + b.b.size() - kSlack; }
-    // Room: a run, bool, null or empty array writes one tag unchecked; every
-    // value, time, element_count, string and name checks that kSlack bytes
-    // are left after it. Between two checks come at most a dozen tags (the
-    // element has no longer stretch of runs, bools and nulls), far below kSlack.
-    void shape_check() {
-        if (s > s_end) s = grow(t.shape, s, 0), s_end = end_of(t.shape);
-    }
-    void shape_room(size_t n) {
-        if (size_t(s_end + kSlack - s) < n + kSlack) s = grow(t.shape, s, n), s_end = end_of(t.shape);
+        // Past its room: a bound above is wrong (memory already written over).
+        if (t.shape.n > t.shape.b.size() || t.values.n > t.values.b.size()) std::abort();
     }
     void tag(uint8_t x) { *s++ = char(x); }
     void run(const JsonRun& r) { tag(r.id); }
@@ -290,8 +295,6 @@ struct TapeOut {
     void value_done(char* end, uint8_t kind) {
         v = end;
         tag(kind);
-        shape_check();
-        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
     // x's bytes, the count first: 8 stored, the count kept (x | 1: 0 takes one).
     void raw(uint64_t x, uint8_t kind) {
@@ -313,7 +316,6 @@ struct TapeOut {
         if (!ms_rounded_code(x, code)) return text(JsonStream::raw_ms(v + 1, x), kMs);
         if (code) return raw(code, kMs);
         tag(kMsZero);  // ms_in_shape
-        shape_check();
     }
     // In the shape: its tag, its count of bytes, its bytes (as raw's).
     template <class T> void fixed(T x) {
@@ -324,14 +326,12 @@ struct TapeOut {
         s[1] = char(n);
         std::memcpy(s + 2, &u, 8);
         s += 2 + n;
-        shape_check();
     }
     void null() { tag(kNull); }
     void empty() { tag(kEmpty); }
     void boolean(bool b) { tag(b ? kTrue : kFalse); }
     void str(std::string_view x) {
         const uint32_t n = uint32_t(x.size());
-        shape_room(5 + x.size());
         *s = char(kStr);
         std::memcpy(s + 1, &n, 4);
         JsonStream::copy(s + 5, x.data(), n);  // most are short: no memcpy call
@@ -344,7 +344,6 @@ struct TapeOut {
         s[0] = char(kind);
         s[1] = char(x);
         s += 2;
-        shape_check();
     }
     // A frame or time equal to an earlier one: a reference in the shape (KeptValues).
     void frame(uint64_t x) {
@@ -358,13 +357,8 @@ struct TapeOut {
         std::memcpy(v, &ns, 8);
         v += 8;
         tag(times.add(uint64_t(ns)) ? kKeptTime : kTime);
-        shape_check();
-        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
-    void element_count(uint32_t) {
-        tag(kCount);
-        shape_check();
-    }
+    void element_count(uint32_t) { tag(kCount); }
 };
 
 // The element of call k: runs from L, values and strings through o. A run
@@ -591,7 +585,7 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
 [[gnu::flatten]] bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
     const CallLayout* L = depth ? layout_for(indent, depth) : nullptr;
     if (!L) return false;
-    TapeOut o(t);
+    TapeOut o(t, k);
     write_call(o, *L, k, true);
     o.finish();
     return true;

@@ -786,6 +786,43 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
     CHECK((*shapes.kinds)[0] == 0);
 }
 
+// A call's tape is made room for once, from the call (json_call_layout.cpp,
+// TapeOut): its strings' bytes and a bound on its items. Calls at the bound's
+// edges: every string long, no phases and causes or hundreds, every number
+// as text (negative, not finite, huge), no write sizes or thousands. Each
+// reports the same bytes as its binary record (the tape aborts past its room).
+TEST_CASE("report json: a call's tape has room for long strings and many text values", "[json]") {
+    AnalysisResult r;
+    r.capture.first_ns = 5;
+    for (size_t i = 0; i < 8; ++i) {
+        Call c;
+        c.id = i + 1;
+        c.complete = true;
+        const std::string big(i % 2 ? 20000 : 300, char('a' + i));
+        for (std::string* f : {&c.method, &c.uri, &c.http_version, &c.reason, &c.soap_action, &c.user_agent, &c.server,
+                               &c.soap.operation, &c.soap.operation_ns, &c.soap.version, &c.soap_response.fault_code,
+                               &c.soap_response.fault_string, &c.soap.error})
+            *f = big;
+        c.soap_response.fault = true;
+        c.status = -1 - int(i);
+        c.latency_ms = i % 2 ? std::nan("") : -1e300;
+        c.setup_ms = 1e300;
+        c.client_path_ms = 1e300;
+        c.start_ns = -(int64_t(1) << 62) + int64_t(i);
+        c.request.write_sizes.assign(i < 4 ? 0 : 3000, 7);
+        for (size_t k = 0; k < (i < 2 ? 0 : 300); ++k) {
+            const int64_t at = int64_t(k * 1'000'003) * (k % 2 ? 1 : -1) * (int64_t(1) << 20);
+            c.phases.push_back({PhaseKind(k % 8), at, -at, k, k + 1});
+            c.attribution.push_back({big.substr(0, k), k % 3 ? -1e300 : std::nan("")});
+        }
+        r.calls.push_back(c);
+    }
+    r.calls.push_back(r.calls[0]);  // a known shape
+    r.calls.back().id = 9;
+    AnalysisResult by_shape = spilled_copy(r, json_call_recorder(2)), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+}
+
 // A tape's shape holds a run's id only where the element branches (a choice,
 // a loop, something present or not): the others are decided by the tags
 // before them (json_call_layout.cpp, write_call), and a call's element has
