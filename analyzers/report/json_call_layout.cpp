@@ -3,6 +3,7 @@
 #include "analyzers/accounting/call_ledger.h"
 #include "analyzers/report/report.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -94,6 +95,39 @@ consteval size_t call_key(std::string_view k) {
     return cached->fits ? cached.get() : nullptr;
 }
 
+// Values kept in a tape's shape instead of its values (issue 26, round
+// eight): the template then holds their text and the report copies it with
+// the pieces, nothing to store, format or loop over for them. Exact: the
+// shape holds the value (another value is another shape). Only values that
+// nearly every call of a shape has the same, so the shapes do not multiply:
+// an ms value that rounds to +0 ("0.0": a phase or cause without time),
+// and the integers write_call passes as fixed (a status, a message's
+// segments and missing bytes), when >= 0.
+inline bool ms_in_shape(double v) {
+    uint64_t code = 1;
+    return ms_rounded_code(v, code) && code == 0;
+}
+template <class T> bool fixed_in_shape(T v) { return v >= 0; }
+
+// A call's frames, or its times, met so far as values (up to kMaxKept): a
+// frame or time equal to one of them is written as a reference to it (a
+// phase starts and ends at its messages' frames and times). The tape and
+// the template meet the same values in the same order, so they agree.
+struct KeptValues {
+    uint64_t keys[CallSlot::kMaxKept];
+    unsigned n = 0;
+    int find(uint64_t x) const {
+        for (unsigned i = 0; i < n; ++i)
+            if (keys[i] == x) return int(i);
+        return -1;
+    }
+    bool add(uint64_t x) {
+        if (n == CallSlot::kMaxKept) return false;
+        keys[n++] = x;
+        return true;
+    }
+};
+
 // The writer's pointer into the stream's buffer. After each run there is
 // room for any value but a string (raw_string makes its own). With kSlots,
 // each value's place is noted too (a shape's template: json_call_record.cpp).
@@ -105,13 +139,15 @@ template <bool kSlots> struct TextOut {
     CallJsonMarks* marks;
     std::vector<CallSlot>* slots = nullptr;
 
+    void key(const JsonRun& r) { run(r); }
     void run(const JsonRun& r) {
         p = w.raw_room(p, 2 * JsonRun::kCap + kDoubleChars);
         std::memcpy(p, r.bytes, JsonRun::kCap);  // a fixed size copies fastest: the tail is overwritten
         p += r.size;
     }
-    void slot(uint64_t from, CallSlot::Kind kind) {
-        if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind});
+    KeptValues frames{}, times{};  // with kSlots
+    void slot(uint64_t from, CallSlot::Kind kind, int ref = 0) {
+        if constexpr (kSlots) slots->push_back({from, uint32_t(written() - from), kind, uint8_t(ref)});
     }
     // The kinds as TapeOut tags them.
     template <class T> void num(T v) {
@@ -122,7 +158,25 @@ template <bool kSlots> struct TextOut {
     void ms(double v) {
         const uint64_t from = kSlots ? written() : 0;
         p = JsonStream::raw_ms(p, v);
-        slot(from, CallSlot::Ms);
+        if constexpr (kSlots)
+            if (!ms_in_shape(v)) slot(from, CallSlot::Ms);
+    }
+    // A frame: with kSlots, a reference to an equal earlier one (KeptValues).
+    void frame(uint64_t x) {
+        if constexpr (!kSlots) {
+            num(x);
+        } else {
+            const uint64_t from = written();
+            p = JsonStream::raw_number(p, x);
+            const int r = frames.find(x);
+            if (r >= 0) slot(from, CallSlot::FrameRef, r);
+            else slot(from, frames.add(x) ? CallSlot::Frame : CallSlot::Uint);
+        }
+    }
+    // A number the tape keeps in the shape: its text is the template's.
+    template <class T> void fixed(T v) {
+        if (!fixed_in_shape(v)) return num(v);
+        p = JsonStream::raw_number(p, v);
     }
     void null() {
         std::memcpy(p, "null", 4);
@@ -156,7 +210,11 @@ template <bool kSlots> struct TextOut {
         const uint64_t from = written();
         marks->times.push_back({from, ns});
         null();
-        slot(from, CallSlot::Time);
+        if constexpr (kSlots) {
+            const int r = times.find(uint64_t(ns));
+            if (r >= 0) slot(from, CallSlot::TimeRef, r);
+            else slot(from, times.add(uint64_t(ns)) ? CallSlot::KeptTime : CallSlot::Time);
+        }
     }
     void element_count(uint32_t n) {
         if (marks) {
@@ -183,53 +241,60 @@ template <bool kSlots> struct TextOut {
 // two calls with the same shape and values have the same text.
 struct TapeOut {
     // Tags above any run's id.
-    enum : uint8_t { kStr = 0xF0, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace };
-    static constexpr size_t kSlack = 4 * kDoubleChars;  // room kept after each check: any value, a name, a dozen tags
-
+    enum : uint8_t {
+        kStr = 0xE8, kTrue, kFalse, kNull, kEmpty, kTime, kCount, kUint, kMs, kPhase, kPlace, kFixed, kMsZero,
+        kFrame, kKeptTime, kFrameRef, kTimeRef
+    };
     CallTape& t;
-    char* s;  // into t.shape.b, room for kSlack after it
-    char* v;  // into t.values.b, room for kSlack after it
-    char* s_end;
-    char* v_end;
+    KeptValues frames, times;
+    char* s;  // into t.shape.b: room for the whole element (room_for)
+    char* v;  // into t.values.b: the same
 
-    explicit TapeOut(CallTape& tape) : t(tape) {
-        if (t.shape.b.size() < 4096) t.shape.b.resize(4096);
-        if (t.values.b.size() < 1024) t.values.b.resize(1024);
-        s = t.shape.b.data();
-        v = t.values.b.data();
-        s_end = s + t.shape.b.size() - kSlack;
-        v_end = v + t.values.b.size() - kSlack;
+    // The most a call's tape can take, made room for once (no test per tag
+    // or value): per item (a run, value, null, bool, name, a string's head)
+    // at most kItemShape bytes of shape (a fixed integer) and kItemValue of
+    // values (a number's text), and the strings' bytes. write_call writes at
+    // most 54 items, 2 more a write size, 6 a phase and 3 an attribution
+    // entry; counted with room to spare.
+    static constexpr size_t kItemShape = 10, kItemValue = 1 + kDoubleChars;
+    static size_t items_of(const Call& k) {
+        return 96 + 4 * (k.request.write_sizes.size() + k.response.write_sizes.size()) + 8 * k.phases.size() +
+               4 * k.attribution.size();
+    }
+    // Every string write_call may write (some are left out: room to spare).
+    static size_t string_bytes_of(const Call& k) {
+        size_t n = k.method.size() + k.uri.size() + k.http_version.size() + k.reason.size() + k.soap_action.size() +
+                   k.user_agent.size() + k.server.size();
+        for (const SoapInfo* i : {&k.soap, &k.soap_response})
+            n += i->operation.size() + i->operation_ns.size() + i->version.size() + i->fault_code.size() +
+                 i->fault_string.size() + i->error.size();
+        for (const auto& a : k.attribution) n += a.cause.size();
+        return n;
+    }
+    static char* room(TapeBytes& b, size_t n) {
+        if (b.b.size() < n) b.b.resize(std::max(n, 2 * b.b.size()));
+        return b.b.data();
+    }
+
+    TapeOut(CallTape& tape, const Call& k) : t(tape) {
+        const size_t items = items_of(k);
+        s = room(t.shape, items * kItemShape + string_bytes_of(k));
+        v = room(t.values, items * kItemValue + CallTape::kValuePad);
     }
     void finish() {
-        std::memset(v, 0, CallTape::kValuePad);  // kSlack left room
+        std::memset(v, 0, CallTape::kValuePad);
         v += CallTape::kValuePad;
         t.shape.n = size_t(s - t.shape.b.data());
         t.values.n = size_t(v - t.values.b.data());
-    }
-    // Out of line, and given no member's address (a char store could alias it).
-    [[gnu::noinline]] static char* grow(TapeBytes& b, char* p, size_t n) {
-        const size_t used = size_t(p - b.b.data());
-        b.b.resize(std::max(2 * b.b.size(), used + n + 2 * kSlack));
-        return b.b.data() + used;
-    }
-    static char* end_of(TapeBytes& b) { return b.b.data() + b.b.size() - kSlack; }
-    // Room: a run, bool, null or empty array writes one tag unchecked; every
-    // value, time, element_count, string and name checks that kSlack bytes
-    // are left after it. Between two checks come at most a dozen tags (the
-    // element has no longer stretch of runs, bools and nulls), far below kSlack.
-    void shape_check() {
-        if (s > s_end) s = grow(t.shape, s, 0), s_end = end_of(t.shape);
-    }
-    void shape_room(size_t n) {
-        if (size_t(s_end + kSlack - s) < n + kSlack) s = grow(t.shape, s, n), s_end = end_of(t.shape);
+        // Past its room: a bound above is wrong (memory already written over).
+        if (t.shape.n > t.shape.b.size() || t.values.n > t.values.b.size()) std::abort();
     }
     void tag(uint8_t x) { *s++ = char(x); }
     void run(const JsonRun& r) { tag(r.id); }
+    void key(const JsonRun&) {}  // decided by the tags before it (write_call)
     void value_done(char* end, uint8_t kind) {
         v = end;
         tag(kind);
-        shape_check();
-        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
     }
     // x's bytes, the count first: 8 stored, the count kept (x | 1: 0 takes one).
     void raw(uint64_t x, uint8_t kind) {
@@ -248,15 +313,25 @@ struct TapeOut {
     }
     void ms(double x) {
         uint64_t code = 0;
-        if (ms_rounded_code(x, code)) raw(code, kMs);
-        else text(JsonStream::raw_ms(v + 1, x), kMs);
+        if (!ms_rounded_code(x, code)) return text(JsonStream::raw_ms(v + 1, x), kMs);
+        if (code) return raw(code, kMs);
+        tag(kMsZero);  // ms_in_shape
+    }
+    // In the shape: its tag, its count of bytes, its bytes (as raw's).
+    template <class T> void fixed(T x) {
+        if (!fixed_in_shape(x)) return num(x);
+        const uint64_t u = uint64_t(x);
+        const unsigned n = (71 - unsigned(__builtin_clzll(u | 1))) >> 3;
+        s[0] = char(kFixed);
+        s[1] = char(n);
+        std::memcpy(s + 2, &u, 8);
+        s += 2 + n;
     }
     void null() { tag(kNull); }
     void empty() { tag(kEmpty); }
     void boolean(bool b) { tag(b ? kTrue : kFalse); }
     void str(std::string_view x) {
         const uint32_t n = uint32_t(x.size());
-        shape_room(5 + x.size());
         *s = char(kStr);
         std::memcpy(s + 1, &n, 4);
         JsonStream::copy(s + 5, x.data(), n);  // most are short: no memcpy call
@@ -269,22 +344,30 @@ struct TapeOut {
         s[0] = char(kind);
         s[1] = char(x);
         s += 2;
-        shape_check();
+    }
+    // A frame or time equal to an earlier one: a reference in the shape (KeptValues).
+    void frame(uint64_t x) {
+        const int r = frames.find(x);
+        if (r >= 0) return enum_tag(kFrameRef, uint8_t(r));
+        raw(x, frames.add(x) ? kFrame : kUint);
     }
     void time(int64_t ns) {
+        const int r = times.find(uint64_t(ns));
+        if (r >= 0) return enum_tag(kTimeRef, uint8_t(r));
         std::memcpy(v, &ns, 8);
         v += 8;
-        tag(kTime);
-        shape_check();
-        if (v > v_end) v = grow(t.values, v, 0), v_end = end_of(t.values);
+        tag(times.add(uint64_t(ns)) ? kKeptTime : kTime);
     }
-    void element_count(uint32_t) {
-        tag(kCount);
-        shape_check();
-    }
+    void element_count(uint32_t) { tag(kCount); }
 };
 
-// The element of call k: runs from L, values and strings through o.
+// The element of call k: runs from L, values and strings through o. A run
+// where the element's form branches (a choice, a loop, something present or
+// not) goes through o.run, and a tape holds its id; any other through o.key,
+// which a tape leaves out (issue 26, round eight: about 80 of a call's ~105
+// runs): the tags of the branches before it decide it, so the shape stays
+// exact. A new branch must write its runs with o.run, or decide between
+// values of different tags (a null or a number, a string or a null).
 template <class O> void write_call(O& o, const CallLayout& L, const Call& k, bool first) {
     o.run(first ? L.elem_first : L.elem_next);
     auto ms_or_null = [&](bool known, double ms) {
@@ -296,17 +379,17 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
         else o.str(s);
     };
     auto message = [&](const MessageInfo& m) {
-        o.run(L.msg_open);
-        o.num(m.first_frame);
-        o.run(L.msg[0]);
-        o.num(m.last_frame);
-        o.run(L.msg[1]);
+        o.key(L.msg_open);
+        o.frame(m.first_frame);
+        o.key(L.msg[0]);
+        o.frame(m.last_frame);
+        o.key(L.msg[1]);
         o.num(m.header_bytes);
-        o.run(L.msg[2]);
+        o.key(L.msg[2]);
         o.num(m.body_bytes);
-        o.run(L.msg[3]);
-        o.num(m.write_sizes.size());
-        o.run(L.msg[4]);
+        o.key(L.msg[3]);
+        o.fixed(m.write_sizes.size());
+        o.key(L.msg[4]);
         if (m.write_sizes.empty()) {
             o.empty();
         } else {
@@ -318,86 +401,86 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
             }
             o.run(L.sizes_close);
         }
-        o.run(L.msg[5]);
+        o.key(L.msg[5]);
         o.boolean(m.complete);
-        o.run(L.msg[6]);
-        o.num(m.missing_bytes);
-        o.run(L.close_m);
+        o.key(L.msg[6]);
+        o.fixed(m.missing_bytes);
+        o.key(L.close_m);
     };
 
     o.num(k.id);
-    o.run(L.call[call_key("connection_id")]);
+    o.key(L.call[call_key("connection_id")]);
     o.num(k.connection_id);
-    o.run(L.call[call_key("index_on_connection")]);
+    o.key(L.call[call_key("index_on_connection")]);
     o.num(k.index_on_connection);
-    o.run(L.call[call_key("method")]);
+    o.key(L.call[call_key("method")]);
     o.str(k.method);
-    o.run(L.call[call_key("uri")]);
+    o.key(L.call[call_key("uri")]);
     o.str(k.uri);
-    o.run(L.call[call_key("http_version")]);
+    o.key(L.call[call_key("http_version")]);
     o.str(k.http_version);
     if (k.encrypted) {  // TLS without keys: method, URI, status unknown
         o.run(L.call[call_key("encrypted")]);
         o.boolean(true);
     }
-    o.run(L.call[call_key("status")]);
-    if (k.status) o.num(k.status);
+    o.key(L.call[call_key("status")]);
+    if (k.status) o.fixed(k.status);
     else o.null();
-    o.run(L.call[call_key("reason")]);
+    o.key(L.call[call_key("reason")]);
     o.str(k.reason);
-    o.run(L.call[call_key("operation")]);
+    o.key(L.call[call_key("operation")]);
     str_or_null(k.soap.operation);
-    o.run(L.call[call_key("namespace")]);
+    o.key(L.call[call_key("namespace")]);
     str_or_null(k.soap.operation_ns);
-    o.run(L.call[call_key("soap_version")]);
+    o.key(L.call[call_key("soap_version")]);
     str_or_null(k.soap.version);
-    o.run(L.call[call_key("soap_action")]);
+    o.key(L.call[call_key("soap_action")]);
     o.str(k.soap_action);
-    o.run(L.call[call_key("fault")]);
+    o.key(L.call[call_key("fault")]);
     const SoapInfo& fs = k.soap_response.fault ? k.soap_response : k.soap;
     if (fs.fault) {
         o.run(L.fault_open);
         o.str(fs.fault_code);
-        o.run(L.fault_string);
+        o.key(L.fault_string);
         o.str(fs.fault_string);
-        o.run(L.close_m);
+        o.key(L.close_m);
     } else {
         o.null();
     }
-    o.run(L.call[call_key("soap_error")]);
+    o.key(L.call[call_key("soap_error")]);
     str_or_null(!k.soap.error.empty() ? k.soap.error : k.soap_response.error);
-    o.run(L.call[call_key("envelope_bytes")]);
+    o.key(L.call[call_key("envelope_bytes")]);
     o.num(k.soap.bytes);
-    o.run(L.call[call_key("element_count")]);
+    o.key(L.call[call_key("element_count")]);
     o.element_count(k.soap.element_count);
-    o.run(L.call[call_key("user_agent")]);
+    o.key(L.call[call_key("user_agent")]);
     o.str(k.user_agent);
-    o.run(L.call[call_key("server")]);
+    o.key(L.call[call_key("server")]);
     o.str(k.server);
-    o.run(L.call[call_key("expect_continue")]);
+    o.key(L.call[call_key("expect_continue")]);
     o.boolean(k.expect_continue);
-    o.run(L.call[call_key("got_continue")]);
+    o.key(L.call[call_key("got_continue")]);
     o.boolean(k.got_continue);
-    o.run(L.call[call_key("request_first_frame")]);
-    o.num(k.request_first_frame);
-    o.run(L.call[call_key("response_last_frame")]);
-    if (k.response_last_frame) o.num(k.response_last_frame);
+    o.key(L.call[call_key("request_first_frame")]);
+    o.frame(k.request_first_frame);
+    o.key(L.call[call_key("response_last_frame")]);
+    if (k.response_last_frame) o.frame(k.response_last_frame);
     else o.null();
-    o.run(L.call[call_key("start_ms")]);
+    o.key(L.call[call_key("start_ms")]);
     o.time(k.start_ns);
-    o.run(L.call[call_key("latency_ms")]);
+    o.key(L.call[call_key("latency_ms")]);
     ms_or_null(k.complete, k.latency_ms);
-    o.run(L.call[call_key("complete")]);
+    o.key(L.call[call_key("complete")]);
     o.boolean(k.complete);
-    o.run(L.call[call_key("opened_connection")]);
+    o.key(L.call[call_key("opened_connection")]);
     o.boolean(k.opened_connection);
-    o.run(L.call[call_key("closed_connection")]);
+    o.key(L.call[call_key("closed_connection")]);
     o.boolean(k.closed_connection);
-    o.run(L.call[call_key("request")]);
+    o.key(L.call[call_key("request")]);
     message(k.request);
-    o.run(L.call[call_key("response")]);
+    o.key(L.call[call_key("response")]);
     message(k.response);
-    o.run(L.call[call_key("phases")]);
+    o.key(L.call[call_key("phases")]);
     if (k.phases.empty()) {
         o.empty();
     } else {
@@ -405,41 +488,41 @@ template <class O> void write_call(O& o, const CallLayout& L, const Call& k, boo
             const Phase& ph = k.phases[i];
             o.run(i ? L.phase_next : L.phase_first);
             o.phase(ph.kind);
-            o.run(L.phase[0]);
+            o.key(L.phase[0]);
             o.time(ph.start_ns);
-            o.run(L.phase[1]);
+            o.key(L.phase[1]);
             o.ms(ph.duration_ms());
-            o.run(L.phase[2]);
-            o.num(ph.start_frame);
-            o.run(L.phase[3]);
-            o.num(ph.end_frame);
-            o.run(L.close_s);
+            o.key(L.phase[2]);
+            o.frame(ph.start_frame);
+            o.key(L.phase[3]);
+            o.frame(ph.end_frame);
+            o.key(L.close_s);
         }
-        o.run(L.array_close_m);
+        o.key(L.array_close_m);
     }
-    o.run(L.call[call_key("attribution")]);
+    o.key(L.call[call_key("attribution")]);
     if (k.attribution.empty()) {
         o.empty();
     } else {
         for (size_t i = 0; i < k.attribution.size(); ++i) {
             o.run(i ? L.cause_next : L.cause_first);
             o.str(k.attribution[i].cause);
-            o.run(L.cause_ms);
+            o.key(L.cause_ms);
             o.ms(k.attribution[i].ms);
-            o.run(L.close_s);
+            o.key(L.close_s);
         }
-        o.run(L.array_close_m);
+        o.key(L.array_close_m);
     }
-    o.run(L.call[call_key("setup_ms")]);
+    o.key(L.call[call_key("setup_ms")]);
     ms_or_null(k.setup_ms >= 0, k.setup_ms);
-    o.run(L.call[call_key("client_ms")]);
+    o.key(L.call[call_key("client_ms")]);
     if (k.complete) o.ms(client_ms(k));
     else o.null();
-    o.run(L.call[call_key("latency_view")]);
+    o.key(L.call[call_key("latency_view")]);
     o.place(k.view);
-    o.run(L.call[call_key("client_latency_estimate_ms")]);
+    o.key(L.call[call_key("client_latency_estimate_ms")]);
     ms_or_null(k.complete && k.client_path_ms >= 0, k.latency_ms + k.client_path_ms);
-    o.run(L.close_call);
+    o.key(L.close_call);
 }
 
 } // namespace
@@ -457,11 +540,21 @@ std::vector<uint8_t> tape_value_kinds(const CallTape& t) {
         }
         case TapeOut::kPhase:
         case TapeOut::kPlace: i += 2; break;
+        case TapeOut::kFixed: i += 2 + (i + 1 < s.size() ? uint8_t(s[i + 1]) : 0); break;
+        case TapeOut::kFrameRef:
+        case TapeOut::kTimeRef: {
+            const uint8_t ref = i + 1 < s.size() ? uint8_t(s[i + 1]) : 0;
+            kinds.push_back(CallSlot{0, 0, s[i] == char(TapeOut::kFrameRef) ? CallSlot::FrameRef : CallSlot::TimeRef, ref}.code());
+            i += 2;
+            break;
+        }
+        case TapeOut::kFrame: kinds.push_back(CallSlot::Frame), ++i; break;
+        case TapeOut::kKeptTime: kinds.push_back(CallSlot::KeptTime), ++i; break;
         case TapeOut::kTime: kinds.push_back(CallSlot::Time), ++i; break;
         case TapeOut::kCount: kinds.push_back(CallSlot::ElementCount), ++i; break;
         case TapeOut::kUint: kinds.push_back(CallSlot::Uint), ++i; break;
         case TapeOut::kMs: kinds.push_back(CallSlot::Ms), ++i; break;
-        default: ++i;  // a run, bool, null or empty array
+        default: ++i;  // a run, bool, null, empty array or zero ms value
         }
     }
     return kinds;
@@ -492,7 +585,7 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
 [[gnu::flatten]] bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t) {
     const CallLayout* L = depth ? layout_for(indent, depth) : nullptr;
     if (!L) return false;
-    TapeOut o(t);
+    TapeOut o(t, k);
     write_call(o, *L, k, true);
     o.finish();
     return true;

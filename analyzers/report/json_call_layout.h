@@ -28,11 +28,19 @@ struct JsonRun : FixedRun {
 // or an ms value (which a tape holds raw where it can: call_json_tape, and
 // the report formats: json_call_record.cpp), a time (null there) or
 // element_count (null there). Text: a number's text (not written now).
+// A frame or time equal to an earlier one of the call is a reference to it
+// (its text copied: the tape holds no value for it): Frame and KeptTime are
+// the first kMaxKept distinct ones, the ones referred to by their order
+// (`ref`); past kMaxKept, Uint and Time (issue 26, round eight).
 struct CallSlot {
-    enum Kind : uint8_t { Text, Time, ElementCount, Uint, Ms };
+    enum Kind : uint8_t { Text, Time, ElementCount, Uint, Ms, Frame, KeptTime, FrameRef, TimeRef };
+    static constexpr unsigned kMaxKept = 8;
     uint64_t at;  // in the stream's written()
     uint32_t len;
     Kind kind;
+    uint8_t ref = 0;  // FrameRef, TimeRef: the kept one's place among its kind's
+    // As a template stores it: the kind, the reference above it.
+    uint8_t code() const { return uint8_t(kind | ref << 4); }
 };
 
 // A growing byte buffer written at its end (n bytes used).
@@ -70,7 +78,7 @@ bool call_json_slots(JsonStream& w, const Call& k, CallJsonMarks& marks, std::ve
 // runs do not fit (as call_json_layout).
 bool call_json_tape(int indent, size_t depth, const Call& k, CallTape& t);
 
-// The kinds of t's values in order, read from its shape (CallSlot::Kind).
+// The kinds of t's values in order, read from its shape (CallSlot::code()).
 std::vector<uint8_t> tape_value_kinds(const CallTape& t);
 
 } // namespace stallscope

@@ -218,12 +218,12 @@ struct Recorder {
         uint64_t from = 0;
         for (size_t i = 0; i < slots.size(); ++i) {
             const CallSlot& s = slots[i];
-            if (kinds[i] != s.kind) return false;
+            if (kinds[i] != s.code()) return false;
             const uint64_t at = s.at - base;
             if (at < from || at + s.len > tscratch.size()) return false;
             templ.append(tscratch, from, at - from);
             put(tail, uint32_t(templ.size()));
-            put(tail, uint8_t(s.kind));
+            put(tail, s.code());
             from = at + s.len;
         }
         templ.append(tscratch, from);
@@ -284,6 +284,7 @@ struct Template {
     struct Op {
         uint32_t piece;  // bytes of text before the value
         uint8_t kind;    // CallSlot::Kind
+        uint8_t ref;     // FrameRef, TimeRef: the kept value's place in render_at's kept texts
     };
     std::vector<Op> ops;  // in order; the rest of the text after the last
 };
@@ -323,11 +324,18 @@ bool read_template(Cursor& in, Template& t, uint64_t& call) {
     t.text.append(Template::kPad, '\0');
     t.ops.resize(slots);
     uint32_t last = 0;
+    unsigned frames = 0, times = 0;  // kept so far: what a reference may name
     for (uint32_t i = 0; i < slots; ++i) {
         const uint32_t cut = load<uint32_t>(cuts.data() + i * kSlotBytes);
-        const uint8_t kind = uint8_t(cuts[i * kSlotBytes + 4]);
-        if (cut < last || cut > len || kind == CallSlot::Text || kind > CallSlot::Ms) return false;
-        t.ops[i] = {cut - last, kind};
+        const uint8_t code = uint8_t(cuts[i * kSlotBytes + 4]), kind = code & 0xF, ref = code >> 4;
+        if (cut < last || cut > len || kind == CallSlot::Text || kind > CallSlot::TimeRef) return false;
+        frames += kind == CallSlot::Frame;
+        times += kind == CallSlot::KeptTime;
+        if (frames > CallSlot::kMaxKept || times > CallSlot::kMaxKept) return false;
+        if (ref && kind != CallSlot::FrameRef && kind != CallSlot::TimeRef) return false;
+        if (ref >= (kind == CallSlot::FrameRef ? frames : kind == CallSlot::TimeRef ? times : 1)) return false;
+        // One array of kept texts in render_at: the frames', then the times'.
+        t.ops[i] = {cut - last, kind, uint8_t(kind == CallSlot::TimeRef ? CallSlot::kMaxKept + ref : ref)};
         last = cut;
     }
     return in.ok();
@@ -355,30 +363,23 @@ template <bool kFast> [[gnu::always_inline]] inline char* template_piece(JsonStr
     return p + n;
 }
 
-// The text of the last value of a kind, written again when the next one
-// is the same: a call's frames and times repeat (its phases start and end
-// at its messages' frames, several at its start). Exact: the same key (a
-// raw integer, a time's ns) makes the same text. Kept up to kCap bytes;
-// `p` has that much room (the fast path's room, or raw_room's after a piece).
-struct LastText {
-    static constexpr size_t kCap = 32;
-    uint64_t key = 0;
-    bool kept = false;
-    uint8_t len = 0;
-    char text[kCap];
-    bool repeat(uint64_t k, char*& p) const {
-        if (!kept || k != key) return false;
-        std::memcpy(p, text, kCap);
-        p += len;
-        return true;
+// A kept frame's or time's text (CallSlot::Frame, KeptTime), copied again for
+// each reference to it: up to kDoubleChars bytes (any number), copied as one
+// or two fixed 32-byte blocks. `from` and the reference's `p` have that much
+// room (the fast path's, or raw_room's after a piece).
+struct KeptText {
+    static constexpr size_t kHalf = kDoubleChars / 2;
+    char text[kDoubleChars];
+    size_t len;
+    void keep(const char* from, const char* to) {
+        len = size_t(to - from);
+        std::memcpy(text, from, kHalf);
+        if (len > kHalf) std::memcpy(text + kHalf, from + kHalf, kHalf);
     }
-    // Copies kCap bytes whatever the length (a fixed size is inlined, not a
-    // memcpy call): `from` had kCap bytes of room, as repeat's `p` has.
-    void keep(uint64_t k, const char* from, const char* to) {
-        key = k;
-        len = uint8_t(to - from);
-        kept = size_t(to - from) <= kCap;
-        if (kept) std::memcpy(text, from, kCap);
+    char* copy(char* p) const {
+        std::memcpy(p, text, kHalf);
+        if (len > kHalf) std::memcpy(p + kHalf, text + kHalf, kHalf);
+        return p + len;
     }
 };
 
@@ -388,6 +389,8 @@ struct LastText {
 // masked to its count. Every value takes a byte at least, so one test per
 // value (v below vend) keeps each load inside the tape's zero pad, and a
 // value that runs past vend is caught by the next value's test or the last.
+// A reference takes no value: it copies the text of the frame or time it
+// names (read_template checked that it comes after it).
 // The pointer is a local (not the caller's): a char store cannot alias it.
 template <bool kFast>
 char* render_at(JsonStream& w, char* p, const Template& t, std::string_view values, bool whole, uint32_t element_count,
@@ -396,11 +399,16 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
     const char* v = values.data();
     const char* const vend = v + values.size() - CallTape::kValuePad;
     const char* src = t.text.data();
-    LastText last_uint, last_time;  // integers of 5 digits or more (frames), times
+    KeptText kept[2 * CallSlot::kMaxKept];  // the frames', then the times' (Template::Op::ref)
+    unsigned kept_frames = 0, kept_times = CallSlot::kMaxKept;
     for (const Template::Op& op : t.ops) {
         p = template_piece<kFast>(w, p, src, op.piece);
         src += op.piece;
-        if (op.kind < CallSlot::Uint) {  // a time or element_count (numbers, the most, first)
+        if (op.kind >= CallSlot::FrameRef) {  // the most on a call: its phases' frames and times
+            p = kept[op.ref].copy(p);
+            continue;
+        }
+        if (op.kind < CallSlot::Uint || op.kind == CallSlot::KeptTime) {
             if (op.kind == CallSlot::ElementCount) {
                 if (whole) {
                     p = JsonStream::raw_number(p, element_count);
@@ -413,36 +421,30 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
             if (v >= vend) return nullptr;
             const int64_t ns = load<int64_t>(v);
             v += 8;
-            if (last_time.repeat(uint64_t(ns), p)) continue;
             char* const from = p;
             const double ms = ms_between(ns, t0);
             uint64_t code = 0;
             p = ms_rounded_code(ms, code) ? write_ms_code_table(p, code) : JsonStream::raw_ms(p, ms);
-            last_time.keep(uint64_t(ns), from, p);
+            if (op.kind == CallSlot::KeptTime) kept[kept_times++].keep(from, p);
             continue;
         }
-        if (v >= vend) return nullptr;
+        if (v >= vend) return nullptr;  // a number: Uint, Ms, Frame
+        char* const from = p;
         const size_t n = uint8_t(*v);
         if (n - 1 < 8) {  // raw: its bytes, then formatted
             const uint64_t x = load<uint64_t>(v + 1) & kLowBytes[n];
             v += 1 + n;
-            if (op.kind == CallSlot::Uint) {
-                if (x < 10000) {
-                    p = write_uint_table(p, x);  // one entry: as cheap as the repeat
-                } else if (!last_uint.repeat(x, p)) {
-                    char* const from = p;
-                    p = write_uint_table(p, x);
-                    last_uint.keep(x, from, p);
-                }
-            } else if (x >> 33) return nullptr;
+            if (op.kind != CallSlot::Ms) p = write_uint_table(p, x);
+            else if (x >> 33) return nullptr;
             else p = write_ms_code_table(p, x);
-            continue;
+        } else {
+            const size_t len = n & 0x7F;  // its text
+            if (!(n & 0x80) || len > kDoubleChars || size_t(vend - v) - 1 < len) return nullptr;
+            std::memcpy(p, v + 1, len);
+            p += len;
+            v += 1 + len;
         }
-        const size_t len = n & 0x7F;  // its text
-        if (!(n & 0x80) || len > kDoubleChars || size_t(vend - v) - 1 < len) return nullptr;
-        std::memcpy(p, v + 1, len);
-        p += len;
-        v += 1 + len;
+        if (op.kind == CallSlot::Frame) kept[kept_frames++].keep(from, p);
     }
     if (v != vend) return nullptr;
     return template_piece<kFast>(w, p, src, size_t(t.text.data() + t.len - src));

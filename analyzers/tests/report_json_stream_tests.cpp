@@ -2,6 +2,7 @@
 // (report_json_reference.cpp): byte for byte the same for every bundled,
 // hostile and public capture, and for random results full of hostile text
 // and awkward numbers.
+#include "analyzers/accounting/call_ledger.h"
 #include "analyzers/pipeline/analyze_capture.h"
 #include "analyzers/report/json_call_layout.h"
 #include "analyzers/report/json_call_record.h"
@@ -25,6 +26,7 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -376,17 +378,85 @@ size_t record_head_size(const std::string& rec) {
 }
 
 // c with its numbers moved (its shape unchanged): a call of the same shape.
+// An ms value the recorder keeps in a call's shape, not its values: one that
+// rounds to +0 ("0.0"; json_call_layout.cpp's ms_in_shape).
+bool ms_zero(double ms) { return !std::signbit(ms) && ms * 1000.0 < 0.5; }
+
+// Every frame of a call moved by the same amount, and every time: which
+// frames, and which times, are equal stays (a frame or time equal to an
+// earlier one is a reference in the call's shape). A null frame stays null.
+void frames_moved(Call& k, uint64_t by) {
+    for (uint64_t* f : {&k.request_first_frame, &k.request.first_frame, &k.request.last_frame,
+                        &k.response.first_frame, &k.response.last_frame})
+        *f += by;
+    if (k.response_last_frame) k.response_last_frame += by;
+    for (Phase& ph : k.phases) {
+        ph.start_frame += by;
+        ph.end_frame += by;
+    }
+}
+void times_moved(Call& k, int64_t by) {
+    auto move = [by](int64_t& t) { t = int64_t(uint64_t(t) + uint64_t(by)); };  // wraps as a frame does
+    move(k.start_ns);
+    move(k.end_ns);
+    for (Phase& ph : k.phases) {
+        move(ph.start_ns);
+        move(ph.end_ns);
+    }
+}
+
+// Which earlier frame, and which earlier time, each of a call's frames and
+// times equals (json_call_layout.cpp's KeptValues, in write_call's order):
+// part of its shape.
+std::vector<int> ref_pattern(const Call& c) {
+    std::vector<int> out;
+    auto refs = [&out](const std::vector<uint64_t>& xs) {
+        std::vector<uint64_t> kept;
+        for (uint64_t x : xs) {
+            const auto it = std::find(kept.begin(), kept.end(), x);
+            if (it != kept.end()) out.push_back(int(it - kept.begin()));
+            else if (kept.size() < CallSlot::kMaxKept) kept.push_back(x), out.push_back(-1);
+            else out.push_back(-2);
+        }
+        out.push_back(-3);
+    };
+    std::vector<uint64_t> frames{c.request_first_frame};
+    if (c.response_last_frame) frames.push_back(c.response_last_frame);
+    for (const MessageInfo* m : {&c.request, &c.response}) {
+        frames.push_back(m->first_frame);
+        frames.push_back(m->last_frame);
+    }
+    std::vector<uint64_t> times{uint64_t(c.start_ns)};
+    for (const Phase& ph : c.phases) {
+        frames.push_back(ph.start_frame);
+        frames.push_back(ph.end_frame);
+        times.push_back(uint64_t(ph.start_ns));
+    }
+    refs(frames);
+    refs(times);
+    return out;
+}
+
+// The same shape with other numbers: only values the shape does not hold
+// move (an ms value that rounds to +0 stays so, others stay off it; the
+// status and the missing bytes stay; the frames, and the times, together).
 Call numbers_moved(const Call& c, std::mt19937_64& rng) {
     Call k = c;
     k.index_on_connection += rng() % 7;
-    k.request.first_frame += rng() % 1000;
-    k.request.last_frame += rng() % 100000;
+    frames_moved(k, rng() % 100000);
     k.response.header_bytes = rng() % 100000;
     for (uint32_t& w : k.request.write_sizes) w = uint32_t(rng());
-    k.start_ns += int64_t(rng() % 1'000'000'000);
-    if (k.complete) k.latency_ms = double(rng() % 100000) / 7.0;
-    for (Phase& ph : k.phases) ph.start_ns += int64_t(rng() % 1'000'000);
-    for (auto& a : k.attribution) a.ms = double(rng() % 1000) / 3.0;
+    times_moved(k, int64_t(rng() % 1'000'000'000));
+    if (k.complete) {
+        Call m = k;
+        m.latency_ms = double(rng() % 100000) / 7.0;
+        if (ms_zero(m.latency_ms) == ms_zero(k.latency_ms) && ms_zero(client_ms(m)) == ms_zero(client_ms(k)))
+            k.latency_ms = m.latency_ms;
+    }
+    for (auto& a : k.attribution) {
+        const double ms = double(rng() % 1000) / 3.0;
+        if (ms_zero(ms) == ms_zero(a.ms)) a.ms = ms;
+    }
     k.soap.element_count = uint32_t(rng() % 50);
     return k;
 }
@@ -616,8 +686,7 @@ TEST_CASE("report json: calls whose shapes differ in one string byte or one run 
     variant([](Call& k) { k.expect_continue = true; });           // true instead of false
     variant([](Call& k) { k.uri = "/svc/Orders\n"; });            // a byte that is escaped
     const size_t distinct = calls.size();
-    variant([](Call& k) {  // numbers only: the same shape as a
-        k.status = 500;
+    variant([](Call& k) {  // numbers only (not one the shape holds): the same shape as a
         k.request.write_sizes = {1, 123456};
         k.latency_ms = 99.25;
         k.phases[0].start_ns = 77;
@@ -690,7 +759,7 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
         const uint64_t n = ints[i % std::size(ints)];
         c.connection_id = n;
         c.request.first_frame = c.request_first_frame = n;
-        c.response.missing_bytes = ints[(i + 5) % std::size(ints)];
+        c.response.body_bytes = ints[(i + 5) % std::size(ints)];
         c.request.write_sizes[1] = uint32_t(n);
         c.status = statuses[i % std::size(statuses)];
         if (!c.status) c.status = 1;  // 0 is a null: another shape
@@ -699,17 +768,151 @@ TEST_CASE("report json: raw integers and ms values of every size and their text 
         c.setup_ms = std::fabs(ms[(i + 7) % std::size(ms)]);
         r.calls.push_back(c);
     }
+    // The shapes: what the shape holds (a status >= 0, each ms value that
+    // rounds to +0, setup_ms NaN as null, which frames are equal), nothing else.
+    std::set<std::vector<double>> held;
+    for (const Call& c : r.calls) {
+        std::vector<double> key{c.status >= 0 ? double(c.status) : -1.0, double(ms_zero(c.latency_ms)),
+                                double(ms_zero(c.attribution[0].ms)), double(c.setup_ms >= 0 ? ms_zero(c.setup_ms) : 2),
+                                double(ms_zero(client_ms(c)))};
+        for (int ref : ref_pattern(c)) key.push_back(ref);
+        held.insert(key);
+    }
     CountingRecorder shapes{json_call_recorder(2)};
     AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
     CHECK(json_of(by_shape, 2) == json_of(binary, 2));
-    CHECK((*shapes.kinds)[1] <= 2);  // setup_ms NaN is null: at most one shape more
-    CHECK((*shapes.kinds)[2] >= 38);  // the others by their values only, raw or text
+    CHECK((*shapes.kinds)[1] == held.size());
+    CHECK((*shapes.kinds)[2] == r.calls.size() - held.size());  // the others by their values only, raw or text
     CHECK((*shapes.kinds)[0] == 0);
 }
 
-// The copy-out writes a frame (5 digits or more) or a time equal to the
-// last one again from its text (json_call_record.cpp): equal in all 64 bits
-// only, never across calls.
+// A call's tape is made room for once, from the call (json_call_layout.cpp,
+// TapeOut): its strings' bytes and a bound on its items. Calls at the bound's
+// edges: every string long, no phases and causes or hundreds, every number
+// as text (negative, not finite, huge), no write sizes or thousands. Each
+// reports the same bytes as its binary record (the tape aborts past its room).
+TEST_CASE("report json: a call's tape has room for long strings and many text values", "[json]") {
+    AnalysisResult r;
+    r.capture.first_ns = 5;
+    for (size_t i = 0; i < 8; ++i) {
+        Call c;
+        c.id = i + 1;
+        c.complete = true;
+        const std::string big(i % 2 ? 20000 : 300, char('a' + i));
+        for (std::string* f : {&c.method, &c.uri, &c.http_version, &c.reason, &c.soap_action, &c.user_agent, &c.server,
+                               &c.soap.operation, &c.soap.operation_ns, &c.soap.version, &c.soap_response.fault_code,
+                               &c.soap_response.fault_string, &c.soap.error})
+            *f = big;
+        c.soap_response.fault = true;
+        c.status = -1 - int(i);
+        c.latency_ms = i % 2 ? std::nan("") : -1e300;
+        c.setup_ms = 1e300;
+        c.client_path_ms = 1e300;
+        c.start_ns = -(int64_t(1) << 62) + int64_t(i);
+        c.request.write_sizes.assign(i < 4 ? 0 : 3000, 7);
+        for (size_t k = 0; k < (i < 2 ? 0 : 300); ++k) {
+            const int64_t at = int64_t(k * 1'000'003) * (k % 2 ? 1 : -1) * (int64_t(1) << 20);
+            c.phases.push_back({PhaseKind(k % 8), at, -at, k, k + 1});
+            c.attribution.push_back({big.substr(0, k), k % 3 ? -1e300 : std::nan("")});
+        }
+        r.calls.push_back(c);
+    }
+    r.calls.push_back(r.calls[0]);  // a known shape
+    r.calls.back().id = 9;
+    AnalysisResult by_shape = spilled_copy(r, json_call_recorder(2)), binary = spilled_copy(r, nullptr);
+    CHECK(json_of(by_shape, 2) == json_of(binary, 2));
+}
+
+// A tape's shape holds a run's id only where the element branches (a choice,
+// a loop, something present or not): the others are decided by the tags
+// before them (json_call_layout.cpp, write_call), and a call's element has
+// about 105 runs. Fails when every run is tagged. The shapes stay exact: the
+// random and hostile calls above, and the bundled captures below, report the
+// same bytes through their shapes.
+TEST_CASE("report json: a call's shape leaves out the runs its branches decide", "[json]") {
+    Call c;
+    c.complete = true;
+    c.request.write_sizes = {1};
+    c.response.write_sizes = {2};
+    for (PhaseKind k : {PhaseKind::RequestHeaders, PhaseKind::RequestBody, PhaseKind::ServerTime,
+                        PhaseKind::ResponseHeaders, PhaseKind::ResponseBody})
+        c.phases.push_back({k, 0, 0, 1, 1});
+    c.attribution.push_back({"", 1.0});
+    CallTape t;
+    REQUIRE(call_json_tape(2, 2, c, t));
+    // 149 bytes; 231 with every run tagged (the keys, a message's, a phase's,
+    // a cause's and the closing runs: 82 more).
+    CHECK(t.shape.n < 160);
+}
+
+// Values nearly every call of a shape has the same are held in the shape,
+// not recorded and formatted each call (json_call_layout.cpp): a status, a
+// message's segments and missing bytes, an ms value that rounds to +0. So a
+// call with another of them is another shape; one whose other numbers moved
+// is not. Fails when a held value is left out of the shape (two calls with
+// different texts would share a template).
+TEST_CASE("report json: a status, segments, missing bytes and ms values of 0.0 are held in a call's shape", "[json]") {
+    Call a;
+    a.id = 1;
+    a.method = "POST";
+    a.uri = "/svc";
+    a.http_version = "HTTP/1.1";
+    a.status = 200;
+    a.complete = true;
+    a.latency_ms = 3.25;
+    a.request.write_sizes = {100, 200};
+    a.response.write_sizes = {300};
+    a.phases.push_back({PhaseKind::RequestBody, 1'000'000, 1'000'000, 3, 3});  // 0.0 ms
+    a.phases.push_back({PhaseKind::ServerTime, 1'000'000, 4'250'000, 3, 5});
+    a.attribution.push_back({"server", 3.25});
+    a.attribution.push_back({"response_transfer", 0.0});
+    std::vector<Call> calls{a};
+    std::vector<uint8_t> want{kDefineRecord};
+    auto variant = [&](uint8_t tag, auto change) {
+        Call k = a;
+        change(k);
+        k.id = calls.size() + 1;
+        calls.push_back(k);
+        want.push_back(tag);
+    };
+    variant(kShapeRecord, [](Call& k) {  // other numbers: the same shape
+        frames_moved(k, 70000);
+        k.latency_ms = 12.5;
+        k.attribution[0].ms = 12.5;
+        k.phases[1].end_ns = 9'000'000;
+        k.request.write_sizes = {7, 123456};
+    });
+    variant(kShapeRecord, [](Call& k) { k.attribution[1].ms = 0.0004; });  // "0.0" too
+    variant(kDefineRecord, [](Call& k) { k.status = 500; });
+    variant(kDefineRecord, [](Call& k) { k.response.missing_bytes = 7; });
+    variant(kDefineRecord, [](Call& k) { k.request.missing_bytes = 1ULL << 40; });
+    variant(kDefineRecord, [](Call& k) { k.attribution[1].ms = 0.0005; });  // "0.001"
+    variant(kShapeRecord, [](Call& k) { k.attribution[1].ms = -0.0; });     // "-0.0": a value, as the one before
+    variant(kDefineRecord, [](Call& k) { k.phases[0].end_ns += 1'000; });   // "0.001"
+    variant(kDefineRecord, [](Call& k) { k.latency_ms = 0.0; });
+    variant(kShapeRecord, [](Call& k) { k.latency_ms = 0.0001; });  // the one before's shape
+    variant(kDefineRecord, [](Call& k) { k.status = -3; });          // a value: not held
+    variant(kShapeRecord, [](Call& k) { k.status = -40000; });
+    variant(kShapeRecord, [](Call& k) { k.status = 500; });          // the 500 above
+    AnalysisResult r;
+    r.capture.first_ns = 1'000'000;
+    r.calls = calls;
+    auto rec = json_call_recorder(2);
+    for (size_t i = 0; i < calls.size(); ++i) {
+        INFO("call " << i + 1);
+        CHECK(int(uint8_t(rec(calls[i])[0])) == int(want[i]));
+    }
+    AnalysisResult by_shape = spilled_copy(r, json_call_recorder(2)), binary = spilled_copy(r, nullptr);
+    const std::string got = json_of(by_shape, 2);
+    CHECK(got == json_of(binary, 2));
+    CHECK(got.find("\"status\": 500") != std::string::npos);
+    CHECK(got.find("\"missing_bytes\": 1099511627776") != std::string::npos);
+}
+
+// A frame or time equal to an earlier one of the call is a reference in the
+// shape, its text copied from that one's (json_call_layout.cpp, KeptValues;
+// json_call_record.cpp): equal in all 64 bits only, never across calls; the
+// calls with the same equal frames and times share a shape.
 TEST_CASE("report json: a call's repeated frames and times are written as when formatted", "[json]") {
     const uint64_t frames[] = {70000, 70000 + 256, 70000 + (1ULL << 32), 9999, 10000, 70000, 12345678,
                                123456789, 123456789 + (1ULL << 40)};
@@ -737,10 +940,21 @@ TEST_CASE("report json: a call's repeated frames and times are written as when f
         }
         r.calls.push_back(c);
     }
+    for (size_t i = 0; i < 300; ++i) {  // the same equal frames and times, other values
+        Call c = r.calls[i];
+        frames_moved(c, (1ULL << 32) + 256);
+        times_moved(c, int64_t(1) << 20);
+        c.id = r.calls.size() + 1;
+        r.calls.push_back(c);
+    }
+    std::set<std::vector<int>> patterns;
+    for (const Call& c : r.calls) patterns.insert(ref_pattern(c));
     CountingRecorder shapes{json_call_recorder(2)};
     AnalysisResult by_shape = spilled_copy(r, shapes.fn()), binary = spilled_copy(r, nullptr);
     CHECK(json_of(by_shape, 2) == json_of(binary, 2));
-    CHECK((*shapes.kinds)[2] >= 290);  // one shape: the calls by their values
+    CHECK((*shapes.kinds)[1] == patterns.size());  // a shape for each pattern of equal frames and times
+    CHECK((*shapes.kinds)[2] == r.calls.size() - patterns.size());
+    CHECK(patterns.size() <= 300);
 }
 
 TEST_CASE("report json: a damaged shape id or value tape is a spill error naming the spill file", "[json]") {
@@ -802,6 +1016,12 @@ TEST_CASE("report json: a damaged shape id or value tape is a spill error naming
     CHECK(fails(define.substr(0, define.size() - 1), shaped));  // the definition's values
     // The definition's template: its first cut past its text.
     CHECK(fails(with(define, record_head_size(define) + 24, uint32_t(1) << 30), shaped));
+    // Its first value's kind: a reference to a frame or time not kept yet, no kind.
+    const size_t first_kind = record_head_size(define) + 32;  // shape id, call, nonce, counts, first cut
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::FrameRef)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::TimeRef | 3 << 4)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::TimeRef + 1)), shaped));
+    CHECK(fails(with(define, first_kind, uint8_t(CallSlot::Uint | 1 << 4)), shaped));
 }
 
 TEST_CASE("report json: bundled captures analysed with calls stored as JSON elements report the same", "[json]") {
