@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <ostream>
 #include <streambuf>
+#include <type_traits>
 
 namespace stallscope {
 
@@ -301,14 +302,16 @@ struct Head {
 
 Head read_head(Cursor& in, int indent) {
     Head h;
-    h.tag = in.get<uint8_t>();
-    const int8_t made_for = in.get<int8_t>();
-    h.request_frame = in.get<uint64_t>();
-    h.request_bytes = in.get<uint64_t>();
-    h.measured = in.get<uint8_t>() != 0;
-    h.element_count = in.get<uint32_t>();
-    h.operation = in.bytes(in.get<uint32_t>());
-    if (made_for != indent) h.tag = 0;
+    // Its fixed part tested once (a short record fails: tag 0, in.ok() false).
+    const char* p = in.bytes(kHeadBytes).data();
+    if (!in.ok()) return h;
+    const int8_t made_for = int8_t(p[1]);
+    h.request_frame = load<uint64_t>(p + 2);
+    h.request_bytes = load<uint64_t>(p + 10);
+    h.measured = p[18] != 0;
+    h.element_count = load<uint32_t>(p + 19);
+    h.operation = in.bytes(load<uint32_t>(p + 23));
+    h.tag = made_for == indent ? uint8_t(p[0]) : 0;
     return h;
 }
 
@@ -383,6 +386,37 @@ struct KeptText {
     }
 };
 
+// The same on the fast path, where the element's text does not move while it
+// is written (its room asked once): the kept text's place in it, not a copy
+// (issue 26, round eight: no copy for the ~11 frames and times a call keeps).
+// A reference may come a few bytes after the text it copies, so the blocks
+// are moved (read whole, then written), as memmove does.
+struct KeptPlace {
+    static constexpr size_t kHalf = kDoubleChars / 2;
+    static_assert(kHalf == 32, "move() copies two 16-byte blocks");
+    const char* text;
+    size_t len;
+    void keep(const char* from, const char* to) {
+        text = from;
+        len = size_t(to - from);
+    }
+    // Read whole before written, in two 16-byte registers (an array here is
+    // copied through the stack; a memmove is a call).
+    static void move(char* to, const char* from) {
+        typedef char Block __attribute__((vector_size(16)));
+        Block a, b;
+        std::memcpy(&a, from, 16);
+        std::memcpy(&b, from + 16, 16);
+        std::memcpy(to, &a, 16);
+        std::memcpy(to + 16, &b, 16);
+    }
+    char* copy(char* p) const {
+        move(p, text);
+        if (len > kHalf) move(p + kHalf, text + kHalf);
+        return p + len;
+    }
+};
+
 // A call of a shape: its template's pieces with its values between them,
 // at p; returns the end, or null when the values do not fit the template.
 // A raw value (an integer, a rounded ms value) is loaded as 8 bytes and
@@ -399,16 +433,17 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
     const char* v = values.data();
     const char* const vend = v + values.size() - CallTape::kValuePad;
     const char* src = t.text.data();
-    KeptText kept[2 * CallSlot::kMaxKept];  // the frames', then the times' (Template::Op::ref)
+    std::conditional_t<kFast, KeptPlace, KeptText> kept[2 * CallSlot::kMaxKept];  // the frames', then the times' (Template::Op::ref)
     unsigned kept_frames = 0, kept_times = CallSlot::kMaxKept;
-    for (const Template::Op& op : t.ops) {
+    for (const Template::Op& each : t.ops) {
+        const Template::Op op = each;  // a local: the text's char stores cannot alias it (no reloads)
         p = template_piece<kFast>(w, p, src, op.piece);
         src += op.piece;
         if (op.kind >= CallSlot::FrameRef) {  // the most on a call: its phases' frames and times
             p = kept[op.ref].copy(p);
             continue;
         }
-        if (op.kind < CallSlot::Uint || op.kind == CallSlot::KeptTime) {
+        if (uint8_t(op.kind - CallSlot::Uint) > CallSlot::Frame - CallSlot::Uint) {  // not a number: one test
             if (op.kind == CallSlot::ElementCount) {
                 if (whole) {
                     p = JsonStream::raw_number(p, element_count);
