@@ -134,9 +134,23 @@ struct Recorder {
     uint64_t nonce;  // ties a shape's calls to its definition from this recorder
     std::unordered_map<std::string_view, Shape, ShapeHash> shapes;
     std::deque<std::string> shape_keys;  // the table's keys (a deque never moves them)
-    // The last shape found: about half the calls have their predecessor's
-    // (one compare instead of the hash and the lookup). A node never moves.
-    const std::pair<const std::string_view, Shape>* last_shape = nullptr;
+    // The shapes found last, the latest first: nearly every call has one of
+    // them (a compare or a few instead of the hash and the lookup: a
+    // call's shape is a few hundred bytes). A node never moves.
+    using Node = std::pair<const std::string_view, Shape>;
+    static constexpr size_t kRecent = 4;
+    const Node* recent[kRecent] = {};
+    const Node* recent_shape(std::string_view shape) {
+        for (size_t i = 0; i < kRecent && recent[i]; ++i)
+            if (recent[i]->first == shape) return made_recent(recent[i], i);
+        auto it = shapes.find(shape);
+        return it == shapes.end() ? nullptr : made_recent(&*it, kRecent - 1);
+    }
+    // n first, the ones before `at` one place later (the one at `at` dropped).
+    const Node* made_recent(const Node* n, size_t at) {
+        for (; at > 0; --at) recent[at] = recent[at - 1];
+        return recent[0] = n;
+    }
     size_t shape_bytes = 0;
     CallTape tape;
     // A new shape's text, written apart and cut at its values.
@@ -177,12 +191,7 @@ struct Recorder {
         buf.out = &spilled;
         if (limits.shapes && call_json_tape(indent, 2, c, tape) && tape.shape.n <= kMaxShapeBytes) {
             const std::string_view shape = tape.shape.view();
-            if (last_shape && last_shape->first == shape) return of_shape(c, last_shape->second);
-            auto it = shapes.find(shape);
-            if (it != shapes.end()) {
-                last_shape = &*it;
-                return of_shape(c, it->second);
-            }
+            if (const Node* n = recent_shape(shape)) return of_shape(c, n->second);
             if (shapes.size() < limits.shapes && shape_bytes + 4 * tape.shape.n <= limits.bytes && define(c))
                 return done();
         }
