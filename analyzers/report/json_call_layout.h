@@ -56,9 +56,10 @@ struct TapeBytes {
 // it), a rounded ms value the same way as ms_rounded_code's code, any other
 // number as its text (0x80 | its length first), a time as its ns;
 // element_count only counted. The values end with kValuePad zero bytes (a reader loads 8 bytes
-// at a time): json_call_record.cpp.
+// at a time, and a number read past the values meets a zero count, which is
+// no number: json_call_record.cpp).
 struct CallTape {
-    static constexpr size_t kValuePad = 8;
+    static constexpr size_t kValuePad = 16;
     TapeBytes shape, values;
 };
 

@@ -429,9 +429,11 @@ struct KeptPlace {
 // A call of a shape: its template's pieces with its values between them,
 // at p; returns the end, or null when the values do not fit the template.
 // A raw value (an integer, a rounded ms value) is loaded as 8 bytes and
-// masked to its count. Every value takes a byte at least, so one test per
-// value (v below vend) keeps each load inside the tape's zero pad, and a
-// value that runs past vend is caught by the next value's test or the last.
+// masked to its count. The tape's pad (kValuePad bytes) is tested to be
+// zeros once; then a number needs no test of its own: one read at or past
+// vend (at most 8 past it: a time is read only below vend, and a value
+// below it ends at most 1 + 8 bytes on) meets a zero count, which is no
+// number, and a value that ends past vend is caught by the last test.
 // A reference takes no value: it copies the text of the frame or time it
 // names (read_template checked that it comes after it).
 // The pointer is a local (not the caller's): a char store cannot alias it.
@@ -441,6 +443,8 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
     if (values.size() < CallTape::kValuePad) return nullptr;
     const char* v = values.data();
     const char* const vend = v + values.size() - CallTape::kValuePad;
+    static_assert(CallTape::kValuePad == 16, "one value's read past vend stays inside the pad");
+    if (load<uint64_t>(vend) | load<uint64_t>(vend + 8)) return nullptr;
     const char* src = t.text.data();
     std::conditional_t<kFast, KeptPlace, KeptText> kept[2 * CallSlot::kMaxKept];  // the frames', then the times' (Template::Op::ref)
     unsigned kept_frames = 0, kept_times = CallSlot::kMaxKept;
@@ -472,8 +476,7 @@ char* render_at(JsonStream& w, char* p, const Template& t, std::string_view valu
             if (op.kind == CallSlot::KeptTime) kept[kept_times++].keep(from, p);
             continue;
         }
-        if (v >= vend) return nullptr;  // a number: Uint, Ms, Frame
-        char* const from = p;
+        char* const from = p;  // a number: Uint, Ms, Frame (no test of v: above)
         const size_t n = uint8_t(*v);
         if (n - 1 < 8) {  // raw: its bytes, then formatted
             const uint64_t x = load<uint64_t>(v + 1) & kLowBytes[n];

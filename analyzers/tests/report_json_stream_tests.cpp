@@ -1012,6 +1012,9 @@ TEST_CASE("report json: a damaged shape id or value tape is a spill error naming
     CHECK(fails(define, with(shaped, h + 20, uint8_t(0))));    // a raw value of no bytes
     CHECK(fails(define, with(shaped, h + 20, uint8_t(9))));    // of 9 bytes
     CHECK(fails(define, with(shaped, h + 20, uint8_t(0x80 | 65))));  // a text longer than any number
+    // The values' zero pad (CallTape::kValuePad), which a number read past them meets: not zero.
+    CHECK(fails(define, with(shaped, shaped.size() - CallTape::kValuePad, uint8_t(1))));
+    CHECK(fails(define, with(shaped, shaped.size() - 1, uint8_t(0x80))));
     CHECK(fails(with(define, record_head_size(define), uint32_t(3)), shaped));  // the definition's shape id
     CHECK(fails(define.substr(0, define.size() - 1), shaped));  // the definition's values
     // The definition's template: its first cut past its text.
