@@ -161,14 +161,14 @@ struct Recorder {
     std::vector<CallSlot> slots;
     std::string templ;
 
-    // The record's head in `head`, with `extra` bytes after it for the
-    // caller to fill (returned). Sized once: written at a pointer.
-    char* put_head(uint8_t tag, const Call& c, size_t extra) {
-        std::string made;  // operation_key's, when the key is not the operation itself
-        std::string_view key = c.soap.operation;
-        if (key.empty()) key = made = operation_key(c);
-        head.resize(kHeadBytes + key.size() + extra);
-        char* p = head.data();
+    // The operation key the whole-XML sample looks at (operation_key's; the
+    // operation itself when there is one, else made in `made`).
+    static std::string_view key_of(const Call& c, std::string& made) {
+        if (!c.soap.operation.empty()) return c.soap.operation;
+        return made = operation_key(c);
+    }
+    // A record's head at p (kHeadBytes and the key); returns its end.
+    char* head_at(char* p, uint8_t tag, const Call& c, std::string_view key) const {
         p = put_at(p, tag);
         p = put_at(p, int8_t(indent));
         p = put_at(p, c.request.first_frame);
@@ -178,6 +178,14 @@ struct Recorder {
         p = put_at(p, uint32_t(key.size()));
         std::memcpy(p, key.data(), key.size());
         return p + key.size();
+    }
+    // The record's head in `head`, with `extra` bytes after it for the
+    // caller to fill (returned). Sized once: written at a pointer.
+    char* put_head(uint8_t tag, const Call& c, size_t extra) {
+        std::string made;
+        const std::string_view key = key_of(c, made);
+        head.resize(kHeadBytes + key.size() + extra);
+        return head_at(head.data(), tag, c, key);
     }
     std::string_view done() {
         if (spilled.empty()) return js.unflushed();
@@ -198,13 +206,25 @@ struct Recorder {
         return full(c);
     }
 
+    // Nearly every call: its head and values written straight into the
+    // stream's buffer (empty: the last record was dropped), not through `head`.
     std::string_view of_shape(const Call& c, const Shape& s) {
-        char* p = put_head(kShapeTag, c, sizeof s.id + sizeof s.call + sizeof nonce);
+        constexpr size_t kIds = sizeof s.id + sizeof s.call + sizeof nonce;
+        const std::string_view values = tape.values.view();
+        std::string made;
+        const std::string_view key = key_of(c, made);
+        const bool direct = kHeadBytes + key.size() + kIds + values.size() <= JsonStream::kRawRoom;
+        char* p = direct ? head_at(js.raw_begin(), kShapeTag, c, key) : put_head(kShapeTag, c, kIds);
         p = put_at(p, s.id);
         p = put_at(p, s.call);
-        put_at(p, nonce);
-        js.raw(head);
-        js.raw(tape.values.view());
+        p = put_at(p, nonce);
+        if (direct) {
+            std::memcpy(p, values.data(), values.size());
+            js.raw_end(p + values.size());
+        } else {
+            js.raw(head);
+            js.raw(values);
+        }
         return done();
     }
 
