@@ -308,7 +308,7 @@ bool sharding_detail::endpoint_less(const Endpoint& a, const Endpoint& b) {
 
 namespace {
 
-// The worker a connection goes to, the same for both directions.
+// A number for a connection, the same for both directions: its shard.
 size_t pair_hash(const TcpPacket& p) {
     const bool src_first = sharding_detail::endpoint_less(p.src, p.dst);
     const Endpoint& a = src_first ? p.src : p.dst;
@@ -321,7 +321,18 @@ size_t pair_hash(const TcpPacket& p) {
 
 } // namespace
 
-// One worker: its FlowTable's output recorded as keyed events.
+// The merge, for the shard the reading thread runs itself: its batches go
+// straight in, never through a queue it could find full.
+struct MergeHere {
+    virtual void take(OutBatch&& b) = 0;
+
+protected:
+    ~MergeHere() = default;
+};
+
+// One shard: its FlowTable's output recorded as keyed events. On a thread
+// of its own, fed through `in`; or run by the reading thread (`merge_here`
+// set), fed batch by batch and handing its events straight to the merge.
 struct Worker : FlowSink {
     unsigned index;
     BoundedQueue<InBatch> in{in_depth()};
@@ -358,6 +369,7 @@ struct Worker : FlowSink {
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
+    MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
     double cpu_s = 0, end_s = 0;
 
     Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n), digests(opt) {}
@@ -435,32 +447,44 @@ struct Worker : FlowSink {
         InBatch b;
         while (in.pop(b)) {
             bell.ring();  // room in `in`
-            if (!error) {
-                try {
-                    process(b);
-                } catch (...) {
-                    error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
-                    events.clear();
-                    event_bytes = 0;
-                }
-            }
-            hand_on(b.last ? kDone : through_seq(b.upto));
-            if (b.last) {
-                worked_total.fetch_add(worked, std::memory_order_relaxed);
-                digested_total.fetch_add(digested, std::memory_order_relaxed);
+            if (step(b)) {
                 cpu_s = thread_cpu_s();
-                end_s = wall_s();
                 return;
             }
-            b.items.clear();
-            b.bytes.clear();
-            b.window.reset();
             spare_in.try_push(b);
         }
     }
+    // One batch processed and its events handed on; true after the last.
+    // The batch comes back emptied, its buffers kept.
+    bool step(InBatch& b) {
+        if (!error) {
+            try {
+                process(b);
+            } catch (...) {
+                error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
+                events.clear();
+                event_bytes = 0;
+            }
+        }
+        hand_on(b.last ? kDone : through_seq(b.upto));
+        if (b.last) {
+            worked_total.fetch_add(worked, std::memory_order_relaxed);
+            digested_total.fetch_add(digested, std::memory_order_relaxed);
+            end_s = wall_s();
+            return true;
+        }
+        b.items.clear();
+        b.bytes.clear();
+        b.window.reset();
+        return false;
+    }
     void hand_on(const Key& watermark) {
-        out.push(OutBatch{index, std::move(events), watermark});
-        bell.ring();
+        if (merge_here) {
+            merge_here->take(OutBatch{index, std::move(events), watermark});
+        } else {
+            out.push(OutBatch{index, std::move(events), watermark});
+            bell.ring();
+        }
         events.clear();
         event_bytes = 0;
         if (Returned r; spare_out.try_pop(r)) {
@@ -496,8 +520,22 @@ struct Worker : FlowSink {
     }
 };
 
-struct ShardedAnalysis::Impl {
+struct ShardedAnalysis::Impl final : MergeHere {
     AnalysisOptions opt;
+    size_t threaded;  // shards on threads of their own: workers[0, threaded); the last is the reading thread's
+    // A connection whose pair hash's low 16 bits are below this is the
+    // reading thread's; the others are spread over the threaded shards.
+    uint32_t inline_cut;
+    static uint32_t inline_cut_for(unsigned n) {
+        if (n <= 1) return 1u << 16;
+        double share = 0.31;
+        if (const char* v = std::getenv("STALLSCOPE_INLINE_SHARE")) share = std::atof(v);
+        return uint32_t(std::clamp(share, 0.0, 1.0) * 65536);
+    }
+    size_t shard_of(size_t h) const {
+        if ((h & 0xFFFF) < inline_cut) return threaded;
+        return (h >> 16) % threaded;
+    }
     // Each worker hands its events on in a queue of its own (Worker::out), so
     // a worker that runs ahead waits for room in it instead of piling its
     // calls up in the merge (issue 22: 70,000 pipelined calls took 99-129 MB
@@ -522,7 +560,7 @@ struct ShardedAnalysis::Impl {
         const char* v = std::getenv("STALLSCOPE_THREAD_STATS");
         return v && *v == '1';
     }();
-    double merge_cpu_s = 0, merge_end_s = 0;
+    double merge_cpu_s = 0, merge_end_s = 0, inline_cpu_s = 0;
     uint64_t full_waits = 0, waited_ns = 0;
 
     // The merge, run by the reading thread between batches (no thread of its
@@ -554,11 +592,15 @@ struct ShardedAnalysis::Impl {
     size_t done = 0;  // sources whose last batch the merge has
     Key last_replayed;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), giving(n), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
+    // n shards: n - 1 on threads of their own, the last run by the reading thread.
+    Impl(const AnalysisOptions& o, unsigned n)
+        : opt(o), threaded(n - 1), inline_cut(inline_cut_for(n)), back(opt), giving(n), pending(n + 1), at(n + 1, 0),
+          watermark(n + 1, Key{}) {
         window.first_seq = 1;
         for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
         batches.resize(n);
-        for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });
+        workers.back()->merge_here = this;
+        for (size_t i = 0; i < threaded; ++i) workers[i]->thread = std::thread([w = workers[i].get()] { w->run(); });
     }
 
     ~Impl() {
@@ -568,6 +610,15 @@ struct ShardedAnalysis::Impl {
         }
         for (auto& w : workers)
             if (w->thread.joinable()) w->thread.join();
+    }
+
+    // The reading thread's shard processes its batch here; its events go to
+    // the merge as it hands them on (the batch keeps its buffers for the next).
+    void run_inline_shard() {
+        Worker& w = *workers.back();
+        const double cpu0 = stats ? thread_cpu_s() : 0, merge0 = merge_cpu_s;
+        w.step(batches.back());
+        if (stats) inline_cpu_s += thread_cpu_s() - cpu0 - (merge_cpu_s - merge0);
     }
 
     // Hands worker i its batch without ever blocking on its queue: while the
@@ -602,14 +653,18 @@ struct ShardedAnalysis::Impl {
         window.first_seq = seq + 1;
         if (last) ++seq;  // the end: one step, for every worker
         for (size_t i = 0; i < workers.size(); ++i) {
+            batches[i].window = shared;
+            batches[i].upto = seq;
+            batches[i].last = last;
+        }
+        // The threaded shards first, so they work while this thread runs its own.
+        for (size_t i = 0; i < threaded; ++i) {
             InBatch b = std::move(batches[i]);
             batches[i] = InBatch{};
-            b.window = shared;
-            b.upto = seq;
-            b.last = last;
             hand_to_worker(i, b);
             workers[i]->spare_in.try_pop(batches[i]);
         }
+        run_inline_shard();
         take(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : through_seq(seq)});
         front_events.clear();
         drain();
@@ -738,7 +793,7 @@ struct ShardedAnalysis::Impl {
         for (bool again = true; again && done < pending.size();) {
             again = false;
             const Key low = watermark[lagging()];
-            for (size_t s = 0; s < workers.size() && !again; ++s)
+            for (size_t s = 0; s < threaded && !again; ++s)
                 if (watermark[s] == low && workers[s]->out.try_pop(b)) {
                     take(std::move(b));
                     took = again = true;
@@ -749,7 +804,7 @@ struct ShardedAnalysis::Impl {
 
     // A source's batch: its events are replayed as far as every source's
     // watermark allows.
-    void take(OutBatch&& b) {
+    void take(OutBatch&& b) override {
         const double cpu0 = stats ? thread_cpu_s() : 0;
         replay_ready(std::move(b));
         if (stats) merge_cpu_s += thread_cpu_s() - cpu0;
@@ -808,12 +863,16 @@ struct ShardedAnalysis::Impl {
                      "threads: reading done at %.2f s, %.2f s CPU (with the merge's so far); it found a worker's queue "
                      "full %llu times and waited %.2f s for room or events\n",
                      read_end_s - start_s, front_cpu_s, (unsigned long long)full_waits, double(waited_ns) / 1e9);
-        for (const auto& w : workers)
+        for (size_t i = 0; i < threaded; ++i) {
+            Worker* w = workers[i].get();
             std::fprintf(stderr,
                          "threads: worker %u done at %.2f s, %.2f s CPU; it waited %.2f s for segments, %.2f s for "
                          "room in its output queue\n",
                          w->index, w->end_s - start_s, w->cpu_s, double(w->in.empty_wait_ns()) / 1e9,
                          double(w->out.full_wait_ns()) / 1e9);
+        }
+        std::fprintf(stderr, "threads: the reading thread's own shard: %.2f s CPU (of the reading thread's)\n",
+                     inline_cpu_s);
         std::fprintf(stderr, "threads: merge (on the reading thread) done at %.2f s, %.2f s CPU in all\n",
                      merge_end_s - start_s, merge_cpu_s);
     }
@@ -845,7 +904,7 @@ void ShardedAnalysis::front_warning(Warning w) {
 
 void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
-    InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
+    InBatch& b = m.batches[m.shard_of(pair_hash(p))];
     // Built in place once (default-constructing it, then assigning, wrote it twice).
     // A payload inside the frame's bytes (not one the front reassembled from
     // IP fragments) of a reader whose frames outlive the next read is handed
@@ -876,7 +935,8 @@ AnalysisResult ShardedAnalysis::finish() {
     m.flush(true);
     m.merge_to_end();
     full_queue_total.fetch_add(m.full_waits, std::memory_order_relaxed);
-    for (auto& w : m.workers) w->thread.join();
+    for (auto& w : m.workers)
+        if (w->thread.joinable()) w->thread.join();
     for (auto& w : m.workers)
         if (w->error) std::rethrow_exception(w->error);
     if (m.merge_error) std::rethrow_exception(m.merge_error);
