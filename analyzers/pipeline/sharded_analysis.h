@@ -46,6 +46,13 @@ uint64_t calls_digested();
 // merge instead of blocking (it runs the merge: no thread of its own), in
 // all analyses so far: for its test.
 uint64_t reader_found_queue_full();
+// Segments routed to the reading thread's own shard, and worker threads
+// started, in all analyses so far: for their test.
+uint64_t segments_on_reading_thread();
+uint64_t worker_threads_started();
+// The share of the connections (of the pair hash) the reading thread's own
+// shard gets with `threads` threads: what balances its other work.
+double reading_thread_share(unsigned threads);
 // Every queue between the threads this deep, batches of 16 segments and of 2
 // events (0: the usual depths and batches), for analyses started after the
 // call: the test with queues full on every side.
