@@ -542,9 +542,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
     // reading thread's; the others are spread over the threaded shards.
     uint32_t inline_cut;
     static uint32_t inline_cut_for(unsigned n) {
-        double share = sharding_detail::reading_thread_share(n);
-        if (const char* v = std::getenv("STALLSCOPE_INLINE_SHARE")) share = std::atof(v);
-        return uint32_t(std::clamp(share, 0.0, 1.0) * 65536);
+        return uint32_t(std::clamp(sharding_detail::reading_thread_share(n), 0.0, 1.0) * 65536);
     }
     size_t shard_of(size_t h) const {
         if ((h & 0xFFFF) < inline_cut) return threaded;
@@ -578,9 +576,9 @@ struct ShardedAnalysis::Impl final : MergeHere {
     double merge_cpu_s = 0, merge_end_s = 0, inline_cpu_s = 0;
     uint64_t full_waits = 0, waited_ns = 0;
 
-    // The merge, run by the reading thread between batches (no thread of its
-    // own: with N workers, N + 1 busy threads instead of N + 2): one
-    // AnalysisBack fed in single-thread order.
+    // The merge, run by the reading thread between batches and as its own
+    // shard hands events on (no thread of its own): one AnalysisBack fed in
+    // single-thread order.
     AnalysisBack back;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
