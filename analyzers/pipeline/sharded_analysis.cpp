@@ -111,6 +111,8 @@ std::atomic<uint64_t> end_batches{0};
 std::atomic<uint64_t> replayed_out_of_order{0};
 // Segments handed to a worker as a view into the capture, and copied, in all (their test).
 std::atomic<uint64_t> borrowed_total{0}, copied_total{0};
+// Segments the reading thread's own shard got, and worker threads started, in all (their test).
+std::atomic<uint64_t> inline_segments_total{0}, worker_threads_total{0};
 // Calls CallWork ran on in a worker, in all (its test).
 std::atomic<uint64_t> worked_total{0};
 // Of those, handed on as a digest, in all (its test).
@@ -293,6 +295,19 @@ uint64_t sharding_detail::calls_worked_on_workers() { return worked_total.load(s
 uint64_t sharding_detail::calls_digested() { return digested_total.load(std::memory_order_relaxed); }
 uint64_t sharding_detail::reader_found_queue_full() { return full_queue_total.load(std::memory_order_relaxed); }
 void sharding_detail::set_queue_depth_for_test(size_t depth) { queue_depth_for_test.store(depth); }
+uint64_t sharding_detail::segments_on_reading_thread() { return inline_segments_total.load(std::memory_order_relaxed); }
+uint64_t sharding_detail::worker_threads_started() { return worker_threads_total.load(std::memory_order_relaxed); }
+
+// The reading thread also reads, decodes, routes and merges: about 0.38 of
+// one shard's work for all threads' shards at once (callgrind, 200k-packet
+// default capture: 364 M instructions against 977 M for two workers). Its
+// shard is smaller by that much, so that all N threads finish together:
+// share s with r + s = (1 - s) / (N - 1), r = 0.38 of the whole shards' work.
+double sharding_detail::reading_thread_share(unsigned threads) {
+    if (threads <= 1) return 1;
+    constexpr double kReaderOwnWork = 0.38;
+    return std::max(0.0, (1 - kReaderOwnWork * (threads - 1)) / threads);
+}
 
 // a < b as Endpoint's defaulted <=> orders them (family, address bytes as
 // memcmp orders them, port), with the bytes compared as two words instead
@@ -308,7 +323,7 @@ bool sharding_detail::endpoint_less(const Endpoint& a, const Endpoint& b) {
 
 namespace {
 
-// The worker a connection goes to, the same for both directions.
+// A number for a connection, the same for both directions: its shard.
 size_t pair_hash(const TcpPacket& p) {
     const bool src_first = sharding_detail::endpoint_less(p.src, p.dst);
     const Endpoint& a = src_first ? p.src : p.dst;
@@ -321,7 +336,18 @@ size_t pair_hash(const TcpPacket& p) {
 
 } // namespace
 
-// One worker: its FlowTable's output recorded as keyed events.
+// The merge, for the shard the reading thread runs itself: its batches go
+// straight in, never through a queue it could find full.
+struct MergeHere {
+    virtual void from_own_shard(OutBatch&& b) = 0;
+
+protected:
+    ~MergeHere() = default;
+};
+
+// One shard: its FlowTable's output recorded as keyed events. On a thread
+// of its own, fed through `in`; or run by the reading thread (`merge_here`
+// set), fed batch by batch and handing its events straight to the merge.
 struct Worker : FlowSink {
     unsigned index;
     BoundedQueue<InBatch> in{in_depth()};
@@ -358,6 +384,7 @@ struct Worker : FlowSink {
     FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
+    MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
     double cpu_s = 0, end_s = 0;
 
     Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n), digests(opt) {}
@@ -435,32 +462,44 @@ struct Worker : FlowSink {
         InBatch b;
         while (in.pop(b)) {
             bell.ring();  // room in `in`
-            if (!error) {
-                try {
-                    process(b);
-                } catch (...) {
-                    error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
-                    events.clear();
-                    event_bytes = 0;
-                }
-            }
-            hand_on(b.last ? kDone : through_seq(b.upto));
-            if (b.last) {
-                worked_total.fetch_add(worked, std::memory_order_relaxed);
-                digested_total.fetch_add(digested, std::memory_order_relaxed);
+            if (step(b)) {
                 cpu_s = thread_cpu_s();
-                end_s = wall_s();
                 return;
             }
-            b.items.clear();
-            b.bytes.clear();
-            b.window.reset();
             spare_in.try_push(b);
         }
     }
+    // One batch processed and its events handed on; true after the last.
+    // The batch comes back emptied, its buffers kept.
+    bool step(InBatch& b) {
+        if (!error) {
+            try {
+                process(b);
+            } catch (...) {
+                error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
+                events.clear();
+                event_bytes = 0;
+            }
+        }
+        hand_on(b.last ? kDone : through_seq(b.upto));
+        if (b.last) {
+            worked_total.fetch_add(worked, std::memory_order_relaxed);
+            digested_total.fetch_add(digested, std::memory_order_relaxed);
+            end_s = wall_s();
+            return true;
+        }
+        b.items.clear();
+        b.bytes.clear();
+        b.window.reset();
+        return false;
+    }
     void hand_on(const Key& watermark) {
-        out.push(OutBatch{index, std::move(events), watermark});
-        bell.ring();
+        if (merge_here) {
+            merge_here->from_own_shard(OutBatch{index, std::move(events), watermark});
+        } else {
+            out.push(OutBatch{index, std::move(events), watermark});
+            bell.ring();
+        }
         events.clear();
         event_bytes = 0;
         if (Returned r; spare_out.try_pop(r)) {
@@ -496,8 +535,19 @@ struct Worker : FlowSink {
     }
 };
 
-struct ShardedAnalysis::Impl {
+struct ShardedAnalysis::Impl final : MergeHere {
     AnalysisOptions opt;
+    size_t threaded;  // shards on threads of their own: workers[0, threaded); the last is the reading thread's
+    // A connection whose pair hash's low 16 bits are below this is the
+    // reading thread's; the others are spread over the threaded shards.
+    uint32_t inline_cut;
+    static uint32_t inline_cut_for(unsigned n) {
+        return uint32_t(std::clamp(sharding_detail::reading_thread_share(n), 0.0, 1.0) * 65536);
+    }
+    size_t shard_of(size_t h) const {
+        if ((h & 0xFFFF) < inline_cut) return threaded;
+        return (h >> 16) % threaded;
+    }
     // Each worker hands its events on in a queue of its own (Worker::out), so
     // a worker that runs ahead waits for room in it instead of piling its
     // calls up in the merge (issue 22: 70,000 pipelined calls took 99-129 MB
@@ -512,6 +562,7 @@ struct ShardedAnalysis::Impl {
     size_t batched = 0, batched_bytes = 0;
     const size_t batch_segments = queue_depth_for_test.load() ? kTestBatchSegments : kBatchSegments;
     uint64_t borrowed = 0, copied = 0;  // payloads, this analysis (added to the totals at the end)
+    uint64_t inline_segments = 0;       // routed to the reading thread's shard, this analysis
     bool frames_outlive_next = false;   // the reader's frames stay valid: payloads go on as views
     uint64_t flushed_at = 0;            // file offset of the frame read at the last flush
     bool finished = false;
@@ -522,12 +573,12 @@ struct ShardedAnalysis::Impl {
         const char* v = std::getenv("STALLSCOPE_THREAD_STATS");
         return v && *v == '1';
     }();
-    double merge_cpu_s = 0, merge_end_s = 0;
+    double merge_cpu_s = 0, merge_end_s = 0, inline_cpu_s = 0;
     uint64_t full_waits = 0, waited_ns = 0;
 
-    // The merge, run by the reading thread between batches (no thread of its
-    // own: with N workers, N + 1 busy threads instead of N + 2): one
-    // AnalysisBack fed in single-thread order.
+    // The merge, run by the reading thread between batches and as its own
+    // shard hands events on (no thread of its own): one AnalysisBack fed in
+    // single-thread order.
     AnalysisBack back;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
@@ -554,11 +605,16 @@ struct ShardedAnalysis::Impl {
     size_t done = 0;  // sources whose last batch the merge has
     Key last_replayed;
 
-    Impl(const AnalysisOptions& o, unsigned n) : opt(o), back(opt), giving(n), pending(n + 1), at(n + 1, 0), watermark(n + 1, Key{}) {
+    // n shards: n - 1 on threads of their own, the last run by the reading thread.
+    Impl(const AnalysisOptions& o, unsigned n)
+        : opt(o), threaded(n - 1), inline_cut(inline_cut_for(n)), back(opt), giving(n), pending(n + 1), at(n + 1, 0),
+          watermark(n + 1, Key{}) {
         window.first_seq = 1;
         for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
         batches.resize(n);
-        for (auto& w : workers) w->thread = std::thread([w = w.get()] { w->run(); });
+        workers.back()->merge_here = this;
+        for (size_t i = 0; i < threaded; ++i) workers[i]->thread = std::thread([w = workers[i].get()] { w->run(); });
+        worker_threads_total.fetch_add(threaded, std::memory_order_relaxed);
     }
 
     ~Impl() {
@@ -568,6 +624,15 @@ struct ShardedAnalysis::Impl {
         }
         for (auto& w : workers)
             if (w->thread.joinable()) w->thread.join();
+    }
+
+    // The reading thread's shard processes its batch here; its events go to
+    // the merge as it hands them on (the batch keeps its buffers for the next).
+    void run_inline_shard() {
+        Worker& w = *workers.back();
+        const double cpu0 = stats ? thread_cpu_s() : 0, merge0 = merge_cpu_s;
+        w.step(batches.back());
+        if (stats) inline_cpu_s += thread_cpu_s() - cpu0 - (merge_cpu_s - merge0);
     }
 
     // Hands worker i its batch without ever blocking on its queue: while the
@@ -602,16 +667,21 @@ struct ShardedAnalysis::Impl {
         window.first_seq = seq + 1;
         if (last) ++seq;  // the end: one step, for every worker
         for (size_t i = 0; i < workers.size(); ++i) {
+            batches[i].window = shared;
+            batches[i].upto = seq;
+            batches[i].last = last;
+        }
+        // The threaded shards first, so they work while this thread runs its own.
+        for (size_t i = 0; i < threaded; ++i) {
             InBatch b = std::move(batches[i]);
             batches[i] = InBatch{};
-            b.window = shared;
-            b.upto = seq;
-            b.last = last;
             hand_to_worker(i, b);
             workers[i]->spare_in.try_pop(batches[i]);
         }
+        // The front's events first: the own shard's are replayed past them.
         take(OutBatch{unsigned(workers.size()), std::move(front_events), last ? kDone : through_seq(seq)});
         front_events.clear();
+        run_inline_shard();
         drain();
         batched = batched_bytes = 0;
         if (last) finished = true;
@@ -738,7 +808,7 @@ struct ShardedAnalysis::Impl {
         for (bool again = true; again && done < pending.size();) {
             again = false;
             const Key low = watermark[lagging()];
-            for (size_t s = 0; s < workers.size() && !again; ++s)
+            for (size_t s = 0; s < threaded && !again; ++s)
                 if (watermark[s] == low && workers[s]->out.try_pop(b)) {
                     take(std::move(b));
                     took = again = true;
@@ -749,6 +819,20 @@ struct ShardedAnalysis::Impl {
 
     // A source's batch: its events are replayed as far as every source's
     // watermark allows.
+    // The reading thread's shard hands events on: the merge takes them, and
+    // while more than a worker's output queue of them wait (for a worker
+    // behind them) it takes the workers' and, with none there, sleeps until a
+    // worker hands some on. A worker never waits for this shard (it has its
+    // batch, the front's events are taken), so the waiting ends; without it
+    // 70,000 pipelined calls closed at the end piled up in the merge (599 MiB).
+    void from_own_shard(OutBatch&& b) override {
+        take(std::move(b));
+        drain();
+        while (pending[threaded].size() > out_depth()) {
+            const uint32_t seen = bell.rings();
+            if (!drain()) sleep_until_rung(seen);
+        }
+    }
     void take(OutBatch&& b) {
         const double cpu0 = stats ? thread_cpu_s() : 0;
         replay_ready(std::move(b));
@@ -808,12 +892,16 @@ struct ShardedAnalysis::Impl {
                      "threads: reading done at %.2f s, %.2f s CPU (with the merge's so far); it found a worker's queue "
                      "full %llu times and waited %.2f s for room or events\n",
                      read_end_s - start_s, front_cpu_s, (unsigned long long)full_waits, double(waited_ns) / 1e9);
-        for (const auto& w : workers)
+        for (size_t i = 0; i < threaded; ++i) {
+            Worker* w = workers[i].get();
             std::fprintf(stderr,
                          "threads: worker %u done at %.2f s, %.2f s CPU; it waited %.2f s for segments, %.2f s for "
                          "room in its output queue\n",
                          w->index, w->end_s - start_s, w->cpu_s, double(w->in.empty_wait_ns()) / 1e9,
                          double(w->out.full_wait_ns()) / 1e9);
+        }
+        std::fprintf(stderr, "threads: the reading thread's own shard: %.2f s CPU (of the reading thread's)\n",
+                     inline_cpu_s);
         std::fprintf(stderr, "threads: merge (on the reading thread) done at %.2f s, %.2f s CPU in all\n",
                      merge_end_s - start_s, merge_cpu_s);
     }
@@ -845,7 +933,9 @@ void ShardedAnalysis::front_warning(Warning w) {
 
 void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
-    InBatch& b = m.batches[pair_hash(p) % m.workers.size()];
+    const size_t shard = m.shard_of(pair_hash(p));
+    m.inline_segments += shard == m.threaded;
+    InBatch& b = m.batches[shard];
     // Built in place once (default-constructing it, then assigning, wrote it twice).
     // A payload inside the frame's bytes (not one the front reassembled from
     // IP fragments) of a reader whose frames outlive the next read is handed
@@ -873,10 +963,12 @@ AnalysisResult ShardedAnalysis::finish() {
     Impl& m = *impl_;
     borrowed_total.fetch_add(m.borrowed, std::memory_order_relaxed);
     copied_total.fetch_add(m.copied, std::memory_order_relaxed);
+    inline_segments_total.fetch_add(m.inline_segments, std::memory_order_relaxed);
     m.flush(true);
     m.merge_to_end();
     full_queue_total.fetch_add(m.full_waits, std::memory_order_relaxed);
-    for (auto& w : m.workers) w->thread.join();
+    for (auto& w : m.workers)
+        if (w->thread.joinable()) w->thread.join();
     for (auto& w : m.workers)
         if (w->error) std::rethrow_exception(w->error);
     if (m.merge_error) std::rethrow_exception(m.merge_error);

@@ -3,16 +3,20 @@
 // (byte for byte). How Suricata and Zeek clusters balance flows: the
 // calling thread reads frames and runs AnalysisFront (time, decoding, IP
 // fragments: whole before a segment is routed); each TCP segment goes, by
-// a hash of its unordered address pair, to one of N workers, each with its
-// own FlowTable (its share of the connections); every worker also gets the
+// a hash of its unordered address pair, to one of N shards, each with its
+// own FlowTable (its share of the connections): N - 1 on worker threads and
+// one the reading thread runs itself between batches, so N threads are N
+// busy threads, not N + 1; as that thread also reads, decodes and merges,
+// its shard gets a smaller share (reading_thread_share). Every shard also gets the
 // times of all segments, so it closes its lingering connections where one
 // table would. Every segment carries a sequence number; what a worker produces (new connection,
 // new call, warning, finished call, closed connection) carries the
 // sequence number it was made at, and the merge replays all of it in the
 // order one thread would have produced it into one AnalysisBack, which
 // numbers connections and calls, runs the detectors and the summary. The
-// merge runs on the reading thread, between batches and whenever a worker's
-// queue is full: N workers, N + 1 threads.
+// merge runs on the reading thread, between batches, whenever a worker's
+// queue is full and as the reading thread's own shard hands events on
+// (straight in, never through a queue: it would wait for itself).
 // Queues between the threads are bounded (docs/architecture.md).
 #include "analyzers/pipeline/front_stage.h"
 #include "analyzers/pipeline/analyze_capture.h"
@@ -46,6 +50,13 @@ uint64_t calls_digested();
 // merge instead of blocking (it runs the merge: no thread of its own), in
 // all analyses so far: for its test.
 uint64_t reader_found_queue_full();
+// Segments routed to the reading thread's own shard, and worker threads
+// started, in all analyses so far: for their test.
+uint64_t segments_on_reading_thread();
+uint64_t worker_threads_started();
+// The share of the connections (of the pair hash) the reading thread's own
+// shard gets with `threads` threads: what balances its other work.
+double reading_thread_share(unsigned threads);
 // Every queue between the threads this deep, batches of 16 segments and of 2
 // events (0: the usual depths and batches), for analyses started after the
 // call: the test with queues full on every side.

@@ -433,3 +433,31 @@ TEST_CASE("threads: a long stretch without TCP between calls: no deadlock, one t
     same_for_every_n(path);
     fs::remove(path);
 }
+
+// --threads N is N busy threads, not N + 1: the reading thread runs one shard
+// itself (its events go to the merge on the same thread, no queue) beside
+// N - 1 worker threads, and gets the smaller share of the connections, as it
+// also reads, decodes and merges. The reports stay one thread's.
+TEST_CASE("threads: the reading thread runs a shard of its own beside N - 1 workers", "[threads]") {
+    std::string path = temp_path("inline-shard");
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 30000, st, error));
+    CHECK(sharding_detail::reading_thread_share(2) > 0.2);
+    CHECK(sharding_detail::reading_thread_share(2) < 0.5);
+    for (unsigned n : {2u, 3u}) {
+        INFO(n << " threads");
+        const uint64_t threads_before = sharding_detail::worker_threads_started();
+        const uint64_t inline_before = sharding_detail::segments_on_reading_thread();
+        Run r = run(path, n);
+        REQUIRE(r.ok);
+        CHECK(sharding_detail::worker_threads_started() - threads_before == n - 1);
+        // 256 connections at a time, hashed: near the share, never all or none.
+        const double got = double(sharding_detail::segments_on_reading_thread() - inline_before) / double(r.packets);
+        const double want = sharding_detail::reading_thread_share(n);
+        CHECK(got > want * 0.6);
+        CHECK(got < want * 1.4);
+    }
+    same_for_every_n(path);
+    fs::remove(path);
+}
