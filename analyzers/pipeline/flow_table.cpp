@@ -5,14 +5,18 @@
 namespace stallscope {
 
 FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards)
+    : FlowTable(options, sink, shards > 1 ? (options.max_open_connections + shards - 1) / shards : options.max_open_connections,
+                std::to_string(options.max_open_connections)) {
+    if (shards > 1) cap_text_ += " over " + std::to_string(shards) + " workers: " + std::to_string(max_open_) + " each";
+}
+
+FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, size_t max_open, std::string cap_text)
     : opt_(options), sink_(sink), // --full-xml: every body compressed whole, the exact gzip estimate.
       deflate_sampler_(options.full_xml ? 0 : options.deflate_sample_first, options.full_xml ? 0 : options.deflate_sample_every,
                        options.full_xml),
       xml_sampler_(options.xml_sample_first, options.xml_sample_every),
-      max_open_(shards > 1 ? (options.max_open_connections + shards - 1) / shards : options.max_open_connections),
-      cap_text_(std::to_string(options.max_open_connections)) {
-    if (shards > 1) cap_text_ += " over " + std::to_string(shards) + " workers: " + std::to_string(max_open_) + " each";
-}
+      max_open_(max_open),
+      cap_text_(std::move(cap_text)) {}
 
 FlowTable::~FlowTable() = default;
 

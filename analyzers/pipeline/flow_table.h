@@ -40,6 +40,9 @@ public:
     // `shards` > 1: this table holds one of that many workers' shares, and
     // max_open_connections is split evenly between them (rounded up).
     FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards = 1);
+    // One shard of a sharded analysis whose shares differ: its own cap on
+    // open connections, and the cap as the warning names it.
+    FlowTable(const AnalysisOptions& options, FlowSink& sink, size_t max_open, std::string cap_text);
     ~FlowTable() override;
 
     // Closes what expire_closed(f.ts_ns) closes, then analyses the segment.

@@ -387,7 +387,8 @@ struct Worker : FlowSink {
     MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
     double cpu_s = 0, end_s = 0;
 
-    Worker(unsigned i, unsigned n, const AnalysisOptions& opt, Doorbell& d) : index(i), bell(d), table(opt, *this, n), digests(opt) {}
+    Worker(unsigned i, const AnalysisOptions& opt, Doorbell& d, size_t max_open, std::string cap_text)
+        : index(i), bell(d), table(opt, *this, max_open, std::move(cap_text)), digests(opt) {}
 
     // Heap bytes of the calls in `events` (segments and write lists), to hand
     // them on by size as well as by count.
@@ -544,6 +545,27 @@ struct ShardedAnalysis::Impl final : MergeHere {
     static uint32_t inline_cut_for(unsigned n) {
         return uint32_t(std::clamp(sharding_detail::reading_thread_share(n), 0.0, 1.0) * 65536);
     }
+    // The cap on open connections split as the connections are: a threaded
+    // shard's and the reading thread's (rounded up), and the warning's text.
+    struct ShardCaps {
+        size_t threaded = 0, reading = 0;
+        std::string text;
+    };
+    ShardCaps shard_caps(size_t cap, unsigned n) const {
+        ShardCaps c;
+        c.text = std::to_string(cap);
+        if (n <= 1) {
+            c.reading = c.threaded = cap;
+            return c;
+        }
+        const uint64_t rest = 65536 - inline_cut;
+        c.threaded = size_t((uint64_t(cap) * rest + 65536 * threaded - 1) / (65536 * threaded));
+        c.reading = size_t((uint64_t(cap) * inline_cut + 65535) / 65536);
+        c.text += " over " + std::to_string(threaded) + " worker thread" + (threaded == 1 ? "" : "s") + ": " +
+                  std::to_string(c.threaded) + " each";
+        if (inline_cut) c.text += ", and " + std::to_string(c.reading) + " on the reading thread";
+        return c;
+    }
     size_t shard_of(size_t h) const {
         if ((h & 0xFFFF) < inline_cut) return threaded;
         return (h >> 16) % threaded;
@@ -610,7 +632,9 @@ struct ShardedAnalysis::Impl final : MergeHere {
         : opt(o), threaded(n - 1), inline_cut(inline_cut_for(n)), back(opt), giving(n), pending(n + 1), at(n + 1, 0),
           watermark(n + 1, Key{}) {
         window.first_seq = 1;
-        for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(i, n, opt, bell));
+        const ShardCaps caps = shard_caps(o.max_open_connections, n);
+        for (unsigned i = 0; i < n; ++i)
+            workers.push_back(std::make_unique<Worker>(i, opt, bell, i + 1 < n ? caps.threaded : caps.reading, caps.text));
         batches.resize(n);
         workers.back()->merge_here = this;
         for (size_t i = 0; i < threaded; ++i) workers[i]->thread = std::thread([w = workers[i].get()] { w->run(); });
@@ -907,8 +931,8 @@ struct ShardedAnalysis::Impl final : MergeHere {
     }
 };
 
-ShardedAnalysis::ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers)
-    : impl_(std::make_unique<Impl>(options, workers ? workers : 1)) {
+ShardedAnalysis::ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned threads)
+    : impl_(std::make_unique<Impl>(options, threads ? threads : 1)) {
     front_.capture().file = std::move(file_name);
 }
 

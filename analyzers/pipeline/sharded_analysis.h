@@ -65,7 +65,7 @@ void set_queue_depth_for_test(size_t depth);
 
 class ShardedAnalysis : private FrontSink {
 public:
-    ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned workers);
+    ShardedAnalysis(const AnalysisOptions& options, std::string file_name, unsigned threads);  // threads busy in all: N - 1 workers and the caller
     ~ShardedAnalysis() override;
 
     void on_frame(const Frame& f);

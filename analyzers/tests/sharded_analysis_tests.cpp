@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -459,5 +460,35 @@ TEST_CASE("threads: the reading thread runs a shard of its own beside N - 1 work
         CHECK(got < want * 1.4);
     }
     same_for_every_n(path);
+    fs::remove(path);
+}
+
+// The open-connection cap is split as the connections are: a worker thread's
+// shard and the reading thread's get shares of it like their shares of the
+// connections (an even split capped the worker, with about 70 % of the
+// connections, at half the cap), and the warning says how it was split.
+TEST_CASE("threads: the open-connection cap is split as the connections are", "[threads]") {
+    std::string path = temp_path("cap-split");
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 30000, st, error));
+    AnalysisOptions opt;
+    opt.max_open_connections = 100;  // the capture keeps 256 open at a time: hit on every shard
+    opt.threads = 2;
+    AnalyzeOutcome o = analyze_file(path, opt);
+    REQUIRE(o.ok);
+    std::string cap;
+    for (const Warning& w : o.result.capture.warnings)
+        if (w.code == WarningCode::OpenConnectionCap) cap = w.message;
+    INFO(cap);
+    unsigned long worker = 0, reading = 0;
+    const size_t at = cap.find("100 over 1 worker thread: ");
+    REQUIRE(at != std::string::npos);
+    REQUIRE(std::sscanf(cap.c_str() + at, "100 over 1 worker thread: %lu each, and %lu on the reading thread", &worker,
+                        &reading) == 2);
+    CHECK(worker + reading >= 100);
+    CHECK(worker + reading <= 101);  // each rounded up
+    const double share = sharding_detail::reading_thread_share(2);
+    CHECK(double(reading) == Approx(100 * share).margin(1.0));
     fs::remove(path);
 }
