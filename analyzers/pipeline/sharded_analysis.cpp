@@ -639,6 +639,13 @@ struct ShardedAnalysis::Impl final : MergeHere {
         workers.back()->merge_here = this;
         for (size_t i = 0; i < threaded; ++i) workers[i]->thread = std::thread([w = workers[i].get()] { w->run(); });
         worker_threads_total.fetch_add(threaded, std::memory_order_relaxed);
+        // From 4 threads the reading thread has no share: its shard is never
+        // run (it would step through every flush's time window for nothing)
+        // and has nothing to send the merge from the start.
+        if (!inline_cut) {
+            watermark[threaded] = kDone;
+            ++done;
+        }
     }
 
     ~Impl() {
@@ -653,6 +660,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
     // The reading thread's shard processes its batch here; its events go to
     // the merge as it hands them on (the batch keeps its buffers for the next).
     void run_inline_shard() {
+        if (!inline_cut) return;  // no share (the constructor marked it done)
         Worker& w = *workers.back();
         const double cpu0 = stats ? thread_cpu_s() : 0, merge0 = merge_cpu_s;
         w.step(batches.back());

@@ -459,6 +459,13 @@ TEST_CASE("threads: the reading thread runs a shard of its own beside N - 1 work
         CHECK(got > want * 0.6);
         CHECK(got < want * 1.4);
     }
+    // From 4 threads it has no share: N - 1 workers take every segment.
+    CHECK(sharding_detail::reading_thread_share(4) == 0);
+    const uint64_t threads_before = sharding_detail::worker_threads_started();
+    const uint64_t inline_before = sharding_detail::segments_on_reading_thread();
+    REQUIRE(run(path, 4).ok);
+    CHECK(sharding_detail::worker_threads_started() - threads_before == 3);
+    CHECK(sharding_detail::segments_on_reading_thread() == inline_before);
     same_for_every_n(path);
     fs::remove(path);
 }
