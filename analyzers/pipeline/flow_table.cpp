@@ -4,11 +4,8 @@
 
 namespace stallscope {
 
-FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards)
-    : FlowTable(options, sink, shards > 1 ? (options.max_open_connections + shards - 1) / shards : options.max_open_connections,
-                std::to_string(options.max_open_connections)) {
-    if (shards > 1) cap_text_ += " over " + std::to_string(shards) + " workers: " + std::to_string(max_open_) + " each";
-}
+FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink)
+    : FlowTable(options, sink, options.max_open_connections, std::to_string(options.max_open_connections)) {}
 
 FlowTable::FlowTable(const AnalysisOptions& options, FlowSink& sink, size_t max_open, std::string cap_text)
     : opt_(options), sink_(sink), // --full-xml: every body compressed whole, the exact gzip estimate.

@@ -37,11 +37,10 @@ public:
 
 class FlowTable : private ConnectionHost {
 public:
-    // `shards` > 1: this table holds one of that many workers' shares, and
-    // max_open_connections is split evenly between them (rounded up).
-    FlowTable(const AnalysisOptions& options, FlowSink& sink, unsigned shards = 1);
-    // One shard of a sharded analysis whose shares differ: its own cap on
-    // open connections, and the cap as the warning names it.
+    // The whole analysis' table: max_open_connections open at most.
+    FlowTable(const AnalysisOptions& options, FlowSink& sink);
+    // One shard of a sharded analysis: its share of the cap on open
+    // connections, and the cap as the warning names it (sharded_analysis.cpp).
     FlowTable(const AnalysisOptions& options, FlowSink& sink, size_t max_open, std::string cap_text);
     ~FlowTable() override;
 
