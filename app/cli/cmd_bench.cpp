@@ -431,10 +431,12 @@ int cmd_bench(Args& a) {
                     rows[1].second.seconds > 0 ? rows[0].second.seconds / rows[1].second.seconds : 0,
                     rows[3].second.seconds > 0 ? rows[2].second.seconds / rows[3].second.seconds : 0);
     std::printf("\n");
+    // N copies cannot do more than N times one's work: a figure above N is
+    // the fastest lone run having been slowed (noise), and is shown as N.
     if (const Measure& all = measured.at_once; all.ok && all.seconds > 0)
         std::printf("%u one-thread analyses at once: %.2fx the work of one in the same time (the most %u threads could "
                     "gain on this machine)\n",
-                    threads, double(threads) * rows[0].second.seconds / all.seconds, threads);
+                    threads, std::min(double(threads), double(threads) * rows[0].second.seconds / all.seconds), threads);
     print_comparisons(measured);
     // Beyond the read loop: what the analysis adds per call, the figure that
     // should stay flat as envelopes grow (the bare read grows with the bytes).
