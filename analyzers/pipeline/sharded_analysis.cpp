@@ -473,15 +473,41 @@ struct Worker : FlowSink {
     // One batch processed and its events handed on; true after the last.
     // The batch comes back emptied, its buffers kept.
     bool step(InBatch& b) {
-        if (!error) {
-            try {
-                process(b);
-            } catch (...) {
-                error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
-                events.clear();
-                event_bytes = 0;
+        guarded([&] { process(b); });
+        return end_step(b);
+    }
+    // The reading thread's shard takes its segments one by one as they are
+    // routed (at_segment), while the frame is still in this core's cache as
+    // with one thread: a batch is only its end here.
+    bool step_inline(InBatch& b) {
+        guarded([&] {
+            if (b.last) close_all(b.upto);
+        });
+        return end_step(b);
+    }
+    // Segment `seq` at time `ts`: the connections it closes, then the segment
+    // itself when it is this shard's (p set), as process() takes each.
+    void at_segment(uint64_t seq, int64_t ts, const Frame* f, const TcpPacket* p) {
+        guarded([&] {
+            key = Key{seq, 1, 0, 0, key.counter};
+            table.expire_closed(ts);
+            if (p) {
+                key = Key{seq, 2, 0, 0, key.counter};
+                table.on_segment(*f, *p);  // its own expire_closed: nothing left to close
             }
+        });
+    }
+    template <class Work> void guarded(Work work) {
+        if (error) return;
+        try {
+            work();
+        } catch (...) {
+            error = std::current_exception();  // rethrown by finish(); keep the pipeline draining
+            events.clear();
+            event_bytes = 0;
         }
+    }
+    bool end_step(InBatch& b) {
         hand_on(b.last ? kDone : through_seq(b.upto));
         if (b.last) {
             worked_total.fetch_add(worked, std::memory_order_relaxed);
@@ -528,11 +554,13 @@ struct Worker : FlowSink {
             if (events.size() >= out_events || event_bytes >= kOutBytes)
                 hand_on(through_seq(seq));  // everything up to this segment is made
         }
-        if (b.last) {
-            key = Key{b.upto, 1, 0, 0, key.counter};
-            at_end = true;
-            table.finish();
-        }
+        if (b.last) close_all(b.upto);
+    }
+    // The end: every connection still open closed, after segment `upto`.
+    void close_all(uint64_t upto) {
+        key = Key{upto, 1, 0, 0, key.counter};
+        at_end = true;
+        table.finish();
     }
 };
 
@@ -657,14 +685,37 @@ struct ShardedAnalysis::Impl final : MergeHere {
             if (w->thread.joinable()) w->thread.join();
     }
 
-    // The reading thread's shard processes its batch here; its events go to
-    // the merge as it hands them on (the batch keeps its buffers for the next).
+    // The reading thread's shard ends its batch here (it took the segments
+    // as they were routed); its events go to the merge now, after the
+    // threaded shards have this batch, so the merge can always replay them.
     void run_inline_shard() {
         if (!inline_cut) return;  // no share (the constructor marked it done)
         Worker& w = *workers.back();
         const double cpu0 = stats ? thread_cpu_s() : 0, merge0 = merge_cpu_s;
-        w.step(batches.back());
+        w.step_inline(batches.back());
         if (stats) inline_cpu_s += thread_cpu_s() - cpu0 - (merge_cpu_s - merge0);
+    }
+    // Segment `s` for the reading thread's shard, right as it is routed.
+    // With STALLSCOPE_THREAD_STATS one in kStatsSample is timed (a clock read
+    // per segment would cost more than the segment).
+    void inline_segment(const Frame& f, const TcpPacket& p, bool mine) {
+        Worker& w = *workers.back();
+        if (stats && seq % kStatsSample == 0) {
+            const double cpu0 = thread_cpu_s();
+            w.at_segment(seq, f.ts_ns, &f, mine ? &p : nullptr);
+            inline_cpu_s += (thread_cpu_s() - cpu0) * kStatsSample;
+        } else {
+            w.at_segment(seq, f.ts_ns, &f, mine ? &p : nullptr);
+        }
+    }
+    static constexpr uint64_t kStatsSample = 32;
+    // The reading thread's shard holds its events until the batch ends (the
+    // threaded shards must have every segment the merge replays up to), so
+    // once they are this many, or kOutBytes, the batch ends early.
+    bool inline_events_full() const {
+        if (!inline_cut) return false;
+        const Worker& w = *workers.back();
+        return w.events.size() >= 4 * w.out_events || w.event_bytes >= kOutBytes;
     }
 
     // Hands worker i its batch without ever blocking on its queue: while the
@@ -950,7 +1001,7 @@ void ShardedAnalysis::on_frame(const Frame& f) {
     front_.on_frame(f);
     Impl& m = *impl_;
     const bool far = m.frames_outlive_next && f.file_offset >= m.flushed_at + kBatchFileSpan;
-    if (m.batched >= m.batch_segments || m.batched_bytes >= kBatchBytes || far) {
+    if (m.batched >= m.batch_segments || m.batched_bytes >= kBatchBytes || far || m.inline_events_full()) {
         m.flush(false);
         m.flushed_at = f.file_offset;
     }
@@ -966,7 +1017,14 @@ void ShardedAnalysis::front_warning(Warning w) {
 void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     Impl& m = *impl_;
     const size_t shard = m.shard_of(pair_hash(p));
-    m.inline_segments += shard == m.threaded;
+    m.window.times.push_back(f.ts_ns);
+    ++m.seq;
+    ++m.batched;
+    if (m.inline_cut) m.inline_segment(f, p, shard == m.threaded);
+    if (shard == m.threaded) {
+        ++m.inline_segments;
+        return;
+    }
     InBatch& b = m.batches[shard];
     // Built in place once (default-constructing it, then assigning, wrote it twice).
     // A payload inside the frame's bytes (not one the front reassembled from
@@ -974,9 +1032,8 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
     // on as it is: no copy made here and read again on the worker's core.
     const bool borrow = m.frames_outlive_next && !p.payload.empty() && p.payload.data() >= f.data.data() &&
                         p.payload.data() + p.payload.size() <= f.data.data() + f.data.size();
-    Item& it = b.items.emplace_back(Item{++m.seq, f, p, borrow ? kBorrowed : b.bytes.size()});
+    Item& it = b.items.emplace_back(Item{m.seq, f, p, borrow ? kBorrowed : b.bytes.size()});
     it.frame.data = {};
-    m.window.times.push_back(f.ts_ns);
     if (borrow) {
         ++m.borrowed;  // no bytes held: its batch is bounded by kBatchFileSpan instead
     } else if (!p.payload.empty()) {
@@ -984,7 +1041,6 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
         m.batched_bytes += p.payload.size();
         ++m.copied;
     }
-    ++m.batched;
 }
 
 void ShardedAnalysis::set_frames_outlive_next(bool yes) { impl_->frames_outlive_next = yes; }
