@@ -695,20 +695,12 @@ struct ShardedAnalysis::Impl final : MergeHere {
         w.step_inline(batches.back());
         if (stats) inline_cpu_s += thread_cpu_s() - cpu0 - (merge_cpu_s - merge0);
     }
-    // Segment `s` for the reading thread's shard, right as it is routed.
-    // With STALLSCOPE_THREAD_STATS one in kStatsSample is timed (a clock read
-    // per segment would cost more than the segment).
+    // A segment for the reading thread's shard, right as it is routed (its
+    // CPU is the reading thread's: a clock read per segment would cost more
+    // than the segment).
     void inline_segment(const Frame& f, const TcpPacket& p, bool mine) {
-        Worker& w = *workers.back();
-        if (stats && seq % kStatsSample == 0) {
-            const double cpu0 = thread_cpu_s();
-            w.at_segment(seq, f.ts_ns, &f, mine ? &p : nullptr);
-            inline_cpu_s += (thread_cpu_s() - cpu0) * kStatsSample;
-        } else {
-            w.at_segment(seq, f.ts_ns, &f, mine ? &p : nullptr);
-        }
+        workers.back()->at_segment(seq, f.ts_ns, &f, mine ? &p : nullptr);
     }
-    static constexpr uint64_t kStatsSample = 32;
     // The reading thread's shard holds its events until the batch ends (the
     // threaded shards must have every segment the merge replays up to), so
     // once they are this many, or kOutBytes, the batch ends early.
@@ -983,7 +975,9 @@ struct ShardedAnalysis::Impl final : MergeHere {
                          w->index, w->end_s - start_s, w->cpu_s, double(w->in.empty_wait_ns()) / 1e9,
                          double(w->out.full_wait_ns()) / 1e9);
         }
-        std::fprintf(stderr, "threads: the reading thread's own shard: %.2f s CPU (of the reading thread's)\n",
+        std::fprintf(stderr,
+                     "threads: the reading thread's own shard: with each segment read (in the reading CPU above), "
+                     "and %.2f s CPU at batch ends and closing at the end\n",
                      inline_cpu_s);
         std::fprintf(stderr, "threads: merge (on the reading thread) done at %.2f s, %.2f s CPU in all\n",
                      merge_end_s - start_s, merge_cpu_s);
