@@ -30,6 +30,16 @@ namespace stallscope {
 
 namespace {
 
+// Reads the cache line at p ahead of its use. In asm: GCC (12, -O2) drops
+// __builtin_prefetch where it is the only effect of an inlined loop.
+inline void prefetch_line(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+    asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+    __builtin_prefetch(p);
+#endif
+}
+
 // A batch is handed on after this many segments or payload bytes; a worker
 // queues at most kInBatches of them and the merge at most kOutBatches per
 // source, so memory in flight is bounded whatever the capture.
@@ -842,6 +852,14 @@ struct ShardedAnalysis::Impl final : MergeHere {
         replay_ready(std::move(b));
         if (stats) merge_cpu_s += thread_cpu_s() - cpu0;
     }
+    // A digest two events on is fetched into this core's cache while the
+    // merge replays this one: it was written on its worker's core, and the
+    // first read of each (finish_ids: its ids) waited for it on every call.
+    static void prefetch_payload(const Event& e) {
+        if (e.kind != EventKind::CallDigested || !e.payload.owned) return;
+        const char* p = static_cast<const char*>(e.payload.owned);
+        for (size_t off = 0; off < sizeof(CallDigest); off += 64) prefetch_line(p + off);
+    }
     void replay_ready(OutBatch&& b) {
         const size_t sources = pending.size();
         const size_t src = b.source;
@@ -886,6 +904,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
                 }
                 // The next event of the same batch, most often, without head()'s look at the queue.
                 std::vector<Event>& run = pending[best].front().events;
+                if (at[best] + 2 < run.size()) prefetch_payload(run[at[best] + 2]);
                 best_event = ++at[best] < run.size() ? &run[at[best]] : head(best);
             } while (still_first(best_event));
         }
