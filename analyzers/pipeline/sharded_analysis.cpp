@@ -15,6 +15,7 @@
 #include <bit>
 #include <cctype>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,20 +31,21 @@ namespace stallscope {
 
 namespace {
 
-// The cache lines of *p fetched ahead of their use (to be written: `write`).
-// In asm: GCC (12, -O2) drops __builtin_prefetch as dead in an inlined loop.
-template <class T>
-void prefetch_object(const T* p, bool write) {
-    const char* at = reinterpret_cast<const char*>(p);
-    for (size_t off = 0; off < sizeof(T); off += 64) {
+// The cache lines of bytes [p, p + n) fetched ahead of their use (to be
+// written: `write`). In asm: GCC (12, -O2) drops __builtin_prefetch as dead
+// in an inlined loop.
+inline void prefetch_bytes(const void* p, size_t n, bool write) {
+    const char* from = static_cast<const char*>(p);
+    for (size_t off = 0; off < n; off += 64) {
 #if defined(__x86_64__) || defined(__i386__)
-        if (write) asm volatile("prefetchw %0" : : "m"(at[off]));  // a no-op where the CPU lacks it
-        else asm volatile("prefetcht0 %0" : : "m"(at[off]));
+        if (write) asm volatile("prefetchw %0" : : "m"(from[off]));  // a no-op where the CPU lacks it
+        else asm volatile("prefetcht0 %0" : : "m"(from[off]));
 #else
-        __builtin_prefetch(at + off, write ? 1 : 0);
+        __builtin_prefetch(from + off, write ? 1 : 0);
 #endif
     }
 }
+template <class T> void prefetch_object(const T* p, bool write) { prefetch_bytes(p, sizeof(T), write); }
 
 // A batch is handed on after this many segments or payload bytes; a worker
 // queues at most kInBatches of them and the merge at most kOutBatches per
@@ -863,8 +865,19 @@ struct ShardedAnalysis::Impl final : MergeHere {
     // merge replays this one: it was written on its worker's core, and the
     // first read of each (finish_ids: its ids) waited for it on every call.
     static void prefetch_payload(const Event& e) {
+        // What the merge reads of every digest: up to its findings (the
+        // connection_setup facts after them are set only when it opened one).
         if (e.kind == EventKind::CallDigested && e.payload.owned)
-            prefetch_object(static_cast<const CallDigest*>(e.payload.owned), false);
+            prefetch_bytes(e.payload.owned, offsetof(CallDigest, http_version), false);
+    }
+    // ... and one event before it is replayed, what its vectors and operation
+    // hold (the record itself is here by then).
+    static void prefetch_payload_buffers(const Event& e) {
+        if (e.kind != EventKind::CallDigested || !e.payload.owned) return;
+        const CallDigest& d = *static_cast<const CallDigest*>(e.payload.owned);
+        prefetch_bytes(d.attribution.data(), d.attribution.size() * sizeof(TimeShare), false);
+        prefetch_bytes(d.savings.data(), d.savings.size() * sizeof(FixSaving), false);
+        if (d.operation.size() >= 16) prefetch_bytes(d.operation.data(), d.operation.size(), false);
     }
     void replay_ready(OutBatch&& b) {
         const size_t sources = pending.size();
@@ -912,6 +925,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
                 std::vector<Event>& run = pending[best].front().events;
                 if (at[best] + 4 < run.size()) prefetch_object(&run[at[best] + 4], false);  // its kind read at + 2
                 if (at[best] + 2 < run.size()) prefetch_payload(run[at[best] + 2]);
+                if (at[best] + 1 < run.size()) prefetch_payload_buffers(run[at[best] + 1]);
                 best_event = ++at[best] < run.size() ? &run[at[best]] : head(best);
             } while (still_first(best_event));
         }
