@@ -871,10 +871,11 @@ struct ShardedAnalysis::Impl final : MergeHere {
             prefetch_bytes(e.payload.owned, offsetof(CallDigest, http_version), false);
     }
     // ... and one event before it is replayed, what its vectors and operation
-    // hold (the record itself is here by then).
-    static void prefetch_payload_buffers(const Event& e) {
+    // hold (the record itself is here by then) and its id's slot in the merge's table.
+    void prefetch_payload_buffers(const Event& e) {
         if (e.kind != EventKind::CallDigested || !e.payload.owned) return;
         const CallDigest& d = *static_cast<const CallDigest*>(e.payload.owned);
+        if (const void* slot = ids.call_slot(d.id)) prefetch_bytes(slot, 1, false);
         prefetch_bytes(d.attribution.data(), d.attribution.size() * sizeof(TimeShare), false);
         prefetch_bytes(d.savings.data(), d.savings.size() * sizeof(FixSaving), false);
         if (d.operation.size() >= 16) prefetch_bytes(d.operation.data(), d.operation.size(), false);

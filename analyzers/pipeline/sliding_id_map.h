@@ -50,6 +50,10 @@ public:
         }
         return id < begin_ ? moved_.find(id) : nullptr;
     }
+    // Where `id`'s value is or would be in the array (to fetch it ahead), or nullptr.
+    const void* slot_address(uint64_t id) const {
+        return id >= begin_ && id < end_ ? &slots_[size_t(id) & (slots_.size() - 1)] : nullptr;
+    }
     // Removes `id` if held.
     void erase(uint64_t id) {
         if (id >= begin_ && id < end_) {
