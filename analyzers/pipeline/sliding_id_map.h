@@ -8,11 +8,12 @@
 // An id that stays while many later ones come and go (a pipelined call open
 // the whole capture) would keep the array's oldest end where it is and make
 // it grow with every later id: once the array spans max_span ids (or when
-// fewer than half of the ids it spans are held) its oldest held id moves to
+// fewer than 1/16 of the ids it spans are held) its oldest held id moves to
 // a hash map beside it instead. Memory is the ids held plus at most
 // max_span slots, whatever the capture.
 #include "analyzers/pipeline/flat_map.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -26,42 +27,35 @@ namespace stallscope {
 template <class V>
 class SlidingIdMap {
 public:
-    explicit SlidingIdMap(size_t max_span = size_t(1) << 16) : max_span_(std::bit_ceil(max_span < 2 ? 2 : max_span)) {}
+    explicit SlidingIdMap(size_t max_span = size_t(1) << 16) : max_span_(std::bit_ceil(max_span < 64 ? 64 : max_span)) {}
 
     size_t size() const { return in_array_ + moved_.size(); }
     // Ids the array spans now, and ids held in the hash map beside it: for the tests.
     size_t span() const { return size_t(end_ - begin_); }
     size_t moved() const { return moved_.size(); }
-    size_t capacity() const { return slots_.size(); }
+    size_t capacity() const { return values_.size(); }
 
     // Adds `id`, higher than every id added before (most often the next one).
     void add(uint64_t id, V value) {
-        if (id != end_ || span() == slots_.size()) return add_after_gap_or_full(id, std::move(value));
-        Slot& s = slot(end_++);
-        s.value = std::move(value);
-        s.held = true;
+        if (id != end_ || span() == values_.size()) return add_after_gap_or_full(id, std::move(value));
+        value_at(end_) = std::move(value);
+        set_held(end_++, true);
         ++in_array_;
     }
     // The value of `id`, or nullptr.
     V* find(uint64_t id) {
-        if (id >= begin_ && id < end_) {
-            Slot& s = slot(id);
-            return s.held ? &s.value : nullptr;
-        }
+        if (id >= begin_ && id < end_) return held(id) ? &value_at(id) : nullptr;
         return id < begin_ ? moved_.find(id) : nullptr;
     }
     // Where `id`'s value is or would be in the array (to fetch it ahead), or nullptr.
     const void* slot_address(uint64_t id) const {
-        return id >= begin_ && id < end_ ? &slots_[size_t(id) & (slots_.size() - 1)] : nullptr;
+        return id >= begin_ && id < end_ ? &values_[index(id)] : nullptr;
     }
     // Removes `id` if held.
     void erase(uint64_t id) {
         if (id >= begin_ && id < end_) {
-            Slot& s = slot(id);
-            if (!s.held) return;
-            s.held = false;
-            forget(s.value);
-            --in_array_;
+            if (!held(id)) return;
+            let_go(id);
             skip_unheld();
         } else if (id < begin_) {
             moved_.erase(id);
@@ -70,14 +64,8 @@ public:
     // Removes every id for which pred(id, value) is true: reads every slot
     // the array spans and every moved id (for the rare caller; not per event).
     template <class Pred> void erase_if(Pred&& pred) {
-        for (uint64_t id = begin_; id < end_; ++id) {
-            Slot& s = slot(id);
-            if (s.held && pred(id, static_cast<const V&>(s.value))) {
-                s.held = false;
-                forget(s.value);
-                --in_array_;
-            }
-        }
+        for (uint64_t id = begin_; id < end_; ++id)
+            if (held(id) && pred(id, static_cast<const V&>(value_at(id)))) let_go(id);
         skip_unheld();
         std::vector<uint64_t> gone;
         moved_.each([&](const uint64_t& id, V& v) {
@@ -87,14 +75,21 @@ public:
     }
 
 private:
-    struct Slot {
-        V value{};
-        bool held = false;
-    };
-    Slot& slot(uint64_t id) { return slots_[size_t(id) & (slots_.size() - 1)]; }
-    // A value no longer held lets go of what it owns (plain ids: nothing to do).
-    static void forget(V& v) {
-        if constexpr (!std::is_trivially_destructible_v<V>) v = V{};
+    // The values in one array and whether each is held in a bitmap beside
+    // it: a value's slot is no larger than the value (16 bytes for the
+    // merge's, not 24 with a flag), and the oldest end skips 64 at a time.
+    size_t index(uint64_t id) const { return size_t(id) & (values_.size() - 1); }
+    V& value_at(uint64_t id) { return values_[index(id)]; }
+    bool held(uint64_t id) const { return (held_[index(id) >> 6] >> (index(id) & 63)) & 1; }
+    void set_held(uint64_t id, bool yes) {
+        const uint64_t bit = uint64_t(1) << (index(id) & 63);
+        uint64_t& word = held_[index(id) >> 6];
+        word = yes ? word | bit : word & ~bit;
+    }
+    void let_go(uint64_t id) {
+        set_held(id, false);
+        if constexpr (!std::is_trivially_destructible_v<V>) value_at(id) = V{};  // what it owns goes now
+        --in_array_;
     }
 
     void add_after_gap_or_full(uint64_t id, V value) {
@@ -103,37 +98,44 @@ private:
             begin_ = end_ = id;
         }
         while (end_ <= id) {
-            if (span() == slots_.size()) make_room();
-            Slot& s = slot(end_);
-            s.held = end_ == id;
-            if (s.held) s.value = std::move(value);
+            if (span() == values_.size()) make_room();
+            set_held(end_, end_ == id);
+            if (end_ == id) value_at(end_) = std::move(value);
             ++end_;
         }
         ++in_array_;
     }
 
-    // The oldest end moved past the ids no longer held.
+    // The oldest end moved past the ids no longer held, a word of the bitmap at a time where it can.
     void skip_unheld() {
-        while (begin_ < end_ && !slot(begin_).held) ++begin_;
+        while (begin_ < end_ && !held(begin_)) {
+            if ((index(begin_) & 63) == 0 && held_[index(begin_) >> 6] == 0) begin_ = std::min(end_, begin_ + 64);
+            else ++begin_;
+        }
     }
-    // The array is full: twice as long while most of what it spans is held
-    // (up to max_span), else its oldest held id goes to the hash map.
+    // The array is full: twice as long while at least 1/16 of what it spans
+    // is held (up to max_span), else its oldest held id goes to the hash map.
     void make_room() {
-        if (slots_.size() < max_span_ && (slots_.empty() || in_array_ * 16 >= slots_.size())) {
-            std::vector<Slot> old = std::move(slots_);
-            slots_ = std::vector<Slot>(old.empty() ? 64 : old.size() * 2);
-            for (uint64_t id = begin_; id < end_; ++id) slot(id) = std::move(old[size_t(id) & (old.size() - 1)]);
+        if (values_.size() < max_span_ && (values_.empty() || in_array_ * 16 >= values_.size())) {
+            std::vector<V> old = std::move(values_);
+            std::vector<uint64_t> old_held = std::move(held_);
+            const size_t old_mask = old.size() - 1;
+            values_ = std::vector<V>(old.empty() ? 64 : old.size() * 2);
+            held_ = std::vector<uint64_t>(values_.size() / 64);
+            for (uint64_t id = begin_; id < end_; ++id) {
+                const size_t i = size_t(id) & old_mask;
+                if (!((old_held[i >> 6] >> (i & 63)) & 1)) continue;
+                value_at(id) = std::move(old[i]);
+                set_held(id, true);
+            }
             return;
         }
         move_out_oldest();
     }
     void move_out_oldest() {
-        Slot& s = slot(begin_);
-        if (s.held) {
-            moved_.insert(begin_, std::move(s.value));
-            s.held = false;
-            forget(s.value);
-            --in_array_;
+        if (held(begin_)) {
+            moved_.insert(begin_, std::move(value_at(begin_)));
+            let_go(begin_);
         }
         ++begin_;
         skip_unheld();
@@ -143,7 +145,8 @@ private:
     }
 
     const size_t max_span_;
-    std::vector<Slot> slots_;  // a ring: id's slot is id mod its size (a power of two)
+    std::vector<V> values_;         // a ring: id's slot is id mod its size (a power of two, at least 64)
+    std::vector<uint64_t> held_;    // a bit a slot: held
     uint64_t begin_ = 0, end_ = 0;  // the ids the array spans: [begin_, end_), begin_ held unless empty
     size_t in_array_ = 0;           // held ids in the array
     FlatMap<uint64_t, V, std::hash<uint64_t>> moved_;  // held ids below begin_
