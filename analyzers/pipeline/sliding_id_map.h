@@ -13,7 +13,6 @@
 // max_span slots, whatever the capture.
 #include "analyzers/pipeline/flat_map.h"
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +38,7 @@ public:
     void add(uint64_t id, V value) {
         if (id != end_ || span() == values_.size()) return add_after_gap_or_full(id, std::move(value));
         value_at(end_) = std::move(value);
-        set_held(end_++, true);
+        mark(end_++);
         ++in_array_;
     }
     // The value of `id`, or nullptr.
@@ -80,14 +79,21 @@ private:
     // merge's, not 24 with a flag), and the oldest end skips 64 at a time.
     size_t index(uint64_t id) const { return size_t(id) & (values_.size() - 1); }
     V& value_at(uint64_t id) { return values_[index(id)]; }
-    bool held(uint64_t id) const { return (held_[index(id) >> 6] >> (index(id) & 63)) & 1; }
-    void set_held(uint64_t id, bool yes) {
-        const uint64_t bit = uint64_t(1) << (index(id) & 63);
-        uint64_t& word = held_[index(id) >> 6];
-        word = yes ? word | bit : word & ~bit;
+    // Every slot outside [begin_, end_) is unheld (ids leave only unheld).
+    bool held(uint64_t id) const {
+        const size_t i = index(id);
+        return (held_[i >> 6] >> (i & 63)) & 1;
+    }
+    void mark(uint64_t id) {
+        const size_t i = index(id);
+        held_[i >> 6] |= uint64_t(1) << (i & 63);
+    }
+    void unmark(uint64_t id) {
+        const size_t i = index(id);
+        held_[i >> 6] &= ~(uint64_t(1) << (i & 63));
     }
     void let_go(uint64_t id) {
-        set_held(id, false);
+        unmark(id);
         if constexpr (!std::is_trivially_destructible_v<V>) value_at(id) = V{};  // what it owns goes now
         --in_array_;
     }
@@ -99,19 +105,24 @@ private:
         }
         while (end_ <= id) {
             if (span() == values_.size()) make_room();
-            set_held(end_, end_ == id);
-            if (end_ == id) value_at(end_) = std::move(value);
+            if (end_ == id) {
+                value_at(end_) = std::move(value);
+                mark(end_);
+            }
             ++end_;
         }
         ++in_array_;
     }
 
-    // The oldest end moved past the ids no longer held, a word of the bitmap at a time where it can.
+    // The oldest end moved to the next id held (or the newest end), a word of the bitmap at a time.
     void skip_unheld() {
-        while (begin_ < end_ && !held(begin_)) {
-            if ((index(begin_) & 63) == 0 && held_[index(begin_) >> 6] == 0) begin_ = std::min(end_, begin_ + 64);
-            else ++begin_;
+        while (begin_ < end_) {
+            const size_t i = index(begin_);
+            const uint64_t ahead = held_[i >> 6] >> (i & 63);
+            if (ahead & 1) return;
+            begin_ += ahead ? uint64_t(std::countr_zero(ahead)) : 64 - (i & 63);
         }
+        begin_ = end_;
     }
     // The array is full: twice as long while at least 1/16 of what it spans
     // is held (up to max_span), else its oldest held id goes to the hash map.
@@ -126,7 +137,7 @@ private:
                 const size_t i = size_t(id) & old_mask;
                 if (!((old_held[i >> 6] >> (i & 63)) & 1)) continue;
                 value_at(id) = std::move(old[i]);
-                set_held(id, true);
+                mark(id);
             }
             return;
         }
