@@ -7,12 +7,15 @@
 #include "analyzers/result/call_reuse.h"
 #include "analyzers/pipeline/flat_map.h"
 #include "analyzers/pipeline/flow_table.h"
+#include "analyzers/pipeline/merge_ids.h"
+#include "analyzers/pipeline/sliding_id_map.h"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cctype>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +30,22 @@
 namespace stallscope {
 
 namespace {
+
+// The cache lines of bytes [p, p + n) fetched ahead of their use (to be
+// written: `write`). In asm: GCC (12, -O2) drops __builtin_prefetch as dead
+// in an inlined loop.
+inline void prefetch_bytes(const void* p, size_t n, bool write) {
+    const char* from = static_cast<const char*>(p);
+    for (size_t off = 0; off < n; off += 64) {
+#if defined(__x86_64__) || defined(__i386__)
+        if (write) asm volatile("prefetchw %0" : : "m"(from[off]));  // a no-op where the CPU lacks it
+        else asm volatile("prefetcht0 %0" : : "m"(from[off]));
+#else
+        __builtin_prefetch(from + off, write ? 1 : 0);
+#endif
+    }
+}
+template <class T> void prefetch_object(const T* p, bool write) { prefetch_bytes(p, sizeof(T), write); }
 
 // A batch is handed on after this many segments or payload bytes; a worker
 // queues at most kInBatches of them and the merge at most kOutBatches per
@@ -79,12 +98,6 @@ void free_large_vectors(Call& c) {
         free_if_large(m->frames);
     }
 }
-
-// Ids a worker hands out before the merge numbers them: 19 decimal digits
-// starting 4000 (never a frame number or offset in a real capture), so the
-// merge can find them in warning texts and put the final number in.
-constexpr uint64_t kLocalBase = 4'000'000'000'000'000'000ULL;
-uint64_t local_id(unsigned worker, uint64_t n) { return kLocalBase + (uint64_t(worker) << 40) + n; }
 
 // Where an event falls in single-thread order: the TCP segment it was made
 // at (seq); then the front's events (phase 0: decoding the frame), the
@@ -381,7 +394,7 @@ struct Worker : FlowSink {
     DigestPolicy digests;
     bool at_end = false;  // closing every connection (FlowTable::finish)
     const size_t out_events = queue_depth_for_test.load() ? kTestOutEvents : kOutEvents;
-    FlatMap<uint64_t, uint64_t, std::hash<uint64_t>> opened_at;  // local connection id -> seq it was opened at
+    SlidingIdMap<uint64_t> opened_at;  // n of a local connection id -> seq it was opened at
     std::exception_ptr error;
     std::thread thread;
     MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
@@ -403,7 +416,7 @@ struct Worker : FlowSink {
     }
     uint64_t new_connection_id() override {
         uint64_t id = local_id(index, ++conns);
-        opened_at.insert(id, key.seq);
+        opened_at.add(conns, key.seq);
         add(EventKind::NewConnection).payload.ids.local = id;
         return id;
     }
@@ -421,6 +434,8 @@ struct Worker : FlowSink {
             Event& e = add(EventKind::CallDigested);
             std::unique_ptr<CallDigest> d = spare(spare_digests);
             if (!d) d = std::make_unique<CallDigest>();
+            // Last written by the merge on its core: fetched while CallWork runs, not when digest_call writes it.
+            else prefetch_object(d.get(), true);
             work.run(call, conn, d->findings);
             digest_call(call, *d);
             e.give(std::move(d));
@@ -451,11 +466,11 @@ struct Worker : FlowSink {
             end_batches.fetch_add(1, std::memory_order_relaxed);
         }
         key.ctx_ns = order_ns;
-        const uint64_t* at = opened_at.find(id);
+        const uint64_t* at = opened_at.find(id - local_id(index, 0));
         key.ctx = at ? *at : 0;
     }
     void connection_closed(Connection&& conn) override {
-        opened_at.erase(conn.id);
+        opened_at.erase(conn.id - local_id(index, 0));
         add(EventKind::Closed).give(std::make_unique<Connection>(std::move(conn)));
     }
 
@@ -632,14 +647,11 @@ struct ShardedAnalysis::Impl final : MergeHere {
     AnalysisBack back;
     std::exception_ptr merge_error;
     size_t missing_at = SIZE_MAX, backwards_at = SIZE_MAX;
-    // Local -> final ids, in one array each (a lookup or two per event: as
-    // node-based maps they were a few percent of the merge's time).
-    using IdMap = FlatMap<uint64_t, uint64_t, std::hash<uint64_t>>;
-    IdMap conn_ids, call_ids;
-    // Local connection -> its calls not handed on yet (a call's id is never
-    // named again once it is: only calls still in the tracker are warned about),
-    // so both maps hold the open calls, not every call of a long connection.
-    FlatMap<uint64_t, std::vector<uint64_t>, std::hash<uint64_t>> calls_of;
+    // Local -> final ids of the open connections and calls (a call's id is
+    // never named again once it is handed on: only calls still in the tracker
+    // are warned about), so it holds the open ones, not every call of a long
+    // connection.
+    MergeIds ids;
     // The merge's one record for the calls that come as digests: only their
     // fields are ever set (undigest), the rest stays Call{}'s.
     Call digested_call;
@@ -657,7 +669,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
 
     // n shards: n - 1 on threads of their own, the last run by the reading thread.
     Impl(const AnalysisOptions& o, unsigned n)
-        : opt(o), threaded(n - 1), inline_cut(inline_cut_for(n)), back(opt), giving(n), pending(n + 1), at(n + 1, 0),
+        : opt(o), threaded(n - 1), inline_cut(inline_cut_for(n)), back(opt), ids(n), giving(n), pending(n + 1), at(n + 1, 0),
           watermark(n + 1, Key{}) {
         window.first_seq = 1;
         const ShardCaps caps = shard_caps(o.max_open_connections, n);
@@ -764,25 +776,14 @@ struct ShardedAnalysis::Impl final : MergeHere {
 
     // Worker-local call ids (4000...) become the final ones; the back stage
     // writes the final number into the text.
-    static uint64_t final_id(IdMap& ids, uint64_t local) {
-        const uint64_t* id = ids.find(local);
-        return id ? *id : local;
-    }
-    uint64_t final_call(uint64_t local) { return final_id(call_ids, local); }
-    uint64_t final_conn(uint64_t local) { return final_id(conn_ids, local); }
+    uint64_t final_call(uint64_t local) { return ids.call(local); }
+    uint64_t final_conn(uint64_t local) { return ids.connection(local); }
 
     // A finished call's ids, and those of the findings made of it on its
     // worker, from local to final; the merge forgets the local call id.
     void finish_ids(uint64_t& call, uint64_t& conn, std::vector<Finding>& findings) {
         const uint64_t local = call;
-        const uint64_t* id = call_ids.find(local);
-        if (!id) throw std::logic_error("sharded analysis: a finished call the merge was never told of");
-        call = *id;
-        call_ids.erase(local);
-        if (std::vector<uint64_t>* open = calls_of.find(conn)) {
-            // calls are handed on nearly in order: found near the front
-            if (auto at = std::find(open->begin(), open->end(), local); at != open->end()) open->erase(at);
-        }
+        call = ids.finish_call(local);
         conn = final_conn(conn);
         for (Finding& f : findings) {  // made of this call alone: its ids are the call's
             f.connection_id = conn;
@@ -803,14 +804,8 @@ struct ShardedAnalysis::Impl final : MergeHere {
             if (code == WarningCode::BackwardsTimestamp) backwards_at = at;
             break;
         }
-        case EventKind::NewConnection: conn_ids.insert(e.payload.ids.local, back.new_connection_id()); break;
-        case EventKind::NewCall: {
-            const Event::Payload::Ids ids = e.payload.ids;
-            call_ids.insert(ids.local, back.new_call_id());
-            std::vector<uint64_t>* open = calls_of.find(ids.conn);
-            (open ? *open : calls_of.insert(ids.conn, {})).push_back(ids.local);
-            break;
-        }
+        case EventKind::NewConnection: ids.new_connection(e.payload.ids.local, back.new_connection_id()); break;
+        case EventKind::NewCall: ids.new_call(e.payload.ids.local, e.payload.ids.conn, back.new_call_id()); break;
         case EventKind::CallReady: {
             CallBox& box = e.get<CallBox>();
             Call& c = box.call;
@@ -838,11 +833,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
             uint64_t local = conn.id;
             conn.id = final_conn(local);
             back.connection_closed(std::move(conn));
-            if (const std::vector<uint64_t>* open = calls_of.find(local)) {
-                for (uint64_t c : *open) call_ids.erase(c);
-                calls_of.erase(local);
-            }
-            conn_ids.erase(local);
+            ids.connection_closed(local);
             break;
         }
         }
@@ -913,6 +904,25 @@ struct ShardedAnalysis::Impl final : MergeHere {
         replay_ready(std::move(b));
         if (stats) merge_cpu_s += thread_cpu_s() - cpu0;
     }
+    // A digest two events on is fetched into this core's cache while the
+    // merge replays this one: it was written on its worker's core, and the
+    // first read of each (finish_ids: its ids) waited for it on every call.
+    static void prefetch_payload(const Event& e) {
+        // What the merge reads of every digest: up to its findings (the
+        // connection_setup facts after them are set only when it opened one).
+        if (e.kind == EventKind::CallDigested && e.payload.owned)
+            prefetch_bytes(e.payload.owned, offsetof(CallDigest, http_version), false);
+    }
+    // ... and one event before it is replayed, what its vectors and operation
+    // hold (the record itself is here by then) and its id's slot in the merge's table.
+    void prefetch_payload_buffers(const Event& e) {
+        if (e.kind != EventKind::CallDigested || !e.payload.owned) return;
+        const CallDigest& d = *static_cast<const CallDigest*>(e.payload.owned);
+        if (const void* slot = ids.call_slot(d.id)) prefetch_bytes(slot, 1, false);
+        prefetch_bytes(d.attribution.data(), d.attribution.size() * sizeof(TimeShare), false);
+        prefetch_bytes(d.savings.data(), d.savings.size() * sizeof(FixSaving), false);
+        if (d.operation.size() >= 16) prefetch_bytes(d.operation.data(), d.operation.size(), false);
+    }
     void replay_ready(OutBatch&& b) {
         const size_t sources = pending.size();
         const size_t src = b.source;
@@ -957,6 +967,9 @@ struct ShardedAnalysis::Impl final : MergeHere {
                 }
                 // The next event of the same batch, most often, without head()'s look at the queue.
                 std::vector<Event>& run = pending[best].front().events;
+                if (at[best] + 4 < run.size()) prefetch_object(&run[at[best] + 4], false);  // its kind read at + 2
+                if (at[best] + 2 < run.size()) prefetch_payload(run[at[best] + 2]);
+                if (at[best] + 1 < run.size()) prefetch_payload_buffers(run[at[best] + 1]);
                 best_event = ++at[best] < run.size() ? &run[at[best]] : head(best);
             } while (still_first(best_event));
         }
