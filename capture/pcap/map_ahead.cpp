@@ -35,12 +35,10 @@ void MapAhead::drop(uint64_t from, uint64_t to) {
     dropped_line_.store(to, std::memory_order_release);
 }
 
-bool MapAhead::step() {
-    if (const uint64_t d = pending_drop_.exchange(0, std::memory_order_acq_rel)) {
-        give_back((d >> 32) * page_, (d & (kPages - 1)) * page_);
-        return true;
-    }
-    return map_next();
+bool MapAhead::take_drop() {
+    const uint64_t d = pending_drop_.exchange(0, std::memory_order_acq_rel);
+    if (d) give_back((d >> 32) * page_, (d & (kPages - 1)) * page_);
+    return d != 0;
 }
 
 // Helpers claim stretches in turn. Drops asked for after the line was read

@@ -4,15 +4,16 @@
 // ahead of the reader, so it finds its pages mapped instead of faulting them
 // in (a fault per 64 KB with fault-around: system time, on the reading
 // thread), and giving back the pages behind it. Pages are mapped at most
-// kMapAheadLimit past the reader and a drop waits for a helper at most until
-// the next one, so the file's resident pages stay a bounded window.
+// kMapAheadLimit past the reader and a drop waits for a helper at most while
+// the reader reads 4 MB (mapped_pcap_reader.cpp), so the file's resident
+// pages stay a bounded window.
 #include <atomic>
 #include <cstdint>
 
 namespace stallscope::capture_detail {
 
 constexpr uint64_t kMapAheadStep = 1u << 20;    // one step's work: about 50 us of page-table filling
-constexpr uint64_t kMapAheadLimit = 8u << 20;   // at most this far past the reader
+constexpr uint64_t kMapAheadLimit = 4u << 20;   // at most this far past the reader: each MB is peak RSS
 
 struct ByteRange {
     uint64_t from = 0, to = 0;
@@ -31,14 +32,18 @@ public:
     // The reader's side. Where it reads now (at every record).
     void reader_at(uint64_t offset) { read_at_.store(offset, std::memory_order_relaxed); }
     // From now on helpers call step(): drops are left to them.
-    void helped() { helped_ = true; }
+    void set_helped() { helped_ = true; }
+    bool helped() const { return helped_; }
     // Gives back the pages of [from, to) (whole pages): here, or left to a
     // helper; the drop before it, if no helper took it, is done here.
     void drop(uint64_t from, uint64_t to);
+    // The drop left to helpers, if none took it yet, done here (any thread);
+    // false if there was none.
+    bool take_drop();
 
     // A helper's side (any thread): a drop left to it, or the next stretch
     // mapped; false when there is nothing to do now.
-    bool step();
+    bool step() { return take_drop() || map_next(); }
 
 private:
     bool map_next();
