@@ -5,7 +5,7 @@
 // in (a fault per 64 KB with fault-around: system time, on the reading
 // thread), and giving back the pages behind it. Pages are mapped at most
 // kMapAheadLimit past the reader and a drop waits for a helper at most while
-// the reader reads 4 MB (mapped_pcap_reader.cpp), so the file's resident
+// the reader reads 2 MB (mapped_pcap_reader.cpp), so the file's resident
 // pages stay a bounded window.
 #include <atomic>
 #include <cstdint>
@@ -13,7 +13,7 @@
 namespace stallscope::capture_detail {
 
 constexpr uint64_t kMapAheadStep = 1u << 20;    // one step's work: about 50 us of page-table filling
-constexpr uint64_t kMapAheadLimit = 4u << 20;   // at most this far past the reader: each MB is peak RSS
+constexpr uint64_t kMapAheadLimit = 2u << 20;   // at most this far past the reader: each MB is peak RSS
 
 struct ByteRange {
     uint64_t from = 0, to = 0;

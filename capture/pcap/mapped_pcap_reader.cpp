@@ -17,6 +17,7 @@ namespace {
 constexpr uint64_t kFileHeader = 24;
 constexpr uint64_t kRecordHeader = 16;  // ts_sec, ts_usec, caplen, len
 constexpr uint64_t kDropBehind = 8u << 20;  // give back mapped pages every 8 MB read
+constexpr uint64_t kDropTakeBack = 2u << 20;  // ... and do a drop left to helpers 2 MB later if none did
 
 uint32_t load32(const uint8_t* p, bool swapped) {
     uint32_t v;
@@ -90,8 +91,8 @@ private:
     // Each drop starts where the one before started: pages a thread still
     // reading lent frames (frames_outlive_next) touched again since are given
     // back too, instead of staying resident to the end. With threads helping
-    // (ahead_work) a drop is left to them (map_ahead.h); halfway to the next,
-    // one no helper took is done here: it waits at most 4 MB of reading.
+    // (ahead_work) a drop is left to them (map_ahead.h); one no helper took
+    // is done here kDropTakeBack later: each MB it waits is peak RSS.
     void drop_behind(uint64_t record) {
         if (record < next_drop_) return;
         if (record < dropped_ + kDropBehind) {
@@ -103,7 +104,7 @@ private:
         ahead_.drop(redrop_from_, upto);
         redrop_from_ = dropped_;
         dropped_ = upto;
-        next_drop_ = dropped_ + (ahead_.helped() ? kDropBehind / 2 : kDropBehind);
+        next_drop_ = dropped_ + (ahead_.helped() ? kDropTakeBack : kDropBehind);
     }
 
     std::string path_;
