@@ -385,7 +385,7 @@ struct Worker : FlowSink {
     std::exception_ptr error;
     std::thread thread;
     MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
-    // Set before the first batch is handed over, so read only after one was.
+    // Its function is set before the first batch is handed over: called only after one was.
     const std::function<bool()>* idle_work = nullptr;
     double cpu_s = 0, end_s = 0;
 
