@@ -74,6 +74,8 @@ AnalyzeOutcome run(const std::string& path, PcapFileReader& reader, A& analyzer,
     // The reader outlives the analyzer here (both callers), so its lasting frames may be lent.
     if constexpr (requires { analyzer.set_frames_outlive_next(true); })
         analyzer.set_frames_outlive_next(reader.frames_outlive_next());
+    if constexpr (requires { analyzer.set_idle_work({}); })
+        analyzer.set_idle_work(reader.ahead_work());  // the reader's work ahead, on workers that wait
     for (const std::string& w : key_warnings) analyzer.add_warning({WarningCode::KeyLogLine, w, 0, 0, 0});
     take_secrets(reader, analyzer, keys);
     try {

@@ -398,6 +398,8 @@ struct Worker : FlowSink {
     std::exception_ptr error;
     std::thread thread;
     MergeHere* merge_here = nullptr;  // the reading thread's shard: no thread, no queues between
+    // Its function is set before the first batch is handed over: called only after one was.
+    const std::function<bool()>* idle_work = nullptr;
     double cpu_s = 0, end_s = 0;
 
     Worker(unsigned i, const AnalysisOptions& opt, Doorbell& d, size_t max_open, std::string cap_text)
@@ -476,14 +478,22 @@ struct Worker : FlowSink {
 
     void run() {
         InBatch b;
-        while (in.pop(b)) {
+        if (!in.pop(b)) return;
+        do {
             bell.ring();  // room in `in`
             if (step(b)) {
                 cpu_s = thread_cpu_s();
                 return;
             }
             spare_in.try_push(b);
-        }
+        } while (next_batch(b));
+    }
+    // The next batch; while there is none, the idle work first.
+    bool next_batch(InBatch& b) {
+        if (!*idle_work) return in.pop(b);
+        while (!in.try_pop(b))
+            if (!(*idle_work)()) return in.pop(b);
+        return true;
     }
     // One batch processed and its events handed on; true after the last.
     // The batch comes back emptied, its buffers kept.
@@ -629,6 +639,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
     uint64_t borrowed = 0, copied = 0;  // payloads, this analysis (added to the totals at the end)
     uint64_t inline_segments = 0;       // routed to the reading thread's shard, this analysis
     bool frames_outlive_next = false;   // the reader's frames stay valid: payloads go on as views
+    std::function<bool()> idle_work;    // the workers' while they wait for segments (set_idle_work)
     uint64_t flushed_at = 0;            // file offset of the frame read at the last flush
     bool finished = false;
     double start_s = wall_s();
@@ -677,6 +688,7 @@ struct ShardedAnalysis::Impl final : MergeHere {
             workers.push_back(std::make_unique<Worker>(i, opt, bell, i + 1 < n ? caps.threaded : caps.reading, caps.text));
         batches.resize(n);
         workers.back()->merge_here = this;
+        for (auto& w : workers) w->idle_work = &idle_work;
         for (size_t i = 0; i < threaded; ++i) workers[i]->thread = std::thread([w = workers[i].get()] { w->run(); });
         worker_threads_total.fetch_add(threaded, std::memory_order_relaxed);
         // From 4 threads the reading thread has no share: its shard is never
@@ -1051,6 +1063,7 @@ void ShardedAnalysis::segment(const Frame& f, const TcpPacket& p) {
 }
 
 void ShardedAnalysis::set_frames_outlive_next(bool yes) { impl_->frames_outlive_next = yes; }
+void ShardedAnalysis::set_idle_work(std::function<bool()> work) { impl_->idle_work = std::move(work); }
 
 AnalysisResult ShardedAnalysis::finish() {
     const double read_end = wall_s(), front_cpu = thread_cpu_s();

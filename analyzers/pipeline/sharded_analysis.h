@@ -21,6 +21,7 @@
 #include "analyzers/pipeline/front_stage.h"
 #include "analyzers/pipeline/analyze_capture.h"
 
+#include <functional>
 #include <memory>
 
 namespace stallscope {
@@ -75,6 +76,11 @@ public:
     // (PcapFileReader::frames_outlive_next): payloads go to the workers as
     // views into them instead of copies. Off by default.
     void set_frames_outlive_next(bool yes);
+    // Work the worker threads do while they wait for segments, a step a
+    // call (false: nothing to do now): the reader's ahead_work
+    // (PcapFileReader), which takes work off the reading thread. Set before
+    // the first frame; it must stay callable until finish() returns.
+    void set_idle_work(std::function<bool()> work);
     // Throws SpillError (from the merge) like Analyzer::finish.
     AnalysisResult finish();
 

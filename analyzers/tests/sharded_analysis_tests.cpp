@@ -8,12 +8,16 @@
 #include "analyzers/report/report.h"
 
 #include "app/cli/synthetic_capture.h"
+#include "capture/pcap/pcap_file_reader.h"
 
 #include <catch2/catch.hpp>
 #include "analyzers/tests/skip_when_absent.h"
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -499,5 +503,30 @@ TEST_CASE("threads: the open-connection cap is split as the connections are", "[
     CHECK(worker + reading <= 101);  // each rounded up
     const double share = sharding_detail::reading_thread_share(2);
     CHECK(double(reading) == Approx(100 * share).margin(1.0));
+    fs::remove(path);
+}
+
+// A worker that finds no batch waiting does the idle work it was given (the
+// reader's work ahead: analyze_capture.cpp) before it sleeps: here, after
+// the first batches, with the reading thread feeding nothing more.
+TEST_CASE("threads: a worker waiting for segments does the idle work", "[threads]") {
+    std::string path = temp_path("idle-work");
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 20000, st, error));
+    auto reader = PcapFileReader::open(path, error);
+    REQUIRE(reader);
+    std::atomic<int> calls{0};
+    {
+        ShardedAnalysis a(AnalysisOptions{}, path, 2);
+        a.set_idle_work([&] { return ++calls < 3; });  // two steps of work, then nothing to do
+        Frame f;
+        for (int i = 0; i < 5000 && reader->next(f) == PcapFileReader::Status::Ok; ++i) a.on_frame(f);
+        for (int waited = 0; waited < 10000 && calls.load() < 3; ++waited)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        CHECK(calls.load() >= 3);
+        while (reader->next(f) == PcapFileReader::Status::Ok) a.on_frame(f);
+        CHECK(a.finish().capture.packets == st.packets);
+    }
     fs::remove(path);
 }

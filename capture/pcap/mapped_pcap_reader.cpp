@@ -1,5 +1,6 @@
 #include "capture/pcap/mapped_pcap_reader.h"
 
+#include "capture/pcap/map_ahead.h"
 #include "capture/pcap/reader_support.h"
 
 #include <cerrno>
@@ -16,6 +17,7 @@ namespace {
 constexpr uint64_t kFileHeader = 24;
 constexpr uint64_t kRecordHeader = 16;  // ts_sec, ts_usec, caplen, len
 constexpr uint64_t kDropBehind = 8u << 20;  // give back mapped pages every 8 MB read
+constexpr uint64_t kDropTakeBack = 2u << 20;  // ... and do a drop left to helpers 2 MB later if none did
 
 uint32_t load32(const uint8_t* p, bool swapped) {
     uint32_t v;
@@ -32,6 +34,7 @@ public:
     Status next(Frame& out) override {
         if (state_ != Status::Ok) return state_;
         const uint64_t at = pos_;
+        ahead_.reader_at(at);
         if (at == size_) return state_ = Status::End;
         if (size_ - at < kRecordHeader)
             return fail(at, "truncated record header, " + std::to_string(size_ - at) +
@@ -72,6 +75,10 @@ public:
     // The map lasts as long as the reader; pages dropped behind it are
     // read back from the file on the next touch (MAP_PRIVATE, never written).
     bool frames_outlive_next() const override { return true; }
+    AheadWork ahead_work() override {
+        ahead_.set_helped();
+        return [this] { return ahead_.step(); };
+    }
 
 private:
     Status fail(uint64_t at, const std::string& reason) {
@@ -83,15 +90,21 @@ private:
     // from this process (the page cache keeps them), so RSS stays flat.
     // Each drop starts where the one before started: pages a thread still
     // reading lent frames (frames_outlive_next) touched again since are given
-    // back too, instead of staying resident to the end.
+    // back too, instead of staying resident to the end. With threads helping
+    // (ahead_work) a drop is left to them (map_ahead.h); one no helper took
+    // is done here kDropTakeBack later: each MB it waits is peak RSS.
     void drop_behind(uint64_t record) {
-        if (record < dropped_ + kDropBehind) return;
-        const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
-        const uint64_t upto = record / page * page;
-        if (upto > redrop_from_)
-            ::madvise(const_cast<uint8_t*>(base_) + redrop_from_, upto - redrop_from_, MADV_DONTNEED);
+        if (record < next_drop_) return;
+        if (record < dropped_ + kDropBehind) {
+            ahead_.take_drop();
+            next_drop_ = dropped_ + kDropBehind;
+            return;
+        }
+        const uint64_t upto = record / page_ * page_;
+        ahead_.drop(redrop_from_, upto);
         redrop_from_ = dropped_;
         dropped_ = upto;
+        next_drop_ = dropped_ + (ahead_.helped() ? kDropTakeBack : kDropBehind);
     }
 
     std::string path_;
@@ -101,6 +114,9 @@ private:
     uint64_t pos_ = kFileHeader;
     uint64_t dropped_ = 0;
     uint64_t redrop_from_ = 0;  // where the last drop started
+    uint64_t next_drop_ = kDropBehind;  // where drop_behind next has work
+    const uint64_t page_ = uint64_t(::sysconf(_SC_PAGESIZE));
+    MapAhead ahead_{base_, size_, page_};
     uint64_t number_ = 0;
     Status state_ = Status::Ok;
     std::string error_;

@@ -35,6 +35,15 @@ public:
     // file. The threaded analysis then hands a segment's payload to its
     // worker as a view instead of copying it.
     virtual bool frames_outlive_next() const { return false; }
+    // Work a thread other than the reading one may do for this reader while
+    // it would otherwise wait: one short step of getting the file's bytes
+    // ready a little ahead of the reader (a mapped file: its page tables, so
+    // the reader finds its pages mapped instead of faulting them in). False
+    // when there is nothing to do now (far enough ahead, or at the end).
+    // Empty when the reader has no such work. Callable from any thread, at
+    // once with next(), for as long as the reader lives.
+    using AheadWork = std::function<bool()>;
+    virtual AheadWork ahead_work() { return {}; }
     // Frames keep the timestamps the file gives them, even when they go
     // backwards or are 0: what such a time means is the analysis's call
     // (analyzers/pipeline/frame_clock.h), which also warns about it, once.

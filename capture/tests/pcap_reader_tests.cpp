@@ -3,6 +3,7 @@
 #include "capture/pcap/pcap_file_reader.h"
 #include "capture/tests/capture_writers.h"
 #include "capture/tests/read_all.h"
+#include "capture/tests/resident_memory.h"
 
 #include <catch2/catch.hpp>
 
@@ -203,24 +204,6 @@ TEST_CASE("open errors: wrong magic, empty, too short, directory, missing") {
         CHECK(err.find("No such file") != std::string::npos);
     }
 }
-
-namespace {
-// Resident KB of this process's mappings of `path` (/proc/self/smaps).
-long resident_kb_of(const std::string& path) {
-    std::ifstream smaps("/proc/self/smaps");
-    std::string line;
-    bool ours = false;
-    long kb = 0;
-    while (std::getline(smaps, line)) {
-        if (line.find('-') != std::string::npos && line.find(' ') < line.size() && std::isxdigit(uint8_t(line[0])) &&
-            line.find(':') > line.find(' '))
-            ours = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
-        else if (ours && line.rfind("Rss:", 0) == 0)
-            kb += std::stol(line.substr(4));
-    }
-    return kb;
-}
-} // namespace
 
 // The threaded analysis keeps a classic pcap's frames after the next read
 // (a worker reads a segment's payload where it lies in the map, a few MB
