@@ -18,6 +18,9 @@
 #include <openssl/x509.h>
 
 #include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -396,4 +399,72 @@ TEST_CASE("key log: each label's secret comes back in its own field, whatever th
     ClientRandom absent{};
     absent[0] = 200;
     CHECK_FALSE(keys.find(absent));
+}
+
+// load_file reads a key log in 1 MiB blocks: a line cut by a block's end, a
+// CRLF line, a last line without its newline and a line longer than a block
+// must all read as in one piece, with the warnings' line numbers right.
+TEST_CASE("key log file: read in blocks, every line whole, line numbers right across them") {
+    auto hex = [](uint64_t seed, size_t bytes) {
+        static const char* digits = "0123456789abcdef";
+        std::string out;
+        for (size_t i = 0; i < bytes; ++i) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const uint8_t b = uint8_t(seed >> 56);
+            out += digits[b >> 4];
+            out += digits[b & 15];
+        }
+        return out;
+    };
+    auto random_of = [&](uint64_t i) {
+        const std::string h = hex(i, 32);
+        ClientRandom r{};
+        for (size_t k = 0; k < 32; ++k) r[k] = uint8_t(std::stoul(h.substr(2 * k, 2), nullptr, 16));
+        return r;
+    };
+    // About 3.3 MB: 20,000 valid lines (some CRLF), a malformed one at line
+    // 7,001, a 1.5 MB line at 14,002, another malformed one at the end, then a
+    // valid last line without its newline.
+    std::string text;
+    uint64_t line = 0;
+    size_t valid = 0;
+    for (uint64_t i = 0; i < 20000; ++i) {
+        text += "CLIENT_RANDOM " + hex(i, 32) + " " + hex(i + 1000000, 48) + (i % 7 ? "\n" : "\r\n");
+        ++line, ++valid;
+        if (line == 7000) text += "CLIENT_RANDOM " + hex(99, 32) + " 12zz\n", ++line;
+        if (line == 14001) text += "SERVER_TRAFFIC_SECRET_0 " + std::string(1536 * 1024, 'a') + "\n", ++line;
+    }
+    text += "CLIENT_RANDOM short\n";
+    ++line;
+    text += "CLIENT_RANDOM " + hex(777777, 32) + " " + hex(5, 48);
+    ++line, ++valid;
+    const std::string path = (std::filesystem::temp_directory_path() / "stallscope-keylog-blocks.txt").string();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    TlsKeyStore keys;
+    std::vector<std::string> warnings;
+    std::string error;
+    REQUIRE(keys.load_file(path, [&](const std::string& w) { warnings.push_back(w); }, error));
+    std::remove(path.c_str());
+    CHECK(keys.size() == valid);
+    REQUIRE(warnings.size() == 3);
+    CHECK(warnings[0] == path + ": line 7001 is not a valid key log line, ignored");
+    CHECK(warnings[1] == path + ": line 14002 is not a valid key log line, ignored");
+    CHECK(warnings[2] == path + ": line " + std::to_string(line - 1) + " is not a valid key log line, ignored");
+    for (uint64_t i : {uint64_t(0), uint64_t(6999), uint64_t(7000), uint64_t(13999), uint64_t(14000), uint64_t(19999)}) {
+        INFO("line of random " << i);
+        auto s = keys.find(random_of(i));
+        REQUIRE(s);
+        const std::string want = hex(i + 1000000, 48);
+        std::string got;
+        static const char* digits = "0123456789abcdef";
+        for (uint8_t b : s->master_secret) got += std::string{digits[b >> 4], digits[b & 15]};
+        CHECK(got == want);
+    }
+    CHECK(keys.find(random_of(777777)));
+    std::string missing_error;
+    CHECK_FALSE(TlsKeyStore().load_file(path + ".absent", {}, missing_error));
+    CHECK(missing_error.find("cannot read the key log") != std::string::npos);
 }

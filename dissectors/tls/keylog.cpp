@@ -2,32 +2,43 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 namespace stallscope {
 
 namespace {
 
 constexpr size_t kMaxLineWarnings = 5;
+// load_file reads this much at a time: the file is never whole in memory
+// (an 18 MB key log was 18 MB more peak RSS), and what was read is wiped.
+constexpr size_t kReadBlock = 1 << 20;
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+// Hex digit values, -1 for any other byte: one load a digit (a branch chain
+// per digit was a third of loading an 18 MB key log).
+constexpr std::array<int8_t, 256> kHex = [] {
+    std::array<int8_t, 256> t{};
+    for (auto& v : t) v = -1;
+    for (int c = 0; c < 10; ++c) t[size_t('0' + c)] = int8_t(c);
+    for (int c = 0; c < 6; ++c) t[size_t('a' + c)] = t[size_t('A' + c)] = int8_t(10 + c);
+    return t;
+}();
 
-bool unhex(std::string_view s, std::vector<uint8_t>& out) {
-    if (s.size() % 2) return false;
-    out.resize(s.size() / 2);
+// `s` (2 * out.size() hex digits) into `out`; false on any other length or byte.
+bool unhex(std::string_view s, std::span<uint8_t> out) {
+    if (s.size() != 2 * out.size()) return false;
+    int bad = 0;
     for (size_t i = 0; i < out.size(); ++i) {
-        int hi = hex_value(s[2 * i]), lo = hex_value(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return false;
+        const int hi = kHex[uint8_t(s[2 * i])], lo = kHex[uint8_t(s[2 * i + 1])];
+        bad |= hi | lo;  // negative once any digit was not one
         out[i] = uint8_t(hi << 4 | lo);
     }
-    return true;
+    return bad >= 0;
 }
 
 void wipe(std::vector<uint8_t>& v) {
@@ -54,18 +65,17 @@ std::vector<uint8_t>* field(TlsSecrets& s, size_t slot) {
     return f[slot];
 }
 
-// Splits on runs of spaces/tabs.
-std::vector<std::string_view> fields(std::string_view line) {
-    std::vector<std::string_view> out;
-    size_t i = 0;
-    while (i < line.size() && out.size() < 4) {
+// The first (up to) four fields of `line`, split on runs of spaces/tabs; returns how many.
+size_t fields(std::string_view line, std::array<std::string_view, 4>& out) {
+    size_t n = 0, i = 0;
+    while (i < line.size() && n < out.size()) {
         while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
         size_t j = i;
         while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-        if (j > i) out.push_back(line.substr(i, j - i));
+        if (j > i) out[n++] = line.substr(i, j - i);
         i = j;
     }
-    return out;
+    return n;
 }
 
 } // namespace
@@ -78,7 +88,7 @@ TlsSecrets::~TlsSecrets() {
 
 TlsKeyStore::Stored::~Stored() { wipe(bytes); }
 
-void TlsKeyStore::Stored::set(size_t slot, const std::vector<uint8_t>& secret) {
+void TlsKeyStore::Stored::set(size_t slot, std::span<const uint8_t> secret) {
     // Rebuilt whole (a key log line at a time: no hot path), the old bytes wiped.
     std::vector<uint8_t> next;
     next.reserve(bytes.size() - len[slot] + secret.size());
@@ -103,44 +113,59 @@ TlsSecrets TlsKeyStore::Stored::secrets() const {
     return s;
 }
 
-size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source,
-                                const std::function<void(const std::string&)>& warn) {
-    size_t accepted = 0, malformed = 0;
-    uint64_t line_no = 0;
-    std::vector<uint8_t> random, secret;
-    std::lock_guard lock(mu_);
+uint64_t TlsKeyStore::hash_seed() {
+    std::random_device rd;
+    return (uint64_t(rd()) << 32) ^ rd();
+}
+
+size_t TlsKeyStore::add_lines(std::string_view text, bool last, const std::string& source,
+                              const std::function<void(const std::string&)>& warn, Parse& parse) {
+    ClientRandom key;
+    std::array<uint8_t, 64> secret;  // the longest a label allows (checked below)
+    std::array<std::string_view, 4> f;
     size_t pos = 0;
     while (pos < text.size()) {
         size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
+        if (end == std::string_view::npos) {
+            if (!last) break;  // the rest of this line comes with the next block
+            end = text.size();
+        }
         std::string_view line = text.substr(pos, end - pos);
         pos = end + 1;
-        ++line_no;
+        ++parse.line_no;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        auto f = fields(line);
-        if (f.empty() || f[0].front() == '#') continue;
+        const size_t n = fields(line, f);
+        if (n == 0 || f[0].front() == '#') continue;
         const size_t k = slot(f[0]);
         if (k == kNoSlot) continue;  // a label we do not use
-        bool ok = f.size() == 3 && unhex(f[1], random) && random.size() == 32 && unhex(f[2], secret);
-        if (ok) {
-            size_t n = secret.size();
-            ok = f[0] == "CLIENT_RANDOM" ? n == 48 : (n == 32 || n == 48 || n == 64);
-        }
+        const size_t len = f[2].size() / 2;
+        bool ok = n == 3 && unhex(f[1], key) && (k == 0 ? len == 48 : (len == 32 || len == 48 || len == 64)) &&
+                  unhex(f[2], std::span<uint8_t>(secret.data(), len));
+        if (ok) secrets_[key].set(k, std::span<const uint8_t>(secret.data(), len));
+        OPENSSL_cleanse(secret.data(), secret.size());
         if (!ok) {
-            if (++malformed <= kMaxLineWarnings && warn)
-                warn(source + ": line " + std::to_string(line_no) + " is not a valid key log line, ignored");
-            wipe(secret);
+            if (++parse.malformed <= kMaxLineWarnings && warn)
+                warn(source + ": line " + std::to_string(parse.line_no) + " is not a valid key log line, ignored");
             continue;
         }
-        ClientRandom key;
-        std::copy(random.begin(), random.end(), key.begin());
-        secrets_[key].set(k, secret);  // its secrets are at most 64 bytes (checked above)
-        wipe(secret);
-        ++accepted;
+        ++parse.accepted;
     }
-    if (malformed > kMaxLineWarnings && warn)
-        warn(source + ": " + std::to_string(malformed - kMaxLineWarnings) + " more invalid key log lines ignored");
-    return accepted;
+    return std::min(pos, text.size());
+}
+
+void TlsKeyStore::warn_rest(const Parse& parse, const std::string& source,
+                            const std::function<void(const std::string&)>& warn) {
+    if (parse.malformed > kMaxLineWarnings && warn)
+        warn(source + ": " + std::to_string(parse.malformed - kMaxLineWarnings) + " more invalid key log lines ignored");
+}
+
+size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source,
+                                const std::function<void(const std::string&)>& warn) {
+    Parse parse;
+    std::lock_guard lock(mu_);
+    add_lines(text, true, source, warn, parse);
+    warn_rest(parse, source, warn);
+    return parse.accepted;
 }
 
 bool TlsKeyStore::load_file(const std::string& path, const std::function<void(const std::string&)>& warn,
@@ -150,23 +175,46 @@ bool TlsKeyStore::load_file(const std::string& path, const std::function<void(co
         error = path + ": cannot read the key log";
         return false;
     }
-    // One read into a buffer of the file's size (a byte-by-byte read was a
-    // third of the loading, and its reallocations left secrets in freed
-    // memory); a pipe, whose size is unknown, is read the slow way.
-    std::string text;
-    in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
-    in.seekg(0, std::ios::beg);
-    if (size > 0 && in) {
-        text.resize(size_t(size));
-        in.read(text.data(), size);
-        text.resize(size_t(in.gcount()));
-    } else {
-        in.clear();
-        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    // Block by block (a pipe too), each line whole: a line cut by a block's
+    // end waits at the buffer's start for the rest. A line longer than a
+    // block is no key log line: it is read through and warned as one.
+    std::vector<char> buf(kReadBlock);
+    size_t held = 0;       // bytes of an unfinished line at buf's start
+    bool skipping = false; // inside an overlong line, up to its newline
+    Parse parse;
+    std::lock_guard lock(mu_);
+    for (;;) {
+        in.read(buf.data() + held, std::streamsize(buf.size() - held));
+        const size_t got = size_t(in.gcount());
+        const bool last = got == 0 || !in;
+        size_t avail = held + got;
+        std::string_view text(buf.data(), avail);
+        if (skipping) {
+            const size_t nl = text.find('\n');
+            if (nl == std::string_view::npos && !last) {
+                held = 0;
+                continue;
+            }
+            skipping = false;
+            text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+        }
+        const size_t used = add_lines(text, last, path, warn, parse);
+        const size_t rest = text.size() - used;
+        if (last) break;
+        if (rest == buf.size()) {  // one line fills the whole block: count it, skip to its end
+            ++parse.line_no;
+            if (++parse.malformed <= kMaxLineWarnings && warn)
+                warn(path + ": line " + std::to_string(parse.line_no) + " is not a valid key log line, ignored");
+            skipping = true;
+            held = 0;
+            continue;
+        }
+        std::memmove(buf.data(), text.data() + used, rest);
+        OPENSSL_cleanse(buf.data() + rest, buf.size() - rest);
+        held = rest;
     }
-    add_key_log(text, path, warn);
-    if (!text.empty()) OPENSSL_cleanse(text.data(), text.size());
+    OPENSSL_cleanse(buf.data(), buf.size());
+    warn_rest(parse, path, warn);
     return true;
 }
 

@@ -15,12 +15,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace stallscope {
@@ -56,6 +57,18 @@ public:
     bool empty() const { return size() == 0; }
 
 private:
+    // Where add_key_log is in one source: load_file feeds a file to it in
+    // blocks, and its line numbers and warnings go on across them.
+    struct Parse {
+        uint64_t line_no = 0;
+        size_t accepted = 0, malformed = 0;
+    };
+    // The whole lines of `text` (a last line without its newline too when
+    // `last`); returns where the unread rest starts.
+    size_t add_lines(std::string_view text, bool last, const std::string& source,
+                     const std::function<void(const std::string&)>& warn, Parse& parse);
+    static void warn_rest(const Parse& parse, const std::string& source, const std::function<void(const std::string&)>& warn);
+
     // One connection's secrets in one buffer, each at most 64 bytes: a
     // TlsSecrets in the map was six vectors, four of them a heap block each
     // (about 400 bytes a client random, 11.6 MB for the 28,928 of the 1M-packet
@@ -65,11 +78,28 @@ private:
         std::array<uint8_t, kSlots> len{};
         std::vector<uint8_t> bytes;          // the slots' bytes, one after another
         ~Stored();
-        void set(size_t slot, const std::vector<uint8_t>& secret);
+        void set(size_t slot, std::span<const uint8_t> secret);
         TlsSecrets secrets() const;
     };
+    // All 32 bytes mixed with a seed of this process: a key log (or a
+    // capture's secrets block) made to put every random in one bucket cannot
+    // know it, so lookups stay constant time.
+    struct RandomHash {
+        uint64_t seed;
+        size_t operator()(const ClientRandom& r) const {
+            uint64_t h = seed;
+            for (size_t at = 0; at < 32; at += 8) {
+                uint64_t w;
+                std::memcpy(&w, r.data() + at, 8);
+                h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+                h ^= h >> 29;
+            }
+            return size_t(h);
+        }
+    };
+    static uint64_t hash_seed();
     mutable std::mutex mu_;
-    std::map<ClientRandom, Stored> secrets_;
+    std::unordered_map<ClientRandom, Stored, RandomHash> secrets_{0, RandomHash{hash_seed()}};
 };
 
 } // namespace stallscope
