@@ -52,6 +52,12 @@ public:
     void expire_closed(int64_t now_ns) {
         if (!lingering_.empty() && now_ns - lingering_.top().last_ns > kClosedLingerNs) expire_due(now_ns);
     }
+    // Its cap on open connections, set again before its first segment (a
+    // sharded analysis decides its split at the first frame).
+    void set_cap(size_t max_open, std::string cap_text) {
+        max_open_ = max_open;
+        cap_text_ = std::move(cap_text);
+    }
     void finish();  // close every connection, in id order
     // Live view: open connections and their calls so far.
     void provisional(std::vector<Connection>& conns, std::vector<Call>& calls) const;

@@ -316,10 +316,17 @@ uint64_t sharding_detail::worker_threads_started() { return worker_threads_total
 // default capture: 364 M instructions against 977 M for two workers). Its
 // shard is smaller by that much, so that all N threads finish together:
 // share s with r + s = (1 - s) / (N - 1), r = 0.38 of the whole shards' work.
-double sharding_detail::reading_thread_share(unsigned threads) {
+// Decrypting, the same work of the reading thread is about 0.2 of the
+// shards' (HTTPS twin of the 1M-packet bench file, --threads 2: at 0.38 the
+// reading thread waited 0.28-0.96 s for room in the worker's queue, at 0.1
+// the worker 0.24 s for segments; per-thread CPU at the two put the balance
+// at 0.19). From 4 threads it has no share either way.
+double sharding_detail::reading_thread_share(unsigned threads, bool decrypting) {
     if (threads <= 1) return 1;
-    constexpr double kReaderOwnWork = 0.38;
-    return std::max(0.0, (1 - kReaderOwnWork * (threads - 1)) / threads);
+    constexpr double kReaderOwnWork = 0.38, kReaderOwnWorkDecrypting = 0.2;
+    const double plain = std::max(0.0, (1 - kReaderOwnWork * (threads - 1)) / threads);
+    if (!decrypting || plain == 0) return plain;
+    return (1 - kReaderOwnWorkDecrypting * (threads - 1)) / threads;
 }
 
 // a < b as Endpoint's defaulted <=> orders them (family, address bytes as
@@ -595,8 +602,21 @@ struct ShardedAnalysis::Impl final : MergeHere {
     // A connection whose pair hash's low 16 bits are below this is the
     // reading thread's; the others are spread over the threaded shards.
     uint32_t inline_cut;
-    static uint32_t inline_cut_for(unsigned n) {
-        return uint32_t(std::clamp(sharding_detail::reading_thread_share(n), 0.0, 1.0) * 65536);
+    static uint32_t inline_cut_for(unsigned n, bool decrypting = false) {
+        return uint32_t(std::clamp(sharding_detail::reading_thread_share(n, decrypting), 0.0, 1.0) * 65536);
+    }
+    // The split is decided at the first frame, when the secrets that come
+    // before any packet (a key log, a pcapng's secrets block) are known.
+    bool split_decided = false;
+    void decide_split() {
+        split_decided = true;
+        const bool decrypting = opt.tls_keys && !opt.tls_keys->empty();
+        const uint32_t cut = inline_cut_for(unsigned(workers.size()), decrypting);
+        if (cut == inline_cut) return;
+        inline_cut = cut;  // never from or to 0: the constructor's view of a shareless reading thread holds
+        const ShardCaps caps = shard_caps(opt.max_open_connections, unsigned(workers.size()));
+        for (size_t i = 0; i < workers.size(); ++i)  // no segment routed yet: the workers have no batch
+            workers[i]->table.set_cap(i < threaded ? caps.threaded : caps.reading, caps.text);
     }
     // The cap on open connections split as the connections are: a threaded
     // shard's and the reading thread's (rounded up), and the warning's text.
@@ -1017,8 +1037,9 @@ ShardedAnalysis::ShardedAnalysis(const AnalysisOptions& options, std::string fil
 ShardedAnalysis::~ShardedAnalysis() = default;
 
 void ShardedAnalysis::on_frame(const Frame& f) {
-    front_.on_frame(f);
     Impl& m = *impl_;
+    if (!m.split_decided) m.decide_split();
+    front_.on_frame(f);
     const bool far = m.frames_outlive_next && f.file_offset >= m.flushed_at + kBatchFileSpan;
     if (m.batched >= m.batch_segments || m.batched_bytes >= kBatchBytes || far || m.inline_events_full()) {
         m.flush(false);

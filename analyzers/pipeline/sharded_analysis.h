@@ -56,8 +56,12 @@ uint64_t reader_found_queue_full();
 uint64_t segments_on_reading_thread();
 uint64_t worker_threads_started();
 // The share of the connections (of the pair hash) the reading thread's own
-// shard gets with `threads` threads: what balances its other work.
-double reading_thread_share(unsigned threads);
+// shard gets with `threads` threads: what balances its other work. With
+// `decrypting` (TLS secrets known when the first frame is read: a key log,
+// or a pcapng's secrets block before its packets), a shard's work per
+// segment is several times larger, the reading thread's other work the same,
+// so its shard gets more.
+double reading_thread_share(unsigned threads, bool decrypting = false);
 // Every queue between the threads this deep, batches of 16 segments and of 2
 // events (0: the usual depths and batches), for analyses started after the
 // call: the test with queues full on every side.

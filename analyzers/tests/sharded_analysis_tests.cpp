@@ -476,6 +476,61 @@ TEST_CASE("threads: the reading thread runs a shard of its own beside N - 1 work
     fs::remove(path);
 }
 
+// Decrypting, a shard's work per segment is several times larger while the
+// reading thread's reading, decoding and merging is not: with the secrets
+// known at the first frame its shard gets the larger share, for every
+// segment (the split never changes once routing began), the reports stay
+// one thread's, and the cap follows the split.
+TEST_CASE("threads: decrypting, the reading thread's shard gets a larger share", "[threads]") {
+    CHECK(sharding_detail::reading_thread_share(2, true) > sharding_detail::reading_thread_share(2) + 0.05);
+    CHECK(sharding_detail::reading_thread_share(2, true) < 0.5);
+    CHECK(sharding_detail::reading_thread_share(3, true) > sharding_detail::reading_thread_share(3));
+    CHECK(sharding_detail::reading_thread_share(4, true) == 0);  // no share from 4 threads, as without secrets
+    const std::string path = temp_path("decrypting-share"), keys = path + ".keys";
+    cli::SyntheticStats st;
+    std::string error;
+    REQUIRE(cli::write_synthetic_capture(path, 30000, st, error, keys));
+    auto share_of = [&](unsigned n, bool keyed, std::string& report) {
+        AnalysisOptions opt;
+        if (keyed) opt.keylog_path = keys;
+        const uint64_t before = sharding_detail::segments_on_reading_thread();
+        Run r = run(path, n, opt);
+        REQUIRE(r.ok);
+        report = r.report;
+        return double(sharding_detail::segments_on_reading_thread() - before) / double(r.packets);
+    };
+    AnalysisOptions keyed;
+    keyed.keylog_path = keys;
+    const Run one = run(path, 1, keyed);
+    REQUIRE(one.ok);
+    std::string keyed2, keyless2;
+    const double with_keys = share_of(2, true, keyed2), without = share_of(2, false, keyless2);
+    CHECK(with_keys > sharding_detail::reading_thread_share(2, true) * 0.8);
+    CHECK(with_keys < sharding_detail::reading_thread_share(2, true) * 1.2);
+    CHECK(without < sharding_detail::reading_thread_share(2) * 1.4);  // keyless: the plaintext split
+    same_bytes(keyed2, one.report);
+    CHECK(keyed2 != keyless2);  // the keys did decrypt
+    // The cap is split as the connections are, decrypting too.
+    AnalysisOptions opt;
+    opt.keylog_path = keys;
+    opt.max_open_connections = 100;
+    opt.threads = 2;
+    AnalyzeOutcome o = analyze_file(path, opt);
+    REQUIRE(o.ok);
+    std::string cap;
+    for (const Warning& w : o.result.capture.warnings)
+        if (w.code == WarningCode::OpenConnectionCap) cap = w.message;
+    INFO(cap);
+    unsigned long worker = 0, reading = 0;
+    const size_t at = cap.find("100 over 1 worker thread: ");
+    REQUIRE(at != std::string::npos);
+    REQUIRE(std::sscanf(cap.c_str() + at, "100 over 1 worker thread: %lu each, and %lu on the reading thread", &worker,
+                        &reading) == 2);
+    CHECK(double(reading) == Approx(100 * sharding_detail::reading_thread_share(2, true)).margin(1.0));
+    fs::remove(path);
+    fs::remove(keys);
+}
+
 // The open-connection cap is split as the connections are: a worker thread's
 // shard and the reading thread's get shares of it like their shares of the
 // connections (an even split capped the worker, with about 70 % of the

@@ -3,7 +3,7 @@
 # into OUTDIR: text and --json of every capture in testdata/ (keyed HTTPS
 # fixtures also with their key log), the public corpus (text, --json, 2
 # threads), and any bench captures given (text, --json, --csv, 1 and 2
-# threads; a -https.pcap twin with its .keys). Stdout, stderr and exit code
+# threads; a -https.pcap twin with its .keys, 1 and 2 threads). Stdout, stderr and exit code
 # each go to a file. Run it with the binary before and after a change and
 # compare:  diff -r BEFORE AFTER   (docs/performance.md, "How to measure").
 #
@@ -52,6 +52,10 @@ for f in "$@"; do
   done
   run "b_$n.csv" "$f" --csv -q
   tw="${f%.pcap}-https.pcap"; tk="${f%.pcap}-https.keys"
-  if [ -f "$tw" ] && [ -f "$tk" ]; then run "b_$n.https.txt" "$tw" --keylog "$tk" --threads 1 -q; fi
+  if [ -f "$tw" ] && [ -f "$tk" ]; then
+    run "b_$n.https.txt" "$tw" --keylog "$tk" --threads 1 -q
+    # Decrypting, the threads split the connections otherwise (reading_thread_share).
+    run "b_$n.https.t2.txt" "$tw" --keylog "$tk" --threads 2 -q
+  fi
 done
 echo "same-reports: $(ls "$OUT" | wc -l) files in $OUT"
