@@ -4,6 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/kdf.h>
+
 #include <array>
 #include <string>
 #include <vector>
@@ -37,6 +42,79 @@ TEST_CASE("HKDF-Expand-Label gives the RFC 8448 traffic keys and IVs") {
     CHECK(expand(client_hs, "iv", 12) == hex("5bd3c71b836e0b76bb73265f"));
     CHECK(expand(server_app, "key", 16) == hex("9f02283b6c9c07efc26bb9f2ac92e356"));
     CHECK(expand(server_app, "iv", 12) == hex("cf782b88dd83549aadf1e984"));
+}
+
+// HMAC and HKDF-Expand-Label are composed in tls_crypto.cpp from libcrypto's
+// digests (for speed): on random keys, labels, contexts and lengths (past
+// one digest's output, keys past a block) they must give exactly what
+// libcrypto's own EVP_MAC HMAC and TLS13-KDF give.
+TEST_CASE("HMAC and HKDF-Expand-Label equal libcrypto's EVP_MAC and TLS13-KDF on random inputs") {
+    uint64_t x = 11;
+    auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return uint32_t(x >> 33); };
+    auto bytes = [&](size_t n) {
+        tc::Bytes b(n);
+        for (auto& v : b) v = uint8_t(next());
+        return b;
+    };
+    auto lib_kdf = [](const char* digest, const tc::Bytes& secret, const std::string& label, const tc::Bytes& context,
+                      size_t length) {
+        EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "TLS13-KDF", nullptr);
+        EVP_KDF_CTX* ctx = EVP_KDF_CTX_new(kdf);
+        int mode = EVP_KDF_HKDF_MODE_EXPAND_ONLY;
+        static uint8_t empty = 0;
+        std::string prefix = "tls13 ", lab = label;
+        OSSL_PARAM params[] = {
+            OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode),
+            OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, const_cast<char*>(digest), 0),
+            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<uint8_t*>(secret.data()), secret.size()),
+            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PREFIX, prefix.data(), prefix.size()),
+            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_LABEL, lab.data(), lab.size()),
+            OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_DATA, context.empty() ? &empty : const_cast<uint8_t*>(context.data()),
+                                              context.size()),
+            OSSL_PARAM_construct_end(),
+        };
+        tc::Bytes out(length);
+        const bool ok = EVP_KDF_derive(ctx, out.data(), out.size(), params) == 1;
+        EVP_KDF_CTX_free(ctx);
+        EVP_KDF_free(kdf);
+        REQUIRE(ok);
+        return out;
+    };
+    auto lib_hmac = [](const char* digest, const tc::Bytes& key, const tc::Bytes& a, const tc::Bytes& b) {
+        tc::Bytes out(EVP_MAX_MD_SIZE);
+        unsigned int len = 0;
+        tc::Bytes msg = a;
+        msg.insert(msg.end(), b.begin(), b.end());
+        static uint8_t empty = 0;
+        REQUIRE(HMAC(EVP_get_digestbyname(digest), key.empty() ? &empty : key.data(), int(key.size()),
+                     msg.empty() ? &empty : msg.data(), msg.size(), out.data(), &len));
+        out.resize(len);
+        return out;
+    };
+    const std::vector<std::string> labels = {"key", "iv", "traffic upd", "finished", "c hs traffic", ""};
+    for (int round = 0; round < 200; ++round) {
+        const char* digest = round % 2 ? "SHA384" : "SHA256";
+        const tc::Bytes secret = bytes(round % 3 ? tc::digest_size(digest) : 1 + next() % 64);
+        const std::string label = labels[next() % labels.size()];
+        const tc::Bytes context = bytes(next() % 3 == 0 ? 0 : next() % 49);
+        const size_t length = 1 + next() % 100;  // up to two or four digests' output
+        CAPTURE(round, digest, label, context.size(), length);
+        tc::Bytes ours;
+        REQUIRE(tc::hkdf_expand_label(digest, secret, label, context, length, ours));
+        CHECK(ours == lib_kdf(digest, secret, label, context, length));
+    }
+    for (int round = 0; round < 200; ++round) {
+        const char* digest = std::array<const char*, 4>{"SHA1", "SHA256", "SHA384", "MD5"}[round % 4];
+        const tc::Bytes key = bytes(next() % 200), a = bytes(next() % 40), b = bytes(next() % 300);  // keys past a block too
+        CAPTURE(round, digest, key.size(), a.size(), b.size());
+        tc::Bytes ours;
+        REQUIRE(tc::hmac(digest, key, a, b, ours));
+        CHECK(ours == lib_hmac(digest, key, a, b));
+    }
+    tc::Bytes out;
+    CHECK_FALSE(tc::hkdf_expand_label("no-such-digest", bytes(32), "key", {}, 16, out));
+    CHECK_FALSE(tc::hkdf_expand_label("SHA256", bytes(32), "key", {}, 255 * 32 + 1, out));  // past HKDF's limit
+    CHECK_FALSE(tc::hmac("no-such-digest", bytes(32), {}, {}, out));
 }
 
 TEST_CASE("digest sizes come from libcrypto") {

@@ -1,7 +1,10 @@
 #pragma once
-// The cryptographic primitives TLS decryption needs, each a thin call into
-// OpenSSL 3's libcrypto (EVP_KDF "TLS13-KDF" and "TLS1-PRF", EVP ciphers,
-// EVP_MAC HMAC): no cipher, hash or KDF is written here.
+// The cryptographic primitives TLS decryption needs, over OpenSSL 3's
+// libcrypto: its ciphers, digests and "TLS1-PRF". No cipher or hash is
+// written here; HMAC (RFC 2104) and HKDF-Expand-Label (RFC 8446 7.1) are
+// composed here from its digests, as EVP_MAC and the "TLS13-KDF" spent 3-4
+// times the hashing in parameter handling (tls_crypto.cpp; a test holds them
+// equal to libcrypto's own on random inputs).
 #include "dissectors/tls/cipher_suites.h"
 
 #include <cstdint>
