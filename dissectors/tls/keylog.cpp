@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <chrono>
+#include <exception>
 #include <random>
 
 namespace stallscope {
@@ -114,8 +116,12 @@ TlsSecrets TlsKeyStore::Stored::secrets() const {
 }
 
 uint64_t TlsKeyStore::hash_seed() {
-    std::random_device rd;
-    return (uint64_t(rd()) << 32) ^ rd();
+    try {
+        std::random_device rd;
+        return (uint64_t(rd()) << 32) ^ rd();
+    } catch (const std::exception&) {  // no entropy source: the clock still differs from run to run
+        return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ULL;
+    }
 }
 
 size_t TlsKeyStore::add_lines(std::string_view text, bool last, const std::string& source,
