@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <chrono>
 #include <exception>
+#include <fstream>
 #include <random>
 
 namespace stallscope {
