@@ -467,4 +467,11 @@ TEST_CASE("key log file: read in blocks, every line whole, line numbers right ac
     std::string missing_error;
     CHECK_FALSE(TlsKeyStore().load_file(path + ".absent", {}, missing_error));
     CHECK(missing_error.find("cannot read the key log") != std::string::npos);
+    // A device or a directory is refused at once (/dev/zero would never end).
+    for (const std::string& odd : {std::string("/dev/zero"), std::filesystem::temp_directory_path().string()}) {
+        INFO(odd);
+        std::string odd_error;
+        CHECK_FALSE(TlsKeyStore().load_file(odd, {}, odd_error));
+        CHECK(odd_error == odd + ": cannot read the key log (not a file)");
+    }
 }

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <random>
 
 namespace stallscope {
@@ -175,6 +177,14 @@ size_t TlsKeyStore::add_key_log(std::string_view text, const std::string& source
 
 bool TlsKeyStore::load_file(const std::string& path, const std::function<void(const std::string&)>& warn,
                             std::string& error) {
+    // A file or a pipe (`--keylog <(...)`); a device or a directory is no
+    // key log (/dev/zero would be read for ever).
+    std::error_code ec;
+    const std::filesystem::file_type type = std::filesystem::status(path, ec).type();
+    if (!ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::fifo) {
+        error = path + ": cannot read the key log (not a file)";
+        return false;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = path + ": cannot read the key log";
