@@ -117,9 +117,8 @@ bool hkdf_expand_label(const char* digest, View secret, std::string_view label, 
     static constexpr std::string_view kPrefix = "tls13 ";
     const size_t hlen = digest_size(digest);
     out.clear();
-    if (hlen == 0 || label.size() > 255 - kPrefix.size() || context.size() > 255 || length > 255 * hlen ||
-        length > 0xFFFF)
-        return false;
+    // 255 blocks at most (RFC 5869), which also keeps the length in HkdfLabel's 16 bits.
+    if (hlen == 0 || label.size() > 255 - kPrefix.size() || context.size() > 255 || length > 255 * hlen) return false;
     uint8_t info[2 + 1 + 255 + 1 + 255];
     size_t n = 0;
     info[n++] = uint8_t(length >> 8);
