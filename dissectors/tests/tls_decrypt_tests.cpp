@@ -213,6 +213,17 @@ void round_trip(const Config& cfg) {
     CHECK(d.parser.info().version == uint16_t(cfg.version));
 }
 
+// Lower-case hex of `v`, as key log lines write secrets.
+std::string to_hex(const std::vector<uint8_t>& v) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (uint8_t b : v) {
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
 } // namespace
 
 TEST_CASE("TLS 1.3 decrypts with every AEAD suite") {
@@ -369,12 +380,6 @@ TEST_CASE("key log: each label's secret comes back in its own field, whatever th
                                            &s.client_traffic_0, &s.server_traffic_0, &s.client_early};
         return *f[k];
     };
-    auto hex = [](const std::vector<uint8_t>& v) {
-        static const char* digits = "0123456789abcdef";
-        std::string out;
-        for (uint8_t b : v) { out += digits[b >> 4]; out += digits[b & 15]; }
-        return out;
-    };
     uint64_t x = 3;
     auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x >> 33; };
     TlsKeyStore keys;
@@ -386,7 +391,7 @@ TEST_CASE("key log: each label's secret comes back in its own field, whatever th
         const size_t len = k == 0 ? 48 : std::vector<size_t>{32, 48, 64}[next() % 3];
         std::vector<uint8_t> secret(len);
         for (auto& b : secret) b = uint8_t(next());
-        const std::string text = labels[k] + " " + hex(std::vector<uint8_t>(r.begin(), r.end())) + " " + hex(secret) + "\n";
+        const std::string text = labels[k] + " " + to_hex(std::vector<uint8_t>(r.begin(), r.end())) + " " + to_hex(secret) + "\n";
         REQUIRE(keys.add_key_log(text, "keys", {}) == 1);
         want[r][k] = secret;
     }
@@ -405,21 +410,19 @@ TEST_CASE("key log: each label's secret comes back in its own field, whatever th
 // CRLF line, a last line without its newline and a line longer than a block
 // must all read as in one piece, with the warnings' line numbers right.
 TEST_CASE("key log file: read in blocks, every line whole, line numbers right across them") {
-    auto hex = [](uint64_t seed, size_t bytes) {
-        static const char* digits = "0123456789abcdef";
-        std::string out;
-        for (size_t i = 0; i < bytes; ++i) {
+    auto bytes_of = [](uint64_t seed, size_t n) {
+        std::vector<uint8_t> out(n);
+        for (uint8_t& b : out) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            const uint8_t b = uint8_t(seed >> 56);
-            out += digits[b >> 4];
-            out += digits[b & 15];
+            b = uint8_t(seed >> 56);
         }
         return out;
     };
+    auto hex = [&](uint64_t seed, size_t n) { return to_hex(bytes_of(seed, n)); };
     auto random_of = [&](uint64_t i) {
-        const std::string h = hex(i, 32);
+        const std::vector<uint8_t> b = bytes_of(i, 32);
         ClientRandom r{};
-        for (size_t k = 0; k < 32; ++k) r[k] = uint8_t(std::stoul(h.substr(2 * k, 2), nullptr, 16));
+        std::copy(b.begin(), b.end(), r.begin());
         return r;
     };
     // About 3.3 MB: 20,000 valid lines (some CRLF), a malformed one at line
@@ -457,11 +460,7 @@ TEST_CASE("key log file: read in blocks, every line whole, line numbers right ac
         INFO("line of random " << i);
         auto s = keys.find(random_of(i));
         REQUIRE(s);
-        const std::string want = hex(i + 1000000, 48);
-        std::string got;
-        static const char* digits = "0123456789abcdef";
-        for (uint8_t b : s->master_secret) got += std::string{digits[b >> 4], digits[b & 15]};
-        CHECK(got == want);
+        CHECK(s->master_secret == bytes_of(i + 1000000, 48));
     }
     CHECK(keys.find(random_of(777777)));
     std::string missing_error;
